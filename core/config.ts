@@ -1,0 +1,76 @@
+// Reads every setting once from the environment and validates it, naming the bad setting.
+import { z } from "zod";
+
+const bool = z.enum(["true", "false", "1", "0"]).transform((v) =>
+  v === "true" || v === "1"
+);
+
+const configSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(8000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).default("http://localhost:8000"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  KV_PATH: z.string().min(1).optional(),
+  DEMO_SITE: bool.default(true),
+  DEMO_DOMAIN: z.string().regex(
+    /^[a-z0-9.-]+$/,
+    "expected a lowercase host name without port",
+  ).default(
+    "localhost",
+  ),
+  LOG_REQUESTS: bool.default(true),
+});
+
+/** The validated settings of one process. */
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  /** Unset means embedded PGlite under `dataDir`. */
+  databaseUrl?: string;
+  /** Deno KV file; defaults to `dataDir/kv.sqlite3`. */
+  kvPath: string;
+  demoSite: boolean;
+  demoDomain: string;
+  logRequests: boolean;
+  /** Session cookies carry `Secure` when the public URL is https. */
+  secureCookies: boolean;
+}
+
+/** Raised when a setting is invalid; its message names the setting but never echoes the value. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Reads and validates settings from an environment record (defaults to `Deno.env`). */
+export function loadConfig(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): Config {
+  const known = Object.fromEntries(
+    Object.keys(configSchema.shape).map((
+      key,
+    ) => [key, env[key] === "" ? undefined : env[key]]),
+  );
+  const parsed = configSchema.safeParse(known);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) =>
+      `setting ${String(issue.path[0])}: ${issue.message}`
+    );
+    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  }
+  const v = parsed.data;
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    publicUrl: v.PUBLIC_URL.replace(/\/$/, ""),
+    dataDir: v.DATA_DIR,
+    databaseUrl: v.DATABASE_URL,
+    kvPath: v.KV_PATH ?? `${v.DATA_DIR}/kv.sqlite3`,
+    demoSite: v.DEMO_SITE,
+    demoDomain: v.DEMO_DOMAIN,
+    logRequests: v.LOG_REQUESTS,
+    secureCookies: v.PUBLIC_URL.startsWith("https:"),
+  };
+}

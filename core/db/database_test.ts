@@ -1,0 +1,40 @@
+import { deepEqual, equal } from "node:assert/strict";
+import { sql } from "kysely";
+import { openTestDb } from "../../tests/support/db.ts";
+
+Deno.test("openDatabase() answers int8 as number and timestamptz as Date", async () => {
+  const { db, close } = await openTestDb();
+  try {
+    const { rows } = await sql<{ n: number; t: Date }>`
+      select count(*) as n, now() as t from sites`.execute(db);
+    equal(rows[0].n, 0);
+    equal(rows[0].t instanceof Date, true);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("a PGlite transaction holds the connection until it ends", async () => {
+  const { db, close } = await openTestDb();
+  try {
+    const now = new Date();
+    const insert = (slug: string) =>
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto("sites").values({
+          id: crypto.randomUUID(),
+          slug,
+          name: slug,
+          domain: `${slug}.test`,
+          created_at: now,
+        }).execute();
+        const { rows } = await sql<
+          { n: number }
+        >`select count(*) as n from sites`.execute(trx);
+        return rows[0].n;
+      });
+    const counts = await Promise.all([insert("a"), insert("b")]);
+    deepEqual(counts.sort(), [1, 2]);
+  } finally {
+    await close();
+  }
+});
