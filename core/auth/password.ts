@@ -1,0 +1,62 @@
+// Password hashing with scrypt (a memory-hard KDF); the parameters travel inside the stored hash.
+import { scrypt, timingSafeEqual } from "node:crypto";
+import { base64url } from "./secrets.ts";
+
+/** Cost of new hashes: OWASP's scrypt recommendation (N=2^17, r=8, p=1). */
+export const DEFAULT_SCRYPT = { N: 2 ** 17, r: 8, p: 1 };
+
+/** The shortest password a person may choose. */
+export const MIN_PASSWORD_LENGTH = 12;
+
+function derive(
+  password: string,
+  salt: Uint8Array,
+  cost: typeof DEFAULT_SCRYPT,
+): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize("NFKC"), salt, 32, {
+      ...cost,
+      maxmem: 256 * cost.N * cost.r,
+    }, (error, key) => {
+      if (error) reject(error);
+      else resolve(new Uint8Array(key));
+    });
+  });
+}
+
+/** Hashes a password as `scrypt$N$r$p$salt$key` with a fresh random salt. */
+export async function hashPassword(
+  password: string,
+  cost = DEFAULT_SCRYPT,
+): Promise<string> {
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const key = await derive(password, salt, cost);
+  return `scrypt$${cost.N}$${cost.r}$${cost.p}$${base64url(salt)}$${
+    base64url(key)
+  }`;
+}
+
+/** True when `password` matches `stored`; compares in constant time. */
+export async function verifyPassword(
+  password: string,
+  stored: string,
+): Promise<boolean> {
+  const parts = stored.split("$");
+  if (parts.length !== 6 || parts[0] !== "scrypt") return false;
+  const [N, r, p] = parts.slice(1, 4).map(Number);
+  const salt = fromBase64url(parts[4]);
+  const expected = fromBase64url(parts[5]);
+  const actual = await derive(password, salt, { N, r, p });
+  return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+function fromBase64url(text: string): Uint8Array {
+  const padded = text.replaceAll("-", "+").replaceAll("_", "/") +
+    "===".slice((text.length + 3) % 4);
+  return Uint8Array.from(atob(padded), (ch) => ch.charCodeAt(0));
+}
+
+/** A readable random password for bootstrap output: 24 base64url characters (144 bits). */
+export function generatePassword(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(18)));
+}

@@ -1,0 +1,52 @@
+// Builds the HTTP application: app-wide middleware, the generated routes and static files.
+import { Hono } from "hono";
+import { secureHeaders } from "hono/secure-headers";
+import { manifest } from "../routes.gen.ts";
+import type { Services } from "./services.ts";
+import { registerRoutes } from "./web/app.ts";
+import type { AppEnv } from "./web/env.ts";
+import { requestLog } from "./web/request_log.ts";
+import { serveStaticFile } from "./web/static_files.ts";
+import { csrfProtection } from "./auth/csrf.ts";
+
+/** The project root, where static/ and the island sources live. */
+export const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(
+  /\/$/,
+  "",
+);
+
+/** Creates the application for `services`; tests call `app.request()` on it without a port. */
+export function createApp(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.use("*", async function provideServices(c, next) {
+    c.set("services", services);
+    c.set("log", services.log);
+    c.set("responseKind", "json");
+    await next();
+  });
+  app.use("*", requestLog(services.clock, services.config.logRequests));
+  app.use(
+    "*",
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", "data:", "https:"],
+        frameAncestors: ["'none'"],
+      },
+      crossOriginResourcePolicy: false,
+    }),
+  );
+  app.on(["GET", "HEAD"], "/_static/*", async function staticFiles(c, next) {
+    const answer = await serveStaticFile(c, `${PROJECT_ROOT}/static`);
+    if (answer) return answer;
+    await next();
+  });
+  registerRoutes(app, {
+    manifest,
+    assets: services.assets,
+    beforeRoutes: [csrfProtection(services.config)],
+  });
+  return app;
+}

@@ -1,0 +1,21 @@
+// The service container: every store and setting a request or command needs, built once per process.
+import type { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import type { Db } from "./db/database.ts";
+import type { IslandAssets } from "./web/islands_build.ts";
+import type { LogEntry } from "./web/env.ts";
+
+/** What routes reach through `c.var.services`, and commands receive directly. */
+export interface Services {
+  config: Config;
+  db: Db;
+  kv: Deno.Kv;
+  clock: Clock;
+  log: (entry: LogEntry) => void;
+  assets: IslandAssets;
+}
+
+/** Writes log entries as JSON lines on stdout. */
+export function jsonLineLogger(entry: LogEntry): void {
+  console.log(JSON.stringify(entry));
+}

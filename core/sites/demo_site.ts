@@ -1,0 +1,34 @@
+// Creates the demo site of `deno task start` once, so a newcomer has something to look at.
+import type { Services } from "../services.ts";
+import { findSiteByDomain } from "./site_store.ts";
+import { createInstallation } from "./installation.ts";
+
+/** What start-up prints about the demo site. */
+export interface DemoSite {
+  slug: string;
+  /** Present only on the start that created the admin; the password is never stored in clear. */
+  createdAdmin?: { email: string; password: string };
+}
+
+/** Ensures the demo site on the configured demo domain exists, creating it on first start. */
+export async function ensureDemoSite(services: Services): Promise<DemoSite> {
+  const { config } = services;
+  const existing = await findSiteByDomain(services.db, config.demoDomain);
+  if (existing) return { slug: existing.slug };
+  const created = await createInstallation(services, {
+    domain: config.demoDomain,
+    slug: "demo",
+    name: "Stave demo",
+    locales: ["en", "de"],
+    adminEmail: "admin@example.com",
+  });
+  if (!created.ok) {
+    throw new Error(`Cannot create the demo site: ${created.message}`);
+  }
+  const note =
+    `email: ${created.admin.email}\npassword: ${created.admin.password}\n`;
+  await Deno.writeTextFile(`${config.dataDir}/demo-admin.txt`, note, {
+    mode: 0o600,
+  });
+  return { slug: created.site.slug, createdAdmin: created.admin };
+}

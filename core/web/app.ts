@@ -1,0 +1,165 @@
+// Registers the manifest's routes on Hono: middleware chains, per-method handlers, pages and errors.
+import { type Context, Hono, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { ComponentType } from "preact";
+import type { AppEnv } from "./env.ts";
+import { handleError, HttpError } from "./errors.ts";
+import type { IslandAssets } from "./islands_build.ts";
+import {
+  type LayoutProps,
+  type Manifest,
+  type ManifestEntry,
+  type Method,
+  METHODS,
+  type PageResult,
+} from "./manifest.ts";
+import { renderPage } from "./render.ts";
+import { isWithin } from "./route_paths.ts";
+
+/** Default largest request body: JSON and forms stay small unless a route says otherwise. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Options of {@link registerRoutes}. */
+export interface RegisterRoutesOptions {
+  manifest: Manifest;
+  assets: IslandAssets;
+  /** App-wide middleware that must run after the body limit (CSRF reads form bodies). */
+  beforeRoutes?: MiddlewareHandler<AppEnv>[];
+}
+
+/** Adds every route of the manifest to `app`, most specific pattern first. */
+export function registerRoutes(
+  app: Hono<AppEnv>,
+  options: RegisterRoutesOptions,
+): void {
+  const { manifest, assets } = options;
+  const appShell = manifest.app?.module.default as
+    | ComponentType<LayoutProps>
+    | undefined;
+  for (const route of manifest.routes) {
+    const mod = route.module;
+    const isPage = typeof mod.default === "function";
+    const handlers = { ...mod.handler };
+    if (isPage && !handlers.GET) {
+      handlers.GET = () => ({ kind: "page", data: undefined, status: 200 });
+    }
+    const methods = Object.keys(handlers) as Method[];
+    for (const method of methods) {
+      if (!METHODS.includes(method)) {
+        throw new Error(
+          `Cannot register "${route.file}": unknown method "${method}" in handler`,
+        );
+      }
+    }
+    const chain = [
+      ...ancestors(manifest.middlewares, route.folder).flatMap((m) =>
+        toArray(m.module.middleware, m.file)
+      ),
+      // A route file may add middleware of its own, run after its folders'.
+      ...(mod.middleware ? toArray(mod.middleware, route.file) : []),
+    ];
+    const layouts = ancestors(manifest.layouts, route.folder)
+      .map((l) => l.module.default as unknown as ComponentType<LayoutProps>);
+    const limit = bodyLimit({
+      maxSize: mod.config?.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      onError: () => {
+        throw new HttpError(
+          413,
+          "payload_too_large",
+          "Request body is larger than this route accepts",
+        );
+      },
+    });
+    const markKind: MiddlewareHandler<AppEnv> = async function markResponseKind(
+      c,
+      next,
+    ) {
+      c.set(
+        "responseKind",
+        isPage ? "html" : route.pattern.startsWith("/v1") ? "text" : "json",
+      );
+      await next();
+    };
+    const final = async function routeHandler(
+      c: Context<AppEnv>,
+    ): Promise<Response> {
+      const method = (c.req.method === "HEAD" && !handlers.HEAD
+        ? "GET"
+        : c.req.method) as Method;
+      const handle = handlers[method];
+      if (!handle) {
+        throw new HttpError(
+          405,
+          "method_not_allowed",
+          `Method "${c.req.method}" is not allowed here`,
+          {},
+          {
+            Allow: methods.join(", "),
+          },
+        );
+      }
+      const result = await handle(c);
+      if (result instanceof Response) {
+        return result;
+      }
+      if (!isPage) {
+        throw new Error(
+          `Route "${route.file}" answered page data but has no page component`,
+        );
+      }
+      const html = renderPage({
+        component: mod.default!,
+        props: {
+          data: (result as PageResult).data,
+          params: c.req.param() as Record<string, string>,
+          url: new URL(c.req.url),
+        },
+        layouts,
+        app: appShell ?? null,
+        assets,
+      });
+      return c.html(
+        html,
+        (result as PageResult).status as 200,
+        (result as PageResult).headers as Record<string, string>,
+      );
+    };
+    app.all(
+      route.pattern,
+      markKind,
+      limit,
+      ...(options.beforeRoutes ?? []),
+      ...chain,
+      final,
+    );
+  }
+  app.notFound((c) => {
+    const wantsHtml = (c.req.header("accept") ?? "").includes("text/html");
+    c.set("responseKind", wantsHtml ? "html" : "json");
+    return handleError(
+      new HttpError(404, "not_found", "Not found"),
+      c as Context<AppEnv>,
+    );
+  });
+  app.onError((error, c) => handleError(error, c as Context<AppEnv>));
+}
+
+function ancestors(entries: ManifestEntry[], folder: string): ManifestEntry[] {
+  return entries.filter((e) => isWithin(folder, e.folder))
+    .sort((a, b) => a.folder.length - b.folder.length);
+}
+
+function toArray(
+  middleware: unknown,
+  file: string,
+): MiddlewareHandler<AppEnv>[] {
+  const list = Array.isArray(middleware) ? middleware : [middleware];
+  for (const m of list) {
+    if (typeof m !== "function") {
+      throw new Error(
+        `Cannot use "${file}": expected "export const middleware" to be a function or an array of them`,
+      );
+    }
+  }
+  return list as MiddlewareHandler<AppEnv>[];
+}

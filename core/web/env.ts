@@ -1,0 +1,32 @@
+// The variables every request carries on `c.var`, set by app-wide middleware.
+import type { Services } from "../services.ts";
+import type { SiteRecord } from "../sites/site_store.ts";
+
+/** One structured log line; values must never hold a secret. */
+export type LogEntry =
+  & { level: "info" | "warn" | "error"; msg: string }
+  & Record<string, unknown>;
+
+/** The person a valid session cookie names. */
+export interface SignedInUser {
+  id: string;
+  email: string;
+  displayName: string;
+  sessionId: string;
+}
+
+/** Hono environment of the application. */
+export interface AppEnv {
+  Variables: {
+    services: Services;
+    log: (entry: LogEntry) => void;
+    /** How errors are answered on this route: JSON body, HTML page, or plain text. */
+    responseKind: "json" | "html" | "text";
+    /** The site this request belongs to, once resolved from the Host header. */
+    site: SiteRecord;
+    /** The signed-in person, when a valid session cookie came with the request. */
+    user: SignedInUser | undefined;
+    /** The CSRF token forms of this response must carry. */
+    csrfToken: string;
+  };
+}

@@ -1,0 +1,104 @@
+// Refusals with the spec's codes, and the one place that maps them and failures to answers.
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "./env.ts";
+
+/** A refusal the spec names: an HTTP status, a code and the details a client may see. */
+export class HttpError extends Error {
+  override name = "HttpError";
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Throws a refusal; routes use it to stop with the spec's status and code. */
+export function refuse(
+  status: ContentfulStatusCode,
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+  headers?: Record<string, string>,
+): never {
+  throw new HttpError(status, code, message, details, headers);
+}
+
+/** The one JSON error body: `{ error: { code, message, ...details } }`. */
+export function errorJson(c: Context, error: HttpError): Response {
+  return c.json(
+    { error: { code: error.code, message: error.message, ...error.details } },
+    error.status,
+    error.headers,
+  );
+}
+
+/** Maps whatever a route threw to an answer, never leaking stacks, SQL or paths. */
+export function handleError(error: unknown, c: Context<AppEnv>): Response {
+  const known = toHttpError(error);
+  if (!known) {
+    c.var.log?.({
+      level: "error",
+      msg: "unhandled",
+      error: describe(error),
+      path: c.req.path,
+    });
+  }
+  const answer = known ??
+    new HttpError(500, "internal_error", "Internal error");
+  if (c.var.responseKind === "html") return errorPage(c, answer);
+  if (c.var.responseKind === "text" && !known) {
+    return c.text("Internal error", 500);
+  }
+  return errorJson(c, answer);
+}
+
+function toHttpError(error: unknown): HttpError | null {
+  if (error instanceof HttpError) return error;
+  if (error instanceof HTTPException) {
+    if (error.status === 413) {
+      return new HttpError(
+        413,
+        "payload_too_large",
+        "Request body is larger than this route accepts",
+      );
+    }
+    if (error.status < 500) {
+      return new HttpError(
+        error.status,
+        "invalid_request",
+        error.message || "Invalid request",
+      );
+    }
+  }
+  return null;
+}
+
+/** Errors are logged by class and message only: a message never holds a token by our rules. */
+function describe(error: unknown): string {
+  return error instanceof Error
+    ? `${error.name}: ${error.message}`.slice(0, 500)
+    : String(error).slice(0, 500);
+}
+
+/** The plain error page of HTML routes. */
+export function errorPage(c: Context, error: HttpError): Response {
+  const title = error.status >= 500 ? "Something went wrong" : error.message;
+  const html =
+    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${
+      escapeHtml(title)
+    }</title><meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main><h1>${error.status}</h1><p>${
+      escapeHtml(title)
+    }</p><p><a href="/admin">Back to the admin</a></p></main></body></html>`;
+  return c.html(html, error.status, error.headers);
+}
+
+/** Escapes text for HTML element content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
