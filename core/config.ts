@@ -6,7 +6,7 @@ const bool = z.enum(["true", "false", "1", "0"]).transform((v) =>
 );
 
 const configSchema = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(8000),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default("127.0.0.1"),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).default("http://localhost:8000"),
   DATA_DIR: z.string().min(1).default("./data"),

@@ -19,19 +19,28 @@ export async function openTestDb(): Promise<TestDb> {
     await migrateToLatest(db);
     return { db, engine: "pglite", close: () => db.destroy() };
   }
-  const name = `stave_test_${crypto.randomUUID().replaceAll("-", "")}`;
-  await adminQuery(url, `create database ${name}`);
-  const testUrl = new URL(url);
-  testUrl.pathname = `/${name}`;
-  const db = await openDatabase({ url: testUrl.toString() });
+  const scratch = await createScratchDatabase(url);
+  const db = await openDatabase({ url: scratch.url });
   await migrateToLatest(db);
   return {
     db,
     engine: "postgres",
     close: async () => {
       await db.destroy();
-      await adminQuery(url, `drop database if exists ${name} with (force)`);
+      await scratch.drop();
     },
+  };
+}
+
+/** A new empty PostgreSQL database on the server of `url`, for tests that start whole processes. */
+export async function createScratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `stave_test_${crypto.randomUUID().replaceAll("-", "")}`;
+  await adminQuery(url, `create database ${name}`);
+  const scratchUrl = new URL(url);
+  scratchUrl.pathname = `/${name}`;
+  return {
+    url: scratchUrl.toString(),
+    drop: () => adminQuery(url, `drop database if exists ${name} with (force)`),
   };
 }
 

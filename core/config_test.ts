@@ -1,0 +1,64 @@
+import { deepEqual, equal, match, throws } from "node:assert/strict";
+import { ConfigError, loadConfig } from "./config.ts";
+
+Deno.test("loadConfig() answers the embedded defaults for an empty environment", () => {
+  const config = loadConfig({});
+  deepEqual(config, {
+    port: 8000,
+    host: "127.0.0.1",
+    publicUrl: "http://localhost:8000",
+    dataDir: "./data",
+    databaseUrl: undefined,
+    kvPath: "./data/kv.sqlite3",
+    demoSite: true,
+    demoDomain: "localhost",
+    logRequests: true,
+    secureCookies: false,
+  });
+});
+
+Deno.test("loadConfig() reads every documented setting", () => {
+  const config = loadConfig({
+    PORT: "9000",
+    HOST: "0.0.0.0",
+    PUBLIC_URL: "https://cms.example.com/",
+    DATA_DIR: "/var/stave",
+    DATABASE_URL: "postgres://u:p@db:5432/stave",
+    KV_PATH: "/var/kv/stave.sqlite3",
+    DEMO_SITE: "false",
+    DEMO_DOMAIN: "demo.test",
+    LOG_REQUESTS: "0",
+  });
+  equal(config.port, 9000);
+  equal(config.publicUrl, "https://cms.example.com");
+  equal(config.secureCookies, true);
+  equal(config.databaseUrl, "postgres://u:p@db:5432/stave");
+  equal(config.kvPath, "/var/kv/stave.sqlite3");
+  equal(config.demoSite, false);
+  equal(config.logRequests, false);
+});
+
+Deno.test("loadConfig() accepts port 65535 and refuses 65536, naming the setting", () => {
+  equal(loadConfig({ PORT: "65535" }).port, 65535);
+  throws(() => loadConfig({ PORT: "65536" }), (e: Error) => e instanceof ConfigError && /setting PORT/.test(e.message));
+});
+
+Deno.test("loadConfig() names a bad DATABASE_URL without printing its secret", () => {
+  throws(
+    () => loadConfig({ DATABASE_URL: "mysql://admin:hunter2-secret@db/stave" }),
+    (e: Error) => {
+      match(e.message, /setting DATABASE_URL/);
+      equal(e.message.includes("hunter2"), false);
+      return true;
+    },
+  );
+});
+
+Deno.test("loadConfig() refuses every bad value at once", () => {
+  throws(() => loadConfig({ PORT: "x", DEMO_SITE: "maybe", DEMO_DOMAIN: "Bad_Host:80" }), (e: Error) => {
+    match(e.message, /setting PORT/);
+    match(e.message, /setting DEMO_SITE/);
+    match(e.message, /setting DEMO_DOMAIN/);
+    return true;
+  });
+});

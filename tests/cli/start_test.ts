@@ -1,0 +1,48 @@
+// `deno task start`: the service with embedded defaults answers /health for the demo site and stops on SIGINT.
+import { deepEqual, equal, match } from "node:assert/strict";
+import { PROJECT_ROOT, privateProcessEnv } from "../support/process.ts";
+
+Deno.test("main.ts starts with its defaults, serves the demo site, prints how to sign in and stops cleanly on SIGINT", async () => {
+  const p = await privateProcessEnv({ PORT: "0", LOG_REQUESTS: "true" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "main.ts"],
+    cwd: PROJECT_ROOT,
+    env: { ...p.env, DATABASE_URL: p.env.DATABASE_URL ?? "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  try {
+    let port = 0;
+    while (!port) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error(`main.ts exited early:\n${printed}\n${await stderr}`);
+      printed += value;
+      port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)?.[1] ?? 0);
+    }
+    match(printed, /Sign in at http:\/\/localhost:8000\/admin as admin@example\.com with password \S{20,}/);
+    const health = await fetch(`http://localhost:${port}/health`);
+    deepEqual(await health.json(), { ok: true, site: "demo" });
+    const unknown = await fetch(`http://127.0.0.1:${port}/health`);
+    equal(unknown.status, 404);
+    equal((await unknown.json()).error.code, "unknown_host");
+    child.kill("SIGINT");
+    for (;;) {
+      const { value, done } = await lines.read();
+      if (done) break;
+      printed += value;
+    }
+    const status = await child.status;
+    equal(status.code, 0, await stderr);
+    match(printed, /"path":"\/health","status":200/);
+    match(printed, /Stopped/);
+  } finally {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already exited */ }
+    await child.status;
+    await p.cleanup();
+  }
+});
