@@ -3,7 +3,7 @@ import { parseArgs } from "node:util";
 import { openServices } from "../core/boot.ts";
 import { ConfigError, loadConfig } from "../core/config.ts";
 import { createInstallation } from "../core/sites/installation.ts";
-import { unknownScopes } from "../core/access/permissions.ts";
+import { SCOPES } from "../core/access/scopes.ts";
 
 const USAGE = `Usage:
   deno task svc bootstrap --json --domain <host> --locales en,de --admin-email <email>
@@ -71,15 +71,20 @@ export async function runSvc(args: string[]): Promise<number> {
   try {
     const split = (text: string) =>
       text.split(",").map((s) => s.trim()).filter(Boolean);
-    const result = await createInstallation(services, {
-      domain: values.domain!.toLowerCase(),
-      name: values.name,
-      locales: split(values.locales!),
-      adminEmail: values["admin-email"]!,
-      credential: values["credential-name"]
-        ? { name: values["credential-name"], scopes: split(values.scopes!) }
-        : undefined,
-    }, unknownScopes);
+    const result = await createInstallation(
+      services,
+      {
+        domain: values.domain!.toLowerCase(),
+        name: values.name,
+        locales: split(values.locales!),
+        adminEmail: values["admin-email"]!,
+        credential: values["credential-name"]
+          ? { name: values["credential-name"], scopes: split(values.scopes!) }
+          : undefined,
+      },
+      (scopes) =>
+        scopes.filter((s) => !(SCOPES as readonly string[]).includes(s)),
+    );
     if (!result.ok) {
       console.error(
         `Bootstrap refused (${result.code}): ${result.message}. Nothing was changed.`,

@@ -114,11 +114,7 @@ export async function createInstallation(
           is_default: position === 0,
         })),
       ).execute();
-      const { administratorRoleId } = await seedDefaultRoles(
-        trx,
-        siteId,
-        ctx.clock,
-      );
+      const roles = await seedDefaultRoles(trx, siteId, ctx.clock);
       let user = await trx.selectFrom("users").select(["id"]).where(
         "email",
         "=",
@@ -141,7 +137,7 @@ export async function createInstallation(
       await trx.insertInto("site_members").values({
         site_id: siteId,
         user_id: user.id,
-        role_id: administratorRoleId,
+        role_id: roles.administrator.id,
         created_at: now,
       }).execute();
       const created: InstallationCreated = {

@@ -38,16 +38,27 @@ Deno.test("svc bootstrap prints the site, admin and a once-shown svm_ credential
     equal(out.management_credential.name, "ci");
 
     const db = await openDatabase(
-      p.env.DATABASE_URL ? { url: p.env.DATABASE_URL } : { pglitePath: `${p.dataDir}/pglite` },
+      p.env.DATABASE_URL
+        ? { url: p.env.DATABASE_URL }
+        : { pglitePath: `${p.dataDir}/pglite` },
     );
     try {
-      const user = await db.selectFrom("users").selectAll().executeTakeFirstOrThrow();
+      const user = await db.selectFrom("users").selectAll()
+        .executeTakeFirstOrThrow();
       ok(await verifyPassword(out.admin.password, user.password_hash));
       equal(user.password_hash.includes(out.admin.password), false);
-      const credential = await db.selectFrom("management_credentials").selectAll().executeTakeFirstOrThrow();
-      equal(credential.secret_digest, await sha256Hex(out.management_credential.secret));
-      const languages = await db.selectFrom("site_languages").selectAll().orderBy("position").execute();
-      equal(languages.map((l) => `${l.code}:${l.is_default}`).join(","), "en:true,de:false");
+      const credential = await db.selectFrom("management_credentials")
+        .selectAll().executeTakeFirstOrThrow();
+      equal(
+        credential.secret_digest,
+        await sha256Hex(out.management_credential.secret),
+      );
+      const languages = await db.selectFrom("site_languages").selectAll()
+        .orderBy("position").execute();
+      equal(
+        languages.map((l) => `${l.code}:${l.is_default}`).join(","),
+        "en:true,de:false",
+      );
     } finally {
       await db.destroy();
     }
@@ -57,12 +68,18 @@ Deno.test("svc bootstrap prints the site, admin and a once-shown svm_ credential
     equal(second.stdout, "");
     match(second.stderr, /already exists/);
     const db2 = await openDatabase(
-      p.env.DATABASE_URL ? { url: p.env.DATABASE_URL } : { pglitePath: `${p.dataDir}/pglite` },
+      p.env.DATABASE_URL
+        ? { url: p.env.DATABASE_URL }
+        : { pglitePath: `${p.dataDir}/pglite` },
     );
     try {
       equal((await db2.selectFrom("sites").selectAll().execute()).length, 1);
       equal((await db2.selectFrom("users").selectAll().execute()).length, 1);
-      equal((await db2.selectFrom("management_credentials").selectAll().execute()).length, 1);
+      equal(
+        (await db2.selectFrom("management_credentials").selectAll().execute())
+          .length,
+        1,
+      );
     } finally {
       await db2.destroy();
     }
@@ -74,10 +91,24 @@ Deno.test("svc bootstrap prints the site, admin and a once-shown svm_ credential
 Deno.test("svc bootstrap refuses an unknown scope and missing options, creating nothing", async () => {
   const p = await privateProcessEnv({ DEMO_SITE: "false" });
   try {
-    const badScope = await runDeno(ARGS.map((a) => a === "content:read,content:write,lifecycle:publish" ? "content:read,everything" : a), p.env);
+    const badScope = await runDeno(
+      ARGS.map((a) =>
+        a === "content:read,content:write,lifecycle:publish"
+          ? "content:read,everything"
+          : a
+      ),
+      p.env,
+    );
     equal(badScope.code, 1);
     match(badScope.stderr, /Unknown scopes: everything/);
-    const missing = await runDeno(["run", "-A", "--unstable-kv", "cli/svc.ts", "bootstrap", "--json"], p.env);
+    const missing = await runDeno([
+      "run",
+      "-A",
+      "--unstable-kv",
+      "cli/svc.ts",
+      "bootstrap",
+      "--json",
+    ], p.env);
     equal(missing.code, 2);
     match(missing.stderr, /--domain/);
     const retry = await runDeno(ARGS, p.env);
@@ -88,7 +119,9 @@ Deno.test("svc bootstrap refuses an unknown scope and missing options, creating 
 });
 
 Deno.test("a bad setting stops the command with a message naming it, never its value", async () => {
-  const p = await privateProcessEnv({ DATABASE_URL: "mysql://root:topsecret@db/x" });
+  const p = await privateProcessEnv({
+    DATABASE_URL: "mysql://root:topsecret@db/x",
+  });
   try {
     const result = await runDeno(ARGS, p.env);
     equal(result.code, 1);

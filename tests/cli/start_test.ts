@@ -1,6 +1,6 @@
 // `deno task start`: the service with embedded defaults answers /health for the demo site and stops on SIGINT.
 import { deepEqual, equal, match } from "node:assert/strict";
-import { PROJECT_ROOT, privateProcessEnv } from "../support/process.ts";
+import { privateProcessEnv, PROJECT_ROOT } from "../support/process.ts";
 
 Deno.test("main.ts starts with its defaults, serves the demo site, prints how to sign in and stops cleanly on SIGINT", async () => {
   const p = await privateProcessEnv({ PORT: "0", LOG_REQUESTS: "true" });
@@ -18,11 +18,18 @@ Deno.test("main.ts starts with its defaults, serves the demo site, prints how to
     let port = 0;
     while (!port) {
       const { value, done } = await lines.read();
-      if (done) throw new Error(`main.ts exited early:\n${printed}\n${await stderr}`);
+      if (done) {
+        throw new Error(`main.ts exited early:\n${printed}\n${await stderr}`);
+      }
       printed += value;
-      port = Number(/listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)?.[1] ?? 0);
+      port = Number(
+        /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)?.[1] ?? 0,
+      );
     }
-    match(printed, /Sign in at http:\/\/localhost:8000\/admin as admin@example\.com with password \S{20,}/);
+    match(
+      printed,
+      /Sign in at http:\/\/localhost:8000\/admin as admin@example\.com with password \S{20,}/,
+    );
     const health = await fetch(`http://localhost:${port}/health`);
     deepEqual(await health.json(), { ok: true, site: "demo" });
     const unknown = await fetch(`http://127.0.0.1:${port}/health`);

@@ -33,7 +33,9 @@ export async function openTestDb(): Promise<TestDb> {
 }
 
 /** A new empty PostgreSQL database on the server of `url`, for tests that start whole processes. */
-export async function createScratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createScratchDatabase(
+  url: string,
+): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `stave_test_${crypto.randomUUID().replaceAll("-", "")}`;
   await adminQuery(url, `create database ${name}`);
   const scratchUrl = new URL(url);

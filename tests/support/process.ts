@@ -11,11 +11,19 @@ export interface ProcessEnv {
 }
 
 /** Makes a private environment; the child sees PGlite or a fresh PostgreSQL database. */
-export async function privateProcessEnv(extra: Record<string, string> = {}): Promise<ProcessEnv> {
+export async function privateProcessEnv(
+  extra: Record<string, string> = {},
+): Promise<ProcessEnv> {
   const dataDir = await Deno.makeTempDir({ prefix: "stave-test-" });
   const baseUrl = Deno.env.get("DATABASE_URL");
-  const scratch = baseUrl && !("DATABASE_URL" in extra) ? await createScratchDatabase(baseUrl) : null;
-  const env: Record<string, string> = { DATA_DIR: dataDir, NO_COLOR: "1", ...extra };
+  const scratch = baseUrl && !("DATABASE_URL" in extra)
+    ? await createScratchDatabase(baseUrl)
+    : null;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    NO_COLOR: "1",
+    ...extra,
+  };
   if (scratch) env.DATABASE_URL = scratch.url;
   return {
     env,
@@ -40,7 +48,11 @@ export async function runDeno(
     stderr: "piped",
   }).output();
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: output.code, stdout: decode(output.stdout), stderr: decode(output.stderr) };
+  return {
+    code: output.code,
+    stdout: decode(output.stdout),
+    stderr: decode(output.stderr),
+  };
 }
 
 /** Project root, for spawning long-running children. */
