@@ -1,0 +1,204 @@
+// Reads and writes the site-level settings documents, validated and pinned to their revision.
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/database.ts";
+import {
+  SETTINGS_DEFAULTS,
+  SETTINGS_SCHEMAS,
+  type SettingsDocument,
+  type SettingsKey,
+} from "./settings_documents.ts";
+
+/** A settings document as stored now; revision 0 means the defaults were never changed. */
+export interface StoredSettings<K extends SettingsKey> {
+  key: K;
+  document: SettingsDocument<K>;
+  revision: number;
+  updated_at: string | null;
+}
+
+/** One reason a document was refused, with the path inside it. */
+export interface SettingsProblem {
+  path: string;
+  message: string;
+}
+
+/** Refusals of {@link putSettings}. */
+export type PutSettingsRefusal =
+  | { ok: false; code: "input_invalid"; problems: SettingsProblem[] }
+  | { ok: false; code: "conflict"; current_revision: number };
+
+/** Context of settings commands; permission checks happen before the call. */
+export interface SettingsContext {
+  db: Db;
+  clock: Clock;
+  siteId: string;
+  /** The person acting (for a credential: its creator). */
+  personId: string | null;
+}
+
+/** Reads one document, or its defaults with revision 0. */
+export async function getSettings<K extends SettingsKey>(
+  ctx: { db: Db; siteId: string },
+  key: K,
+): Promise<StoredSettings<K>> {
+  const row = await ctx.db.selectFrom("site_settings").selectAll()
+    .where("site_id", "=", ctx.siteId).where("key", "=", key)
+    .executeTakeFirst();
+  if (!row) {
+    return {
+      key,
+      document: structuredClone(SETTINGS_DEFAULTS[key]),
+      revision: 0,
+      updated_at: null,
+    };
+  }
+  return {
+    key,
+    document: row.document as SettingsDocument<K>,
+    revision: row.revision,
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Replaces one document when `expectedRevision` is the stored revision; the whole document is
+ * validated against its closed schema and the site's languages, and nothing changes on refusal.
+ */
+export async function putSettings<K extends SettingsKey>(
+  ctx: SettingsContext,
+  key: K,
+  input: { document: unknown; expectedRevision: number },
+): Promise<{ ok: true; settings: StoredSettings<K> } | PutSettingsRefusal> {
+  const parsed = SETTINGS_SCHEMAS[key].safeParse(input.document);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      code: "input_invalid",
+      problems: parsed.error.issues.map((i) => ({
+        path: i.path.join("."),
+        message: i.message,
+      })),
+    };
+  }
+  const document = parsed.data as SettingsDocument<K>;
+  const languages = (await ctx.db.selectFrom("site_languages").select("code")
+    .where("site_id", "=", ctx.siteId).execute()).map((r) => r.code);
+  const problems = languageProblems(key, document, languages);
+  if (problems.length > 0) {
+    return { ok: false, code: "input_invalid", problems };
+  }
+  const now = ctx.clock.now();
+  return await ctx.db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom("site_settings").select("revision")
+      .where("site_id", "=", ctx.siteId).where("key", "=", key).forUpdate()
+      .executeTakeFirst();
+    const revision = current?.revision ?? 0;
+    if (revision !== input.expectedRevision) {
+      return {
+        ok: false as const,
+        code: "conflict" as const,
+        current_revision: revision,
+      };
+    }
+    const row = {
+      site_id: ctx.siteId,
+      key,
+      document: JSON.stringify(document),
+      revision: revision + 1,
+      updated_at: now,
+      updated_by: ctx.personId,
+    };
+    const written = current
+      ? await trx.updateTable("site_settings").set(row).where(
+        "site_id",
+        "=",
+        ctx.siteId,
+      )
+        .where("key", "=", key).where("revision", "=", revision)
+        .executeTakeFirst()
+      : await trx.insertInto("site_settings").values(row).onConflict((oc) =>
+        oc.doNothing()
+      )
+        .executeTakeFirst();
+    const changed = "numUpdatedRows" in written
+      ? written.numUpdatedRows
+      : written.numInsertedOrUpdatedRows;
+    if (changed !== 1n) {
+      return {
+        ok: false as const,
+        code: "conflict" as const,
+        current_revision: revision + 1,
+      };
+    }
+    return {
+      ok: true as const,
+      settings: {
+        key,
+        document,
+        revision: revision + 1,
+        updated_at: now.toISOString(),
+      },
+    };
+  });
+}
+
+/** Language codes named inside a document must be languages of the site. */
+function languageProblems(
+  key: SettingsKey,
+  document: unknown,
+  languages: string[],
+): SettingsProblem[] {
+  const known = new Set(languages);
+  const problems: SettingsProblem[] = [];
+  const check = (code: string, path: string) => {
+    if (!known.has(code)) {
+      problems.push({ path, message: `Unknown language "${code}"` });
+    }
+  };
+  if (key === "language-fallback") {
+    const { chains } = document as SettingsDocument<"language-fallback">;
+    for (const [from, chain] of Object.entries(chains)) {
+      check(from, `chains.${from}`);
+      chain.forEach((to, i) => {
+        check(to, `chains.${from}.${i}`);
+        if (to === from) {
+          problems.push({
+            path: `chains.${from}.${i}`,
+            message: `"${from}" cannot fall back to itself`,
+          });
+        }
+      });
+      if (new Set(chain).size !== chain.length) {
+        problems.push({
+          path: `chains.${from}`,
+          message: "A language appears twice in the chain",
+        });
+      }
+    }
+  }
+  if (key === "chrome") {
+    for (
+      const code of Object.keys(
+        (document as SettingsDocument<"chrome">).footer_note,
+      )
+    ) {
+      check(code, `footer_note.${code}`);
+    }
+  }
+  return problems;
+}
+
+/** The languages to try for a read in `requested`, in order, under the site's policy. */
+export function localeChain(
+  policy: SettingsDocument<"language-fallback">,
+  requested: string,
+  defaultLanguage: string,
+): string[] {
+  if (policy.policy === "strict") return [requested];
+  const chain = [
+    requested,
+    ...(policy.chains[requested] ?? []),
+    defaultLanguage,
+  ];
+  return [...new Set(chain)];
+}
