@@ -40,7 +40,10 @@ Deno.test("loadConfig() reads every documented setting", () => {
 
 Deno.test("loadConfig() accepts port 65535 and refuses 65536, naming the setting", () => {
   equal(loadConfig({ PORT: "65535" }).port, 65535);
-  throws(() => loadConfig({ PORT: "65536" }), (e: Error) => e instanceof ConfigError && /setting PORT/.test(e.message));
+  throws(
+    () => loadConfig({ PORT: "65536" }),
+    (e: Error) => e instanceof ConfigError && /setting PORT/.test(e.message),
+  );
 });
 
 Deno.test("loadConfig() names a bad DATABASE_URL without printing its secret", () => {
@@ -55,10 +58,14 @@ Deno.test("loadConfig() names a bad DATABASE_URL without printing its secret", (
 });
 
 Deno.test("loadConfig() refuses every bad value at once", () => {
-  throws(() => loadConfig({ PORT: "x", DEMO_SITE: "maybe", DEMO_DOMAIN: "Bad_Host:80" }), (e: Error) => {
-    match(e.message, /setting PORT/);
-    match(e.message, /setting DEMO_SITE/);
-    match(e.message, /setting DEMO_DOMAIN/);
-    return true;
-  });
+  throws(
+    () =>
+      loadConfig({ PORT: "x", DEMO_SITE: "maybe", DEMO_DOMAIN: "Bad_Host:80" }),
+    (e: Error) => {
+      match(e.message, /setting PORT/);
+      match(e.message, /setting DEMO_SITE/);
+      match(e.message, /setting DEMO_DOMAIN/);
+      return true;
+    },
+  );
 });

@@ -26,5 +26,6 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   const pglite = target.pglitePath === null
     ? new PGlite(options)
     : new PGlite(target.pglitePath, options);
+  await pglite.waitReady;
   return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
 }

@@ -207,4 +207,14 @@ export interface Database {
   entry_versions: EntryVersionsTable;
   workflow_events: WorkflowEventsTable;
   audit_entries: AuditEntriesTable;
+  site_settings: SiteSettingsTable;
+}
+
+export interface SiteSettingsTable {
+  site_id: string;
+  key: string;
+  document: Json;
+  revision: number;
+  updated_at: Timestamp;
+  updated_by: string | null;
 }

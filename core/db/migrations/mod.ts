@@ -8,4 +8,5 @@ export const migrations: Record<string, Migration> = {
   "0010_models": await import("./0010_models.ts"),
   "0020_access": await import("./0020_access.ts"),
   "0030_entries": await import("./0030_entries.ts"),
+  "0040_site_settings": await import("./0040_site_settings.ts"),
 };

@@ -1,0 +1,59 @@
+// The admin audit ledger: the writer a command calls inside its transaction, and the default table writer.
+import type { Db } from "../db/database.ts";
+import type { ActorSnapshot } from "./types.ts";
+
+/** One admin audit entry, as a command hands it to the writer. */
+export interface AuditEntryInput {
+  id: string;
+  siteId: string;
+  actor: ActorSnapshot;
+  /** What was done, such as `entry.publish` or `plugin.content.save`. */
+  action: string;
+  /** What it was done to. */
+  target: {
+    kind: "entry";
+    group_id: string;
+    model_id: string;
+    locale: string | null;
+  };
+  details: Record<string, unknown>;
+  at: Date;
+}
+
+/**
+ * Writes one audit entry with the command's transaction handle. A writer that throws
+ * rolls the whole command back (nothing is ever written unaudited).
+ */
+export interface AuditWriter {
+  write(tx: Db, entry: AuditEntryInput): Promise<void>;
+}
+
+/** The default writer: one row in `audit_entries`, in the command's transaction. */
+export const ledgerAuditWriter: AuditWriter = {
+  async write(tx, entry) {
+    await tx.insertInto("audit_entries").values({
+      id: entry.id,
+      site_id: entry.siteId,
+      actor: JSON.stringify(entry.actor),
+      action: entry.action,
+      target: JSON.stringify(entry.target),
+      details: JSON.stringify(entry.details),
+      created_at: entry.at,
+    }).execute();
+  },
+};
+
+/** Thrown inside a command's transaction when the audit write failed, so the command rolls back. */
+export class AuditFailure extends Error {
+  constructor(cause: unknown) {
+    super(
+      `Cannot write the admin audit entry: ${
+        (cause as Error)?.message ?? cause
+      }`,
+      {
+        cause,
+      },
+    );
+    this.name = "AuditFailure";
+  }
+}

@@ -1,0 +1,141 @@
+// Runs one lifecycle command in one transaction: authority, the change, its workflow events and its audit entry.
+import { type Authority, loadAuthority } from "../access/authority.ts";
+import type { Decision } from "../access/decide.ts";
+import type { Db } from "../db/database.ts";
+import { snapshotActor } from "./actor_snapshot.ts";
+import {
+  type AuditEntryInput,
+  AuditFailure,
+  ledgerAuditWriter,
+} from "./audit.ts";
+import type {
+  ActorSnapshot,
+  EntryState,
+  LifecycleContext,
+  LifecycleOutcome,
+  LifecycleRefusal,
+  LifecycleResult,
+} from "./types.ts";
+
+/** One immutable workflow event a command writes. */
+export interface EventInput {
+  groupId: string;
+  entryId: string | null;
+  locale: string | null;
+  kind: string;
+  from: EntryState | null;
+  to: EntryState | null;
+  versionId: string | null;
+  previousVersionId: string | null;
+}
+
+/** What a command's body has at hand inside its transaction. */
+export interface CommandScope {
+  tx: Db;
+  authority: Authority;
+  actor: ActorSnapshot;
+  newId: () => string;
+  now: Date;
+  /** Writes the workflow events and the audit entry; call once, after the change. */
+  record(
+    events: readonly EventInput[],
+    audit: Pick<AuditEntryInput, "action" | "target" | "details">,
+  ): Promise<void>;
+}
+
+class Refused extends Error {
+  constructor(readonly refusal: LifecycleRefusal) {
+    super(`Refused: ${refusal.code}`);
+  }
+}
+
+/** A refusal value from a refused access decision. */
+export function refusalOf(
+  decision: Exclude<Decision, { ok: true }>,
+): LifecycleRefusal {
+  return { ...decision };
+}
+
+function isUniqueViolation(error: unknown, constraint: string): boolean {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  return e?.code === "23505" &&
+    (e.constraint === constraint || (e.message ?? "").includes(constraint));
+}
+
+/**
+ * Runs `body` in one transaction. A refusal the body answers rolls back everything; a
+ * failed audit write rolls back everything and answers `audit_unavailable` (people,
+ * credentials) or `temporary_failure` (plugins, spec 1 part 6). Other errors throw.
+ */
+export async function runCommand(
+  ctx: LifecycleContext,
+  body: (scope: CommandScope) => Promise<LifecycleOutcome>,
+): Promise<LifecycleOutcome> {
+  const loaded = await loadAuthority(ctx.db, {
+    siteId: ctx.siteId,
+    actor: ctx.actor,
+  });
+  if (!loaded.ok) return { ok: false, code: loaded.code };
+  const newId = ctx.newId ?? (() => crypto.randomUUID());
+  const writer = ctx.audit ?? ledgerAuditWriter;
+  try {
+    return await ctx.db.transaction().execute(async (tx) => {
+      const actor = await snapshotActor(tx, ctx.siteId, ctx.actor);
+      const now = ctx.clock.now();
+      const trace = ctx.trace ?? {};
+      const scope: CommandScope = {
+        tx,
+        authority: loaded.authority,
+        actor,
+        newId,
+        now,
+        async record(events, audit) {
+          for (const event of events) {
+            await tx.insertInto("workflow_events").values({
+              id: newId(),
+              site_id: ctx.siteId,
+              group_id: event.groupId,
+              entry_id: event.entryId,
+              locale: event.locale,
+              kind: event.kind,
+              from_state: event.from,
+              to_state: event.to,
+              version_id: event.versionId,
+              previous_version_id: event.previousVersionId,
+              actor: JSON.stringify(actor),
+              details: JSON.stringify(trace),
+              created_at: now,
+            }).execute();
+          }
+          try {
+            await writer.write(tx, {
+              id: newId(),
+              siteId: ctx.siteId,
+              actor,
+              at: now,
+              ...audit,
+              details: { ...audit.details, ...trace },
+            });
+          } catch (error) {
+            throw new AuditFailure(error);
+          }
+        },
+      };
+      const outcome = await body(scope);
+      if (!outcome.ok) throw new Refused(outcome);
+      return outcome satisfies LifecycleResult;
+    });
+  } catch (error) {
+    if (error instanceof Refused) return error.refusal;
+    if (error instanceof AuditFailure) {
+      const code = ctx.actor.kind === "plugin"
+        ? "temporary_failure"
+        : "audit_unavailable";
+      return { ok: false, code };
+    }
+    if (isUniqueViolation(error, "entries_slug")) {
+      return { ok: false, code: "slug_taken" };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,218 @@
+// The one lifecycle service: save, publish, unpublish, trash and restore, each pinned, permitted, audited, atomic.
+import type { ValueProblem } from "../models/validate_values.ts";
+import { type CommandScope, type EventInput, runCommand } from "./command.ts";
+import {
+  groupPublishedVersionId,
+  type GroupRow,
+  hasUnpublishedChange,
+  type InstanceRow,
+  instanceState,
+  readResult,
+} from "./store.ts";
+import { auditTarget, bumpRevision, loadTargets, permit } from "./targets.ts";
+import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
+
+export { saveEntry, type SaveEntryOptions } from "./save.ts";
+export { restoreEntry, trashEntry, type TrashOptions } from "./trash.ts";
+
+/** A publish, pinned to what the caller read (spec 1 part 2.7). */
+export interface PublishOptions {
+  group_id: string;
+  /** One language; absent publishes every language of the group. */
+  locale?: string;
+  /** The version the caller saw as current: the language's, or the group's without `locale`. */
+  expected_current_version_id: string | null;
+  expected_workflow_revision: number;
+}
+
+/** An unpublish, pinned to what the caller read (spec 1 part 2.7). */
+export interface UnpublishOptions {
+  group_id: string;
+  /** One language; absent unpublishes every language of the group. */
+  locale?: string;
+  /** The published version the caller saw: the language's, or the group's newest without `locale`. */
+  expected_published_version_id: string | null;
+  expected_workflow_revision: number;
+}
+
+async function publishProblems(
+  ctx: LifecycleContext,
+  scope: CommandScope,
+  group: GroupRow,
+  targets: readonly InstanceRow[],
+): Promise<ValueProblem[]> {
+  if (!ctx.validate) return [];
+  const problems: ValueProblem[] = [];
+  for (const instance of targets) {
+    const version = await scope.tx.selectFrom("entry_versions").select("fields")
+      .where("site_id", "=", ctx.siteId).where(
+        "id",
+        "=",
+        instance.current_version_id!,
+      )
+      .executeTakeFirstOrThrow();
+    const values = version.fields as Record<string, unknown>;
+    const found = await ctx.validate({
+      db: scope.tx,
+      siteId: ctx.siteId,
+      modelId: group.model_id,
+      values,
+      mode: "publish",
+      locale: instance.locale,
+    });
+    problems.push(...found.map((p) => ({ ...p, locale: instance.locale })));
+  }
+  return problems;
+}
+
+/**
+ * Publishes the current version of one language, or of every language with an
+ * unpublished change. Refusals: `not_found`, `missing_permission`/`locale_denied`,
+ * `workflow_conflict`, `version_conflict`, `transition_unavailable` (trashed, or nothing
+ * new to publish), `field_validation_failed` (the exact snapshot, every problem by path).
+ */
+export function publishEntry(
+  ctx: LifecycleContext,
+  options: PublishOptions,
+): Promise<LifecycleOutcome> {
+  return runCommand(ctx, async (scope) => {
+    const loaded = await loadTargets(
+      scope,
+      ctx.siteId,
+      options.group_id,
+      options.locale,
+    );
+    if ("ok" in loaded) return loaded;
+    const { group, targets } = loaded;
+    const changing = targets.filter(hasUnpublishedChange);
+    const denied = permit(
+      scope,
+      group,
+      "publish",
+      changing.length ? changing : targets,
+    );
+    if (denied) return denied;
+    if (group.revision !== options.expected_workflow_revision) {
+      return { ok: false, code: "workflow_conflict" };
+    }
+    const current = options.locale === undefined
+      ? group.current_version_id
+      : targets[0].current_version_id;
+    if (current !== options.expected_current_version_id) {
+      return { ok: false, code: "version_conflict" };
+    }
+    if (group.trashed_at !== null || changing.length === 0) {
+      return { ok: false, code: "transition_unavailable" };
+    }
+    const problems = await publishProblems(ctx, scope, group, changing);
+    if (problems.length > 0) {
+      return { ok: false, code: "field_validation_failed", errors: problems };
+    }
+    const events: EventInput[] = [];
+    for (const instance of changing) {
+      await scope.tx.updateTable("entries")
+        .set({
+          published_version_id: instance.current_version_id,
+          published_at: scope.now,
+          updated_at: scope.now,
+        })
+        .where("site_id", "=", ctx.siteId).where("id", "=", instance.id)
+        .execute();
+      events.push({
+        groupId: group.id,
+        entryId: instance.id,
+        locale: instance.locale,
+        kind: "publish",
+        from: instanceState(group, instance),
+        to: "published",
+        versionId: instance.current_version_id,
+        previousVersionId: instance.published_version_id,
+      });
+    }
+    await bumpRevision(scope, group);
+    await scope.record(events, {
+      action: "entry.publish",
+      target: auditTarget(group, options.locale),
+      details: {
+        revision: group.revision + 1,
+        published: changing.map((i) => ({
+          locale: i.locale,
+          version_id: i.current_version_id,
+        })),
+      },
+    });
+    return await readResult(scope.tx, ctx.siteId, group.id);
+  });
+}
+
+/**
+ * Takes one language, or every published language, out of publication. Refusals:
+ * `not_found`, `missing_permission`/`locale_denied`, `workflow_conflict`,
+ * `version_conflict`, `transition_unavailable` (trashed, or nothing published).
+ */
+export function unpublishEntry(
+  ctx: LifecycleContext,
+  options: UnpublishOptions,
+): Promise<LifecycleOutcome> {
+  return runCommand(ctx, async (scope) => {
+    const loaded = await loadTargets(
+      scope,
+      ctx.siteId,
+      options.group_id,
+      options.locale,
+    );
+    if ("ok" in loaded) return loaded;
+    const { group, instances, targets } = loaded;
+    const live = targets.filter((i) => i.published_version_id !== null);
+    const denied = permit(
+      scope,
+      group,
+      "unpublish",
+      live.length ? live : targets,
+    );
+    if (denied) return denied;
+    if (group.revision !== options.expected_workflow_revision) {
+      return { ok: false, code: "workflow_conflict" };
+    }
+    const published = options.locale === undefined
+      ? await groupPublishedVersionId(scope.tx, ctx.siteId, instances)
+      : targets[0].published_version_id;
+    if (published !== options.expected_published_version_id) {
+      return { ok: false, code: "version_conflict" };
+    }
+    if (group.trashed_at !== null || live.length === 0) {
+      return { ok: false, code: "transition_unavailable" };
+    }
+    const events: EventInput[] = [];
+    for (const instance of live) {
+      await scope.tx.updateTable("entries")
+        .set({
+          published_version_id: null,
+          published_at: null,
+          updated_at: scope.now,
+        })
+        .where("site_id", "=", ctx.siteId).where("id", "=", instance.id)
+        .execute();
+      events.push({
+        groupId: group.id,
+        entryId: instance.id,
+        locale: instance.locale,
+        kind: "unpublish",
+        from: "published",
+        to: "draft",
+        versionId: null,
+        previousVersionId: instance.published_version_id,
+      });
+    }
+    await bumpRevision(scope, group);
+    await scope.record(events, {
+      action: "entry.unpublish",
+      target: auditTarget(group, options.locale),
+      details: {
+        revision: group.revision + 1,
+        unpublished: live.map((i) => i.locale),
+      },
+    });
+    return await readResult(scope.tx, ctx.siteId, group.id);
+  });
+}

@@ -1,0 +1,7 @@
+// Entries: translation groups, language instances, versions, and the one lifecycle service that moves them.
+export * from "./types.ts";
+export * from "./audit.ts";
+export * from "./lifecycle.ts";
+export * from "./workflow.ts";
+export { snapshotActor } from "./actor_snapshot.ts";
+export * from "./model_validator.ts";

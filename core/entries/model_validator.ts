@@ -1,0 +1,43 @@
+// Field validation of entry values against the site's stored model, through the models module.
+import { getModel } from "../models/store.ts";
+import { validateEntryValues } from "../models/validate_values.ts";
+import type { EntryValidator } from "./types.ts";
+
+/** Options of {@linkcode modelValidator}. */
+export interface ModelValidatorOptions {
+  /** Exact https origins an administrator allows for rich-text embeds. */
+  embedOrigins?: readonly string[];
+}
+
+/**
+ * An {@linkcode EntryValidator} that reads the entry's model as stored now (in the
+ * command's transaction) and runs `validateEntryValues`. A model that is not on the site
+ * is one problem at path `model_id` with code `not_found`.
+ */
+export function modelValidator(
+  options: ModelValidatorOptions = {},
+): EntryValidator {
+  return async function validateWithModel(request) {
+    const found = await getModel(
+      {
+        db: request.db,
+        siteId: request.siteId,
+        clock: { now: () => new Date(0) },
+      },
+      request.modelId,
+    );
+    if (!found.ok) {
+      return [{
+        path: "model_id",
+        code: "not_found",
+        message: `Model "${request.modelId}" is not on this site`,
+        locale: request.locale,
+      }];
+    }
+    return validateEntryValues(found.model, request.values, {
+      mode: request.mode,
+      locale: request.locale,
+      embedOrigins: options.embedOrigins,
+    });
+  };
+}

@@ -1,0 +1,240 @@
+// Save: creates a group with its first language, adds a language, or writes a new draft version.
+import { decide, readableFields } from "../access/decide.ts";
+import type { ModelAction } from "../access/permissions.ts";
+import { stableJson } from "../models/problems.ts";
+import { type CommandScope, refusalOf, runCommand } from "./command.ts";
+import {
+  type GroupRow,
+  type InstanceRow,
+  instanceState,
+  readGroup,
+  readInstances,
+  readResult,
+} from "./store.ts";
+import type {
+  LifecycleContext,
+  LifecycleOutcome,
+  LifecycleRefusal,
+} from "./types.ts";
+
+/** A save, pinned to the version the caller edited. */
+export interface SaveEntryOptions {
+  /** The group saved to; absent creates a new group. */
+  group_id?: string;
+  /** The model of a new group; ignored when `group_id` is given. */
+  model_id?: string;
+  locale: string;
+  /** Required for a new language; absent keeps the language's slug. */
+  slug?: string;
+  /** The values of this language's new version. */
+  fields: Record<string, unknown>;
+  /** The language's current version the edit started from; null for a new language. */
+  expected_current_version_id: string | null;
+}
+
+type Plan =
+  | { kind: "create"; modelId: string }
+  | { kind: "add_locale"; group: GroupRow }
+  | { kind: "update"; group: GroupRow; instance: InstanceRow };
+
+async function planSave(
+  scope: CommandScope,
+  siteId: string,
+  options: SaveEntryOptions,
+): Promise<Plan | LifecycleRefusal> {
+  if (options.group_id === undefined) {
+    if (!options.model_id) {
+      throw new Error("Cannot create an entry: no model_id given");
+    }
+    return { kind: "create", modelId: options.model_id };
+  }
+  const group = await readGroup(scope.tx, siteId, options.group_id, {
+    lock: true,
+  });
+  if (!group) return { ok: false, code: "not_found" };
+  const instances = await readInstances(scope.tx, siteId, group.id);
+  const instance = instances.find((i) => i.locale === options.locale);
+  return instance
+    ? { kind: "update", group, instance }
+    : { kind: "add_locale", group };
+}
+
+async function storedFields(
+  scope: CommandScope,
+  siteId: string,
+  versionId: string | null,
+): Promise<Record<string, unknown>> {
+  if (versionId === null) return {};
+  const row = await scope.tx.selectFrom("entry_versions").select("fields")
+    .where("site_id", "=", siteId).where("id", "=", versionId)
+    .executeTakeFirstOrThrow();
+  return row.fields as Record<string, unknown>;
+}
+
+function changedKeys(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+) {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((k) =>
+    stableJson(before[k]) !== stableJson(after[k])
+  );
+}
+
+/**
+ * Saves one language of an entry as a new immutable version. Without `group_id` it creates
+ * the group and its first language (`create`); for a language the group lacks it adds it
+ * (`create`); otherwise it writes the next version (`update`, or `update:own` on one's own
+ * item), keeping stored values of fields the role cannot read. Refusals: `not_found`,
+ * `unknown_locale`, `missing_permission`, `locale_denied`, `field_denied`,
+ * `version_conflict` (stale pin), `transition_unavailable` (trashed), `slug_taken`,
+ * `field_validation_failed` (save mode).
+ */
+export function saveEntry(
+  ctx: LifecycleContext,
+  options: SaveEntryOptions,
+): Promise<LifecycleOutcome> {
+  return runCommand(ctx, async (scope) => {
+    const { siteId } = ctx;
+    const plan = await planSave(scope, siteId, options);
+    if ("ok" in plan) return plan;
+    const language = await scope.tx.selectFrom("site_languages").select("code")
+      .where("site_id", "=", siteId).where("code", "=", options.locale)
+      .executeTakeFirst();
+    if (!language) {
+      return { ok: false, code: "unknown_locale", languages: [options.locale] };
+    }
+    const group = plan.kind === "create" ? null : plan.group;
+    const modelId = group?.model_id ??
+      (plan.kind === "create" ? plan.modelId : "");
+    const instance = plan.kind === "update" ? plan.instance : null;
+    const before = await storedFields(
+      scope,
+      siteId,
+      instance?.current_version_id ?? null,
+    );
+    const hidden = Object.keys(before).filter((key) =>
+      !readableFields(scope.authority, modelId, [key]).length
+    );
+    const fields = { ...options.fields };
+    for (const key of hidden) fields[key] = before[key];
+    const action: ModelAction = instance ? "update" : "create";
+    const decision = decide(scope.authority, {
+      action,
+      model: modelId,
+      owner: group?.created_by ?? null,
+      languages: [options.locale],
+      fields: changedKeys(before, fields),
+    });
+    if (!decision.ok) return refusalOf(decision);
+    if (
+      (instance?.current_version_id ?? null) !==
+        options.expected_current_version_id
+    ) {
+      return { ok: false, code: "version_conflict" };
+    }
+    if (group?.trashed_at) return { ok: false, code: "transition_unavailable" };
+    const slug = options.slug ?? instance?.slug;
+    if (!slug) {
+      throw new Error(`Cannot add language "${options.locale}": no slug given`);
+    }
+    if (ctx.validate) {
+      const errors = await ctx.validate({
+        db: scope.tx,
+        siteId,
+        modelId,
+        values: fields,
+        mode: "save",
+        locale: options.locale,
+      });
+      if (errors.length > 0) {
+        return {
+          ok: false,
+          code: "field_validation_failed",
+          errors: [...errors],
+        };
+      }
+    }
+    const groupId = group?.id ?? scope.newId();
+    const entryId = instance?.id ?? scope.newId();
+    const versionId = scope.newId();
+    const now = scope.now;
+    if (!group) {
+      await scope.tx.insertInto("entry_groups").values({
+        id: groupId,
+        site_id: siteId,
+        model_id: modelId,
+        primary_entry_id: entryId,
+        created_by: scope.authority.personId,
+        revision: 0,
+        current_version_id: null,
+        trashed_at: null,
+        created_at: now,
+        updated_at: now,
+      }).execute();
+    }
+    if (!instance) {
+      await scope.tx.insertInto("entries").values({
+        id: entryId,
+        site_id: siteId,
+        group_id: groupId,
+        model_id: modelId,
+        locale: options.locale,
+        slug,
+        current_version_id: null,
+        published_version_id: null,
+        published_at: null,
+        created_at: now,
+        updated_at: now,
+      }).execute();
+    }
+    const last = await scope.tx.selectFrom("entry_versions")
+      .select((eb) => eb.fn.max("number").as("n"))
+      .where("site_id", "=", siteId).where("group_id", "=", groupId)
+      .executeTakeFirst();
+    await scope.tx.insertInto("entry_versions").values({
+      id: versionId,
+      site_id: siteId,
+      group_id: groupId,
+      entry_id: entryId,
+      locale: options.locale,
+      number: Number(last?.n ?? 0) + 1,
+      fields: JSON.stringify(fields),
+      created_by: JSON.stringify(scope.actor),
+      created_at: now,
+    }).execute();
+    await scope.tx.updateTable("entries")
+      .set({ slug, current_version_id: versionId, updated_at: now })
+      .where("site_id", "=", siteId).where("id", "=", entryId).execute();
+    await scope.tx.updateTable("entry_groups")
+      .set({ current_version_id: versionId, updated_at: now })
+      .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+    const state = group && instance ? instanceState(group, instance) : "draft";
+    await scope.record([{
+      groupId,
+      entryId,
+      locale: options.locale,
+      kind: plan.kind === "update" ? "save" : plan.kind,
+      from: plan.kind === "update" ? state : null,
+      to: state,
+      versionId,
+      previousVersionId: instance?.current_version_id ?? null,
+    }], {
+      action: ctx.actor.kind === "plugin"
+        ? "plugin.content.save"
+        : plan.kind === "update"
+        ? "entry.save"
+        : plan.kind === "create"
+        ? "entry.create"
+        : "entry.locale.add",
+      target: {
+        kind: "entry",
+        group_id: groupId,
+        model_id: modelId,
+        locale: options.locale,
+      },
+      details: { version_id: versionId, kind: plan.kind },
+    });
+    return await readResult(scope.tx, siteId, groupId);
+  });
+}

@@ -1,0 +1,127 @@
+// The shapes the entry lifecycle speaks: its context, refusals, actor snapshots and workflow states.
+import type { Actor } from "../access/actor.ts";
+import type { AuthorityRefusalCode } from "../access/authority.ts";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/database.ts";
+import type { ValueProblem } from "../models/validate_values.ts";
+import type { AuditWriter } from "./audit.ts";
+
+/**
+ * Validates one language's values against the entry's current model, answering every
+ * problem by full path. {@linkcode modelValidator} answers it with the models module.
+ */
+export type EntryValidator = (
+  request: ValidationRequest,
+) => readonly ValueProblem[] | Promise<readonly ValueProblem[]>;
+
+/** What an {@linkcode EntryValidator} is asked, inside the command's transaction. */
+export interface ValidationRequest {
+  db: Db;
+  siteId: string;
+  modelId: string;
+  values: Record<string, unknown>;
+  mode: "save" | "publish";
+  locale: string;
+}
+
+/** What every lifecycle command needs: the site, who acts, and the stores. */
+export interface LifecycleContext {
+  db: Db;
+  clock: Clock;
+  /** The site, taken from the credential or Host, never from a request field. */
+  siteId: string;
+  actor: Actor;
+  /** Writes the admin audit entry inside the command's transaction; defaults to the ledger table. */
+  audit?: AuditWriter;
+  /** Field validation, normally {@linkcode modelValidator}; absent skips validation. */
+  validate?: EntryValidator;
+  /** Id source, injectable for tests; defaults to `crypto.randomUUID`. */
+  newId?: () => string;
+  /** Trace of the request, copied into the workflow event and audit entry (spec 1 part 2.9). */
+  trace?: CommandTrace;
+}
+
+/** Request facts kept with the audit of a command; never the raw idempotency key. */
+export interface CommandTrace {
+  /** SHA-256 digest of the idempotency key. */
+  idempotency_key_digest?: string;
+  /** Protocol version a plugin spoke. */
+  protocol_version?: string;
+}
+
+/** Who acted, frozen at the time of the act so later changes cannot erase attribution. */
+export type ActorSnapshot =
+  | { kind: "person"; person_id: string; email: string }
+  | {
+    kind: "credential";
+    credential_id: string;
+    name: string;
+    creator_id: string;
+    creator_email: string;
+  }
+  | {
+    kind: "plugin";
+    installation_id: string;
+    name: string;
+    version: string;
+    person_id: string;
+    person_email: string;
+  };
+
+/** The workflow state of a group or one language instance. */
+export type EntryState = "draft" | "published" | "trashed";
+
+/** Every refusal code a lifecycle command may answer. */
+export type LifecycleRefusalCode =
+  | AuthorityRefusalCode
+  | "not_found"
+  | "unknown_locale"
+  | "missing_permission"
+  | "locale_denied"
+  | "field_denied"
+  | "version_conflict"
+  | "workflow_conflict"
+  | "transition_unavailable"
+  | "field_validation_failed"
+  | "slug_taken"
+  | "audit_unavailable"
+  | "temporary_failure";
+
+/** A typed refusal; nothing was written. */
+export interface LifecycleRefusal {
+  ok: false;
+  code: LifecycleRefusalCode;
+  /** Unmet needs (`missing_permission`). */
+  missing?: string[];
+  /** Refused languages (`locale_denied`). */
+  languages?: string[];
+  /** Refused fields (`field_denied`). */
+  fields?: string[];
+  /** Each problem by full path and language (`field_validation_failed`). */
+  errors?: ValueProblem[];
+}
+
+/** The state of one language instance after a command. */
+export interface InstanceState {
+  entry_id: string;
+  locale: string;
+  slug: string;
+  current_version_id: string | null;
+  published_version_id: string | null;
+  published_at: Date | null;
+}
+
+/** What a successful command answers: the group's workflow facts after it. */
+export interface LifecycleResult {
+  ok: true;
+  group_id: string;
+  model_id: string;
+  state: EntryState;
+  revision: number;
+  current_version_id: string | null;
+  published_version_id: string | null;
+  instances: InstanceState[];
+}
+
+/** The answer of every lifecycle command. */
+export type LifecycleOutcome = LifecycleResult | LifecycleRefusal;
