@@ -1,0 +1,255 @@
+// Reads and writes the rows of models, their fields and their retained keys.
+import type { Db } from "../db/database.ts";
+import type { RetainedKey } from "./change_safety.ts";
+import {
+  type ModelDefinition,
+  type ModelInfo,
+  walkFields,
+} from "./definition.ts";
+import type { FieldDefinition } from "./field_types.ts";
+
+/** A saved model: its definition, identity, revision and folder label. */
+export interface StoredModel extends ModelInfo {
+  id: string;
+  folder: string | null;
+  revision: number;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Fields in order; every field, nested ones too, carries its id. */
+  fields: FieldDefinition[];
+}
+
+/** The services' context: which database, which clock, which site. */
+export interface ModelContext {
+  db: Db;
+  clock: { now(): Date };
+  siteId: string;
+}
+
+/** Loads the live models of a site (all, or those with the given ids); `lock` takes row locks. */
+export async function loadModels(
+  db: Db,
+  siteId: string,
+  ids: string[] | null,
+  lock = false,
+): Promise<StoredModel[]> {
+  let query = db.selectFrom("models").selectAll().where("site_id", "=", siteId)
+    .where("deleted_at", "is", null);
+  if (ids) {
+    if (ids.length === 0) return [];
+    query = query.where("id", "in", ids);
+  }
+  const rows = await (lock ? query.forUpdate() : query).execute();
+  if (rows.length === 0) return [];
+  const fieldRows = await db.selectFrom("model_fields").selectAll()
+    .where("site_id", "=", siteId)
+    .where("model_id", "in", rows.map((r) => r.id))
+    .orderBy("model_id").orderBy("position").execute();
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    kind: row.kind,
+    isPublic: row.is_public,
+    enableI18n: row.enable_i18n,
+    settings: row.settings as ModelInfo["settings"],
+    folder: row.folder,
+    revision: row.revision,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    fields: fieldRows.filter((f) => f.model_id === row.id).map((f) =>
+      ({
+        id: f.id,
+        key: f.key,
+        label: f.label,
+        type: f.type,
+        required: f.required,
+        unique: f.is_unique,
+        private: f.is_private,
+        localized: f.localized,
+        config: f.config,
+        validation: f.validation,
+        derived: f.derived ?? null,
+        ui: f.ui ?? null,
+        visibility: f.visibility ?? null,
+      }) as FieldDefinition
+    ),
+  }));
+}
+
+/** The definition a stored model was saved from (field ids included). */
+export function definitionOf(model: StoredModel): ModelDefinition {
+  const { name, slug, description, kind, isPublic, enableI18n, settings } =
+    model;
+  return {
+    model: { name, slug, description, kind, isPublic, enableI18n, settings },
+    fields: model.fields,
+  };
+}
+
+/** Replaces the field rows of a model with `fields`, in order. */
+export async function writeFields(
+  db: Db,
+  siteId: string,
+  modelId: string,
+  fields: readonly FieldDefinition[],
+): Promise<void> {
+  await db.deleteFrom("model_fields").where("site_id", "=", siteId)
+    .where("model_id", "=", modelId).execute();
+  if (fields.length === 0) return;
+  const json = (v: unknown) => v === null ? null : JSON.stringify(v);
+  await db.insertInto("model_fields").values(fields.map((f, position) => ({
+    id: f.id as string,
+    site_id: siteId,
+    model_id: modelId,
+    key: f.key,
+    position,
+    type: f.type,
+    label: f.label,
+    required: f.required,
+    is_unique: f.unique,
+    is_private: f.private,
+    localized: f.localized,
+    config: JSON.stringify(f.config),
+    validation: JSON.stringify(f.validation),
+    derived: json(f.derived),
+    ui: json(f.ui),
+    visibility: json(f.visibility),
+  }))).execute();
+}
+
+/** Records every key path of `fields` with its field id; paths already known are kept. */
+export async function recordKeys(
+  db: Db,
+  siteId: string,
+  modelId: string,
+  fields: readonly FieldDefinition[],
+  at: Date,
+): Promise<void> {
+  const rows: { key: string; field_id: string; field_type: string }[] = [];
+  walkFields(
+    fields,
+    (f, key) =>
+      rows.push({ key, field_id: f.id as string, field_type: f.type }),
+  );
+  if (rows.length === 0) return;
+  await db.insertInto("model_field_keys")
+    .values(
+      rows.map((r) => ({
+        ...r,
+        site_id: siteId,
+        model_id: modelId,
+        recorded_at: at,
+      })),
+    )
+    .onConflict((oc) => oc.columns(["model_id", "key", "field_id"]).doNothing())
+    .execute();
+}
+
+/** Every key path a model has ever given a field. */
+export async function loadRetainedKeys(
+  db: Db,
+  siteId: string,
+  modelId: string,
+): Promise<RetainedKey[]> {
+  return await db.selectFrom("model_field_keys").select([
+    "key",
+    "field_id",
+    "field_type",
+  ])
+    .where("site_id", "=", siteId).where("model_id", "=", modelId)
+    .orderBy("key").orderBy("recorded_at").execute();
+}
+
+/** The refusal for a slug or name another live model of the site holds, if any. */
+export async function findCollision(
+  db: Db,
+  siteId: string,
+  info: Pick<ModelInfo, "slug" | "name">,
+  exceptId: string | null,
+): Promise<
+  { ok: false; code: "model_slug_taken"; slug: string } | {
+    ok: false;
+    code: "model_name_collision";
+    name: string;
+  } | null
+> {
+  const rows = await db.selectFrom("models").select(["id", "slug", "name"])
+    .where("site_id", "=", siteId).where("deleted_at", "is", null)
+    .where((eb) =>
+      eb.or([
+        eb("slug", "=", info.slug),
+        eb(eb.fn("lower", ["name"]), "=", info.name.toLowerCase()),
+      ])
+    )
+    .execute();
+  const others = rows.filter((r) => r.id !== exceptId);
+  if (others.some((r) => r.slug === info.slug)) {
+    return { ok: false, code: "model_slug_taken", slug: info.slug };
+  }
+  if (others.length > 0) {
+    return { ok: false, code: "model_name_collision", name: info.name };
+  }
+  return null;
+}
+
+/** Maps a unique violation of the models table to its refusal; anything else is rethrown. */
+export function collisionFromError(
+  error: unknown,
+  info: Pick<ModelInfo, "slug" | "name">,
+) {
+  const e = error as { code?: string; constraint?: string; message?: string };
+  const about = `${e.constraint ?? ""} ${e.message ?? ""}`;
+  if (e.code === "23505" && about.includes("models_site_slug")) {
+    return {
+      ok: false as const,
+      code: "model_slug_taken" as const,
+      slug: info.slug,
+    };
+  }
+  if (e.code === "23505" && about.includes("models_site_name")) {
+    return {
+      ok: false as const,
+      code: "model_name_collision" as const,
+      name: info.name,
+    };
+  }
+  throw error;
+}
+
+/** Relation targets that name no live model of the site, with their paths. */
+export async function missingTargets(
+  db: Db,
+  siteId: string,
+  fields: readonly FieldDefinition[],
+  selfId: string | null,
+): Promise<{ path: string; id: string }[]> {
+  const wanted: { path: string; id: string }[] = [];
+  const collect = (list: readonly FieldDefinition[], base: string) =>
+    list.forEach((f, i) => {
+      const at = `${base}[${i}]`;
+      if (f.type === "relation") {
+        f.config.targets.forEach((id, j) =>
+          wanted.push({ path: `${at}.config.targets[${j}]`, id })
+        );
+      }
+      if (f.type === "component") {
+        collect(f.config.fields, `${at}.config.fields`);
+      }
+    });
+  collect(fields, "fields");
+  const ids = [...new Set(wanted.map((w) => w.id.toLowerCase()))].filter((id) =>
+    id !== selfId
+  );
+  if (ids.length === 0) return [];
+  const found = await db.selectFrom("models").select("id").where(
+    "site_id",
+    "=",
+    siteId,
+  )
+    .where("deleted_at", "is", null).where("id", "in", ids).execute();
+  const live = new Set(found.map((r) => r.id));
+  if (selfId) live.add(selfId);
+  return wanted.filter((w) => !live.has(w.id.toLowerCase()));
+}
