@@ -2,6 +2,7 @@
 import type { Services } from "../services.ts";
 import { findSiteByDomain } from "./site_store.ts";
 import { createInstallation } from "./installation.ts";
+import { seedDemoContent } from "./demo_content.ts";
 
 /** What start-up prints about the demo site. */
 export interface DemoSite {
@@ -25,6 +26,12 @@ export async function ensureDemoSite(services: Services): Promise<DemoSite> {
   if (!created.ok) {
     throw new Error(`Cannot create the demo site: ${created.message}`);
   }
+  await seedDemoContent({
+    db: services.db,
+    clock: services.clock,
+    siteId: created.site.id,
+    adminId: created.admin.id,
+  });
   const note =
     `email: ${created.admin.email}\npassword: ${created.admin.password}\n`;
   await Deno.writeTextFile(`${config.dataDir}/demo-admin.txt`, note, {

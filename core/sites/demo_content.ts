@@ -1,0 +1,343 @@
+// Seeds the demo site's models and content: tags, posts in en and de, private notes and pages.
+import type { Actor } from "../access/actor.ts";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/database.ts";
+import { modelValidator } from "../entries/model_validator.ts";
+import { publishEntry, saveEntry } from "../entries/mod.ts";
+import type {
+  LifecycleContext,
+  LifecycleOutcome,
+  LifecycleResult,
+} from "../entries/types.ts";
+import { createModel } from "../models/store.ts";
+import { putSettings } from "./settings.ts";
+
+/** How many of each thing the demo holds; tests read these to check the seed. */
+export const DEMO_COUNTS = {
+  tags: 8,
+  posts: 44,
+  /** Posts whose German translation exists (and is published unless the post is a draft). */
+  postsInGerman: 34,
+  /** Posts left as drafts in every language. */
+  draftPosts: 4,
+  notes: 3,
+  pages: 2,
+} as const;
+
+const TAGS = [
+  ["deno", "Deno", "Deno"],
+  ["typescript", "TypeScript", "TypeScript"],
+  ["postgres", "PostgreSQL", "PostgreSQL"],
+  ["search", "Search", "Suche"],
+  ["editing", "Editing", "Redaktion"],
+  ["performance", "Performance", "Leistung"],
+  ["security", "Security", "Sicherheit"],
+  ["design", "Design", "Gestaltung"],
+] as const;
+
+const CATEGORIES = ["news", "guide", "release", "opinion"] as const;
+const TOPICS_EN = [
+  "caching",
+  "migrations",
+  "workflows",
+  "fallbacks",
+  "islands",
+  "relations",
+  "indexes",
+  "previews",
+];
+const TOPICS_DE = [
+  "Caching",
+  "Migrationen",
+  "Abläufe",
+  "Rückfallsprachen",
+  "Inseln",
+  "Beziehungen",
+  "Indizes",
+  "Vorschauen",
+];
+
+/** Options of {@link seedDemoContent}. */
+export interface SeedDemoOptions {
+  db: Db;
+  clock: Clock;
+  siteId: string;
+  /** The person the seed acts as (the demo admin). */
+  adminId: string;
+}
+
+/** Creates the demo models and content once; throws if any step is refused, as that is a bug. */
+export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
+  const { db, clock, siteId } = options;
+  const modelCtx = { db, clock, siteId };
+  const actor: Actor = { kind: "person", userId: options.adminId };
+  const ctx: LifecycleContext = {
+    db,
+    clock,
+    siteId,
+    actor,
+    validate: modelValidator(),
+  };
+
+  const fallback = await putSettings(
+    { db, clock, siteId, personId: options.adminId },
+    "language-fallback",
+    {
+      document: { policy: "fallback", chains: { de: ["en"] } },
+      expectedRevision: 0,
+    },
+  );
+  if (!fallback.ok) {
+    throw new Error(`Cannot seed language fallback: ${fallback.code}`);
+  }
+
+  const tags = expectModel(
+    await createModel(modelCtx, {
+      model: {
+        name: "Tags",
+        slug: "tags",
+        description: "Topics posts are filed under",
+        enableI18n: true,
+      },
+      fields: [{
+        key: "name",
+        label: "Name",
+        type: "text",
+        required: true,
+        localized: true,
+      }],
+    }),
+  );
+  const posts = expectModel(
+    await createModel(modelCtx, {
+      model: {
+        name: "Posts",
+        slug: "posts",
+        description: "Articles of the blog",
+        enableI18n: true,
+      },
+      fields: [
+        {
+          key: "title",
+          label: "Title",
+          type: "text",
+          required: true,
+          localized: true,
+          validation: { maxLength: 160 },
+        },
+        { key: "body", label: "Body", type: "rich_text", localized: true },
+        {
+          key: "cover",
+          label: "Cover image",
+          type: "media",
+          config: { kinds: ["image"] },
+        },
+        {
+          key: "tags",
+          label: "Tags",
+          type: "relation",
+          config: { targets: [tags], cardinality: "many-to-many" },
+          validation: { maxItems: 5 },
+        },
+        {
+          key: "published_on",
+          label: "Published date",
+          type: "date",
+          required: true,
+        },
+        {
+          key: "category",
+          label: "Category",
+          type: "select",
+          required: true,
+          config: { options: [...CATEGORIES] },
+        },
+        {
+          key: "reading_minutes",
+          label: "Reading time (minutes)",
+          type: "number",
+          config: { integer: true },
+          validation: { min: 1, max: 120 },
+        },
+      ],
+    }),
+  );
+  const notes = expectModel(
+    await createModel(modelCtx, {
+      model: {
+        name: "Notes",
+        slug: "notes",
+        description: "Internal notes, never public",
+        isPublic: false,
+      },
+      fields: [
+        { key: "title", label: "Title", type: "text", required: true },
+        { key: "text", label: "Text", type: "text" },
+      ],
+    }),
+  );
+  const pages = expectModel(
+    await createModel(modelCtx, {
+      model: {
+        name: "Pages",
+        slug: "pages",
+        description: "Pages of the site",
+        enableI18n: true,
+      },
+      fields: [
+        {
+          key: "title",
+          label: "Title",
+          type: "text",
+          required: true,
+          localized: true,
+        },
+        { key: "slides", label: "Slides", type: "json" },
+      ],
+    }),
+  );
+
+  const tagIds: string[] = [];
+  for (const [slug, en, de] of TAGS) {
+    const created = expectSaved(
+      await saveEntry(ctx, {
+        model_id: tags,
+        locale: "en",
+        slug,
+        fields: { name: en },
+        expected_current_version_id: null,
+      }),
+    );
+    const both = expectSaved(
+      await saveEntry(ctx, {
+        group_id: created.group_id,
+        locale: "de",
+        slug,
+        fields: { name: de },
+        expected_current_version_id: null,
+      }),
+    );
+    await publishAll(ctx, both);
+    tagIds.push(created.group_id);
+  }
+
+  for (let i = 0; i < DEMO_COUNTS.posts; i++) {
+    const topicEn = TOPICS_EN[i % TOPICS_EN.length];
+    const topicDe = TOPICS_DE[i % TOPICS_DE.length];
+    const day = new Date(Date.UTC(2026, 0, 5) + i * 6 * 86_400_000)
+      .toISOString().slice(0, 10);
+    const shared = {
+      tags: [tagIds[i % tagIds.length], tagIds[(i * 3 + 1) % tagIds.length]]
+        .filter((v, n, a) => a.indexOf(v) === n),
+      published_on: day,
+      category: CATEGORIES[i % CATEGORIES.length],
+      reading_minutes: 3 + (i * 7) % 15,
+    };
+    let saved = expectSaved(
+      await saveEntry(ctx, {
+        model_id: posts,
+        locale: "en",
+        slug: `notes-on-${topicEn}-${i + 1}`,
+        fields: {
+          ...shared,
+          title: `Notes on ${topicEn}, part ${i + 1}`,
+          body:
+            `<p>What we learned about ${topicEn} while building Stave, part ${
+              i + 1
+            }.</p>`,
+        },
+        expected_current_version_id: null,
+      }),
+    );
+    if (i < DEMO_COUNTS.postsInGerman) {
+      saved = expectSaved(
+        await saveEntry(ctx, {
+          group_id: saved.group_id,
+          locale: "de",
+          slug: `notizen-zu-${slugify(topicDe)}-${i + 1}`,
+          fields: {
+            ...shared,
+            title: `Notizen zu ${topicDe}, Teil ${i + 1}`,
+            body:
+              `<p>Was wir beim Bau von Stave über ${topicDe} gelernt haben, Teil ${
+                i + 1
+              }.</p>`,
+          },
+          expected_current_version_id: null,
+        }),
+      );
+    }
+    if (i >= DEMO_COUNTS.posts - DEMO_COUNTS.draftPosts) continue;
+    await publishAll(ctx, saved);
+  }
+
+  for (let i = 0; i < DEMO_COUNTS.notes; i++) {
+    expectSaved(
+      await saveEntry(ctx, {
+        model_id: notes,
+        locale: "en",
+        slug: `note-${i + 1}`,
+        fields: {
+          title: `Internal note ${i + 1}`,
+          text: "Only editors and scoped tokens may read this.",
+        },
+        expected_current_version_id: null,
+      }),
+    );
+  }
+
+  const slides = [
+    { heading: "Content first", text: "Model it, write it, publish it." },
+    {
+      heading: "Fast reads",
+      text: "Published content served from PostgreSQL.",
+    },
+  ];
+  for (const [slug, title] of [["home", "Home"], ["about", "About"]] as const) {
+    const page = expectSaved(
+      await saveEntry(ctx, {
+        model_id: pages,
+        locale: "en",
+        slug,
+        fields: { title, slides },
+        expected_current_version_id: null,
+      }),
+    );
+    await publishAll(ctx, page);
+  }
+}
+
+async function publishAll(
+  ctx: LifecycleContext,
+  saved: LifecycleResult,
+): Promise<void> {
+  expectSaved(
+    await publishEntry(ctx, {
+      group_id: saved.group_id,
+      expected_current_version_id: saved.current_version_id,
+      expected_workflow_revision: saved.revision,
+    }),
+  );
+}
+
+function expectModel(
+  result: { ok: boolean; code?: string; model_id?: string },
+): string {
+  if (!result.ok || !result.model_id) {
+    throw new Error(`Cannot seed a demo model: ${JSON.stringify(result)}`);
+  }
+  return result.model_id;
+}
+
+function expectSaved(result: LifecycleOutcome): LifecycleResult {
+  if (!result.ok) {
+    throw new Error(`Cannot seed demo content: ${JSON.stringify(result)}`);
+  }
+  return result;
+}
+
+function slugify(text: string): string {
+  return text.toLowerCase().replaceAll("ä", "ae").replaceAll("ö", "oe")
+    .replaceAll("ü", "ue")
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+}
