@@ -10,7 +10,9 @@ const provider: MigrationProvider = {
 /** Applies every pending migration and returns the names applied now. */
 // deno-lint-ignore no-explicit-any
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  // Migrations from parallel branches may land with an earlier name than one already applied.
   const migrator = new Migrator({
+    allowUnorderedMigrations: true,
     db,
     provider,
     migrationTableName: "schema_migrations",
