@@ -3,6 +3,7 @@ import { type Authority, loadAuthority } from "../access/authority.ts";
 import type { Decision } from "../access/decide.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "./actor_snapshot.ts";
+import { publicationChanged } from "./publication_hook.ts";
 import {
   type AuditEntryInput,
   AuditFailure,
@@ -16,6 +17,7 @@ import type {
   LifecycleRefusal,
   LifecycleResult,
 } from "./types.ts";
+import type { ReviewStage } from "./review_stage.ts";
 
 /** One immutable workflow event a command writes. */
 export interface EventInput {
@@ -23,8 +25,9 @@ export interface EventInput {
   entryId: string | null;
   locale: string | null;
   kind: string;
-  from: EntryState | null;
-  to: EntryState | null;
+  /** An entry state, or a review stage for review moves. */
+  from: EntryState | ReviewStage | null;
+  to: EntryState | ReviewStage | null;
   versionId: string | null;
   previousVersionId: string | null;
 }
@@ -123,6 +126,7 @@ export async function runCommand(
       };
       const outcome = await body(scope);
       if (!outcome.ok) throw new Refused(outcome);
+      await publicationChanged(tx, ctx.siteId, outcome.group_id);
       return outcome satisfies LifecycleResult;
     });
   } catch (error) {
