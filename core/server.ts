@@ -8,6 +8,7 @@ import type { AppEnv } from "./web/env.ts";
 import { requestLog } from "./web/request_log.ts";
 import { serveStaticFile } from "./web/static_files.ts";
 import { csrfProtection } from "./auth/csrf.ts";
+import { createManagementApi } from "./manage/api.ts";
 
 /** The project root, where static/ and the island sources live. */
 export const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(
@@ -17,7 +18,8 @@ export const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(
 
 /** Creates the application for `services`; tests call `app.request()` on it without a port. */
 export function createApp(services: Services): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // `/admin/` and `/admin` are one page.
+  const app = new Hono<AppEnv>({ strict: false });
   app.use("*", async function provideServices(c, next) {
     c.set("services", services);
     c.set("log", services.log);
@@ -28,6 +30,9 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.use(
     "*",
     secureHeaders({
+      // Same-origin form posts must carry their real Origin for the CSRF check; other
+      // origins still get no referrer.
+      referrerPolicy: "same-origin",
       contentSecurityPolicy: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
@@ -43,6 +48,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     if (answer) return answer;
     await next();
   });
+  app.route("/api/manage/v1", createManagementApi(services));
   registerRoutes(app, {
     manifest,
     assets: services.assets,

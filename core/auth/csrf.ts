@@ -1,5 +1,5 @@
 // CSRF protection: a double-submit token on every form post, and on any cookie-carrying write.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../web/env.ts";
@@ -47,9 +47,7 @@ export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
           c.req.url,
           config.publicUrl,
         );
-        const sent = isForm
-          ? await formToken(c.req.raw.clone())
-          : c.req.header(CSRF_HEADER);
+        const sent = isForm ? await formToken(c) : c.req.header(CSRF_HEADER);
         const cookie = getCookie(c, CSRF_COOKIE);
         if (!sent || !cookie || !(await secretsEqual(sent, cookie))) {
           throw new HttpError(
@@ -64,9 +62,10 @@ export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
   };
 }
 
-async function formToken(request: Request): Promise<string | undefined> {
+/** Reads the token through Hono's cached body parse, so the route can parse the form again. */
+async function formToken(c: Context): Promise<string | undefined> {
   try {
-    const value = (await request.formData()).get(CSRF_FIELD);
+    const value = (await c.req.parseBody())[CSRF_FIELD];
     return typeof value === "string" ? value : undefined;
   } catch {
     return undefined;

@@ -18,6 +18,11 @@ pg.types.setTypeParser(pgliteTypes.INT8, (value: string) => Number(value));
 export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   if ("url" in target) {
     const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+    // An idle client the server drops (restart, failover) must not crash the process; the
+    // pool replaces it on the next query.
+    pool.on("error", (error: Error) => {
+      console.error(`PostgreSQL idle client failed: ${error.message}`);
+    });
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   const options = {

@@ -89,12 +89,18 @@ function describe(error: unknown): string {
 /** The plain error page of HTML routes. */
 export function errorPage(c: Context, error: HttpError): Response {
   const title = error.status >= 500 ? "Something went wrong" : error.message;
-  const html =
-    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${
-      escapeHtml(title)
-    }</title><meta name="viewport" content="width=device-width, initial-scale=1"></head><body><main><h1>${error.status}</h1><p>${
-      escapeHtml(title)
-    }</p><p><a href="/admin">Back to the admin</a></p></main></body></html>`;
+  const back = c.req.path.startsWith("/admin")
+    ? `<p><a href="/admin">Back to the admin</a></p>`
+    : "";
+  const html = [
+    `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">`,
+    `<title>${escapeHtml(title)}</title></head><body><main>`,
+    `<h1>${error.status}</h1><p>${escapeHtml(title)}</p>`,
+    `<p>Code: <code>${
+      escapeHtml(error.code)
+    }</code></p>${back}</main></body></html>`,
+  ].join("");
   return c.html(html, error.status, error.headers);
 }
 

@@ -18,7 +18,12 @@ export async function serveStaticFile(
   c: Context,
   staticDir: string,
 ): Promise<Response | null> {
-  const relative = decodeURIComponent(c.req.path.replace(/^\/_static\//, ""));
+  let relative: string;
+  try {
+    relative = decodeURIComponent(c.req.path.replace(/^\/_static\//, ""));
+  } catch {
+    return null;
+  }
   if (
     relative.split("/").some((part) =>
       part === ".." || part === "" || part.startsWith(".")

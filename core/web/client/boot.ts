@@ -13,7 +13,12 @@ if (payloadElement?.textContent) {
   for (const element of document.querySelectorAll<HTMLElement>("x-island")) {
     const name = element.dataset.island!;
     const props = payload.props[Number(element.dataset.props)];
-    const module = await import(payload.chunks[name]);
-    hydrate(h(module.default.component, props), element);
+    try {
+      const module = await import(payload.chunks[name]);
+      hydrate(h(module.default.component, props), element);
+    } catch (error) {
+      // One island that cannot load must not keep the others from hydrating.
+      console.error(`Island "${name}" could not hydrate`, error);
+    }
   }
 }

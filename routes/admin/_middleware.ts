@@ -1,0 +1,13 @@
+// Every admin page: the site from the Host header, the session from its cookie, and no caching.
+import type { MiddlewareHandler } from "hono";
+import { loadSession } from "../../core/auth/session_middleware.ts";
+import { resolveSiteByHost } from "../../core/sites/resolve_site.ts";
+import type { AppEnv } from "../../core/web/env.ts";
+
+/** Admin pages carry personal data and CSRF tokens: no shared or browser cache may keep them. */
+const noStore: MiddlewareHandler<AppEnv> = async function noStore(c, next) {
+  c.header("Cache-Control", "no-store");
+  await next();
+};
+
+export const middleware = [noStore, resolveSiteByHost, loadSession];
