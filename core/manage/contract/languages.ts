@@ -1,0 +1,47 @@
+// Contract of the language routes: list the site's languages and add one.
+import { z } from "zod";
+import { operation } from "./operation.ts";
+
+/** A language code such as `en` or `de-AT`. */
+export const languageCode = z.string().regex(
+  /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/,
+  "expected a language code such as en or de-AT",
+);
+
+/** One language of the site. */
+export const language = z.strictObject({
+  code: z.string(),
+  is_default: z.boolean(),
+  position: z.int().min(0).describe("Order in the admin; the default is 0"),
+});
+
+/** `GET /languages`. */
+export const listLanguages = operation({
+  name: "list-languages",
+  method: "GET",
+  path: "/languages",
+  summary: "List the site's languages, default first",
+  tag: "languages",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  answer: z.strictObject({
+    data: z.array(language),
+    default_language: z.string(),
+  }),
+});
+
+/** `POST /languages`. */
+export const addLanguage = operation({
+  name: "add-language",
+  method: "POST",
+  path: "/languages",
+  summary: "Add a language to the site, after the existing ones",
+  tag: "languages",
+  scope: "settings:write",
+  key: { retention: "short", settle: "prove" },
+  status: 201,
+  body: z.strictObject({ code: languageCode }),
+  answer: language,
+  errors: ["locale_exists"],
+});

@@ -1,0 +1,27 @@
+// The Management API v1 contract: every operation, declared once. Routes, OpenAPI and client types come from it.
+import { addLanguage, listLanguages } from "./languages.ts";
+import { getSettings, putSettings } from "./settings.ts";
+import { getSite } from "./site.ts";
+
+export * from "./operation.ts";
+export * from "./errors.ts";
+
+/** Contract version (spec 2 part 9): `info.version` of `openapi-v1.json`. */
+export const CONTRACT_VERSION = "1.12.0";
+
+/** Base path of the Management API v1. */
+export const BASE_PATH = "/api/manage/v1";
+
+/** Every operation, in the order of the docs. Add a new one here (see docs/management-api.md). */
+export const OPERATIONS = [
+  getSite,
+  listLanguages,
+  addLanguage,
+  getSettings,
+  putSettings,
+] as const;
+
+/** The union of declared operations. */
+export type DeclaredOperation = typeof OPERATIONS[number];
+/** The kebab-case name of a declared operation. */
+export type OperationName = DeclaredOperation["name"];

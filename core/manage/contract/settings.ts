@@ -1,0 +1,68 @@
+// Contract of the settings routes: the six site settings documents, read and replaced under a revision pin.
+import { z } from "zod";
+import { SETTINGS_SCHEMAS } from "../../sites/settings_documents.ts";
+import { operation } from "./operation.ts";
+
+/** The keys of the settings documents, as path values. */
+export const settingsKey = z.enum(
+  Object.keys(SETTINGS_SCHEMAS) as [
+    keyof typeof SETTINGS_SCHEMAS,
+    ...(keyof typeof SETTINGS_SCHEMAS)[],
+  ],
+);
+
+/**
+ * A settings document. The route validates it against the schema of its key (refusal:
+ * `input_invalid` with `problems`), so the contract states the six shapes as `anyOf`.
+ */
+const settingsDocument = z.looseObject({}).meta({
+  description:
+    "The whole document of the key in the path; each key has its own closed shape",
+  anyOf: Object.values(SETTINGS_SCHEMAS).map((schema) =>
+    z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any" })
+  ).map(({ $schema: _, ...rest }) => rest),
+});
+
+/** A stored settings document with its revision (0: the defaults, never changed). */
+export const settingsAnswer = z.strictObject({
+  key: settingsKey,
+  document: settingsDocument,
+  revision: z.int().min(0),
+  updated_at: z.string().nullable().describe("ISO time of the last change"),
+});
+
+const params = z.strictObject({ key: settingsKey });
+
+/** `GET /settings/{key}`. */
+export const getSettings = operation({
+  name: "get-settings",
+  method: "GET",
+  path: "/settings/{key}",
+  summary: "Read one settings document and its revision",
+  tag: "settings",
+  scope: "settings:write",
+  key: null,
+  status: 200,
+  params,
+  answer: settingsAnswer,
+});
+
+/** `PUT /settings/{key}`. */
+export const putSettings = operation({
+  name: "put-settings",
+  method: "PUT",
+  path: "/settings/{key}",
+  summary:
+    "Replace one settings document when expected_revision is its current revision",
+  tag: "settings",
+  scope: "settings:write",
+  key: { retention: "short", settle: "rerun" },
+  status: 200,
+  params,
+  body: z.strictObject({
+    expected_revision: z.int().min(0),
+    document: settingsDocument,
+  }),
+  answer: settingsAnswer,
+  errors: ["input_invalid", "conflict"],
+});

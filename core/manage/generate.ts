@@ -1,0 +1,55 @@
+// The generated files of the Management API contract, formatted as `deno fmt` would write them.
+import type { AnyOperation } from "./contract/mod.ts";
+import { OPERATIONS } from "./contract/mod.ts";
+import { buildClientTypes } from "./client_types.ts";
+import { buildOpenApi } from "./openapi.ts";
+
+/** One generated file: its path from the project root and its text. */
+export interface GeneratedFile {
+  path: string;
+  text: string;
+}
+
+/** Path of the OpenAPI document, from the project root. */
+export const OPENAPI_PATH = "openapi-v1.json";
+/** Path of the client types, from the project root. */
+export const CLIENT_TYPES_PATH = "core/manage/client_types.gen.ts";
+
+/** Builds every generated file of the contract (`deno task gen:manage` writes them). */
+export async function generateManageFiles(
+  operations: readonly AnyOperation[] = OPERATIONS,
+): Promise<GeneratedFile[]> {
+  return [
+    {
+      path: OPENAPI_PATH,
+      text: await format(
+        JSON.stringify(buildOpenApi(operations), null, 2),
+        "json",
+      ),
+    },
+    {
+      path: CLIENT_TYPES_PATH,
+      text: await format(buildClientTypes(operations), "ts"),
+    },
+  ];
+}
+
+/** Formats `text` with this Deno's own formatter, so the committed files pass `deno fmt --check`. */
+async function format(text: string, ext: "json" | "ts"): Promise<string> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["fmt", `--ext=${ext}`, "-"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(text));
+  await writer.close();
+  const { code, stdout, stderr } = await child.output();
+  if (code !== 0) {
+    throw new Error(
+      `Cannot format generated ${ext}: ${new TextDecoder().decode(stderr)}`,
+    );
+  }
+  return new TextDecoder().decode(stdout);
+}

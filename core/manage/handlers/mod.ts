@@ -1,0 +1,8 @@
+// Every Management API handler, keyed by the camel-case name of its operation; api.ts binds them by name.
+import type { HandlerMap } from "../handler.ts";
+import * as languages from "./languages.ts";
+import * as settings from "./settings.ts";
+import * as site from "./site.ts";
+
+/** One handler per declared operation; the type fails to check when one is missing. */
+export const HANDLERS: HandlerMap = { ...site, ...languages, ...settings };

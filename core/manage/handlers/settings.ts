@@ -1,0 +1,56 @@
+// Handlers of the settings routes: the six documents of core/sites/settings.ts.
+import {
+  getSettings as readSettings,
+  putSettings as writeSettings,
+} from "../../sites/settings.ts";
+import type { SettingsKey } from "../../sites/settings_documents.ts";
+import { refuse } from "../../web/errors.ts";
+import * as contract from "../contract/settings.ts";
+import { defineHandler, type ManageContext } from "../handler.ts";
+import { requireAllowed } from "./require.ts";
+
+/** Search settings need `site:infra`; every other document `site:settings` (spec 2 part 5.1). */
+function requireSettings(ctx: ManageContext, key: SettingsKey): void {
+  requireAllowed(ctx, {
+    action: key === "search" ? "settings.search" : "settings.write",
+  });
+}
+
+/** `get-settings`: one document and its revision. */
+export const getSettings = defineHandler(contract.getSettings, {
+  async run(ctx, { params }) {
+    requireSettings(ctx, params.key);
+    const stored = await readSettings(
+      { db: ctx.services.db, siteId: ctx.site.id },
+      params.key,
+    );
+    return { body: stored };
+  },
+});
+
+/** `put-settings`: replaces one document under its revision pin. */
+export const putSettings = defineHandler(contract.putSettings, {
+  async run(ctx, { params, body }) {
+    requireSettings(ctx, params.key);
+    const { db, clock } = ctx.services;
+    const result = await writeSettings(
+      { db, clock, siteId: ctx.site.id, personId: ctx.authority.personId },
+      params.key,
+      { document: body.document, expectedRevision: body.expected_revision },
+    );
+    if (!result.ok) {
+      if (result.code === "conflict") {
+        refuse(
+          409,
+          "conflict",
+          `Settings "${params.key}" changed: expected revision ${body.expected_revision}, found ${result.current_revision}`,
+          { current_revision: result.current_revision },
+        );
+      }
+      refuse(400, "input_invalid", `Settings "${params.key}" are not valid`, {
+        problems: result.problems,
+      });
+    }
+    return { body: result.settings };
+  },
+});

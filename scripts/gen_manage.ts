@@ -1,0 +1,8 @@
+// deno task gen:manage: writes openapi-v1.json and the client types from the Management API contract.
+import { generateManageFiles } from "../core/manage/generate.ts";
+
+const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+for (const file of await generateManageFiles()) {
+  await Deno.writeTextFile(`${root}/${file.path}`, file.text);
+  console.log(`Wrote ${file.path}`);
+}
