@@ -1,8 +1,6 @@
 // The one contract source: generated files are fresh, openapi-v1.json is valid OpenAPI 3.1, and every declaration is sound.
 import assert from "node:assert/strict";
-// TODO(#4): move to deno.json imports; this session may edit only one task line there.
-// deno-lint-ignore no-import-prefix
-import { Validator } from "npm:@seriousme/openapi-schema-validator@2.11.0";
+import { Validator } from "@seriousme/openapi-schema-validator";
 import {
   camelCase,
   ERROR_STATUS,
