@@ -208,6 +208,40 @@ export interface Database {
   workflow_events: WorkflowEventsTable;
   audit_entries: AuditEntriesTable;
   site_settings: SiteSettingsTable;
+  entry_proposals: EntryProposalsTable;
+  model_proposals: ModelProposalsTable;
+  entry_drafts: EntryDraftsTable;
+  entry_links: EntryLinksTable;
+  entry_unique_claims: EntryUniqueClaimsTable;
+  entry_single_claims: EntrySingleClaimsTable;
+  entry_reviews: EntryReviewsTable;
+  entry_assignments: EntryAssignmentsTable;
+  public_items: PublicItemsTable;
+  public_manual_order: PublicManualOrderTable;
+  public_manual_order_revisions: PublicManualOrderRevisionsTable;
+  site_api_tokens: SiteApiTokensTable;
+  preview_tokens: PreviewTokensTable;
+  site_browser_origins: SiteBrowserOriginsTable;
+  sync_sites: SyncSitesTable;
+  sync_changes: SyncChangesTable;
+  sync_entry_state: SyncEntryStateTable;
+  search_documents: SearchDocumentsTable;
+}
+
+export interface EntryReviewsTable {
+  site_id: string;
+  group_id: string;
+  stage: "draft" | "in_review" | "changes_requested" | "approved";
+  version_id: string | null;
+  updated_at: Timestamp;
+}
+
+export interface EntryAssignmentsTable {
+  site_id: string;
+  group_id: string;
+  assignee_id: string;
+  assigned_by: string | null;
+  assigned_at: Timestamp;
 }
 
 export interface SiteSettingsTable {
@@ -217,4 +251,206 @@ export interface SiteSettingsTable {
   revision: number;
   updated_at: Timestamp;
   updated_by: string | null;
+}
+
+/** A proposed change to one language of an entry, pinned to a version (migration 0060). */
+export interface EntryProposalsTable {
+  id: string;
+  site_id: string;
+  group_id: string;
+  entry_id: string;
+  model_id: string;
+  locale: string;
+  base_version_id: string;
+  fields: Json;
+  original_fields: ColumnType<unknown, string | null, string | null>;
+  note: string;
+  source: Json;
+  created_by: Json;
+  state: "open" | "applied" | "dismissed";
+  revision: number;
+  applied_version_id: string | null;
+  decided_by: ColumnType<unknown, string | null, string | null>;
+  decided_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A proposed new model or model change, for a person to apply (migration 0060). */
+export interface ModelProposalsTable {
+  id: string;
+  site_id: string;
+  mode: "create" | "update";
+  model_id: string | null;
+  base_updated_at: Timestamp | null;
+  definition: Json;
+  note: string;
+  source: Json;
+  created_by: Json;
+  state: "open" | "applied" | "dismissed";
+  revision: number;
+  applied_model_id: string | null;
+  decided_by: ColumnType<unknown, string | null, string | null>;
+  decided_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One person's working draft of an entry language: neither a version nor audited (migration 0060). */
+export interface EntryDraftsTable {
+  id: string;
+  site_id: string;
+  group_id: string;
+  locale: string;
+  holder_id: string;
+  fields: Json;
+  base_version_id: string | null;
+  revision: number;
+  taken_over_from: ColumnType<unknown, string | null, string | null>;
+  taken_over_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One relation link: a target in a source group's relation field (per language when `localizedMembership`). */
+export interface EntryLinksTable {
+  site_id: string;
+  source_group_id: string;
+  field_id: string;
+  field_key: string;
+  /** Null unless the field keeps its list per language. */
+  locale: string | null;
+  target_group_id: string;
+  target_model_id: string;
+  position: number;
+  /** True for one-to-one and one-to-many fields: a target has at most one holder. */
+  exclusive: boolean;
+  created_at: Timestamp;
+}
+
+/** A unique value (or combination of values) held by one group, per model or language. */
+export interface EntryUniqueClaimsTable {
+  site_id: string;
+  model_id: string;
+  /** `""` for model scope, else the language. */
+  scope_locale: string;
+  /** `field:<key>` or `combination:<name>`. */
+  key_name: string;
+  value_digest: string;
+  group_id: string;
+  created_at: Timestamp;
+}
+
+/** The one logical entry of a single-entry model, counting Trash. */
+export interface EntrySingleClaimsTable {
+  site_id: string;
+  model_id: string;
+  group_id: string;
+  created_at: Timestamp;
+}
+
+/** One published item as a requested language serves it, resolved through the locale policy (migration 0080). */
+export interface PublicItemsTable {
+  site_id: string;
+  model_id: string;
+  group_id: string;
+  requested_locale: string;
+  entry_id: string;
+  served_locale: string;
+  slug: string;
+  version_id: string;
+  version_number: number;
+  published_at: Timestamp;
+  fields: Json;
+}
+
+/** A group's place in its model's collection-wide editorial order. */
+export interface PublicManualOrderTable {
+  site_id: string;
+  model_id: string;
+  group_id: string;
+  position: number;
+}
+
+/** Bumped on every change of a model's manual order, so old cursors are refused. */
+export interface PublicManualOrderRevisionsTable {
+  site_id: string;
+  model_id: string;
+  revision: number;
+}
+
+/** A site API token: only its SHA-256 digest is stored, with the model ids it may read. */
+export interface SiteApiTokensTable {
+  id: string;
+  site_id: string;
+  name: string;
+  model_ids: Json;
+  digest: string;
+  created_at: Timestamp;
+  expires_at: Timestamp | null;
+  revoked_at: Timestamp | null;
+}
+
+/** A preview token for the current draft of one item, by digest. */
+export interface PreviewTokensTable {
+  digest: string;
+  site_id: string;
+  group_id: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}
+
+/** The browser origins allowed to read a site's public API cross-origin. */
+export interface SiteBrowserOriginsTable {
+  site_id: string;
+  origins: Json;
+  updated_at: Timestamp;
+}
+
+/** Per-site sync sequence: last number given out and highest pruned (migration 0090). */
+export interface SyncSitesTable {
+  site_id: string;
+  last_seq: number;
+  pruned_through: number;
+}
+
+/** One ordered change of what a language instance serves (migration 0090). */
+export interface SyncChangesTable {
+  site_id: string;
+  seq: number;
+  group_id: string;
+  model_id: string;
+  locale: string;
+  kind: "upsert" | "delete";
+  created_at: Timestamp;
+}
+
+/** What the change log last recorded for one language instance (migration 0090). */
+export interface SyncEntryStateTable {
+  site_id: string;
+  group_id: string;
+  locale: string;
+  model_id: string;
+  fingerprint: string;
+}
+
+/** One searchable live language instance (migration 0090); tsvector columns are written with SQL. */
+export interface SearchDocumentsTable {
+  site_id: string;
+  entry_id: string;
+  group_id: string;
+  model_id: string;
+  locale: string;
+  slug: string;
+  published_at: Timestamp;
+  title: string;
+  summary: string;
+  is_english: boolean;
+  field_words: Json;
+  field_stems: Json;
+  title_words: string;
+  words: unknown;
+  stems: unknown;
+  parts: unknown;
 }

@@ -9,13 +9,15 @@ export interface AuditEntryInput {
   actor: ActorSnapshot;
   /** What was done, such as `entry.publish` or `plugin.content.save`. */
   action: string;
-  /** What it was done to. */
-  target: {
-    kind: "entry";
-    group_id: string;
-    model_id: string;
-    locale: string | null;
-  };
+  /** What it was done to: an entry, or another kind of thing (credential, role...). */
+  target:
+    | {
+      kind: "entry";
+      group_id: string;
+      model_id: string;
+      locale: string | null;
+    }
+    | { kind: "credential"; credential_id: string; name: string };
   details: Record<string, unknown>;
   at: Date;
 }

@@ -4,6 +4,12 @@ import type { ModelAction } from "../access/permissions.ts";
 import { stableJson } from "../models/problems.ts";
 import { type CommandScope, refusalOf, runCommand } from "./command.ts";
 import {
+  claimSingleEntry,
+  enforceEntryRules,
+  loadRuleModel,
+  resolveRelationWrites,
+} from "./rules.ts";
+import {
   type GroupRow,
   type InstanceRow,
   instanceState,
@@ -88,7 +94,9 @@ function changedKeys(
  * item), keeping stored values of fields the role cannot read. Refusals: `not_found`,
  * `unknown_locale`, `missing_permission`, `locale_denied`, `field_denied`,
  * `version_conflict` (stale pin), `transition_unavailable` (trashed), `slug_taken`,
- * `field_validation_failed` (save mode).
+ * `field_validation_failed` (save mode), and the entry rules of `rules.ts`:
+ * `single_entry_exists`, `unique_value_taken`, `relation_*`. Relation fields take write
+ * forms (`relation_writes.ts`); the resolved list is what the version stores.
  */
 export function saveEntry(
   ctx: LifecycleContext,
@@ -108,6 +116,7 @@ export function saveEntry(
     const modelId = group?.model_id ??
       (plan.kind === "create" ? plan.modelId : "");
     const instance = plan.kind === "update" ? plan.instance : null;
+    const model = await loadRuleModel(scope.tx, siteId, modelId);
     const before = await storedFields(
       scope,
       siteId,
@@ -134,6 +143,17 @@ export function saveEntry(
       return { ok: false, code: "version_conflict" };
     }
     if (group?.trashed_at) return { ok: false, code: "transition_unavailable" };
+    if (model) {
+      const resolved = await resolveRelationWrites(scope.tx, {
+        siteId,
+        model,
+        groupId: group?.id ?? null,
+        locale: options.locale,
+        fields,
+      });
+      if (!resolved.ok) return resolved;
+      Object.assign(fields, resolved.fields);
+    }
     const slug = options.slug ?? instance?.slug;
     if (!slug) {
       throw new Error(`Cannot add language "${options.locale}": no slug given`);
@@ -172,6 +192,8 @@ export function saveEntry(
         created_at: now,
         updated_at: now,
       }).execute();
+      const single = await claimSingleEntry(scope, siteId, model, groupId);
+      if (single) return single;
     }
     if (!instance) {
       await scope.tx.insertInto("entries").values({
@@ -209,6 +231,15 @@ export function saveEntry(
     await scope.tx.updateTable("entry_groups")
       .set({ current_version_id: versionId, updated_at: now })
       .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+    const refused = await enforceEntryRules(scope, {
+      siteId,
+      model,
+      groupId,
+      locale: options.locale,
+      fields,
+      previous: before,
+    });
+    if (refused) return refused;
     const state = group && instance ? instanceState(group, instance) : "draft";
     await scope.record([{
       groupId,

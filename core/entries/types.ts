@@ -85,7 +85,25 @@ export type LifecycleRefusalCode =
   | "field_validation_failed"
   | "slug_taken"
   | "audit_unavailable"
-  | "temporary_failure";
+  | "temporary_failure"
+  /** 422: the named person may not act on the entry's model (assignment). */
+  | "assignee_not_eligible"
+  | EntryRuleRefusalCode;
+
+/** Refusals of the entry rules: single-entry models, unique values and relations (see `rules.ts`). */
+export type EntryRuleRefusalCode =
+  /** 409: the single-entry model already holds its entry (Trash counts). */
+  | "single_entry_exists"
+  /** 409: another entry holds the unique value or combination. */
+  | "unique_value_taken"
+  /** 409: another entry holds the target in a one-to-one or one-to-many field. */
+  | "relation_target_taken"
+  /** 422: missing, wrong-model, unreadable, or (newly chosen) trashed targets. */
+  | "relation_target_not_found"
+  /** 422: a target named twice in one list, or connected while already linked. */
+  | "relation_duplicate_target"
+  /** 422: a position or move on a to-one or unordered field. */
+  | "relation_position_not_ordered";
 
 /** A typed refusal; nothing was written. */
 export interface LifecycleRefusal {
@@ -99,6 +117,22 @@ export interface LifecycleRefusal {
   fields?: string[];
   /** Each problem by full path and language (`field_validation_failed`). */
   errors?: ValueProblem[];
+  /** The entry holding what was asked for (`single_entry_exists`, `unique_value_taken`). */
+  existing?: { group_id: string };
+  /** The unique rule refused (`unique_value_taken`). */
+  unique?: UniqueRuleRef;
+  /** The relation field and refused target ids (`relation_*`). */
+  relation?: { field: string; locale: string | null; ids: string[] };
+}
+
+/** A unique rule named in a refusal: one field, or a named combination of fields. */
+export interface UniqueRuleRef {
+  kind: "field" | "combination";
+  name: string;
+  fields: string[];
+  /** `model`, or `language` with the language in `locale`. */
+  scope: "model" | "language";
+  locale: string | null;
 }
 
 /** The state of one language instance after a command. */

@@ -5,6 +5,11 @@ import * as m0010 from "./0010_models.ts";
 import * as m0020 from "./0020_access.ts";
 import * as m0030 from "./0030_entries.ts";
 import * as m0040 from "./0040_site_settings.ts";
+import * as m0070 from "./0070_review.ts";
+import * as m0050 from "./0050_entry_links.ts";
+import * as m0060 from "./0060_proposals_drafts.ts";
+import * as m0080 from "./0080_public_read.ts";
+import * as m0090 from "./0090_sync_search.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -13,4 +18,9 @@ export const migrations: Record<string, Migration> = {
   "0020_access": m0020,
   "0030_entries": m0030,
   "0040_site_settings": m0040,
+  "0050_entry_links": m0050,
+  "0060_proposals_drafts": m0060,
+  "0070_review": m0070,
+  "0080_public_read": m0080,
+  "0090_sync_search": m0090,
 };

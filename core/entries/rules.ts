@@ -1,0 +1,56 @@
+// The entry rules a save keeps, in its transaction: single-entry models, unique values, relation links.
+import type { Db } from "../db/database.ts";
+import { getModel } from "../models/model_reads.ts";
+import type { StoredModel } from "../models/store_rows.ts";
+import type { CommandScope } from "./command.ts";
+import { writeRelationLinks } from "./relations.ts";
+import { claimUniqueValues } from "./unique.ts";
+import type { LifecycleRefusal } from "./types.ts";
+
+export { claimSingleEntry } from "./single_entry.ts";
+export { resolveRelationWrites } from "./relations.ts";
+
+/** The entry's live model on the site, or null when there is none (then no rule applies). */
+export async function loadRuleModel(
+  db: Db,
+  siteId: string,
+  modelId: string,
+): Promise<StoredModel | null> {
+  const found = await getModel(
+    { db, siteId, clock: { now: () => new Date(0) } },
+    modelId,
+  );
+  return found.ok ? found.model : null;
+}
+
+/** A version just written, as the rules see it. */
+export interface WrittenVersion {
+  siteId: string;
+  model: StoredModel | null;
+  groupId: string;
+  locale: string;
+  /** The values of the new version. */
+  fields: Record<string, unknown>;
+  /** The values this language held before (empty for a new language). */
+  previous: Record<string, unknown>;
+}
+
+/**
+ * Applies the rules after a new version's rows are written and before the command records
+ * it: relation targets and links, then unique claims. A refusal rolls the command back.
+ */
+export async function enforceEntryRules(
+  scope: CommandScope,
+  written: WrittenVersion,
+): Promise<LifecycleRefusal | null> {
+  const { model } = written;
+  if (model === null) return null;
+  const links = await writeRelationLinks(scope, { ...written, model });
+  if (links) return links;
+  return await claimUniqueValues(
+    scope,
+    written.siteId,
+    model,
+    written.groupId,
+  );
+}
