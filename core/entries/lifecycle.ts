@@ -9,6 +9,7 @@ import {
   instanceState,
   readResult,
 } from "./store.ts";
+import { readReviewState, reviewBlocksPublish } from "./review.ts";
 import { auditTarget, bumpRevision, loadTargets, permit } from "./targets.ts";
 import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
 
@@ -102,6 +103,12 @@ export function publishEntry(
       return { ok: false, code: "version_conflict" };
     }
     if (group.trashed_at !== null || changing.length === 0) {
+      return { ok: false, code: "transition_unavailable" };
+    }
+    // A site that requires review publishes only an approved draft.
+    if (
+      reviewBlocksPublish(await readReviewState(scope.tx, ctx.siteId, group.id))
+    ) {
       return { ok: false, code: "transition_unavailable" };
     }
     const problems = await publishProblems(ctx, scope, group, changing);

@@ -7,10 +7,36 @@ import {
   type ReviewMove,
   type ReviewStage,
 } from "./review_stage.ts";
-import { readResult } from "./store.ts";
+import { hasUnpublishedChange, readResult } from "./store.ts";
 import { auditTarget, bumpRevision, loadTargets, permit } from "./targets.ts";
 import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
 import type { Db } from "../db/database.ts";
+import { getSettings } from "../sites/settings.ts";
+
+/** The review facts publication depends on: the stage now, and whether the site requires approval. */
+export interface ReviewState {
+  stage: ReviewStage;
+  /** Settings → editorial `review_required`: publishing needs an approved draft. */
+  required: boolean;
+}
+
+/** Reads the group's review stage and the site's editorial rule. */
+export async function readReviewState(
+  db: Db,
+  siteId: string,
+  groupId: string,
+): Promise<ReviewState> {
+  const editorial = await getSettings({ db, siteId }, "editorial");
+  return {
+    stage: await readReviewStage(db, siteId, groupId),
+    required: editorial.document.review_required,
+  };
+}
+
+/** True when the site requires review and the group's current draft is not approved. */
+export function reviewBlocksPublish(review: ReviewState): boolean {
+  return review.required && review.stage !== "approved";
+}
 
 /** A review move, pinned to the workflow revision the caller read. */
 export interface ReviewMoveOptions {
@@ -62,7 +88,9 @@ export function moveReview(
     const rule = REVIEW_MOVES[options.move];
     const denied = permit(scope, group, rule.needs, instances);
     if (denied) return denied;
-    if (group.trashed_at !== null || group.current_version_id === null) {
+    if (
+      group.trashed_at !== null || !loaded.instances.some(hasUnpublishedChange)
+    ) {
       return { ok: false, code: "transition_unavailable" };
     }
     const stage = await readReviewStage(scope.tx, ctx.siteId, group.id);

@@ -10,6 +10,9 @@ import {
   readReviewStage,
 } from "./review.ts";
 import { saveEntry } from "./save.ts";
+import { publishEntry } from "./lifecycle.ts";
+import { readWorkflow } from "./workflow.ts";
+import { putSettings } from "../sites/settings.ts";
 
 Deno.test("moveReview() submits a draft for review, bumping the revision with an event and an audit entry", async () => {
   const w = await openWorld();
@@ -181,6 +184,59 @@ Deno.test("assignEntry() names an eligible person, refuses one who cannot act, a
       }),
     );
     equal(await readAssignment(w.db, w.siteId, saved.group_id), null);
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("with review required, publish waits for approval and the workflow block offers submit, not publish", async () => {
+  const w = await openWorld();
+  try {
+    const saved = await article(w);
+    ok(
+      await putSettings(
+        { db: w.db, clock: w.clock, siteId: w.siteId, personId: w.editorId },
+        "editorial",
+        {
+          document: { version_retention_days: null, review_required: true },
+          expectedRevision: 0,
+        },
+      ),
+    );
+    const block =
+      ok(await readWorkflow(w.ctx(), { group_id: saved.group_id })).workflow;
+    deepEqual(block.transitions.map((t) => t.kind), ["submit", "trash"]);
+    const publish = (revision: number, current: string | null) =>
+      publishEntry(w.ctx(), {
+        group_id: saved.group_id,
+        expected_current_version_id: current,
+        expected_workflow_revision: revision,
+      });
+    equal(
+      code(await publish(saved.revision, saved.current_version_id)),
+      "transition_unavailable",
+    );
+    const submitted = ok(
+      await moveReview(w.ctx(), {
+        group_id: saved.group_id,
+        move: "submit",
+        expected_workflow_revision: saved.revision,
+      }),
+    );
+    const approved = ok(
+      await moveReview(w.ctx(), {
+        group_id: saved.group_id,
+        move: "approve",
+        expected_workflow_revision: submitted.revision,
+      }),
+    );
+    const after =
+      ok(await readWorkflow(w.ctx(), { group_id: saved.group_id })).workflow;
+    deepEqual(after.transitions.map((t) => t.kind), ["publish", "trash"]);
+    equal(
+      code(await publish(approved.revision, saved.current_version_id)),
+      "ok",
+    );
   } finally {
     await w.close();
   }

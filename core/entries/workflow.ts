@@ -13,12 +13,17 @@ import {
   readInstances,
 } from "./store.ts";
 import type { EntryState, LifecycleRefusal } from "./types.ts";
+import { readReviewState, type ReviewState } from "./review.ts";
+import {
+  REVIEW_MOVES,
+  type ReviewMove,
+  type ReviewStage,
+} from "./review_stage.ts";
 
 /** A transition the actor may take now, and the state it leads to. */
-export interface WorkflowTransition {
-  kind: "publish" | "unpublish" | "trash" | "restore";
-  to: EntryState;
-}
+export type WorkflowTransition =
+  | { kind: "publish" | "unpublish" | "trash" | "restore"; to: EntryState }
+  | { kind: ReviewMove; to: ReviewStage };
 
 /** The transitions of one language, with its pins. */
 export interface LocaleWorkflow {
@@ -66,14 +71,18 @@ function allowed(
  * Computes the block from stored rows, pure: a trashed group offers only `restore`; else
  * `publish` while some language has an unpublished change, `unpublish` while some language
  * is published, and `trash`; each only when `decide()` allows it for the languages it touches.
+ * With review facts, the review moves of the current stage are offered too, and publishing
+ * waits for approval where the site requires review.
  */
 export function workflowBlock(
   authority: Authority,
   group: GroupRow,
   instances: readonly InstanceRow[],
   publishedVersionId: string | null,
+  review: ReviewState = { stage: "draft", required: false },
 ): WorkflowBlock {
   const trashed = group.trashed_at !== null;
+  const mayPublish = !(review.required && review.stage !== "approved");
   const live = instances.filter((i) => i.published_version_id !== null);
   const changing = instances.filter(hasUnpublishedChange);
   const transitions: WorkflowTransition[] = [];
@@ -85,8 +94,22 @@ export function workflowBlock(
       });
     }
   } else {
-    if (changing.length && allowed(authority, group, "publish", changing)) {
+    if (
+      mayPublish && changing.length &&
+      allowed(authority, group, "publish", changing)
+    ) {
       transitions.push({ kind: "publish", to: "published" });
+    }
+    // Review speaks about a draft not yet published, so it is offered only while one exists.
+    if (changing.length) {
+      for (const [move, rule] of Object.entries(REVIEW_MOVES)) {
+        if (
+          rule.from.includes(review.stage) &&
+          allowed(authority, group, rule.needs, instances)
+        ) {
+          transitions.push({ kind: move as ReviewMove, to: rule.to });
+        }
+      }
     }
     if (live.length && allowed(authority, group, "unpublish", live)) {
       transitions.push({ kind: "unpublish", to: "draft" });
@@ -99,7 +122,7 @@ export function workflowBlock(
   for (const instance of instances) {
     const own: WorkflowTransition[] = [];
     if (
-      !trashed && hasUnpublishedChange(instance) &&
+      !trashed && mayPublish && hasUnpublishedChange(instance) &&
       allowed(authority, group, "publish", [instance])
     ) {
       own.push({ kind: "publish", to: "published" });
@@ -155,6 +178,12 @@ export async function readWorkflow(
   );
   return {
     ok: true,
-    workflow: workflowBlock(loaded.authority, group, instances, published),
+    workflow: workflowBlock(
+      loaded.authority,
+      group,
+      instances,
+      published,
+      await readReviewState(ctx.db, ctx.siteId, group.id),
+    ),
   };
 }

@@ -25,7 +25,7 @@ async function twoLanguages(w: Awaited<ReturnType<typeof openWorld>>) {
   );
 }
 
-Deno.test("readWorkflow() offers an editor publish and trash on a draft, and per-language publish", async () => {
+Deno.test("readWorkflow() offers an editor publish, review and trash on a draft, and per-language publish", async () => {
   const w = await openWorld();
   try {
     const a = await twoLanguages(w);
@@ -34,6 +34,7 @@ Deno.test("readWorkflow() offers an editor publish and trash on a draft, and per
     assert.equal(read.workflow.current_version_id, a.current_version_id);
     assert.deepEqual(read.workflow.transitions, [
       { kind: "publish", to: "published" },
+      { kind: "submit", to: "in_review" },
       { kind: "trash", to: "trashed" },
     ]);
     assert.deepEqual(Object.keys(read.workflow.locales), ["en", "de"]);
