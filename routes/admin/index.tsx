@@ -81,6 +81,12 @@ export default function AdminHome({ data }: PageProps<HomeData>) {
             <dd>{user.email}</dd>
           </dl>
         </section>
+        <section class="card">
+          <h2>Settings</h2>
+          <p>
+            <a href="/admin/settings/api">Management credentials</a>
+          </p>
+        </section>
         <LanguagePreview
           languages={site.languages}
           defaultLanguage={site.defaultLanguage}

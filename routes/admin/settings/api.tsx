@@ -1,0 +1,252 @@
+// GET/POST /admin/settings/api: management credentials, created by a person holding site:settings.
+import type { Context } from "hono";
+import { SCOPES } from "../../../core/access/scopes.ts";
+import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
+import {
+  createCredential,
+  type CredentialContext,
+  type CredentialRefusal,
+  listCredentials,
+  revokeCredential,
+} from "../../../core/credentials/credentials.ts";
+import type { AppEnv } from "../../../core/web/env.ts";
+import { refuse } from "../../../core/web/errors.ts";
+import { page, type PageProps } from "../../../core/web/manifest.ts";
+
+export const middleware = requireSignedIn;
+
+/** One credential as the page lists it. */
+interface CredentialRow {
+  id: string;
+  name: string;
+  scopes: string[];
+  models: string[] | null;
+  createdAt: string;
+  revoked: boolean;
+}
+
+/** What the page shows. */
+interface ApiSettingsData {
+  siteName: string;
+  csrfToken: string;
+  credentials: CredentialRow[];
+  models: { id: string; name: string }[];
+  /** The secret of the credential just created: shown on this one answer only. */
+  created?: { name: string; secret: string };
+  error?: string;
+}
+
+function context(c: Context<AppEnv>): CredentialContext {
+  const { db, clock } = c.var.services;
+  return { db, clock, siteId: c.var.site.id, personId: c.var.user!.id };
+}
+
+async function pageData(
+  c: Context<AppEnv>,
+  extra: Partial<ApiSettingsData> = {},
+): Promise<ApiSettingsData> {
+  const listed = await listCredentials(context(c));
+  if (!listed.ok) {
+    refuse(
+      403,
+      listed.code,
+      "Managing credentials needs the site:settings permission",
+    );
+  }
+  const models = await c.var.services.db.selectFrom("models").select([
+    "id",
+    "name",
+  ])
+    .where("site_id", "=", c.var.site.id).where("deleted_at", "is", null)
+    .orderBy("name").execute();
+  return {
+    siteName: c.var.site.name,
+    csrfToken: c.var.csrfToken,
+    credentials: listed.credentials.map((r) => ({
+      id: r.id,
+      name: r.name,
+      scopes: r.scopes,
+      models: r.models,
+      createdAt: r.createdAt.toISOString(),
+      revoked: r.revokedAt !== null,
+    })),
+    models,
+    ...extra,
+  };
+}
+
+function explain(
+  refusal: CredentialRefusal,
+): { status: 400 | 403 | 404 | 422 | 503; message: string } {
+  switch (refusal.code) {
+    case "missing_permission":
+      return {
+        status: 403,
+        message: "Managing credentials needs the site:settings permission",
+      };
+    case "grant_not_held":
+      return {
+        status: 422,
+        message: `You can grant only what you hold now; not held: ${
+          "not_held" in refusal
+            ? refusal.not_held.map((n) =>
+              n.model ? `${n.scope} on ${n.model}` : n.scope
+            ).join(", ")
+            : ""
+        }`,
+      };
+    case "invalid_request":
+      return {
+        status: 400,
+        message: "problems" in refusal
+          ? refusal.problems.map((p) => p.message).join("; ")
+          : "Invalid request",
+      };
+    case "not_found":
+      return {
+        status: 404,
+        message: "That credential does not exist or is already revoked",
+      };
+    default:
+      return {
+        status: 503,
+        message: "The change could not be recorded; nothing was changed",
+      };
+  }
+}
+
+export const handler = {
+  async GET(c: Context<AppEnv>) {
+    return page(await pageData(c));
+  },
+
+  async POST(c: Context<AppEnv>) {
+    const form = await c.req.parseBody({ all: true });
+    const list = (value: unknown) =>
+      (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(
+        String,
+      );
+    if (form.action === "revoke") {
+      const revoked = await revokeCredential(context(c), String(form.id ?? ""));
+      if (!revoked.ok) {
+        const { status, message } = explain(revoked);
+        return page(await pageData(c, { error: message }), { status });
+      }
+      return c.redirect("/admin/settings/api", 303);
+    }
+    const models = list(form.model);
+    const created = await createCredential(context(c), {
+      name: String(form.name ?? ""),
+      scopes: list(form.scope),
+      models: models.length > 0 ? models : null,
+    });
+    if (!created.ok) {
+      const { status, message } = explain(created);
+      return page(await pageData(c, { error: message }), { status });
+    }
+    return page(
+      await pageData(c, {
+        created: { name: created.credential.name, secret: created.secret },
+      }),
+      {
+        status: 201,
+      },
+    );
+  },
+};
+
+export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
+  return (
+    <main>
+      <p>
+        <a href="/admin">← {data.siteName}</a>
+      </p>
+      <h1>Management credentials</h1>
+      {data.error && <p role="alert" class="error">{data.error}</p>}
+      {data.created && (
+        <section class="card" aria-labelledby="created-heading">
+          <h2 id="created-heading">Secret of “{data.created.name}”</h2>
+          <p>Copy it now: it is shown only once and cannot be read again.</p>
+          <p>
+            <code id="created-secret">{data.created.secret}</code>
+          </p>
+        </section>
+      )}
+      <section class="card">
+        <h2>Credentials</h2>
+        {data.credentials.length === 0
+          ? <p class="muted">None yet.</p>
+          : (
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Models</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">State</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.credentials.map((cred) => (
+                  <tr key={cred.id}>
+                    <td>{cred.name}</td>
+                    <td>{cred.scopes.join(", ")}</td>
+                    <td>{cred.models === null ? "All" : cred.models.length}</td>
+                    <td>{cred.createdAt.slice(0, 16).replace("T", " ")}</td>
+                    <td>
+                      {cred.revoked
+                        ? "Revoked"
+                        : (
+                          <form method="post" class="inline">
+                            <input
+                              type="hidden"
+                              name="_csrf"
+                              value={data.csrfToken}
+                            />
+                            <input type="hidden" name="action" value="revoke" />
+                            <input type="hidden" name="id" value={cred.id} />
+                            <button type="submit" class="secondary">
+                              Revoke
+                            </button>
+                          </form>
+                        )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+      </section>
+      <section class="card">
+        <h2>New credential</h2>
+        <form method="post">
+          <input type="hidden" name="_csrf" value={data.csrfToken} />
+          <input type="hidden" name="action" value="create" />
+          <p>
+            <label for="credential-name">Name</label>
+            <input id="credential-name" name="name" required maxLength={200} />
+          </p>
+          <fieldset>
+            <legend>Scopes</legend>
+            {SCOPES.map((scope) => (
+              <label key={scope} class="check">
+                <input type="checkbox" name="scope" value={scope} /> {scope}
+              </label>
+            ))}
+          </fieldset>
+          <fieldset>
+            <legend>Models (none chosen: every model you reach)</legend>
+            {data.models.map((model) => (
+              <label key={model.id} class="check">
+                <input type="checkbox" name="model" value={model.id} />{" "}
+                {model.name}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">Create credential</button>
+        </form>
+      </section>
+    </main>
+  );
+}
