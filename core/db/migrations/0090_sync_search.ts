@@ -60,5 +60,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     create index search_documents_words on search_documents using gin (words);
     create index search_documents_stems on search_documents using gin (stems);
     create index search_documents_parts on search_documents using gin (parts);
+
+    -- Menus of the site chrome: items link to an entry (by group) or to an address, labels per language.
+    create table site_menus (
+      site_id uuid not null references sites(id) on delete cascade,
+      key text not null check (key ~ '^[a-z0-9][a-z0-9_-]{0,63}$'),
+      items jsonb not null,
+      updated_at timestamptz not null,
+      primary key (site_id, key)
+    );
   `.execute(db);
 }

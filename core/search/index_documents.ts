@@ -1,0 +1,183 @@
+// Keeps `search_documents` current inside the publication transaction (spec 3 part 4.7): one
+// document per live language instance of a public model, with linked items' names.
+import { sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import { UUID } from "../models/field_types.ts";
+import { loadModels, type StoredModel } from "../models/store_rows.ts";
+import {
+  hiddenFromSearch,
+  plainText,
+  searchableFields,
+  summaryOf,
+  titleField,
+} from "./fields.ts";
+import { isEnglish, searchWords, spaced, suffixes } from "./words.ts";
+
+/**
+ * Re-indexes every language of `groupId`, then every group linking to it (their linked
+ * names depend on its publication). Registered in the publication hook.
+ */
+export async function refreshSearchDocuments(
+  tx: Db,
+  siteId: string,
+  groupId: string,
+): Promise<void> {
+  await indexGroup(tx, siteId, groupId);
+  const sources = await tx.selectFrom("entry_links").select("source_group_id")
+    .distinct().where("site_id", "=", siteId)
+    .where("target_group_id", "=", groupId).execute();
+  for (const s of sources) {
+    if (s.source_group_id !== groupId) {
+      await indexGroup(tx, siteId, s.source_group_id);
+    }
+  }
+}
+
+/** Rebuilds the documents of every group of a site (after a model or field changes visibility). */
+export async function reindexSite(db: Db, siteId: string): Promise<void> {
+  const groups = await db.selectFrom("entry_groups").select("id")
+    .where("site_id", "=", siteId).execute();
+  for (const g of groups) await indexGroup(db, siteId, g.id);
+}
+
+async function indexGroup(
+  tx: Db,
+  siteId: string,
+  groupId: string,
+): Promise<void> {
+  await tx.deleteFrom("search_documents").where("site_id", "=", siteId)
+    .where("group_id", "=", groupId).execute();
+  const group = await tx.selectFrom("entry_groups")
+    .select(["model_id", "trashed_at"]).where("site_id", "=", siteId)
+    .where("id", "=", groupId).executeTakeFirst();
+  if (!group || group.trashed_at !== null) return;
+  // A model id that is not a UUID names no model (and must not abort the transaction).
+  if (!UUID.test(group.model_id)) return;
+  const [model] = await loadModels(tx, siteId, [group.model_id]);
+  if (!model || !model.isPublic) return;
+  const live = await tx.selectFrom("entries as e")
+    .innerJoin(
+      "entry_versions as v",
+      (j) =>
+        j.onRef("v.site_id", "=", "e.site_id").onRef(
+          "v.id",
+          "=",
+          "e.published_version_id",
+        ),
+    )
+    .select(["e.id", "e.locale", "e.slug", "e.published_at", "v.fields"])
+    .where("e.site_id", "=", siteId).where("e.group_id", "=", groupId)
+    .execute();
+  const title = titleField(model);
+  for (const entry of live) {
+    const values = (entry.fields ?? {}) as Record<string, unknown>;
+    if (hiddenFromSearch(values)) continue;
+    const words: Record<string, string[]> = {};
+    for (const field of searchableFields(model)) {
+      const text = field.type === "relation"
+        ? await linkedNames(tx, siteId, groupId, field.key, entry.locale)
+        : plainText(field, values[field.key]);
+      const found = searchWords(text);
+      if (found.length > 0) words[field.key] = found;
+    }
+    const english = isEnglish(entry.locale);
+    const all = [...new Set(Object.values(words).flat())];
+    const stemOf = english ? await stems(tx, all) : new Map<string, string>();
+    const stem = (w: string) => stemOf.get(w) ?? w;
+    const fieldWords = Object.fromEntries(
+      Object.entries(words).map(([k, ws]) => [k, spaced(ws)]),
+    );
+    const fieldStems = Object.fromEntries(
+      Object.entries(words).map(([k, ws]) => [k, spaced(ws.map(stem))]),
+    );
+    const stemList = [...new Set(all.map(stem))];
+    const parts = suffixes(all);
+    await sql`
+      insert into search_documents (site_id, entry_id, group_id, model_id, locale, slug,
+        published_at, title, summary, is_english, field_words, field_stems, title_words,
+        words, stems, parts)
+      values (${siteId}, ${entry.id}, ${groupId}, ${model.id}, ${entry.locale}, ${entry.slug},
+        ${entry.published_at}, ${
+      title ? plainText(title, values[title.key]).trim() : entry.slug
+    },
+        ${summaryOf(model, values, title)}, ${english},
+        ${JSON.stringify(fieldWords)}::jsonb, ${
+      JSON.stringify(fieldStems)
+    }::jsonb,
+        ${title ? fieldWords[title.key] ?? "" : ""},
+        array_to_tsvector(${all}::text[]), array_to_tsvector(${stemList}::text[]),
+        array_to_tsvector(${parts}::text[]))
+    `.execute(tx);
+  }
+}
+
+/** English stems of `words` (a stop word keeps its own form), from PostgreSQL's Snowball stemmer. */
+async function stems(tx: Db, words: string[]): Promise<Map<string, string>> {
+  if (words.length === 0) return new Map();
+  const { rows } = await sql<{ w: string; s: string }>`
+    select w, coalesce((ts_lexize('english_stem', w))[1], w) as s
+    from unnest(${words}::text[]) as w
+  `.execute(tx);
+  return new Map(rows.map((r) => [r.w, r.s]));
+}
+
+/** Published names, in `locale`, of the live public items a relation field links to. */
+async function linkedNames(
+  tx: Db,
+  siteId: string,
+  groupId: string,
+  fieldKey: string,
+  locale: string,
+): Promise<string> {
+  const links = await tx.selectFrom("entry_links as l")
+    .innerJoin(
+      "entry_groups as g",
+      (j) =>
+        j.onRef("g.site_id", "=", "l.site_id").onRef(
+          "g.id",
+          "=",
+          "l.target_group_id",
+        ),
+    )
+    .innerJoin(
+      "entries as e",
+      (j) =>
+        j.onRef("e.site_id", "=", "g.site_id").onRef("e.group_id", "=", "g.id"),
+    )
+    .innerJoin(
+      "entry_versions as v",
+      (j) =>
+        j.onRef("v.site_id", "=", "e.site_id").onRef(
+          "v.id",
+          "=",
+          "e.published_version_id",
+        ),
+    )
+    .select(["g.model_id", "v.fields"])
+    .where("l.site_id", "=", siteId).where("l.source_group_id", "=", groupId)
+    .where("l.field_key", "=", fieldKey)
+    .where((eb) =>
+      eb.or([eb("l.locale", "is", null), eb("l.locale", "=", locale)])
+    )
+    .where("g.trashed_at", "is", null).where("e.locale", "=", locale)
+    .execute();
+  if (links.length === 0) return "";
+  const ids = [...new Set(links.map((l) => l.model_id))].filter((id) =>
+    UUID.test(id)
+  );
+  const models = new Map<string, StoredModel>(
+    (await loadModels(tx, siteId, ids))
+      .map((m) => [m.id, m]),
+  );
+  const names: string[] = [];
+  for (const link of links) {
+    const target = models.get(link.model_id);
+    if (!target?.isPublic) continue;
+    const name = titleField(target);
+    if (!name) continue;
+    names.push(
+      plainText(name, (link.fields as Record<string, unknown>)[name.key]),
+    );
+  }
+  return names.join(" ");
+}

@@ -1,0 +1,108 @@
+// How each searched type matches and ranks, from the site's `search` settings and its models (spec 3 part 4.7).
+import type { Db } from "../db/database.ts";
+import { listModels } from "../models/model_reads.ts";
+import type { StoredModel } from "../models/store_rows.ts";
+import { getSettings } from "../sites/settings.ts";
+import { canonicalJson } from "../sync/schema_identity.ts";
+import { sha256Hex } from "../auth/secrets.ts";
+import { searchableFields, titleField } from "./fields.ts";
+
+/** Matching modes per type; absent in settings means whole words. */
+export const MATCHING_MODES = [
+  "whole_words",
+  "english_word_forms",
+  "parts_of_words",
+] as const;
+/** One matching mode. */
+export type MatchingMode = typeof MATCHING_MODES[number];
+
+/** Types searched always, when public: pages and, on a Blog site, posts. */
+export const ALWAYS_SEARCHED = ["pages", "posts"] as const;
+
+/** How one type is searched. */
+export interface TypePlan {
+  model: StoredModel;
+  mode: MatchingMode;
+  /** Fields whose union must hold every word. */
+  matchKeys: string[];
+  /** Fields a result ranks by: the highest weight among those holding every word. */
+  rank: { key: string; weight: number }[];
+  titleKey: string | null;
+}
+
+/** The whole plan and the digest cursors are bound to. */
+export interface SearchPlan {
+  enabled: boolean;
+  types: TypePlan[];
+  /** Changes whenever matching or ranking changes; a cursor from before is refused. */
+  digest: string;
+}
+
+/** Reads the plan for a site. Private types are never searched, whatever the settings say. */
+export async function searchPlan(db: Db, siteId: string): Promise<SearchPlan> {
+  const settings = (await getSettings({ db, siteId }, "search")).document;
+  const models = (await listModels({
+    db,
+    siteId,
+    clock: { now: () => new Date() },
+  })).filter((m) => m.isPublic);
+  const find = (ref: string) =>
+    models.find((m) => m.id === ref.toLowerCase() || m.slug === ref);
+  const chosen = new Map<string, { model: StoredModel; setting?: Setting }>();
+  for (const slug of ALWAYS_SEARCHED) {
+    const m = models.find((x) => x.slug === slug);
+    if (m) chosen.set(m.id, { model: m });
+  }
+  for (const setting of settings.types as Setting[]) {
+    const m = find(setting.model);
+    if (m) chosen.set(m.id, { model: m, setting });
+  }
+  const types = [...chosen.values()].map(({ model, setting }) =>
+    typePlan(model, setting)
+  );
+  const digest = await sha256Hex(canonicalJson({
+    enabled: settings.enabled,
+    types: types.map((t) => ({
+      m: t.model.id,
+      mode: t.mode,
+      keys: t.matchKeys,
+      rank: t.rank,
+    })),
+  }));
+  return { enabled: settings.enabled, types, digest };
+}
+
+interface Setting {
+  model: string;
+  fields: { field: string; weight: number }[];
+  /** Not yet in the settings schema (see docs/sync-and-search.md); absent is whole words. */
+  matching?: string;
+}
+
+function typePlan(model: StoredModel, setting?: Setting): TypePlan {
+  const open = searchableFields(model).map((f) => f.key);
+  const title = titleField(model)?.key ?? null;
+  const mode = (MATCHING_MODES as readonly string[]).includes(
+      setting?.matching ?? "",
+    )
+    ? setting!.matching as MatchingMode
+    : "whole_words";
+  const ticked = (setting?.fields ?? []).filter((f) => open.includes(f.field));
+  if (setting && setting.fields.length > 0) {
+    // Tuned: ticked fields only, for matching and for ranking.
+    return {
+      model,
+      mode,
+      matchKeys: ticked.map((f) => f.field),
+      rank: ticked.map((f) => ({ key: f.field, weight: f.weight })),
+      titleKey: title,
+    };
+  }
+  return {
+    model,
+    mode,
+    matchKeys: open,
+    rank: title ? [{ key: title, weight: 10 }] : [],
+    titleKey: title,
+  };
+}

@@ -1,0 +1,49 @@
+// GET /v1/_search: live search over published content (spec 3 part 4.7); queries are never stored or logged.
+import type { Context } from "hono";
+import type { AppEnv } from "../../../core/web/env.ts";
+import { refuse } from "../../../core/web/errors.ts";
+import { parseSearchQuery } from "../../../core/search/request.ts";
+import { searchPlan } from "../../../core/search/plan.ts";
+import { search } from "../../../core/search/search.ts";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+export const handler = {
+  async GET(c: Context<AppEnv>) {
+    const { db, clock } = c.var.services;
+    const site = c.var.site;
+    const parsed = parseSearchQuery(new URL(c.req.url), site, false);
+    if (!parsed.ok) {
+      refuse(400, "public_search_invalid", parsed.message, {}, NO_STORE);
+    }
+    let outcome;
+    try {
+      const plan = await searchPlan(db, site.id);
+      if (!plan.enabled) {
+        refuse(404, "search_off", "Search is off for this site", {}, NO_STORE);
+      }
+      outcome = await search({ db, clock }, plan, {
+        siteId: site.id,
+        locale: parsed.locale,
+        words: parsed.words,
+        limit: parsed.limit,
+        cursor: parsed.cursor,
+      });
+    } catch (error) {
+      unavailable(error);
+    }
+    if (!outcome.ok) {
+      refuse(400, outcome.code, outcome.message, {}, NO_STORE);
+    }
+    return c.json(outcome.answer, 200, NO_STORE);
+  },
+};
+
+/** Refusals pass through; any other failure is the search backend being unavailable. */
+export function unavailable(error: unknown): never {
+  if (error instanceof Error && error.name === "HttpError") throw error;
+  refuse(503, "search_unavailable", "Search cannot answer now", {}, {
+    ...NO_STORE,
+    "Retry-After": "5",
+  });
+}
