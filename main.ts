@@ -2,6 +2,7 @@
 import { openServices } from "./core/boot.ts";
 import { ConfigError, loadConfig } from "./core/config.ts";
 import { createApp } from "./core/server.ts";
+import { runDailyMaintenance } from "./core/maintenance.ts";
 import { ensureDemoSite } from "./core/sites/demo_site.ts";
 
 let config;
@@ -34,6 +35,12 @@ if (config.demoSite) {
 }
 
 const app = createApp(services);
+// Deno.cron runs once per deployment on Deno Deploy and once per process locally; the work
+// is idempotent either way.
+Deno.cron("daily maintenance", "17 3 * * *", async () => {
+  const done = await runDailyMaintenance(services);
+  services.log({ level: "info", msg: "maintenance", ...done });
+});
 const shutdown = new AbortController();
 const server = Deno.serve(
   {

@@ -8,11 +8,8 @@ import { sha256Hex } from "../auth/secrets.ts";
 import { searchableFields, titleField } from "./fields.ts";
 
 /** Matching modes per type; absent in settings means whole words. */
-export const MATCHING_MODES = [
-  "whole_words",
-  "english_word_forms",
-  "parts_of_words",
-] as const;
+export { MATCHING_MODES } from "../sites/settings_documents.ts";
+import { MATCHING_MODES } from "../sites/settings_documents.ts";
 /** One matching mode. */
 export type MatchingMode = typeof MATCHING_MODES[number];
 

@@ -33,6 +33,13 @@ const rankedField = z.strictObject({
   field: z.string().min(1).max(64),
   weight: z.number().int().min(1).max(10),
 });
+/** How words of a search match in one type (spec 3 part 4.7). */
+export const MATCHING_MODES = [
+  "whole_words",
+  "english_word_forms",
+  "parts_of_words",
+] as const;
+
 const search = z.strictObject({
   enabled: z.boolean(),
   /** Content types searched besides pages: up to 16, each with up to 16 ranked fields (spec 3 part 8). */
@@ -40,6 +47,8 @@ const search = z.strictObject({
     z.strictObject({
       model: z.string().min(1),
       fields: z.array(rankedField).max(16),
+      /** How words match in this type (spec 3 part 4.7); absent means whole words. */
+      matching: z.enum(MATCHING_MODES).optional(),
     }),
   ).max(16),
 });
