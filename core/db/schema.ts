@@ -226,6 +226,7 @@ export interface Database {
   sync_changes: SyncChangesTable;
   sync_entry_state: SyncEntryStateTable;
   search_documents: SearchDocumentsTable;
+  site_menus: SiteMenusTable;
 }
 
 export interface EntryReviewsTable {
@@ -453,4 +454,12 @@ export interface SearchDocumentsTable {
   words: unknown;
   stems: unknown;
   parts: unknown;
+}
+
+/** One menu of the site chrome (migration 0090); `items` as `core/chrome/menus.ts` describes. */
+export interface SiteMenusTable {
+  site_id: string;
+  key: string;
+  items: Json;
+  updated_at: Timestamp;
 }

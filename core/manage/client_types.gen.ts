@@ -128,6 +128,10 @@ export interface Operations {
               "field": string;
               "weight": number;
             }>;
+            "matching"?:
+              | "whole_words"
+              | "english_word_forms"
+              | "parts_of_words";
           }>;
         } | {
           "placements": {
@@ -200,6 +204,10 @@ export interface Operations {
               "field": string;
               "weight": number;
             }>;
+            "matching"?:
+              | "whole_words"
+              | "english_word_forms"
+              | "parts_of_words";
           }>;
         } | {
           "placements": {
@@ -258,6 +266,10 @@ export interface Operations {
               "field": string;
               "weight": number;
             }>;
+            "matching"?:
+              | "whole_words"
+              | "english_word_forms"
+              | "parts_of_words";
           }>;
         } | {
           "placements": {
@@ -288,6 +300,2309 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** List the models the credential may read, by folder (unfiled last) then name. */
+  "list-models": {
+    method: "GET";
+    path: "/models";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "model_id": string;
+        "revision": number;
+        /** ISO 8601 time */
+        "updated_at": string;
+        "folder": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id": string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+      }>;
+    };
+  };
+  /** List model proposals, oldest first, optionally by state. */
+  "list-model-proposals": {
+    method: "GET";
+    path: "/models/proposals";
+    scope: "schema:propose";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: {
+      "state"?: "open" | "applied" | "dismissed";
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "mode": "create" | "update";
+        "model_id": string | null;
+        "base_updated_at": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id"?: string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+        "note": string;
+        "source": {
+          "kind": string;
+          "id": string;
+          "label": string;
+          [key: string]: unknown;
+        };
+        "state": "open" | "applied" | "dismissed";
+        /** Open update proposal whose model changed after base_updated_at: only dismissal remains */
+        "stale": boolean;
+        "revision": number;
+        "applied_model_id": string | null;
+        "decided_by": {
+          "kind": string;
+          [key: string]: unknown;
+        } | null;
+        "decided_at": string | null;
+        /** ISO 8601 time */
+        "created_at": string;
+        /** ISO 8601 time */
+        "updated_at": string;
+      }>;
+    };
+  };
+  /** Propose a new model or a model change for a person to apply; unsafe changes are listed, not refused. */
+  "create-model-proposal": {
+    method: "POST";
+    path: "/models/proposals";
+    scope: "schema:propose";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "mode": "create" | "update";
+      /** update only */
+      "model_id"?: string;
+      /** update only: the model's updated_at as read */
+      "base_updated_at"?: string;
+      "definition": {
+        /** name, slug, description, kind, isPublic, enableI18n, settings (object or JSON text) */
+        "model": {
+          [key: string]: unknown;
+        };
+        /** Ordered fields; config, validation, derived, ui as JSON text (objects accepted) */
+        "fields": Array<{
+          [key: string]: unknown;
+        }>;
+      };
+      /** At most 500 characters */
+      "note"?: string;
+    };
+    answer: {
+      "id": string;
+      "mode": "create" | "update";
+      "model_id": string | null;
+      "base_updated_at": string | null;
+      "definition": {
+        "model": {
+          "name": string;
+          "slug": string;
+          "description": string;
+          "kind": "collection" | "single";
+          "isPublic": boolean;
+          "enableI18n": boolean;
+          "settings": {
+            "validation_mode": "draft" | "strict";
+            "unique_combinations": Array<{
+              "name": string;
+              "fields": Array<string>;
+              "scope": "model" | "language";
+            }>;
+          };
+        };
+        "fields": Array<{
+          /** Absent on fields a proposal adds */
+          "id"?: string;
+          "key": string;
+          "label": string;
+          "type":
+            | "text"
+            | "slug"
+            | "number"
+            | "boolean"
+            | "date"
+            | "datetime"
+            | "select"
+            | "json"
+            | "rich_text"
+            | "relation"
+            | "media"
+            | "point"
+            | "component";
+          "required": boolean;
+          "unique": boolean;
+          "private": boolean;
+          "localized": boolean;
+          /** JSON text */
+          "config": string;
+          /** JSON text */
+          "validation": string;
+          /** JSON text or null */
+          "derived": string | null;
+          /** JSON text or null */
+          "ui": string | null;
+          /** A condition term or group, or null */
+          "visibility": unknown;
+        }>;
+      };
+      "note": string;
+      "source": {
+        "kind": string;
+        "id": string;
+        "label": string;
+        [key: string]: unknown;
+      };
+      "state": "open" | "applied" | "dismissed";
+      /** Open update proposal whose model changed after base_updated_at: only dismissal remains */
+      "stale": boolean;
+      "revision": number;
+      "applied_model_id": string | null;
+      "decided_by": {
+        "kind": string;
+        [key: string]: unknown;
+      } | null;
+      "decided_at": string | null;
+      /** ISO 8601 time */
+      "created_at": string;
+      /** ISO 8601 time */
+      "updated_at": string;
+      /** Changes existing content could not survive; applying refuses while they hold */
+      "changes": Array<{
+        "kind":
+          | "retained_key_reuse"
+          | "type_change"
+          | "localization_change"
+          | "relation_change"
+          | "required_missing"
+          | "unique_conflict"
+          | "single_entry_conflict";
+        "field": string | null;
+        "affected_count": number;
+        "message": string;
+        "suggestion": string;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Read one model proposal with its state and stale flag. */
+  "get-model-proposal": {
+    method: "GET";
+    path: "/models/proposals/{id}";
+    scope: "schema:propose";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "mode": "create" | "update";
+      "model_id": string | null;
+      "base_updated_at": string | null;
+      "definition": {
+        "model": {
+          "name": string;
+          "slug": string;
+          "description": string;
+          "kind": "collection" | "single";
+          "isPublic": boolean;
+          "enableI18n": boolean;
+          "settings": {
+            "validation_mode": "draft" | "strict";
+            "unique_combinations": Array<{
+              "name": string;
+              "fields": Array<string>;
+              "scope": "model" | "language";
+            }>;
+          };
+        };
+        "fields": Array<{
+          /** Absent on fields a proposal adds */
+          "id"?: string;
+          "key": string;
+          "label": string;
+          "type":
+            | "text"
+            | "slug"
+            | "number"
+            | "boolean"
+            | "date"
+            | "datetime"
+            | "select"
+            | "json"
+            | "rich_text"
+            | "relation"
+            | "media"
+            | "point"
+            | "component";
+          "required": boolean;
+          "unique": boolean;
+          "private": boolean;
+          "localized": boolean;
+          /** JSON text */
+          "config": string;
+          /** JSON text */
+          "validation": string;
+          /** JSON text or null */
+          "derived": string | null;
+          /** JSON text or null */
+          "ui": string | null;
+          /** A condition term or group, or null */
+          "visibility": unknown;
+        }>;
+      };
+      "note": string;
+      "source": {
+        "kind": string;
+        "id": string;
+        "label": string;
+        [key: string]: unknown;
+      };
+      "state": "open" | "applied" | "dismissed";
+      /** Open update proposal whose model changed after base_updated_at: only dismissal remains */
+      "stale": boolean;
+      "revision": number;
+      "applied_model_id": string | null;
+      "decided_by": {
+        "kind": string;
+        [key: string]: unknown;
+      } | null;
+      "decided_at": string | null;
+      /** ISO 8601 time */
+      "created_at": string;
+      /** ISO 8601 time */
+      "updated_at": string;
+    };
+  };
+  /** Read one model: its whole definition, revision and updated_at. */
+  "get-model": {
+    method: "GET";
+    path: "/models/{id}";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "model_id": string;
+      "revision": number;
+      /** ISO 8601 time */
+      "updated_at": string;
+      "folder": string | null;
+      "definition": {
+        "model": {
+          "name": string;
+          "slug": string;
+          "description": string;
+          "kind": "collection" | "single";
+          "isPublic": boolean;
+          "enableI18n": boolean;
+          "settings": {
+            "validation_mode": "draft" | "strict";
+            "unique_combinations": Array<{
+              "name": string;
+              "fields": Array<string>;
+              "scope": "model" | "language";
+            }>;
+          };
+        };
+        "fields": Array<{
+          /** Absent on fields a proposal adds */
+          "id": string;
+          "key": string;
+          "label": string;
+          "type":
+            | "text"
+            | "slug"
+            | "number"
+            | "boolean"
+            | "date"
+            | "datetime"
+            | "select"
+            | "json"
+            | "rich_text"
+            | "relation"
+            | "media"
+            | "point"
+            | "component";
+          "required": boolean;
+          "unique": boolean;
+          "private": boolean;
+          "localized": boolean;
+          /** JSON text */
+          "config": string;
+          /** JSON text */
+          "validation": string;
+          /** JSON text or null */
+          "derived": string | null;
+          /** JSON text or null */
+          "ui": string | null;
+          /** A condition term or group, or null */
+          "visibility": unknown;
+        }>;
+      };
+    };
+  };
+  /** Create a model from a definition that names no field ids. */
+  "create-model": {
+    method: "POST";
+    path: "/models";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "definition": {
+        /** name, slug, description, kind, isPublic, enableI18n, settings (object or JSON text) */
+        "model": {
+          [key: string]: unknown;
+        };
+        /** Ordered fields; config, validation, derived, ui as JSON text (objects accepted) */
+        "fields": Array<{
+          [key: string]: unknown;
+        }>;
+      };
+    };
+    answer: {
+      "model_id": string;
+      "slug": string;
+      /** Ids given to the fields this write added, nested ones included, in order */
+      "created_field_ids": Array<string>;
+      /** The previous slug when this write renamed the model */
+      "renamed_from": string | null;
+      /** False when the definition sent was identical (revision unchanged) */
+      "changed": boolean;
+      /** The model after the write; null after a remove */
+      "model": {
+        "model_id": string;
+        "revision": number;
+        /** ISO 8601 time */
+        "updated_at": string;
+        "folder": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id": string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+      } | null;
+      /** Only after a rename or a remove */
+      "dependents"?: {
+        /** True when every dependent was settled or listed with this answer */
+        "complete": boolean;
+        /** Relation fields of other models that name this model; not changed */
+        "relation_fields": Array<{
+          "model_id": string;
+          "slug": string;
+          /** Dotted key path of the relation field */
+          "field": string;
+        }>;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Change the model part (name, slug, settings...) at the revision read, keeping the fields. */
+  "update-model": {
+    method: "PUT";
+    path: "/models/{id}";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_revision": number;
+      /** The whole model part: name, slug, description, kind, isPublic, enableI18n, settings */
+      "model": {
+        [key: string]: unknown;
+      };
+    };
+    answer: {
+      "model_id": string;
+      "slug": string;
+      /** Ids given to the fields this write added, nested ones included, in order */
+      "created_field_ids": Array<string>;
+      /** The previous slug when this write renamed the model */
+      "renamed_from": string | null;
+      /** False when the definition sent was identical (revision unchanged) */
+      "changed": boolean;
+      /** The model after the write; null after a remove */
+      "model": {
+        "model_id": string;
+        "revision": number;
+        /** ISO 8601 time */
+        "updated_at": string;
+        "folder": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id": string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+      } | null;
+      /** Only after a rename or a remove */
+      "dependents"?: {
+        /** True when every dependent was settled or listed with this answer */
+        "complete": boolean;
+        /** Relation fields of other models that name this model; not changed */
+        "relation_fields": Array<{
+          "model_id": string;
+          "slug": string;
+          /** Dotted key path of the relation field */
+          "field": string;
+        }>;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** File the model under a navigation folder label (1 to 40 characters after trimming) or null; the revision stays. */
+  "set-model-folder": {
+    method: "PUT";
+    path: "/models/{id}/folder";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "folder": string | null;
+    };
+    answer: {
+      "model_id": string;
+      "slug": string;
+      "folder": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Replace the whole definition at the revision read: fields kept by id, added without one, removed when left out. */
+  "replace-model-definition": {
+    method: "PUT";
+    path: "/models/{id}/definition";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_revision": number;
+      "definition": {
+        /** name, slug, description, kind, isPublic, enableI18n, settings (object or JSON text) */
+        "model": {
+          [key: string]: unknown;
+        };
+        /** Ordered fields; config, validation, derived, ui as JSON text (objects accepted) */
+        "fields": Array<{
+          [key: string]: unknown;
+        }>;
+      };
+    };
+    answer: {
+      "model_id": string;
+      "slug": string;
+      /** Ids given to the fields this write added, nested ones included, in order */
+      "created_field_ids": Array<string>;
+      /** The previous slug when this write renamed the model */
+      "renamed_from": string | null;
+      /** False when the definition sent was identical (revision unchanged) */
+      "changed": boolean;
+      /** The model after the write; null after a remove */
+      "model": {
+        "model_id": string;
+        "revision": number;
+        /** ISO 8601 time */
+        "updated_at": string;
+        "folder": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id": string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+      } | null;
+      /** Only after a rename or a remove */
+      "dependents"?: {
+        /** True when every dependent was settled or listed with this answer */
+        "complete": boolean;
+        /** Relation fields of other models that name this model; not changed */
+        "relation_fields": Array<{
+          "model_id": string;
+          "slug": string;
+          /** Dotted key path of the relation field */
+          "field": string;
+        }>;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Remove a model holding no entries (Trash counts); confirm repeats the model id. */
+  "remove-model": {
+    method: "POST";
+    path: "/models/{id}/remove";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_revision": number;
+      /** The model id again */
+      "confirm": string;
+    };
+    answer: {
+      "model_id": string;
+      "slug": string;
+      /** Ids given to the fields this write added, nested ones included, in order */
+      "created_field_ids": Array<string>;
+      /** The previous slug when this write renamed the model */
+      "renamed_from": string | null;
+      /** False when the definition sent was identical (revision unchanged) */
+      "changed": boolean;
+      /** The model after the write; null after a remove */
+      "model": {
+        "model_id": string;
+        "revision": number;
+        /** ISO 8601 time */
+        "updated_at": string;
+        "folder": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id": string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+      } | null;
+      /** Only after a rename or a remove */
+      "dependents"?: {
+        /** True when every dependent was settled or listed with this answer */
+        "complete": boolean;
+        /** Relation fields of other models that name this model; not changed */
+        "relation_fields": Array<{
+          "model_id": string;
+          "slug": string;
+          /** Dotted key path of the relation field */
+          "field": string;
+        }>;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List the site's roles, oldest first. */
+  "list-roles": {
+    method: "GET";
+    path: "/roles";
+    scope: "roles:write";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "name": string;
+        /** The normalised permission document */
+        "permissions": {
+          "models"?: {
+            [key: string]: Array<
+              | "read"
+              | "read:own"
+              | "create"
+              | "update"
+              | "update:own"
+              | "delete"
+              | "restore"
+              | "publish"
+              | "unpublish"
+              | "review"
+            >;
+          };
+          "system"?: Array<
+            | "site:plugins"
+            | "site:settings"
+            | "site:infra"
+            | "site:deploy"
+            | "model:apply"
+            | "model:delete"
+            | "media:upload"
+            | "media:update"
+            | "media:delete"
+            | "role:manage"
+            | "data:import"
+            | "data:export"
+            | "content:restore"
+            | "ai:generate"
+          >;
+          "fields"?: {
+            [key: string]: {
+              "read"?: Array<string>;
+              "write"?: Array<string>;
+            };
+          };
+          "languages"?: {
+            "read"?: Array<string>;
+            "create"?: Array<string>;
+            "update"?: Array<string>;
+            "delete"?: Array<string>;
+            "restore"?: Array<string>;
+            "review"?: Array<string>;
+            "publish"?: Array<string>;
+            "unpublish"?: Array<string>;
+          };
+        };
+        /** Seeded roles can be changed, never deleted */
+        "seeded": boolean;
+        /** ISO 8601 time */
+        "created_at": string;
+      }>;
+    };
+  };
+  /** Read one role. */
+  "get-role": {
+    method: "GET";
+    path: "/roles/{id}";
+    scope: "roles:write";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "name": string;
+      /** The normalised permission document */
+      "permissions": {
+        "models"?: {
+          [key: string]: Array<
+            | "read"
+            | "read:own"
+            | "create"
+            | "update"
+            | "update:own"
+            | "delete"
+            | "restore"
+            | "publish"
+            | "unpublish"
+            | "review"
+          >;
+        };
+        "system"?: Array<
+          | "site:plugins"
+          | "site:settings"
+          | "site:infra"
+          | "site:deploy"
+          | "model:apply"
+          | "model:delete"
+          | "media:upload"
+          | "media:update"
+          | "media:delete"
+          | "role:manage"
+          | "data:import"
+          | "data:export"
+          | "content:restore"
+          | "ai:generate"
+        >;
+        "fields"?: {
+          [key: string]: {
+            "read"?: Array<string>;
+            "write"?: Array<string>;
+          };
+        };
+        "languages"?: {
+          "read"?: Array<string>;
+          "create"?: Array<string>;
+          "update"?: Array<string>;
+          "delete"?: Array<string>;
+          "restore"?: Array<string>;
+          "review"?: Array<string>;
+          "publish"?: Array<string>;
+          "unpublish"?: Array<string>;
+        };
+      };
+      /** Seeded roles can be changed, never deleted */
+      "seeded": boolean;
+      /** ISO 8601 time */
+      "created_at": string;
+    };
+  };
+  /** Create a role; its permissions must stay within the credential's own. */
+  "create-role": {
+    method: "POST";
+    path: "/roles";
+    scope: "roles:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      /** 1 to 80 characters after trimming */
+      "name": string;
+      /** models (model id or * -> actions), system, optional fields (read/write limits) and languages (per action) */
+      "permissions": {
+        "models"?: {
+          [key: string]: Array<
+            | "read"
+            | "read:own"
+            | "create"
+            | "update"
+            | "update:own"
+            | "delete"
+            | "restore"
+            | "publish"
+            | "unpublish"
+            | "review"
+          >;
+        };
+        "system"?: Array<
+          | "site:plugins"
+          | "site:settings"
+          | "site:infra"
+          | "site:deploy"
+          | "model:apply"
+          | "model:delete"
+          | "media:upload"
+          | "media:update"
+          | "media:delete"
+          | "role:manage"
+          | "data:import"
+          | "data:export"
+          | "content:restore"
+          | "ai:generate"
+        >;
+        "fields"?: {
+          [key: string]: {
+            "read"?: Array<string>;
+            "write"?: Array<string>;
+          };
+        };
+        "languages"?: {
+          "read"?: Array<string>;
+          "create"?: Array<string>;
+          "update"?: Array<string>;
+          "delete"?: Array<string>;
+          "restore"?: Array<string>;
+          "review"?: Array<string>;
+          "publish"?: Array<string>;
+          "unpublish"?: Array<string>;
+        };
+      };
+    };
+    answer: {
+      "id": string;
+      "name": string;
+      /** The normalised permission document */
+      "permissions": {
+        "models"?: {
+          [key: string]: Array<
+            | "read"
+            | "read:own"
+            | "create"
+            | "update"
+            | "update:own"
+            | "delete"
+            | "restore"
+            | "publish"
+            | "unpublish"
+            | "review"
+          >;
+        };
+        "system"?: Array<
+          | "site:plugins"
+          | "site:settings"
+          | "site:infra"
+          | "site:deploy"
+          | "model:apply"
+          | "model:delete"
+          | "media:upload"
+          | "media:update"
+          | "media:delete"
+          | "role:manage"
+          | "data:import"
+          | "data:export"
+          | "content:restore"
+          | "ai:generate"
+        >;
+        "fields"?: {
+          [key: string]: {
+            "read"?: Array<string>;
+            "write"?: Array<string>;
+          };
+        };
+        "languages"?: {
+          "read"?: Array<string>;
+          "create"?: Array<string>;
+          "update"?: Array<string>;
+          "delete"?: Array<string>;
+          "restore"?: Array<string>;
+          "review"?: Array<string>;
+          "publish"?: Array<string>;
+          "unpublish"?: Array<string>;
+        };
+      };
+      /** Seeded roles can be changed, never deleted */
+      "seeded": boolean;
+      /** ISO 8601 time */
+      "created_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Change only the fields named; permissions replaces the whole set and must stay within the credential's own. */
+  "update-role": {
+    method: "PUT";
+    path: "/roles/{id}";
+    scope: "roles:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** 1 to 80 characters after trimming */
+      "name"?: string;
+      /** models (model id or * -> actions), system, optional fields (read/write limits) and languages (per action) */
+      "permissions"?: {
+        "models"?: {
+          [key: string]: Array<
+            | "read"
+            | "read:own"
+            | "create"
+            | "update"
+            | "update:own"
+            | "delete"
+            | "restore"
+            | "publish"
+            | "unpublish"
+            | "review"
+          >;
+        };
+        "system"?: Array<
+          | "site:plugins"
+          | "site:settings"
+          | "site:infra"
+          | "site:deploy"
+          | "model:apply"
+          | "model:delete"
+          | "media:upload"
+          | "media:update"
+          | "media:delete"
+          | "role:manage"
+          | "data:import"
+          | "data:export"
+          | "content:restore"
+          | "ai:generate"
+        >;
+        "fields"?: {
+          [key: string]: {
+            "read"?: Array<string>;
+            "write"?: Array<string>;
+          };
+        };
+        "languages"?: {
+          "read"?: Array<string>;
+          "create"?: Array<string>;
+          "update"?: Array<string>;
+          "delete"?: Array<string>;
+          "restore"?: Array<string>;
+          "review"?: Array<string>;
+          "publish"?: Array<string>;
+          "unpublish"?: Array<string>;
+        };
+      };
+    };
+    answer: {
+      "id": string;
+      "name": string;
+      /** The normalised permission document */
+      "permissions": {
+        "models"?: {
+          [key: string]: Array<
+            | "read"
+            | "read:own"
+            | "create"
+            | "update"
+            | "update:own"
+            | "delete"
+            | "restore"
+            | "publish"
+            | "unpublish"
+            | "review"
+          >;
+        };
+        "system"?: Array<
+          | "site:plugins"
+          | "site:settings"
+          | "site:infra"
+          | "site:deploy"
+          | "model:apply"
+          | "model:delete"
+          | "media:upload"
+          | "media:update"
+          | "media:delete"
+          | "role:manage"
+          | "data:import"
+          | "data:export"
+          | "content:restore"
+          | "ai:generate"
+        >;
+        "fields"?: {
+          [key: string]: {
+            "read"?: Array<string>;
+            "write"?: Array<string>;
+          };
+        };
+        "languages"?: {
+          "read"?: Array<string>;
+          "create"?: Array<string>;
+          "update"?: Array<string>;
+          "delete"?: Array<string>;
+          "restore"?: Array<string>;
+          "review"?: Array<string>;
+          "publish"?: Array<string>;
+          "unpublish"?: Array<string>;
+        };
+      };
+      /** Seeded roles can be changed, never deleted */
+      "seeded": boolean;
+      /** ISO 8601 time */
+      "created_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Delete a role nobody holds; seeded roles and the last role granting role:manage stay. */
+  "delete-role": {
+    method: "DELETE";
+    path: "/roles/{id}";
+    scope: "roles:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "deleted": true;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List a model's entries outside Trash, newest first, one page at a time. */
+  "list-entries": {
+    method: "GET";
+    path: "/entries";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: {
+      "model_id": string;
+      "limit"?: number;
+      "cursor"?: string;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        /** The entry (translation group) */
+        "id": string;
+        "model_id": string;
+        "state": "draft" | "published" | "trashed";
+        /** Workflow revision (pin of publish, unpublish, moves) */
+        "revision": number;
+        "current_version_id": string | null;
+        "published_version_id": string | null;
+        "locales": {
+          [key: string]: {
+            /** The language instance */
+            "entry_id": string;
+            "slug": string;
+            "state": "draft" | "published" | "trashed";
+            "current_version_id": string | null;
+            "published_version_id": string | null;
+            /** ISO time, null when not live */
+            "published_at": string | null;
+            /** Field values by key; fields the credential's creator cannot read are left out */
+            "fields": {
+              [key: string]: unknown;
+            };
+          };
+        };
+        "created_at": string;
+        "updated_at": string;
+        "trashed_at": string | null;
+      }>;
+      "page": {
+        "limit": number;
+        "has_more": boolean;
+        "next_cursor": string | null;
+      };
+    };
+  };
+  /** Create an entry with its first language as a draft version. */
+  "create-entry": {
+    method: "POST";
+    path: "/entries";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "model_id": string;
+      "locale": string;
+      "slug": string;
+      /** Field values by key; fields the credential's creator cannot read are left out */
+      "fields": {
+        [key: string]: unknown;
+      };
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Read an entry: every language's current values, pins, review stage and workflow block. */
+  "get-entry": {
+    method: "GET";
+    path: "/entries/{id}";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+          /** Field values by key; fields the credential's creator cannot read are left out */
+          "fields": {
+            [key: string]: unknown;
+          };
+        };
+      };
+      "created_at": string;
+      "updated_at": string;
+      "trashed_at": string | null;
+      "review_stage": "draft" | "in_review" | "changes_requested" | "approved";
+      /** Who acts next, if named */
+      "assignee_id": string | null;
+      "workflow": {
+        "revision": number;
+        "current_version_id": string | null;
+        "published_version_id": string | null;
+        "transitions": Array<
+          ({
+            "kind": "publish" | "unpublish" | "trash" | "restore";
+            "to": "draft" | "published" | "trashed";
+          } | {
+            "kind": "submit" | "approve" | "request_changes" | "withdraw";
+            "to": "draft" | "in_review" | "changes_requested" | "approved";
+          })
+        >;
+        "locales": {
+          [key: string]: {
+            "current_version_id": string | null;
+            "published_version_id": string | null;
+            "transitions": Array<
+              ({
+                "kind": "publish" | "unpublish" | "trash" | "restore";
+                "to": "draft" | "published" | "trashed";
+              } | {
+                "kind": "submit" | "approve" | "request_changes" | "withdraw";
+                "to": "draft" | "in_review" | "changes_requested" | "approved";
+              })
+            >;
+          };
+        };
+      };
+    };
+  };
+  /** Save a new draft version of one language, pinned to the version the edit started from. */
+  "update-entry": {
+    method: "PUT";
+    path: "/entries/{id}";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      "expected_current_version_id": string;
+      /** The language's values; fields left out are cleared, unreadable ones kept */
+      "fields": {
+        [key: string]: unknown;
+      };
+      "slug"?: string;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      "policy_results": Array<{
+        [key: string]: unknown;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List an entry's versions, newest first, without their values. */
+  "list-entry-versions": {
+    method: "GET";
+    path: "/entries/{id}/versions";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: {
+      "locale"?: string;
+      "limit"?: number;
+      "cursor"?: string;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        /** Counts across the whole entry */
+        "number": number;
+        "locale": string;
+        "entry_id": string;
+        "created_at": string;
+        /** Actor snapshot */
+        "created_by": {
+          "kind": string;
+          [key: string]: unknown;
+        };
+        /** The language's current version */
+        "current": boolean;
+        /** The language's published version */
+        "published": boolean;
+      }>;
+      "page": {
+        "limit": number;
+        "has_more": boolean;
+        "next_cursor": string | null;
+      };
+    };
+  };
+  /** Read one version with its values (unreadable fields left out). */
+  "get-entry-version": {
+    method: "GET";
+    path: "/entries/{id}/versions/{versionId}";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+      "versionId": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      /** Counts across the whole entry */
+      "number": number;
+      "locale": string;
+      "entry_id": string;
+      "created_at": string;
+      /** Actor snapshot */
+      "created_by": {
+        "kind": string;
+        [key: string]: unknown;
+      };
+      /** The language's current version */
+      "current": boolean;
+      /** The language's published version */
+      "published": boolean;
+      /** Field values by key; fields the credential's creator cannot read are left out */
+      "fields": {
+        [key: string]: unknown;
+      };
+    };
+  };
+  /** Write an old version's values as a new draft version of its language. */
+  "restore-entry-version": {
+    method: "POST";
+    path: "/entries/{id}/versions/{versionId}/restore";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+      "versionId": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_current_version_id": string | null;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      "policy_results": Array<{
+        [key: string]: unknown;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List the entries whose relation fields link to this one. */
+  "list-entry-dependents": {
+    method: "GET";
+    path: "/entries/{id}/dependents";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "model_id": string;
+        "trashed": boolean;
+        "fields": Array<{
+          "key": string;
+          "locale": string | null;
+        }>;
+      }>;
+      /** Linking entries the credential cannot read, counted only */
+      "hidden": number;
+    };
+  };
+  /** Publish one language, or every language with an unpublished change, pinned (spec 1 part 2.7). */
+  "publish-entry": {
+    method: "POST";
+    path: "/entries/{id}/publish";
+    scope: "lifecycle:publish";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale"?: string;
+      /** The language's current version, or the entry's without locale */
+      "expected_current_version_id": string | null;
+      "expected_workflow_revision": number;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Take one language, or every language, out of publication, pinned (spec 1 part 2.7). */
+  "unpublish-entry": {
+    method: "POST";
+    path: "/entries/{id}/unpublish";
+    scope: "lifecycle:publish";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale"?: string;
+      /** The language's published version, or the entry's newest without locale */
+      "expected_published_version_id": string | null;
+      "expected_workflow_revision": number;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Add a language to an entry with its first draft version. */
+  "add-entry-locale": {
+    method: "POST";
+    path: "/entries/{id}/locales";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      "slug": string;
+      /** Field values by key; fields the credential's creator cannot read are left out */
+      "fields": {
+        [key: string]: unknown;
+      };
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "locale": string;
+      "entry_id": string;
+      "slug": string;
+      "current_version_id": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Move the entry's draft through review: submit, approve, request_changes or withdraw. */
+  "transition-entry": {
+    method: "POST";
+    path: "/entries/{id}/transition";
+    scope: "workflow:move";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "move": "submit" | "approve" | "request_changes" | "withdraw";
+      "expected_workflow_revision": number;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      "review_stage": "draft" | "in_review" | "changes_requested" | "approved";
+      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      "policy_results": Array<{
+        [key: string]: unknown;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List who may be named to act next on the entry, and who is named now. */
+  "list-entry-assignees": {
+    method: "GET";
+    path: "/entries/{id}/assignees";
+    scope: "workflow:assign";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "user_id": string;
+        "email": string;
+        "display_name": string;
+      }>;
+      "assignee_id": string | null;
+    };
+  };
+  /** Name who acts next on the entry (null clears it). */
+  "put-entry-assignment": {
+    method: "PUT";
+    path: "/entries/{id}/assignment";
+    scope: "workflow:assign";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "assignee_id": string | null;
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "assignee_id": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List a model's entries in Trash, most recently trashed first, one page at a time. */
+  "list-trash": {
+    method: "GET";
+    path: "/trash";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: {
+      "model_id": string;
+      "limit"?: number;
+      "cursor"?: string;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        /** The entry (translation group) */
+        "id": string;
+        "model_id": string;
+        "state": "draft" | "published" | "trashed";
+        /** Workflow revision (pin of publish, unpublish, moves) */
+        "revision": number;
+        "current_version_id": string | null;
+        "published_version_id": string | null;
+        "locales": {
+          [key: string]: {
+            /** The language instance */
+            "entry_id": string;
+            "slug": string;
+            "state": "draft" | "published" | "trashed";
+            "current_version_id": string | null;
+            "published_version_id": string | null;
+            /** ISO time, null when not live */
+            "published_at": string | null;
+            /** Field values by key; fields the credential's creator cannot read are left out */
+            "fields": {
+              [key: string]: unknown;
+            };
+          };
+        };
+        "created_at": string;
+        "updated_at": string;
+        "trashed_at": string | null;
+      }>;
+      "page": {
+        "limit": number;
+        "has_more": boolean;
+        "next_cursor": string | null;
+      };
+    };
+  };
+  /** Read an entry's Trash state and the Trash commands the credential may take now. */
+  "get-entry-trash": {
+    method: "GET";
+    path: "/entries/{id}/trash";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "model_id": string;
+      "trashed": boolean;
+      "trashed_at": string | null;
+      "revision": number;
+      "actions": Array<"trash" | "restore" | "purge">;
+    };
+  };
+  /** Move the whole entry to Trash; its publication pointers are kept for a restore. */
+  "trash-entry": {
+    method: "POST";
+    path: "/entries/{id}/trash";
+    scope: "content:trash";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** When given, a different revision is 409 workflow_conflict */
+      "expected_workflow_revision"?: number;
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "trashed": boolean;
+      "revision": number;
+      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      "policy_results": Array<{
+        [key: string]: unknown;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Bring the entry back from Trash exactly as it was. */
+  "restore-trashed-entry": {
+    method: "POST";
+    path: "/entries/{id}/trash/restore";
+    scope: "content:trash";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** When given, a different revision is 409 workflow_conflict */
+      "expected_workflow_revision"?: number;
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "trashed": boolean;
+      "revision": number;
+      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      "policy_results": Array<{
+        [key: string]: unknown;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Delete an entry in Trash for good: languages, versions, links and claims. */
+  "purge-entry": {
+    method: "POST";
+    path: "/entries/{id}/trash/purge";
+    scope: "content:purge";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** When given, a different revision is 409 workflow_conflict */
+      "expected_workflow_revision"?: number;
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "purged": {
+        "languages": Array<string>;
+        "versions": number;
+        "links": number;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Change one relation field of an entry's language with a write form, saved as a new version. */
+  "relate-entries": {
+    method: "POST";
+    path: "/entries/relate";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      /** The entry whose relation field changes */
+      "id": string;
+      "locale": string;
+      "field": string;
+      "expected_current_version_id": string;
+      "set"?: Array<unknown>;
+      "connect"?: Array<unknown>;
+      "disconnect"?: Array<unknown>;
+      "move"?: Array<unknown>;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List the entries linking to this one, by source model, field and language. */
+  "list-entry-related-from": {
+    method: "GET";
+    path: "/entries/{id}/related-from";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "model_id": string;
+        "field": string;
+        "locale": string | null;
+        "ids": Array<string>;
+      }>;
+      "hidden": number;
+    };
+  };
+  /** Propose field values for a person to apply, pinned to the version read. */
+  "create-entry-proposal": {
+    method: "POST";
+    path: "/entries/{id}/proposals";
+    scope: "content:propose";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "base_version_id": string;
+      /** Field values by key; fields the credential's creator cannot read are left out */
+      "fields": {
+        [key: string]: unknown;
+      };
+      "note"?: string;
+    };
+    answer: {
+      "id": string;
+      "group_id": string;
+      "entry_id": string;
+      "model_id": string;
+      "locale": string;
+      "base_version_id": string;
+      /** Field values by key; fields the credential's creator cannot read are left out */
+      "fields": {
+        [key: string]: unknown;
+      };
+      "original_fields": {
+        [key: string]: unknown;
+      } | null;
+      "note": string;
+      "source": {
+        "kind": string;
+        "id": string;
+        "label": string;
+        [key: string]: unknown;
+      };
+      "state": "open" | "applied" | "dismissed";
+      "revision": number;
+      "applied_version_id": string | null;
+      "decided_by": {
+        "kind": string;
+        [key: string]: unknown;
+      } | null;
+      "decided_at": string | null;
+      "created_at": string;
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List an entry's proposals, oldest first. */
+  "list-entry-proposals": {
+    method: "GET";
+    path: "/entries/{id}/proposals";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: {
+      "state"?: "open" | "applied" | "dismissed";
+      "locale"?: string;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "group_id": string;
+        "entry_id": string;
+        "model_id": string;
+        "locale": string;
+        "base_version_id": string;
+        /** Field values by key; fields the credential's creator cannot read are left out */
+        "fields": {
+          [key: string]: unknown;
+        };
+        "original_fields": {
+          [key: string]: unknown;
+        } | null;
+        "note": string;
+        "source": {
+          "kind": string;
+          "id": string;
+          "label": string;
+          [key: string]: unknown;
+        };
+        "state": "open" | "applied" | "dismissed";
+        "revision": number;
+        "applied_version_id": string | null;
+        "decided_by": {
+          "kind": string;
+          [key: string]: unknown;
+        } | null;
+        "decided_at": string | null;
+        "created_at": string;
+        "updated_at": string;
+      }>;
+    };
+  };
+  /** Read the creator's working draft of one language, and who else holds one. */
+  "get-entry-editing": {
+    method: "GET";
+    path: "/entries/{id}/editing";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: {
+      "locale": string;
+    };
+    body: never;
+    answer: {
+      "id": string;
+      "locale": string;
+      "draft": {
+        "group_id": string;
+        "locale": string;
+        "holder": {
+          "person_id": string;
+          "email": string;
+        };
+        /** Field values by key; fields the credential's creator cannot read are left out */
+        "fields": {
+          [key: string]: unknown;
+        };
+        "base_version_id": string | null;
+        "revision": number;
+        "taken_over_from": {
+          "person_id": string;
+          "email": string;
+        } | null;
+        "taken_over_at": string | null;
+        "created_at": string;
+        "updated_at": string;
+      } | null;
+      "held_by": {
+        "person_id": string;
+        "email": string;
+      } | null;
+    };
+  };
+  /** Write the creator's working draft of one language, pinned to its revision (null: none yet). */
+  "put-entry-draft": {
+    method: "PUT";
+    path: "/entries/{id}/editing/draft";
+    scope: "content:write";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      /** Field values by key; fields the credential's creator cannot read are left out */
+      "fields": {
+        [key: string]: unknown;
+      };
+      "base_version_id": string | null;
+      "expected_revision": number | null;
+    };
+    answer: {
+      "draft": {
+        "group_id": string;
+        "locale": string;
+        "holder": {
+          "person_id": string;
+          "email": string;
+        };
+        /** Field values by key; fields the credential's creator cannot read are left out */
+        "fields": {
+          [key: string]: unknown;
+        };
+        "base_version_id": string | null;
+        "revision": number;
+        "taken_over_from": {
+          "person_id": string;
+          "email": string;
+        } | null;
+        "taken_over_at": string | null;
+        "created_at": string;
+        "updated_at": string;
+      };
+    };
+  };
+  /** Take over another person's working draft of one language, values kept. */
+  "take-over-entry-draft": {
+    method: "POST";
+    path: "/entries/{id}/editing/takeover";
+    scope: "content:write";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      "expected_revision"?: number;
+    };
+    answer: {
+      "draft": {
+        "group_id": string;
+        "locale": string;
+        "holder": {
+          "person_id": string;
+          "email": string;
+        };
+        /** Field values by key; fields the credential's creator cannot read are left out */
+        "fields": {
+          [key: string]: unknown;
+        };
+        "base_version_id": string | null;
+        "revision": number;
+        "taken_over_from": {
+          "person_id": string;
+          "email": string;
+        } | null;
+        "taken_over_at": string | null;
+        "created_at": string;
+        "updated_at": string;
+      };
+    };
+  };
+  /** Discard the creator's own working draft of one language. */
+  "discard-entry-draft": {
+    method: "POST";
+    path: "/entries/{id}/editing/draft/discard";
+    scope: "content:write";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      "expected_revision"?: number;
+    };
+    answer: {
+      "discarded": boolean;
+    };
+  };
 }
 
 /** The name of an operation. */
@@ -307,6 +2622,158 @@ export type GetSettingsAnswer = Operations["get-settings"]["answer"];
 export type PutSettingsAnswer = Operations["put-settings"]["answer"];
 /** Body of `put-settings`. */
 export type PutSettingsBody = Operations["put-settings"]["body"];
+/** Answer of `list-models`. */
+export type ListModelsAnswer = Operations["list-models"]["answer"];
+/** Answer of `list-model-proposals`. */
+export type ListModelProposalsAnswer =
+  Operations["list-model-proposals"]["answer"];
+/** Answer of `create-model-proposal`. */
+export type CreateModelProposalAnswer =
+  Operations["create-model-proposal"]["answer"];
+/** Body of `create-model-proposal`. */
+export type CreateModelProposalBody =
+  Operations["create-model-proposal"]["body"];
+/** Answer of `get-model-proposal`. */
+export type GetModelProposalAnswer = Operations["get-model-proposal"]["answer"];
+/** Answer of `get-model`. */
+export type GetModelAnswer = Operations["get-model"]["answer"];
+/** Answer of `create-model`. */
+export type CreateModelAnswer = Operations["create-model"]["answer"];
+/** Body of `create-model`. */
+export type CreateModelBody = Operations["create-model"]["body"];
+/** Answer of `update-model`. */
+export type UpdateModelAnswer = Operations["update-model"]["answer"];
+/** Body of `update-model`. */
+export type UpdateModelBody = Operations["update-model"]["body"];
+/** Answer of `set-model-folder`. */
+export type SetModelFolderAnswer = Operations["set-model-folder"]["answer"];
+/** Body of `set-model-folder`. */
+export type SetModelFolderBody = Operations["set-model-folder"]["body"];
+/** Answer of `replace-model-definition`. */
+export type ReplaceModelDefinitionAnswer =
+  Operations["replace-model-definition"]["answer"];
+/** Body of `replace-model-definition`. */
+export type ReplaceModelDefinitionBody =
+  Operations["replace-model-definition"]["body"];
+/** Answer of `remove-model`. */
+export type RemoveModelAnswer = Operations["remove-model"]["answer"];
+/** Body of `remove-model`. */
+export type RemoveModelBody = Operations["remove-model"]["body"];
+/** Answer of `list-roles`. */
+export type ListRolesAnswer = Operations["list-roles"]["answer"];
+/** Answer of `get-role`. */
+export type GetRoleAnswer = Operations["get-role"]["answer"];
+/** Answer of `create-role`. */
+export type CreateRoleAnswer = Operations["create-role"]["answer"];
+/** Body of `create-role`. */
+export type CreateRoleBody = Operations["create-role"]["body"];
+/** Answer of `update-role`. */
+export type UpdateRoleAnswer = Operations["update-role"]["answer"];
+/** Body of `update-role`. */
+export type UpdateRoleBody = Operations["update-role"]["body"];
+/** Answer of `delete-role`. */
+export type DeleteRoleAnswer = Operations["delete-role"]["answer"];
+/** Answer of `list-entries`. */
+export type ListEntriesAnswer = Operations["list-entries"]["answer"];
+/** Answer of `create-entry`. */
+export type CreateEntryAnswer = Operations["create-entry"]["answer"];
+/** Body of `create-entry`. */
+export type CreateEntryBody = Operations["create-entry"]["body"];
+/** Answer of `get-entry`. */
+export type GetEntryAnswer = Operations["get-entry"]["answer"];
+/** Answer of `update-entry`. */
+export type UpdateEntryAnswer = Operations["update-entry"]["answer"];
+/** Body of `update-entry`. */
+export type UpdateEntryBody = Operations["update-entry"]["body"];
+/** Answer of `list-entry-versions`. */
+export type ListEntryVersionsAnswer =
+  Operations["list-entry-versions"]["answer"];
+/** Answer of `get-entry-version`. */
+export type GetEntryVersionAnswer = Operations["get-entry-version"]["answer"];
+/** Answer of `restore-entry-version`. */
+export type RestoreEntryVersionAnswer =
+  Operations["restore-entry-version"]["answer"];
+/** Body of `restore-entry-version`. */
+export type RestoreEntryVersionBody =
+  Operations["restore-entry-version"]["body"];
+/** Answer of `list-entry-dependents`. */
+export type ListEntryDependentsAnswer =
+  Operations["list-entry-dependents"]["answer"];
+/** Answer of `publish-entry`. */
+export type PublishEntryAnswer = Operations["publish-entry"]["answer"];
+/** Body of `publish-entry`. */
+export type PublishEntryBody = Operations["publish-entry"]["body"];
+/** Answer of `unpublish-entry`. */
+export type UnpublishEntryAnswer = Operations["unpublish-entry"]["answer"];
+/** Body of `unpublish-entry`. */
+export type UnpublishEntryBody = Operations["unpublish-entry"]["body"];
+/** Answer of `add-entry-locale`. */
+export type AddEntryLocaleAnswer = Operations["add-entry-locale"]["answer"];
+/** Body of `add-entry-locale`. */
+export type AddEntryLocaleBody = Operations["add-entry-locale"]["body"];
+/** Answer of `transition-entry`. */
+export type TransitionEntryAnswer = Operations["transition-entry"]["answer"];
+/** Body of `transition-entry`. */
+export type TransitionEntryBody = Operations["transition-entry"]["body"];
+/** Answer of `list-entry-assignees`. */
+export type ListEntryAssigneesAnswer =
+  Operations["list-entry-assignees"]["answer"];
+/** Answer of `put-entry-assignment`. */
+export type PutEntryAssignmentAnswer =
+  Operations["put-entry-assignment"]["answer"];
+/** Body of `put-entry-assignment`. */
+export type PutEntryAssignmentBody = Operations["put-entry-assignment"]["body"];
+/** Answer of `list-trash`. */
+export type ListTrashAnswer = Operations["list-trash"]["answer"];
+/** Answer of `get-entry-trash`. */
+export type GetEntryTrashAnswer = Operations["get-entry-trash"]["answer"];
+/** Answer of `trash-entry`. */
+export type TrashEntryAnswer = Operations["trash-entry"]["answer"];
+/** Body of `trash-entry`. */
+export type TrashEntryBody = Operations["trash-entry"]["body"];
+/** Answer of `restore-trashed-entry`. */
+export type RestoreTrashedEntryAnswer =
+  Operations["restore-trashed-entry"]["answer"];
+/** Body of `restore-trashed-entry`. */
+export type RestoreTrashedEntryBody =
+  Operations["restore-trashed-entry"]["body"];
+/** Answer of `purge-entry`. */
+export type PurgeEntryAnswer = Operations["purge-entry"]["answer"];
+/** Body of `purge-entry`. */
+export type PurgeEntryBody = Operations["purge-entry"]["body"];
+/** Answer of `relate-entries`. */
+export type RelateEntriesAnswer = Operations["relate-entries"]["answer"];
+/** Body of `relate-entries`. */
+export type RelateEntriesBody = Operations["relate-entries"]["body"];
+/** Answer of `list-entry-related-from`. */
+export type ListEntryRelatedFromAnswer =
+  Operations["list-entry-related-from"]["answer"];
+/** Answer of `create-entry-proposal`. */
+export type CreateEntryProposalAnswer =
+  Operations["create-entry-proposal"]["answer"];
+/** Body of `create-entry-proposal`. */
+export type CreateEntryProposalBody =
+  Operations["create-entry-proposal"]["body"];
+/** Answer of `list-entry-proposals`. */
+export type ListEntryProposalsAnswer =
+  Operations["list-entry-proposals"]["answer"];
+/** Answer of `get-entry-editing`. */
+export type GetEntryEditingAnswer = Operations["get-entry-editing"]["answer"];
+/** Answer of `put-entry-draft`. */
+export type PutEntryDraftAnswer = Operations["put-entry-draft"]["answer"];
+/** Body of `put-entry-draft`. */
+export type PutEntryDraftBody = Operations["put-entry-draft"]["body"];
+/** Answer of `take-over-entry-draft`. */
+export type TakeOverEntryDraftAnswer =
+  Operations["take-over-entry-draft"]["answer"];
+/** Body of `take-over-entry-draft`. */
+export type TakeOverEntryDraftBody =
+  Operations["take-over-entry-draft"]["body"];
+/** Answer of `discard-entry-draft`. */
+export type DiscardEntryDraftAnswer =
+  Operations["discard-entry-draft"]["answer"];
+/** Body of `discard-entry-draft`. */
+export type DiscardEntryDraftBody = Operations["discard-entry-draft"]["body"];
 
 /** Every operation's method and path, for a client to build requests from. */
 export const OPERATION_ROUTES: {
@@ -332,5 +2799,167 @@ export const OPERATION_ROUTES: {
     method: "PUT",
     path: "/settings/{key}",
     idempotencyKey: true,
+  },
+  "list-models": { method: "GET", path: "/models", idempotencyKey: false },
+  "list-model-proposals": {
+    method: "GET",
+    path: "/models/proposals",
+    idempotencyKey: false,
+  },
+  "create-model-proposal": {
+    method: "POST",
+    path: "/models/proposals",
+    idempotencyKey: true,
+  },
+  "get-model-proposal": {
+    method: "GET",
+    path: "/models/proposals/{id}",
+    idempotencyKey: false,
+  },
+  "get-model": { method: "GET", path: "/models/{id}", idempotencyKey: false },
+  "create-model": { method: "POST", path: "/models", idempotencyKey: true },
+  "update-model": { method: "PUT", path: "/models/{id}", idempotencyKey: true },
+  "set-model-folder": {
+    method: "PUT",
+    path: "/models/{id}/folder",
+    idempotencyKey: true,
+  },
+  "replace-model-definition": {
+    method: "PUT",
+    path: "/models/{id}/definition",
+    idempotencyKey: true,
+  },
+  "remove-model": {
+    method: "POST",
+    path: "/models/{id}/remove",
+    idempotencyKey: true,
+  },
+  "list-roles": { method: "GET", path: "/roles", idempotencyKey: false },
+  "get-role": { method: "GET", path: "/roles/{id}", idempotencyKey: false },
+  "create-role": { method: "POST", path: "/roles", idempotencyKey: true },
+  "update-role": { method: "PUT", path: "/roles/{id}", idempotencyKey: true },
+  "delete-role": {
+    method: "DELETE",
+    path: "/roles/{id}",
+    idempotencyKey: true,
+  },
+  "list-entries": { method: "GET", path: "/entries", idempotencyKey: false },
+  "create-entry": { method: "POST", path: "/entries", idempotencyKey: true },
+  "get-entry": { method: "GET", path: "/entries/{id}", idempotencyKey: false },
+  "update-entry": {
+    method: "PUT",
+    path: "/entries/{id}",
+    idempotencyKey: true,
+  },
+  "list-entry-versions": {
+    method: "GET",
+    path: "/entries/{id}/versions",
+    idempotencyKey: false,
+  },
+  "get-entry-version": {
+    method: "GET",
+    path: "/entries/{id}/versions/{versionId}",
+    idempotencyKey: false,
+  },
+  "restore-entry-version": {
+    method: "POST",
+    path: "/entries/{id}/versions/{versionId}/restore",
+    idempotencyKey: true,
+  },
+  "list-entry-dependents": {
+    method: "GET",
+    path: "/entries/{id}/dependents",
+    idempotencyKey: false,
+  },
+  "publish-entry": {
+    method: "POST",
+    path: "/entries/{id}/publish",
+    idempotencyKey: true,
+  },
+  "unpublish-entry": {
+    method: "POST",
+    path: "/entries/{id}/unpublish",
+    idempotencyKey: true,
+  },
+  "add-entry-locale": {
+    method: "POST",
+    path: "/entries/{id}/locales",
+    idempotencyKey: true,
+  },
+  "transition-entry": {
+    method: "POST",
+    path: "/entries/{id}/transition",
+    idempotencyKey: true,
+  },
+  "list-entry-assignees": {
+    method: "GET",
+    path: "/entries/{id}/assignees",
+    idempotencyKey: false,
+  },
+  "put-entry-assignment": {
+    method: "PUT",
+    path: "/entries/{id}/assignment",
+    idempotencyKey: true,
+  },
+  "list-trash": { method: "GET", path: "/trash", idempotencyKey: false },
+  "get-entry-trash": {
+    method: "GET",
+    path: "/entries/{id}/trash",
+    idempotencyKey: false,
+  },
+  "trash-entry": {
+    method: "POST",
+    path: "/entries/{id}/trash",
+    idempotencyKey: true,
+  },
+  "restore-trashed-entry": {
+    method: "POST",
+    path: "/entries/{id}/trash/restore",
+    idempotencyKey: true,
+  },
+  "purge-entry": {
+    method: "POST",
+    path: "/entries/{id}/trash/purge",
+    idempotencyKey: true,
+  },
+  "relate-entries": {
+    method: "POST",
+    path: "/entries/relate",
+    idempotencyKey: true,
+  },
+  "list-entry-related-from": {
+    method: "GET",
+    path: "/entries/{id}/related-from",
+    idempotencyKey: false,
+  },
+  "create-entry-proposal": {
+    method: "POST",
+    path: "/entries/{id}/proposals",
+    idempotencyKey: true,
+  },
+  "list-entry-proposals": {
+    method: "GET",
+    path: "/entries/{id}/proposals",
+    idempotencyKey: false,
+  },
+  "get-entry-editing": {
+    method: "GET",
+    path: "/entries/{id}/editing",
+    idempotencyKey: false,
+  },
+  "put-entry-draft": {
+    method: "PUT",
+    path: "/entries/{id}/editing/draft",
+    idempotencyKey: false,
+  },
+  "take-over-entry-draft": {
+    method: "POST",
+    path: "/entries/{id}/editing/takeover",
+    idempotencyKey: false,
+  },
+  "discard-entry-draft": {
+    method: "POST",
+    path: "/entries/{id}/editing/draft/discard",
+    idempotencyKey: false,
   },
 };

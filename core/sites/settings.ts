@@ -1,6 +1,7 @@
 // Reads and writes the site-level settings documents, validated and pinned to their revision.
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
+import { rebuildPublicItems } from "../public/projection.ts";
 import {
   SETTINGS_DEFAULTS,
   SETTINGS_SCHEMAS,
@@ -130,6 +131,7 @@ export async function putSettings<K extends SettingsKey>(
         current_revision: revision + 1,
       };
     }
+    if (key === "language-fallback") await rebuildPublicItems(trx, ctx.siteId);
     return {
       ok: true as const,
       settings: {

@@ -5,9 +5,9 @@ import * as m0010 from "./0010_models.ts";
 import * as m0020 from "./0020_access.ts";
 import * as m0030 from "./0030_entries.ts";
 import * as m0040 from "./0040_site_settings.ts";
-import * as m0070 from "./0070_review.ts";
 import * as m0050 from "./0050_entry_links.ts";
 import * as m0060 from "./0060_proposals_drafts.ts";
+import * as m0070 from "./0070_review.ts";
 import * as m0080 from "./0080_public_read.ts";
 import * as m0090 from "./0090_sync_search.ts";
 

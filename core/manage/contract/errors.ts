@@ -1,8 +1,10 @@
 // The Management API's refusal codes with their statuses, and the one error body (spec 2 part 7).
 import { z } from "zod";
+import { ENTRY_ERROR_STATUS } from "./entries_errors.ts";
 
 /** Every refusal code a Management API route may answer, with its HTTP status. */
 export const ERROR_STATUS = {
+  ...ENTRY_ERROR_STATUS,
   invalid_request: 400,
   input_invalid: 400,
   unauthorized: 401,
@@ -17,6 +19,28 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   rate_limited: 429,
   internal_error: 500,
+  // Models and model proposals (spec 2 parts 4.3, 7; statuses not stated there are ours, see docs).
+  duplicate_field_key: 400,
+  component_nesting_too_deep: 400,
+  unique_unsupported: 400,
+  invalid_field_config: 400,
+  invalid_field_validation: 400,
+  invalid_visibility: 400,
+  field_not_found: 400,
+  invalid_reference: 400,
+  model_changed: 409,
+  model_change_blocked: 409,
+  model_slug_taken: 409,
+  model_name_collision: 409,
+  model_not_empty: 409,
+  schema_proposal_stale: 409,
+  // Roles (spec 2 parts 4.3, 7).
+  invalid_permissions: 400,
+  escalation_refused: 403,
+  role_name_taken: 409,
+  role_seeded: 409,
+  role_in_use: 409,
+  role_last_access_granter: 409,
 } as const;
 
 /** One refusal code. */

@@ -2,6 +2,9 @@
 import { addLanguage, listLanguages } from "./languages.ts";
 import { getSettings, putSettings } from "./settings.ts";
 import { getSite } from "./site.ts";
+import { MODEL_OPERATIONS } from "./models.ts";
+import { ROLE_OPERATIONS } from "./roles.ts";
+import { ENTRY_MORE_OPERATIONS, ENTRY_OPERATIONS } from "./entries_ops.ts";
 
 export * from "./operation.ts";
 export * from "./errors.ts";
@@ -19,6 +22,10 @@ export const OPERATIONS = [
   addLanguage,
   getSettings,
   putSettings,
+  ...MODEL_OPERATIONS,
+  ...ROLE_OPERATIONS,
+  ...ENTRY_OPERATIONS,
+  ...ENTRY_MORE_OPERATIONS,
 ] as const;
 
 /** The union of declared operations. */

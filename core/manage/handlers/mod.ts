@@ -3,6 +3,16 @@ import type { HandlerMap } from "../handler.ts";
 import * as languages from "./languages.ts";
 import * as settings from "./settings.ts";
 import * as site from "./site.ts";
+import * as models from "./models.ts";
+import * as roles from "./roles.ts";
+import * as entries from "./entries.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
-export const HANDLERS: HandlerMap = { ...site, ...languages, ...settings };
+export const HANDLERS: HandlerMap = {
+  ...site,
+  ...languages,
+  ...settings,
+  ...models,
+  ...roles,
+  ...entries,
+};

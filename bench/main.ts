@@ -1,0 +1,288 @@
+// `deno task bench`: seeds 100,000 published entries in two languages on real PostgreSQL, then measures
+// the public list, filtered+sorted list, 50-page cursor walk and single read over HTTP on 127.0.0.1 at
+// concurrency 1 and 32, and the same queries as raw SQL through the same driver as a ceiling.
+import { sql } from "kysely";
+import pg from "pg";
+import { systemClock } from "../core/clock.ts";
+import { openDatabase } from "../core/db/database.ts";
+import { migrateToLatest } from "../core/db/migrate.ts";
+import { createModel } from "../core/models/store.ts";
+import { rebuildPublicItems } from "../core/public/projection.ts";
+import { runLoad, type RunStats } from "./load.ts";
+
+const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
+const base = Deno.env.get("DATABASE_URL");
+if (!base) {
+  throw new Error(
+    "Cannot run the benchmark: set DATABASE_URL to a PostgreSQL server (it creates a scratch database)",
+  );
+}
+
+async function admin(text: string) {
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+const dbName = `stave_bench_${Date.now()}`;
+await admin(`create database ${dbName}`);
+const url = new URL(base);
+url.pathname = `/${dbName}`;
+const db = await openDatabase({ url: url.toString() });
+let server: Deno.ChildProcess | null = null;
+try {
+  await migrateToLatest(db);
+  const siteId = crypto.randomUUID();
+  await db.insertInto("sites").values({
+    id: siteId,
+    slug: "bench",
+    name: "bench",
+    domain: "127.0.0.1",
+    created_at: new Date(),
+  }).execute();
+  await db.insertInto("site_languages").values([
+    { site_id: siteId, code: "en", position: 0, is_default: true },
+    { site_id: siteId, code: "de", position: 1, is_default: false },
+  ]).execute();
+  const made = await createModel({ db, clock: systemClock, siteId }, {
+    model: { name: "Posts", slug: "posts", description: "", enableI18n: true },
+    fields: [
+      {
+        key: "title",
+        label: "Title",
+        type: "text",
+        required: true,
+        localized: true,
+      },
+      {
+        key: "category",
+        label: "Category",
+        type: "select",
+        config: { options: ["news", "guide", "release", "opinion"] },
+      },
+      { key: "price", label: "Price", type: "number" },
+      { key: "published_on", label: "Date", type: "date" },
+    ],
+  });
+  if (!made.ok) {
+    throw new Error(`Cannot create the bench model: ${JSON.stringify(made)}`);
+  }
+  const modelId = made.model_id!;
+
+  const seedStart = performance.now();
+  await sql`
+    insert into entry_groups (id, site_id, model_id, primary_entry_id, created_by, revision, current_version_id, created_at, updated_at)
+    select md5('g' || i)::uuid, ${siteId}, ${modelId}, md5('een' || i)::uuid, null, 1, md5('vde' || i)::uuid, now(), now()
+    from generate_series(1, ${ENTRIES}) i`.execute(db);
+  await sql`
+    insert into entries (id, site_id, group_id, model_id, locale, slug, current_version_id, published_version_id, published_at, created_at, updated_at)
+    select md5('e' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, ${modelId}, l, l || '-post-' || i,
+      md5('v' || l || i)::uuid, md5('v' || l || i)::uuid,
+      timestamptz '2020-01-01' + i * interval '1 minute' + (i % 997) * interval '1 microsecond', now(), now()
+    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
+    db,
+  );
+  await sql`
+    insert into entry_versions (id, site_id, group_id, entry_id, locale, number, fields, created_by, created_at)
+    select md5('v' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, md5('e' || l || i)::uuid, l,
+      case when l = 'en' then 1 else 2 end,
+      jsonb_build_object('title', case when l = 'en' then 'Post ' else 'Beitrag ' end || i,
+        'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
+        'price', (i * 7919) % 1000,
+        'published_on', to_char(date '2020-01-01' + (i / 100), 'YYYY-MM-DD')),
+      '{"kind":"person"}', now()
+    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
+    db,
+  );
+  await rebuildPublicItems(db, siteId);
+  await sql`analyze`.execute(db);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  const counted = await sql<
+    { n: number }
+  >`select count(*)::int as n from public_items`.execute(db);
+  console.log(
+    `seeded ${ENTRIES} entries x 2 languages (${
+      counted.rows[0].n
+    } public rows) in ${seedSeconds.toFixed(1)} s`,
+  );
+
+  server = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--unstable-kv",
+      new URL("./serve.ts", import.meta.url).pathname,
+    ],
+    env: { BENCH_DATABASE_URL: url.toString() },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let port = 0;
+  for (let i = 0; i < 100 && port === 0; i++) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const m = /listening (\d+)/.exec(value ?? "");
+    if (m) port = Number(m[1]);
+  }
+  if (!port) throw new Error("Cannot start the benchmark server");
+  const origin = `http://127.0.0.1:${port}`;
+
+  const slugs = Array.from(
+    { length: 1000 },
+    (_, i) => `en-post-${1 + ((i * 9973) % ENTRIES)}`,
+  );
+  const get = async (path: string) => {
+    const res = await fetch(origin + path);
+    const body = await res.json();
+    return { ok: res.status === 200, body };
+  };
+  const LIST = "/v1/posts?limit=20";
+  const FILTERED =
+    "/v1/posts?limit=20&filter[category]=news&filter[price][gte]=100&filter[price][lt]=200&sort=-price";
+  const scenarios: Record<string, (i: number) => Promise<boolean>> = {
+    "list page (limit=20, default order)": async () => (await get(LIST)).ok,
+    "filtered + sorted list": async () => (await get(FILTERED)).ok,
+    "single read by slug": async (i) =>
+      (await get(`/v1/posts/${slugs[i % slugs.length]}`)).ok,
+    "cursor walk, 50 pages (one sample = whole walk)": async () => {
+      let cursor: string | null = null;
+      for (let p = 0; p < 50; p++) {
+        const r = await get(`${LIST}${cursor ? `&cursor=${cursor}` : ""}`);
+        if (!r.ok) return false;
+        cursor = r.body.page.next_cursor;
+      }
+      return true;
+    },
+  };
+
+  const cols =
+    sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at, p.fields`;
+  const base_ =
+    sql`p.site_id = ${siteId} and p.model_id = ${modelId} and p.requested_locale = 'en'`;
+  const rawList = (after: { at: string; id: string } | null) =>
+    sql<
+      { group_id: string; k_at: string }
+    >`select ${cols}, p.published_at::text as k_at from public_items p
+      where ${base_} ${
+      after
+        ? sql`and (p.published_at, p.group_id) < (${after.at}::timestamptz, ${after.id}::uuid)`
+        : sql``
+    }
+      order by p.published_at desc, p.group_id desc limit 21`;
+  const price =
+    sql`(case when jsonb_typeof(p.fields -> 'price') = 'number' then (p.fields ->> 'price')::numeric end)`;
+  const rawFiltered = sql`select ${cols} from public_items p where ${base_}
+      and p.fields @> jsonb_build_object('category', 'news'::text) and ${price} >= 100 and ${price} < 200
+      order by (${price} is null) asc, ${price} desc, p.group_id asc limit 21`;
+  const rawSingle = (slug: string) =>
+    sql`select ${cols} from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
+  const raw: Record<string, (i: number) => Promise<boolean>> = {
+    "list page (limit=20, default order)": async () =>
+      (await rawList(null).execute(db)).rows.length === 21,
+    "filtered + sorted list": async () =>
+      (await rawFiltered.execute(db)).rows.length > 0,
+    "single read by slug": async (i) =>
+      (await rawSingle(slugs[i % slugs.length]).execute(db)).rows.length === 1,
+    "cursor walk, 50 pages (one sample = whole walk)": async () => {
+      let after: { at: string; id: string } | null = null;
+      for (let p = 0; p < 50; p++) {
+        const rows: { group_id: string; k_at: string }[] =
+          (await rawList(after).execute(db)).rows;
+        const last = rows[19];
+        after = { at: last.k_at, id: last.group_id };
+      }
+      return true;
+    },
+  };
+
+  const results: {
+    scenario: string;
+    kind: string;
+    concurrency: number;
+    stats: RunStats;
+  }[] = [];
+  for (const [name, task] of Object.entries(scenarios)) {
+    const walk = name.startsWith("cursor");
+    for (
+      const [kind, fn] of [["HTTP", task], ["raw SQL", raw[name]]] as const
+    ) {
+      await runLoad(4, walk ? 1 : 25, fn); // warm-up
+      for (const c of [1, 32]) {
+        const per = walk ? (c === 1 ? 10 : 2) : (c === 1 ? 300 : 60);
+        const s = await runLoad(c, per, fn);
+        results.push({ scenario: name, kind, concurrency: c, stats: s });
+        console.log(
+          `${kind.padEnd(8)} c=${String(c).padStart(2)} ${name}: ${
+            JSON.stringify(s)
+          }`,
+        );
+      }
+    }
+  }
+
+  const plans: Record<string, string> = {};
+  const explain = async (
+    name: string,
+    query: {
+      compile(db: unknown): { sql: string; parameters: readonly unknown[] };
+    },
+  ) => {
+    const compiled = query.compile(db);
+    const res = await sql.raw(
+      `explain (analyze, buffers, costs off, timing off) ${
+        interpolate(compiled.sql, compiled.parameters)
+      }`,
+    ).execute(db);
+    plans[name] = (res.rows as Record<string, string>[]).map((r) =>
+      r["QUERY PLAN"]
+    ).join("\n");
+  };
+  await explain("list page", rawList(null));
+  const mid = (await rawList(null).execute(db)).rows[19];
+  await explain("cursor page", rawList({ at: mid.k_at, id: mid.group_id }));
+  await explain("filtered + sorted list", rawFiltered);
+  await explain("single read by slug", rawSingle("en-post-4242"));
+  const out = {
+    machine:
+      `${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, ${Deno.version.deno}`,
+    postgres:
+      (await sql<{ v: string }>`select version() as v`.execute(db)).rows[0].v,
+    entries: ENTRIES,
+    public_rows: counted.rows[0].n,
+    seed_seconds: Number(seedSeconds.toFixed(1)),
+    queries: {
+      list: LIST,
+      filtered: FILTERED,
+      single: "/v1/posts/en-post-<n>",
+    },
+    results,
+    plans,
+  };
+  await Deno.writeTextFile(
+    new URL("./results.json", import.meta.url),
+    JSON.stringify(out, null, 2) + "\n",
+  );
+  console.log("wrote bench/results.json");
+} finally {
+  if (server) {
+    server.kill("SIGTERM");
+    await server.status;
+  }
+  await db.destroy();
+  await admin(`drop database if exists ${dbName} with (force)`);
+}
+
+/** Inlines parameters for EXPLAIN (values are the benchmark's own, never user input). */
+function interpolate(text: string, params: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n) => {
+    const v = params[Number(n) - 1];
+    return typeof v === "number"
+      ? String(v)
+      : `'${String(v).replaceAll("'", "''")}'`;
+  });
+}

@@ -1,0 +1,400 @@
+// Contract of the entry routes: list, create, read, update, versions, dependents, publish, unpublish, languages.
+import { z } from "zod";
+import { languageCode } from "./languages.ts";
+import type { ErrorCode } from "./errors.ts";
+import { operation } from "./operation.ts";
+
+/** An entry (translation group), version or person id. */
+export const entryId = z.uuid();
+
+/** `{id}` of `/entries/{id}/...`. */
+export const entryParams = z.strictObject({ id: entryId });
+
+/** Field values by key; keys the reader cannot read are left out. */
+export const fieldValues = z.record(z.string(), z.unknown()).describe(
+  "Field values by key; fields the credential's creator cannot read are left out",
+);
+
+const entryState = z.enum(["draft", "published", "trashed"]);
+
+/** One language of an entry, as a write answers it. */
+export const localeFacts = z.strictObject({
+  entry_id: z.uuid().describe("The language instance"),
+  slug: z.string(),
+  state: entryState,
+  current_version_id: z.uuid().nullable(),
+  published_version_id: z.uuid().nullable(),
+  published_at: z.string().nullable().describe("ISO time, null when not live"),
+});
+
+/** What every entry write answers: the group's pins after the command. */
+export const entryWritten = z.strictObject({
+  id: z.uuid().describe("The entry (translation group)"),
+  model_id: z.string(),
+  state: entryState,
+  revision: z.int().min(0).describe(
+    "Workflow revision (pin of publish, unpublish, moves)",
+  ),
+  current_version_id: z.uuid().nullable(),
+  published_version_id: z.uuid().nullable(),
+  locales: z.record(z.string(), localeFacts).describe(
+    "By language, in the site's order",
+  ),
+});
+
+/** Plugin policy results of a write (spec 2 part 2.5); empty until plugins exist. */
+export const policyResults = z.array(z.looseObject({})).describe(
+  "Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies",
+);
+
+const reviewStage = z.enum([
+  "draft",
+  "in_review",
+  "changes_requested",
+  "approved",
+]);
+
+const transition = z.union([
+  z.strictObject({
+    kind: z.enum(["publish", "unpublish", "trash", "restore"]),
+    to: entryState,
+  }),
+  z.strictObject({
+    kind: z.enum(["submit", "approve", "request_changes", "withdraw"]),
+    to: reviewStage,
+  }),
+]);
+
+/** The workflow block of a read (spec 1 part 2.8): only transitions the creator may take now. */
+export const workflowBlock = z.strictObject({
+  revision: z.int().min(0),
+  current_version_id: z.uuid().nullable(),
+  published_version_id: z.uuid().nullable(),
+  transitions: z.array(transition),
+  locales: z.record(
+    z.string(),
+    z.strictObject({
+      current_version_id: z.uuid().nullable(),
+      published_version_id: z.uuid().nullable(),
+      transitions: z.array(transition),
+    }),
+  ),
+});
+
+/** An entry as lists answer it: pins and each language's current values. */
+export const entrySummary = z.strictObject({
+  ...entryWritten.shape,
+  locales: z.record(
+    z.string(),
+    z.strictObject({ ...localeFacts.shape, fields: fieldValues }),
+  ),
+  created_at: z.string(),
+  updated_at: z.string(),
+  trashed_at: z.string().nullable(),
+});
+
+/** An entry as `GET /entries/{id}` answers it. */
+export const entryRead = z.strictObject({
+  ...entrySummary.shape,
+  review_stage: reviewStage,
+  assignee_id: z.uuid().nullable().describe("Who acts next, if named"),
+  workflow: workflowBlock,
+});
+
+/** The page of a paged list: send `next_cursor` back as `cursor` with the same other query values. */
+export const listPage = z.strictObject({
+  limit: z.int(),
+  has_more: z.boolean(),
+  next_cursor: z.string().nullable(),
+});
+
+/** `limit` (1 to 100, default 25) and `cursor` of a paged list. */
+export const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  cursor: z.string().min(1).max(512).optional(),
+};
+
+/** One version without its values. */
+export const versionSummary = z.strictObject({
+  id: z.uuid(),
+  number: z.int().min(1).describe("Counts across the whole entry"),
+  locale: z.string(),
+  entry_id: z.uuid(),
+  created_at: z.string(),
+  created_by: z.looseObject({ kind: z.string() }).describe("Actor snapshot"),
+  current: z.boolean().describe("The language's current version"),
+  published: z.boolean().describe("The language's published version"),
+});
+
+const SAVE_ERRORS: ErrorCode[] = [
+  "not_found",
+  "unknown_locale",
+  "locale_denied",
+  "field_denied",
+  "version_conflict",
+  "transition_unavailable",
+  "field_validation_failed",
+  "slug_taken",
+  "unique_value_taken",
+  "relation_target_taken",
+  "relation_target_not_found",
+  "relation_duplicate_target",
+  "relation_position_not_ordered",
+  "audit_unavailable",
+];
+
+const slug = z.string().regex(
+  /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+  "expected a slug such as my-first-post",
+).max(200);
+
+/** `GET /entries?model_id=`. */
+export const listEntries = operation({
+  name: "list-entries",
+  method: "GET",
+  path: "/entries",
+  summary:
+    "List a model's entries outside Trash, newest first, one page at a time",
+  tag: "entries",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  query: z.strictObject({ model_id: z.string().min(1).max(200), ...pageQuery }),
+  answer: z.strictObject({ data: z.array(entrySummary), page: listPage }),
+});
+
+/** `POST /entries`. */
+export const createEntry = operation({
+  name: "create-entry",
+  method: "POST",
+  path: "/entries",
+  summary: "Create an entry with its first language as a draft version",
+  tag: "entries",
+  scope: "content:write",
+  key: { retention: "short", settle: "rerun" },
+  status: 201,
+  body: z.strictObject({
+    model_id: z.string().min(1).max(200),
+    locale: languageCode,
+    slug,
+    fields: fieldValues,
+  }),
+  answer: entryWritten,
+  errors: [...SAVE_ERRORS, "single_entry_exists"],
+});
+
+/** `GET /entries/{id}`. */
+export const getEntry = operation({
+  name: "get-entry",
+  method: "GET",
+  path: "/entries/{id}",
+  summary:
+    "Read an entry: every language's current values, pins, review stage and workflow block",
+  tag: "entries",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: entryParams,
+  answer: entryRead,
+  errors: ["not_found"],
+});
+
+/** `PUT /entries/{id}`. */
+export const updateEntry = operation({
+  name: "update-entry",
+  method: "PUT",
+  path: "/entries/{id}",
+  summary:
+    "Save a new draft version of one language, pinned to the version the edit started from",
+  tag: "entries",
+  scope: "content:write",
+  key: { retention: "short", settle: "rerun" },
+  status: 200,
+  params: entryParams,
+  body: z.strictObject({
+    locale: languageCode,
+    expected_current_version_id: entryId,
+    fields: fieldValues.describe(
+      "The language's values; fields left out are cleared, unreadable ones kept",
+    ),
+    slug: slug.optional(),
+  }),
+  answer: z.strictObject({
+    ...entryWritten.shape,
+    policy_results: policyResults,
+  }),
+  errors: SAVE_ERRORS,
+});
+
+/** `GET /entries/{id}/versions`. */
+export const listEntryVersions = operation({
+  name: "list-entry-versions",
+  method: "GET",
+  path: "/entries/{id}/versions",
+  summary: "List an entry's versions, newest first, without their values",
+  tag: "entries",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: entryParams,
+  query: z.strictObject({ locale: languageCode.optional(), ...pageQuery }),
+  answer: z.strictObject({ data: z.array(versionSummary), page: listPage }),
+  errors: ["not_found"],
+});
+
+const versionParams = z.strictObject({ id: entryId, versionId: entryId });
+
+/** `GET /entries/{id}/versions/{versionId}`. */
+export const getEntryVersion = operation({
+  name: "get-entry-version",
+  method: "GET",
+  path: "/entries/{id}/versions/{versionId}",
+  summary: "Read one version with its values (unreadable fields left out)",
+  tag: "entries",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: versionParams,
+  answer: z.strictObject({ ...versionSummary.shape, fields: fieldValues }),
+  errors: ["not_found"],
+});
+
+/** `POST /entries/{id}/versions/{versionId}/restore`. */
+export const restoreEntryVersion = operation({
+  name: "restore-entry-version",
+  method: "POST",
+  path: "/entries/{id}/versions/{versionId}/restore",
+  summary:
+    "Write an old version's values as a new draft version of its language",
+  tag: "entries",
+  scope: "content:write",
+  key: { retention: "short", settle: "rerun" },
+  status: 200,
+  params: versionParams,
+  body: z.strictObject({ expected_current_version_id: entryId.nullable() }),
+  answer: z.strictObject({
+    ...entryWritten.shape,
+    policy_results: policyResults,
+  }),
+  errors: SAVE_ERRORS,
+});
+
+/** `GET /entries/{id}/dependents`. */
+export const listEntryDependents = operation({
+  name: "list-entry-dependents",
+  method: "GET",
+  path: "/entries/{id}/dependents",
+  summary: "List the entries whose relation fields link to this one",
+  tag: "entries",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: entryParams,
+  answer: z.strictObject({
+    data: z.array(z.strictObject({
+      id: z.uuid(),
+      model_id: z.string(),
+      trashed: z.boolean(),
+      fields: z.array(
+        z.strictObject({ key: z.string(), locale: z.string().nullable() }),
+      ),
+    })),
+    hidden: z.int().min(0).describe(
+      "Linking entries the credential cannot read, counted only",
+    ),
+  }),
+  errors: ["not_found"],
+});
+
+const PIN_ERRORS: ErrorCode[] = [
+  "not_found",
+  "locale_denied",
+  "workflow_conflict",
+  "version_conflict",
+  "transition_unavailable",
+  "audit_unavailable",
+];
+
+/** `POST /entries/{id}/publish`. */
+export const publishEntry = operation({
+  name: "publish-entry",
+  method: "POST",
+  path: "/entries/{id}/publish",
+  summary:
+    "Publish one language, or every language with an unpublished change, pinned (spec 1 part 2.7)",
+  tag: "entries",
+  scope: "lifecycle:publish",
+  key: { retention: "long", settle: "rerun" },
+  status: 200,
+  params: entryParams,
+  body: z.strictObject({
+    locale: languageCode.optional(),
+    expected_current_version_id: entryId.nullable().describe(
+      "The language's current version, or the entry's without locale",
+    ),
+    expected_workflow_revision: z.int().min(0),
+  }),
+  answer: entryWritten,
+  errors: [...PIN_ERRORS, "field_validation_failed"],
+});
+
+/** `POST /entries/{id}/unpublish`. */
+export const unpublishEntry = operation({
+  name: "unpublish-entry",
+  method: "POST",
+  path: "/entries/{id}/unpublish",
+  summary:
+    "Take one language, or every language, out of publication, pinned (spec 1 part 2.7)",
+  tag: "entries",
+  scope: "lifecycle:publish",
+  key: { retention: "long", settle: "rerun" },
+  status: 200,
+  params: entryParams,
+  body: z.strictObject({
+    locale: languageCode.optional(),
+    expected_published_version_id: entryId.nullable().describe(
+      "The language's published version, or the entry's newest without locale",
+    ),
+    expected_workflow_revision: z.int().min(0),
+  }),
+  answer: entryWritten,
+  errors: PIN_ERRORS,
+});
+
+/** `POST /entries/{id}/locales`. */
+export const addEntryLocale = operation({
+  name: "add-entry-locale",
+  method: "POST",
+  path: "/entries/{id}/locales",
+  summary: "Add a language to an entry with its first draft version",
+  tag: "entries",
+  scope: "content:write",
+  key: { retention: "short", settle: "prove" },
+  status: 201,
+  params: entryParams,
+  body: z.strictObject({ locale: languageCode, slug, fields: fieldValues }),
+  answer: z.strictObject({
+    id: z.uuid(),
+    model_id: z.string(),
+    locale: z.string(),
+    entry_id: z.uuid(),
+    slug: z.string(),
+    current_version_id: z.uuid(),
+  }),
+  errors: [...SAVE_ERRORS, "locale_exists"],
+});
+
+/** The operations of this file, in the docs' order. */
+export const ENTRY_OPERATIONS = [
+  listEntries,
+  createEntry,
+  getEntry,
+  updateEntry,
+  listEntryVersions,
+  getEntryVersion,
+  restoreEntryVersion,
+  listEntryDependents,
+  publishEntry,
+  unpublishEntry,
+  addEntryLocale,
+] as const;

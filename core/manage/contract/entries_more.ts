@@ -1,0 +1,470 @@
+// Contract of the entry workflow routes: moves, assignment, Trash, relations, proposals and working drafts.
+import { z } from "zod";
+import {
+  entryId,
+  entryParams,
+  entrySummary,
+  entryWritten,
+  fieldValues,
+  listPage,
+  pageQuery,
+  policyResults,
+} from "./entries.ts";
+import type { ErrorCode } from "./errors.ts";
+import { languageCode } from "./languages.ts";
+import { operation } from "./operation.ts";
+
+const MOVE_ERRORS: ErrorCode[] = [
+  "not_found",
+  "locale_denied",
+  "workflow_conflict",
+  "transition_unavailable",
+  "audit_unavailable",
+];
+
+/** `POST /entries/{id}/transition`. */
+export const transitionEntry = operation({
+  name: "transition-entry",
+  method: "POST",
+  path: "/entries/{id}/transition",
+  summary:
+    "Move the entry's draft through review: submit, approve, request_changes or withdraw",
+  tag: "entries",
+  scope: "workflow:move",
+  key: { retention: "long", settle: "rerun" },
+  status: 200,
+  params: entryParams,
+  body: z.strictObject({
+    move: z.enum(["submit", "approve", "request_changes", "withdraw"]),
+    expected_workflow_revision: z.int().min(0),
+  }),
+  answer: z.strictObject({
+    ...entryWritten.shape,
+    review_stage: z.enum([
+      "draft",
+      "in_review",
+      "changes_requested",
+      "approved",
+    ]),
+    policy_results: policyResults,
+  }),
+  errors: MOVE_ERRORS,
+});
+
+const person = z.strictObject({
+  user_id: z.uuid(),
+  email: z.string(),
+  display_name: z.string(),
+});
+
+/** `GET /entries/{id}/assignees`. */
+export const listEntryAssignees = operation({
+  name: "list-entry-assignees",
+  method: "GET",
+  path: "/entries/{id}/assignees",
+  summary:
+    "List who may be named to act next on the entry, and who is named now",
+  tag: "entries",
+  scope: "workflow:assign",
+  key: null,
+  status: 200,
+  params: entryParams,
+  answer: z.strictObject({
+    data: z.array(person),
+    assignee_id: z.uuid().nullable(),
+  }),
+  errors: ["not_found"],
+});
+
+/** `PUT /entries/{id}/assignment`. */
+export const putEntryAssignment = operation({
+  name: "put-entry-assignment",
+  method: "PUT",
+  path: "/entries/{id}/assignment",
+  summary: "Name who acts next on the entry (null clears it)",
+  tag: "entries",
+  scope: "workflow:assign",
+  key: { retention: "short", settle: "prove" },
+  status: 200,
+  params: entryParams,
+  body: z.strictObject({ assignee_id: entryId.nullable() }),
+  answer: z.strictObject({
+    id: z.uuid(),
+    model_id: z.string(),
+    assignee_id: z.uuid().nullable(),
+  }),
+  errors: ["not_found", "assignee_not_eligible", "audit_unavailable"],
+});
+
+/** `GET /trash?model_id=`. */
+export const listTrash = operation({
+  name: "list-trash",
+  method: "GET",
+  path: "/trash",
+  summary:
+    "List a model's entries in Trash, most recently trashed first, one page at a time",
+  tag: "trash",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  query: z.strictObject({ model_id: z.string().min(1).max(200), ...pageQuery }),
+  answer: z.strictObject({ data: z.array(entrySummary), page: listPage }),
+});
+
+/** `GET /entries/{id}/trash`. */
+export const getEntryTrash = operation({
+  name: "get-entry-trash",
+  method: "GET",
+  path: "/entries/{id}/trash",
+  summary:
+    "Read an entry's Trash state and the Trash commands the credential may take now",
+  tag: "trash",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: entryParams,
+  answer: z.strictObject({
+    id: z.uuid(),
+    model_id: z.string(),
+    trashed: z.boolean(),
+    trashed_at: z.string().nullable(),
+    revision: z.int().min(0),
+    actions: z.array(z.enum(["trash", "restore", "purge"])),
+  }),
+  errors: ["not_found"],
+});
+
+const trashBody = z.strictObject({
+  expected_workflow_revision: z.int().min(0).optional().describe(
+    "When given, a different revision is 409 workflow_conflict",
+  ),
+});
+
+const trashAnswer = z.strictObject({
+  id: z.uuid(),
+  model_id: z.string(),
+  trashed: z.boolean(),
+  revision: z.int().min(0),
+  policy_results: policyResults,
+});
+
+/** `POST /entries/{id}/trash`. */
+export const trashEntry = operation({
+  name: "trash-entry",
+  method: "POST",
+  path: "/entries/{id}/trash",
+  summary:
+    "Move the whole entry to Trash; its publication pointers are kept for a restore",
+  tag: "trash",
+  scope: "content:trash",
+  key: { retention: "short", settle: "prove" },
+  status: 200,
+  params: entryParams,
+  body: trashBody,
+  answer: trashAnswer,
+  errors: MOVE_ERRORS,
+});
+
+/** `POST /entries/{id}/trash/restore`. */
+export const restoreTrashedEntry = operation({
+  name: "restore-trashed-entry",
+  method: "POST",
+  path: "/entries/{id}/trash/restore",
+  summary: "Bring the entry back from Trash exactly as it was",
+  tag: "trash",
+  scope: "content:trash",
+  key: { retention: "short", settle: "prove" },
+  status: 200,
+  params: entryParams,
+  body: trashBody,
+  answer: trashAnswer,
+  errors: MOVE_ERRORS,
+});
+
+/** `POST /entries/{id}/trash/purge`. */
+export const purgeEntry = operation({
+  name: "purge-entry",
+  method: "POST",
+  path: "/entries/{id}/trash/purge",
+  summary:
+    "Delete an entry in Trash for good: languages, versions, links and claims",
+  tag: "trash",
+  scope: "content:purge",
+  key: { retention: "short", settle: "prove" },
+  status: 200,
+  params: entryParams,
+  body: trashBody,
+  answer: z.strictObject({
+    id: z.uuid(),
+    model_id: z.string(),
+    purged: z.strictObject({
+      languages: z.array(z.string()),
+      versions: z.int().min(0),
+      links: z.int().min(0),
+    }),
+  }),
+  errors: MOVE_ERRORS,
+});
+
+/** `POST /entries/relate`. */
+export const relateEntries = operation({
+  name: "relate-entries",
+  method: "POST",
+  path: "/entries/relate",
+  summary:
+    "Change one relation field of an entry's language with a write form, saved as a new version",
+  tag: "entries",
+  scope: "content:write",
+  key: { retention: "short", settle: "rerun" },
+  status: 200,
+  body: z.strictObject({
+    id: entryId.describe("The entry whose relation field changes"),
+    locale: languageCode,
+    field: z.string().min(1).max(200),
+    expected_current_version_id: entryId,
+    set: z.array(z.unknown()).optional(),
+    connect: z.array(z.unknown()).optional(),
+    disconnect: z.array(z.unknown()).optional(),
+    move: z.array(z.unknown()).optional(),
+  }),
+  answer: entryWritten,
+  errors: [
+    "not_found",
+    "field_not_found",
+    "locale_denied",
+    "field_denied",
+    "version_conflict",
+    "transition_unavailable",
+    "field_validation_failed",
+    "relation_target_taken",
+    "relation_target_not_found",
+    "relation_duplicate_target",
+    "relation_position_not_ordered",
+    "audit_unavailable",
+  ],
+});
+
+/** `GET /entries/{id}/related-from`. */
+export const listEntryRelatedFrom = operation({
+  name: "list-entry-related-from",
+  method: "GET",
+  path: "/entries/{id}/related-from",
+  summary:
+    "List the entries linking to this one, by source model, field and language",
+  tag: "entries",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: entryParams,
+  answer: z.strictObject({
+    data: z.array(z.strictObject({
+      model_id: z.string(),
+      field: z.string(),
+      locale: z.string().nullable(),
+      ids: z.array(z.uuid()),
+    })),
+    hidden: z.int().min(0),
+  }),
+  errors: ["not_found"],
+});
+
+const proposal = z.strictObject({
+  id: z.uuid(),
+  group_id: z.uuid(),
+  entry_id: z.uuid(),
+  model_id: z.string(),
+  locale: z.string(),
+  base_version_id: z.uuid(),
+  fields: fieldValues,
+  original_fields: fieldValues.nullable(),
+  note: z.string(),
+  source: z.looseObject({
+    kind: z.string(),
+    id: z.string(),
+    label: z.string(),
+  }),
+  state: z.enum(["open", "applied", "dismissed"]),
+  revision: z.int().min(1),
+  applied_version_id: z.uuid().nullable(),
+  decided_by: z.looseObject({ kind: z.string() }).nullable(),
+  decided_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** `POST /entries/{id}/proposals`. */
+export const createEntryProposal = operation({
+  name: "create-entry-proposal",
+  method: "POST",
+  path: "/entries/{id}/proposals",
+  summary:
+    "Propose field values for a person to apply, pinned to the version read",
+  tag: "proposals",
+  scope: "content:propose",
+  key: { retention: "short", settle: "rerun" },
+  status: 201,
+  params: entryParams,
+  body: z.strictObject({
+    base_version_id: entryId,
+    fields: fieldValues,
+    note: z.string().optional(),
+  }),
+  answer: proposal,
+  errors: [
+    "not_found",
+    "field_not_found",
+    "proposal_field_unsupported",
+    "field_denied",
+    "locale_denied",
+    "version_conflict",
+  ],
+});
+
+/** `GET /entries/{id}/proposals`. */
+export const listEntryProposals = operation({
+  name: "list-entry-proposals",
+  method: "GET",
+  path: "/entries/{id}/proposals",
+  summary: "List an entry's proposals, oldest first",
+  tag: "proposals",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: entryParams,
+  query: z.strictObject({
+    state: z.enum(["open", "applied", "dismissed"]).optional(),
+    locale: languageCode.optional(),
+  }),
+  answer: z.strictObject({ data: z.array(proposal) }),
+  errors: ["not_found"],
+});
+
+const holder = z.strictObject({ person_id: z.uuid(), email: z.string() });
+const draft = z.strictObject({
+  group_id: z.uuid(),
+  locale: z.string(),
+  holder,
+  fields: fieldValues,
+  base_version_id: z.uuid().nullable(),
+  revision: z.int().min(1),
+  taken_over_from: holder.nullable(),
+  taken_over_at: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+const DRAFT_ERRORS: ErrorCode[] = [
+  "not_found",
+  "unknown_locale",
+  "locale_denied",
+  "draft_conflict",
+  "draft_held",
+];
+
+/** `GET /entries/{id}/editing?locale=`. */
+export const getEntryEditing = operation({
+  name: "get-entry-editing",
+  method: "GET",
+  path: "/entries/{id}/editing",
+  summary:
+    "Read the creator's working draft of one language, and who else holds one",
+  tag: "editing",
+  scope: "content:read",
+  key: null,
+  status: 200,
+  params: entryParams,
+  query: z.strictObject({ locale: languageCode }),
+  answer: z.strictObject({
+    id: z.uuid(),
+    locale: z.string(),
+    draft: draft.nullable(),
+    held_by: holder.nullable(),
+  }),
+  errors: ["not_found", "unknown_locale", "locale_denied"],
+});
+
+/** `PUT /entries/{id}/editing/draft` (no Idempotency-Key: spec 2 part 4.1 item 3). */
+export const putEntryDraft = operation({
+  name: "put-entry-draft",
+  method: "PUT",
+  path: "/entries/{id}/editing/draft",
+  summary:
+    "Write the creator's working draft of one language, pinned to its revision (null: none yet)",
+  tag: "editing",
+  scope: "content:write",
+  key: null,
+  status: 200,
+  params: entryParams,
+  body: z.strictObject({
+    locale: languageCode,
+    fields: fieldValues,
+    base_version_id: entryId.nullable(),
+    expected_revision: z.int().min(1).nullable(),
+  }),
+  answer: z.strictObject({ draft }),
+  errors: DRAFT_ERRORS,
+});
+
+const draftCommand = z.strictObject({
+  locale: languageCode,
+  expected_revision: z.int().min(1).optional(),
+});
+
+/** `POST /entries/{id}/editing/takeover` (no Idempotency-Key). */
+export const takeOverEntryDraft = operation({
+  name: "take-over-entry-draft",
+  method: "POST",
+  path: "/entries/{id}/editing/takeover",
+  summary:
+    "Take over another person's working draft of one language, values kept",
+  tag: "editing",
+  scope: "content:write",
+  key: null,
+  status: 200,
+  params: entryParams,
+  body: draftCommand,
+  answer: z.strictObject({ draft }),
+  errors: DRAFT_ERRORS,
+});
+
+/** `POST /entries/{id}/editing/draft/discard` (no Idempotency-Key). */
+export const discardEntryDraft = operation({
+  name: "discard-entry-draft",
+  method: "POST",
+  path: "/entries/{id}/editing/draft/discard",
+  summary: "Discard the creator's own working draft of one language",
+  tag: "editing",
+  scope: "content:write",
+  key: null,
+  status: 200,
+  params: entryParams,
+  body: draftCommand,
+  answer: z.strictObject({ discarded: z.boolean() }),
+  errors: DRAFT_ERRORS,
+});
+
+/** Writes that take no `Idempotency-Key` (spec 2 part 4.1 item 3: the routes under /editing). */
+export const KEYLESS_WRITES: ReadonlySet<string> = new Set([
+  putEntryDraft.name,
+  takeOverEntryDraft.name,
+  discardEntryDraft.name,
+]);
+
+/** The operations of this file, in the docs' order. */
+export const ENTRY_MORE_OPERATIONS = [
+  transitionEntry,
+  listEntryAssignees,
+  putEntryAssignment,
+  listTrash,
+  getEntryTrash,
+  trashEntry,
+  restoreTrashedEntry,
+  purgeEntry,
+  relateEntries,
+  listEntryRelatedFrom,
+  createEntryProposal,
+  listEntryProposals,
+  getEntryEditing,
+  putEntryDraft,
+  takeOverEntryDraft,
+  discardEntryDraft,
+] as const;

@@ -1,0 +1,156 @@
+// Shapes projection rows into published items (spec 3 part 2.1), leaving out private fields and hidden targets.
+import type { FieldDefinition } from "../models/field_types.ts";
+import type { StoredModel } from "../models/store_rows.ts";
+
+/** The page contract version this service serves (`contracts.page.served`). */
+export const PAGE_CONTRACT_SERVED = 5;
+
+/** Item keys a `fields` selection may name besides model fields. */
+export const ITEM_KEYS = [
+  "id",
+  "slug",
+  "locale",
+  "model",
+  "version",
+  "published_at",
+];
+
+/** One row of `public_items` (or a preview's draft) as reads select it. */
+export interface PublicRow {
+  group_id: string;
+  slug: string;
+  served_locale: string;
+  version_number: number;
+  published_at: Date | null;
+  fields: Record<string, unknown>;
+}
+
+/** What shaping needs beyond the row. */
+export interface ShapeOptions {
+  /** Keys of a `fields` selection; null returns everything. */
+  select: ReadonlySet<string> | null;
+  /** Ids of relation targets the reader may see (published, readable model, same language). */
+  visibleTargets: ReadonlySet<string>;
+  /** Model id -> slug, for multi-model relation values. */
+  modelSlugs: ReadonlyMap<string, string>;
+}
+
+/** A published item in the public shape. */
+export function shapeItem(
+  model: StoredModel,
+  row: PublicRow,
+  options: ShapeOptions,
+): Record<string, unknown> {
+  const want = (key: string) =>
+    options.select === null || options.select.has(key);
+  const fields: Record<string, unknown> = {};
+  const relations: Record<string, unknown> = {};
+  const media: Record<string, unknown> = {};
+  for (const field of model.fields) {
+    if (field.private || !want(field.key)) continue;
+    const value = row.fields[field.key] ?? null;
+    if (field.type === "relation") {
+      relations[field.key] = visibleRelation(value, options);
+    } else if (field.type === "media") {
+      media[field.key] = value;
+    } else {
+      fields[field.key] = publicValue(field, value);
+    }
+  }
+  const item: Record<string, unknown> = {
+    id: row.group_id,
+    slug: row.slug,
+    locale: row.served_locale,
+  };
+  if (want("model")) item.model = model.slug;
+  if (want("version")) item.version = row.version_number;
+  if (want("published_at")) {
+    item.published_at = row.published_at?.toISOString() ?? null;
+  }
+  if (options.select === null || Object.keys(fields).length > 0) {
+    item.fields = fields;
+  }
+  if (options.select === null || Object.keys(relations).length > 0) {
+    item.relations = relations;
+  }
+  if (options.select === null || Object.keys(media).length > 0) {
+    item.media = media;
+  }
+  const slides = model.fields.find((f) =>
+    f.key === "slides" && f.type === "json" && !f.private
+  );
+  if (slides && options.select === null) {
+    item.page_contract = { required: requiredContract(row.fields.slides) };
+  }
+  return item;
+}
+
+/** Relation ids of readable model fields a value holds (single ids or `{ model, id }`). */
+export function relationIds(value: unknown): string[] {
+  const list = Array.isArray(value)
+    ? value
+    : value === null || value === undefined
+    ? []
+    : [value];
+  return list.map((v) =>
+    typeof v === "string"
+      ? v
+      : typeof v === "object" && v !== null
+      ? String((v as { id?: unknown }).id)
+      : ""
+  ).filter((id) => id !== "");
+}
+
+function visibleRelation(value: unknown, options: ShapeOptions): unknown {
+  const show = (v: unknown) => {
+    if (typeof v === "string") {
+      return options.visibleTargets.has(v) ? v : undefined;
+    }
+    if (typeof v === "object" && v !== null) {
+      const { id, model } = v as { id?: string; model?: string };
+      if (!id || !options.visibleTargets.has(id)) return undefined;
+      return { model: options.modelSlugs.get(model ?? "") ?? model, id };
+    }
+    return undefined;
+  };
+  if (Array.isArray(value)) {
+    return value.map(show).filter((v) => v !== undefined);
+  }
+  return value === null ? null : show(value) ?? null;
+}
+
+/** A component value without the private fields below it; other values pass through. */
+function publicValue(field: FieldDefinition, value: unknown): unknown {
+  if (
+    field.type !== "component" || value === null || typeof value !== "object"
+  ) return value;
+  const clean = (one: unknown) => {
+    if (one === null || typeof one !== "object" || Array.isArray(one)) {
+      return one;
+    }
+    const out: Record<string, unknown> = {};
+    for (const sub of field.config.fields) {
+      if (sub.private || !(sub.key in (one as Record<string, unknown>))) {
+        continue;
+      }
+      out[sub.key] = publicValue(
+        sub,
+        (one as Record<string, unknown>)[sub.key],
+      );
+    }
+    return out;
+  };
+  return Array.isArray(value) ? value.map(clean) : clean(value);
+}
+
+/** The lowest page contract able to read a page document: shared sections need 5. */
+function requiredContract(slides: unknown): number {
+  const sections = (slides as { sections?: unknown })?.sections;
+  if (
+    Array.isArray(sections) &&
+    sections.some((s) => (s as { type?: unknown })?.type === "shared")
+  ) {
+    return 5;
+  }
+  return 1;
+}

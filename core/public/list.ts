@@ -1,0 +1,257 @@
+// GET /v1/{model}: published items of one model, filtered, ordered and paged in SQL (spec 3 part 4.2).
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import { HttpError } from "../web/errors.ts";
+import { decodeCursor, encodeCursor, queryDigest } from "./cursor.ts";
+import {
+  expandItems,
+  planExpand,
+  type ReadScope,
+  slugs,
+  visibleTargets,
+} from "./expand.ts";
+import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
+import { invalid, parseListQuery } from "./list_params.ts";
+import {
+  planConditions,
+  planSelection,
+  planSort,
+  type SortPlan,
+} from "./list_plan.ts";
+import { notFound } from "./middleware.ts";
+import {
+  localePlanOrRefuse,
+  modelBySlug,
+  readableModels,
+  requestedLocale,
+} from "./read_context.ts";
+import type { SiteTokenScope } from "./site_tokens.ts";
+
+/** Who reads, where: the context of every public read. */
+export interface PublicReadContext {
+  db: Db;
+  now: Date;
+  siteId: string;
+  token: SiteTokenScope | null;
+}
+
+/** A public answer and the cache tags of what it shows. */
+export interface PublicAnswer {
+  body: Record<string, unknown>;
+  tags: string[];
+}
+
+type Row = PublicRow & {
+  version_id: string;
+  k: unknown;
+  k_at: string;
+  k_null: number;
+};
+
+/** Lists published items; refusals throw the spec's HttpError. */
+export async function listItems(
+  ctx: PublicReadContext,
+  modelSlug: string,
+  params: URLSearchParams,
+): Promise<PublicAnswer> {
+  const models = await readableModels(ctx.db, ctx.siteId, ctx.token);
+  const model = modelBySlug(models, modelSlug);
+  if (!model) throw notFound();
+  const query = parseListQuery(params);
+  const plan = await localePlanOrRefuse(ctx.db, ctx.siteId);
+  const locale = requestedLocale(plan, query.locale);
+  const sort = planSort(model, query);
+  const conditions = planConditions(
+    model,
+    query,
+    (f) => models.get(f.config.targets[0]),
+    ctx.siteId,
+  );
+  const select = planSelection(model, query);
+  const expand = planExpand(model, query.expand, models);
+
+  let manualRevision: number | null = null;
+  if (query.order === "manual") {
+    const rev = await ctx.db.selectFrom("public_manual_order_revisions").select(
+      "revision",
+    )
+      .where("site_id", "=", ctx.siteId).where("model_id", "=", model.id)
+      .executeTakeFirst();
+    manualRevision = rev?.revision ?? 0;
+  }
+  const digest = await queryDigest([
+    "list",
+    ctx.siteId,
+    model.id,
+    locale,
+    query.order,
+    query.sort,
+    query.origin,
+    [...query.filters.entries()].sort(([a], [b]) => a < b ? -1 : 1),
+    query.fields,
+    query.relations,
+    query.tags,
+    query.expand,
+  ]);
+  let after: unknown[] | null = null;
+  if (query.cursor !== null) {
+    const cursor = await decodeCursor(ctx.db, query.cursor, ctx.now);
+    if (!cursor) {
+      invalid(
+        "Invalid cursor: it cannot be read or is too old; start from the first page",
+      );
+    }
+    if (cursor.q !== digest) {
+      throw new HttpError(
+        400,
+        "public_cursor_mismatch",
+        "This cursor belongs to another query: send it back with the same parameters (only limit may change)",
+      );
+    }
+    if (query.order === "manual" && cursor.x !== manualRevision) {
+      invalid(
+        "Invalid cursor: the manual order changed since it was issued; start from the first page",
+      );
+    }
+    after = cursor.k;
+  }
+
+  const { key, orderBy, keyset } = ordering(query.order, sort, after);
+  const where = [
+    sql`p.site_id = ${ctx.siteId}`,
+    sql`p.model_id = ${model.id}`,
+    sql`p.requested_locale = ${locale}`,
+    ...conditions,
+    ...(keyset ? [keyset] : []),
+  ];
+  const manualJoin = query.order === "manual"
+    ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
+    : sql``;
+  const result = await sql<Row>`
+    select p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at,
+      p.fields, p.published_at::text as k_at, ${key} as k, (${key} is null)::int as k_null
+    from public_items p ${manualJoin}
+    where ${sql.join(where, sql` and `)}
+    order by ${orderBy}
+    limit ${query.limit + 1}
+  `.execute(ctx.db);
+  const rows = result.rows.slice(0, query.limit);
+  const hasMore = result.rows.length > query.limit;
+  const scope: ReadScope = {
+    db: ctx.db,
+    now: ctx.now,
+    siteId: ctx.siteId,
+    locale,
+    token: ctx.token,
+    models,
+  };
+  const visible = await visibleTargets(scope, model, rows);
+  const data = rows.map((r) =>
+    shapeItem(model, r, {
+      select,
+      visibleTargets: visible,
+      modelSlugs: slugs(scope),
+    })
+  );
+  const shown = expand.length > 0
+    ? await expandItems(scope, model, expand, rows, data)
+    : [];
+  const last = rows.at(-1);
+  const next = hasMore && last
+    ? await encodeCursor(ctx.db, {
+      q: digest,
+      k: cursorKey(query.order, sort, last),
+      x: manualRevision ?? undefined,
+      t: ctx.now.getTime(),
+    })
+    : null;
+  return {
+    body: {
+      data,
+      page: { limit: query.limit, has_more: hasMore, next_cursor: next },
+      contracts: { page: { served: PAGE_CONTRACT_SERVED } },
+    },
+    tags: [
+      `model:${model.id}`,
+      ...rows.map((r) => `instance:${r.group_id}`),
+      ...shown.map((id) => `instance:${id}`),
+    ],
+  };
+}
+
+function cursorKey(order: string, sort: SortPlan | null, row: Row): unknown[] {
+  if (sort) {
+    return [row.k_null, row.k_null ? null : String(row.k), row.group_id];
+  }
+  if (order === "manual") return [Number(row.k), row.group_id];
+  return [row.k_at, row.group_id];
+}
+
+const MANUAL_LAST = 2147483647;
+
+function ordering(
+  order: string,
+  sort: SortPlan | null,
+  after: unknown[] | null,
+): {
+  key: RawBuilder<unknown>;
+  orderBy: RawBuilder<unknown>;
+  keyset: RawBuilder<unknown> | null;
+} {
+  const bad = () =>
+    invalid("Invalid cursor: it cannot be read; start from the first page");
+  if (sort) {
+    const dir = sort.desc ? sql`desc` : sql`asc`;
+    const orderBy =
+      sql`(${sort.value} is null) asc, ${sort.value} ${dir}, p.group_id asc`;
+    if (!after) return { key: sort.value, orderBy, keyset: null };
+    const [wasNull, value, id] = after;
+    if (typeof id !== "string" || (wasNull !== 0 && wasNull !== 1)) bad();
+    if (wasNull === 1) {
+      return {
+        key: sort.value,
+        orderBy,
+        keyset: sql`(${sort.value} is null and p.group_id > ${id}::uuid)`,
+      };
+    }
+    if (typeof value !== "string") bad();
+    const v = sql`${value}::${sql.raw(sort.cast)}`;
+    const typed = sort.cast === "text" ? sql`(${v} collate "C")` : v;
+    const beyond = sort.desc
+      ? sql`${sort.value} < ${typed}`
+      : sql`${sort.value} > ${typed}`;
+    return {
+      key: sort.value,
+      orderBy,
+      keyset:
+        sql`(${sort.value} is null or ${beyond} or (${sort.value} = ${typed} and p.group_id > ${id}::uuid))`,
+    };
+  }
+  if (order === "manual") {
+    const key = sql`coalesce(m.position, ${sql.lit(MANUAL_LAST)})`;
+    const orderBy = sql`${key} asc, p.group_id asc`;
+    if (!after) return { key, orderBy, keyset: null };
+    const [position, id] = after;
+    if (typeof position !== "number" || typeof id !== "string") bad();
+    return {
+      key,
+      orderBy,
+      keyset: sql`(${key}, p.group_id) > (${position}::int, ${id}::uuid)`,
+    };
+  }
+  const desc = order === "desc";
+  const key = sql`p.published_at`;
+  const orderBy = desc
+    ? sql`p.published_at desc, p.group_id desc`
+    : sql`p.published_at asc, p.group_id asc`;
+  if (!after) return { key, orderBy, keyset: null };
+  const [at, id] = after;
+  if (typeof at !== "string" || typeof id !== "string") bad();
+  return {
+    key,
+    orderBy,
+    keyset: desc
+      ? sql`(p.published_at, p.group_id) < (${at}::timestamptz, ${id}::uuid)`
+      : sql`(p.published_at, p.group_id) > (${at}::timestamptz, ${id}::uuid)`,
+  };
+}

@@ -1,0 +1,105 @@
+// Keeps `public_items` current: one row per published group and requested language, resolved
+// through the site's locale policy, written in the transaction of the command that changed it.
+import { sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import { localeChain } from "../sites/settings.ts";
+import {
+  SETTINGS_DEFAULTS,
+  SETTINGS_SCHEMAS,
+  type SettingsDocument,
+} from "../sites/settings_documents.ts";
+
+/** The languages of a site and its locale policy, as the projection and reads need them. */
+export interface LocalePlan {
+  languages: string[];
+  defaultLanguage: string;
+  policy: SettingsDocument<"language-fallback">;
+}
+
+/** Reads the site's languages and policy; an unusable stored policy reads as null. */
+export async function readLocalePlan(
+  db: Db,
+  siteId: string,
+): Promise<LocalePlan | null> {
+  const languages = await db.selectFrom("site_languages")
+    .select(["code", "is_default"]).where("site_id", "=", siteId)
+    .orderBy("position").execute();
+  const stored = await db.selectFrom("site_settings").select("document")
+    .where("site_id", "=", siteId).where("key", "=", "language-fallback")
+    .executeTakeFirst();
+  const parsed = SETTINGS_SCHEMAS["language-fallback"].safeParse(
+    stored ? stored.document : SETTINGS_DEFAULTS["language-fallback"],
+  );
+  const defaultLanguage = languages.find((l) => l.is_default)?.code;
+  if (!parsed.success || !defaultLanguage) return null;
+  return {
+    languages: languages.map((l) => l.code),
+    defaultLanguage,
+    policy: parsed.data,
+  };
+}
+
+/**
+ * Rewrites the rows of one group (or of every group of the site when `groupId` is null):
+ * a trashed, deleted or unpublished group ends with no rows.
+ */
+export async function refreshPublicItems(
+  tx: Db,
+  siteId: string,
+  groupId: string | null,
+): Promise<void> {
+  let del = tx.deleteFrom("public_items").where("site_id", "=", siteId);
+  if (groupId !== null) del = del.where("group_id", "=", groupId);
+  await del.execute();
+  // An unusable policy is served strictly: nothing is shown in a language it was not written in.
+  const plan = await readLocalePlan(tx, siteId) ?? await strictPlan(tx, siteId);
+  if (plan.languages.length === 0) return;
+  const steps = plan.languages.flatMap((requested) =>
+    localeChain(plan.policy, requested, plan.defaultLanguage).map((loc, ord) =>
+      sql`(${requested}::text, ${loc}::text, ${ord}::int)`
+    )
+  );
+  await sql`
+    insert into public_items (site_id, model_id, group_id, requested_locale, entry_id,
+      served_locale, slug, version_id, version_number, published_at, fields)
+    select distinct on (g.id, p.requested) g.site_id, g.model_id, g.id, p.requested, e.id,
+      e.locale, e.slug, v.id, v.number, e.published_at, v.fields
+    from entry_groups g
+    join entries e on e.site_id = g.site_id and e.group_id = g.id
+      and e.published_version_id is not null
+    join entry_versions v on v.site_id = e.site_id and v.id = e.published_version_id
+    join (values ${
+    sql.join(steps)
+  }) as p(requested, loc, ord) on p.loc = e.locale
+    where g.site_id = ${siteId} and g.trashed_at is null
+      ${groupId === null ? sql`` : sql`and g.id = ${groupId}`}
+    order by g.id, p.requested, p.ord
+  `.execute(tx);
+}
+
+async function strictPlan(db: Db, siteId: string): Promise<LocalePlan> {
+  const languages = await db.selectFrom("site_languages").select("code")
+    .where("site_id", "=", siteId).execute();
+  return {
+    languages: languages.map((l) => l.code),
+    defaultLanguage: languages[0]?.code ?? "",
+    policy: { policy: "strict", chains: {} },
+  };
+}
+
+/** The refresher registered in the publication hook. */
+export async function refreshPublicItemsOfGroup(
+  tx: Db,
+  siteId: string,
+  groupId: string,
+): Promise<void> {
+  await refreshPublicItems(tx, siteId, groupId);
+}
+
+/** Rebuilds every row of a site; called after its locale policy or languages change. */
+export async function rebuildPublicItems(
+  db: Db,
+  siteId: string,
+): Promise<void> {
+  await refreshPublicItems(db, siteId, null);
+}

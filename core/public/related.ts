@@ -1,0 +1,121 @@
+// GET /v1/_related/{model}: the rest of an expanded relation field, page by page (spec 3 part 4.4).
+import { HttpError } from "../web/errors.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import {
+  planExpand,
+  type ReadScope,
+  relatedDigest,
+  slugs,
+  targetPage,
+  visibleTargets,
+} from "./expand.ts";
+import { PAGE_CONTRACT_SERVED, shapeItem } from "./items.ts";
+import type { PublicAnswer, PublicReadContext } from "./list.ts";
+import { collectParams, invalid, parseLimit } from "./list_params.ts";
+import { notFound } from "./middleware.ts";
+import { modelBySlug, readableModels } from "./read_context.ts";
+
+/** Related page size (spec 3 part 8). */
+export const RELATED_LIMITS = { max: 100, default: 25 } as const;
+
+function stale(): never {
+  throw new HttpError(
+    400,
+    "public_cursor_stale",
+    "The item changed since this cursor was issued: expand it again",
+  );
+}
+
+/** Answers the next page of targets a related cursor points at. */
+export async function readRelated(
+  ctx: PublicReadContext,
+  modelSlug: string,
+  params: URLSearchParams,
+): Promise<PublicAnswer> {
+  const models = await readableModels(ctx.db, ctx.siteId, ctx.token);
+  const model = modelBySlug(models, modelSlug);
+  if (!model) throw notFound();
+  const p = collectParams(params, ["cursor", "limit"]);
+  const text = p.get("cursor")?.[0];
+  if (text === undefined) {
+    invalid("cursor is required: send page.next_cursor of an expanded field");
+  }
+  const limit = parseLimit(
+    p.get("limit")?.[0],
+    RELATED_LIMITS.max,
+    RELATED_LIMITS.default,
+  );
+  const cursor = await decodeCursor(ctx.db, text, ctx.now);
+  if (!cursor || cursor.k.length !== 4) {
+    invalid("Invalid cursor: it cannot be read or is too old");
+  }
+  if (cursor.q !== await relatedDigest(ctx.siteId, model.id, ctx.token)) {
+    throw new HttpError(
+      400,
+      "public_cursor_mismatch",
+      "This cursor belongs to another site, model or token scope",
+    );
+  }
+  const [groupId, fieldKey, after, locale] = cursor.k as [
+    string,
+    string,
+    number,
+    string,
+  ];
+  let field;
+  try {
+    [field] = planExpand(model, [fieldKey], models);
+  } catch {
+    stale();
+  }
+  const source = await ctx.db.selectFrom("public_items").select([
+    "group_id",
+    "version_id",
+    "fields",
+  ])
+    .where("site_id", "=", ctx.siteId).where("model_id", "=", model.id)
+    .where("requested_locale", "=", locale).where("group_id", "=", groupId)
+    .executeTakeFirst();
+  if (!source || source.version_id !== cursor.x) stale();
+  const scope: ReadScope = {
+    db: ctx.db,
+    now: ctx.now,
+    siteId: ctx.siteId,
+    locale,
+    token: ctx.token,
+    models,
+  };
+  const pages = await targetPage(scope, field, [
+    source as typeof source & { fields: Record<string, unknown> },
+  ], { after, limit });
+  const page = pages.get(groupId)!;
+  const target = models.get(field.config.targets[0])!;
+  const visible = await visibleTargets(scope, target, page.rows);
+  const data = page.rows.map((r) =>
+    shapeItem(target, r, {
+      select: null,
+      visibleTargets: visible,
+      modelSlugs: slugs(scope),
+    })
+  );
+  const last = page.rows.at(-1);
+  const next = page.hasMore && last
+    ? await encodeCursor(ctx.db, {
+      q: cursor.q,
+      k: [groupId, fieldKey, last.pos, locale],
+      x: cursor.x,
+      t: ctx.now.getTime(),
+    })
+    : null;
+  return {
+    body: {
+      data,
+      page: { limit, has_more: page.hasMore, next_cursor: next },
+      contracts: { page: { served: PAGE_CONTRACT_SERVED } },
+    },
+    tags: [
+      `instance:${groupId}`,
+      ...page.rows.map((r) => `instance:${r.group_id}`),
+    ],
+  };
+}

@@ -1,0 +1,198 @@
+// GET /v1/{model}/{slug}: one published item (or a preview's current draft) with its alternates (spec 3 part 4.3).
+import type { StoredModel } from "../models/store_rows.ts";
+import { HttpError } from "../web/errors.ts";
+import {
+  expandItems,
+  planExpand,
+  type ReadScope,
+  slugs,
+  visibleTargets,
+} from "./expand.ts";
+import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
+import type { PublicAnswer, PublicReadContext } from "./list.ts";
+import { collectParams, parseExpand } from "./list_params.ts";
+import { notFound } from "./middleware.ts";
+import { verifyPreviewToken } from "./preview_tokens.ts";
+import {
+  localePlanOrRefuse,
+  modelBySlug,
+  readableModels,
+  requestedLocale,
+} from "./read_context.ts";
+
+/** A single read's answer; previews must never be cached. */
+export interface SingleAnswer extends PublicAnswer {
+  preview: boolean;
+}
+
+type Row = PublicRow & { version_id: string };
+
+/** Reads one item by its slug in the requested language. */
+export async function readItem(
+  ctx: PublicReadContext,
+  path: { model: string; slug: string },
+  params: URLSearchParams,
+): Promise<SingleAnswer> {
+  const models = await readableModels(ctx.db, ctx.siteId, ctx.token);
+  const model = modelBySlug(models, path.model);
+  if (!model) throw notFound();
+  const p = collectParams(params, ["locale", "preview", "expand"]);
+  const plan = await localePlanOrRefuse(ctx.db, ctx.siteId);
+  const locale = requestedLocale(plan, p.get("locale")?.[0] ?? null);
+  const expand = planExpand(model, parseExpand(p.get("expand")?.[0]), models);
+  const previewToken = p.get("preview")?.[0];
+  const row = previewToken === undefined
+    ? await publishedRow(ctx, model, locale, path.slug)
+    : await draftRow(ctx, model, locale, path.slug, previewToken);
+  const scope: ReadScope = {
+    db: ctx.db,
+    now: ctx.now,
+    siteId: ctx.siteId,
+    locale,
+    token: ctx.token,
+    models,
+  };
+  const visible = await visibleTargets(scope, model, [row]);
+  const item = shapeItem(model, row, {
+    select: null,
+    visibleTargets: visible,
+    modelSlugs: slugs(scope),
+  });
+  item.alternates = await alternates(ctx, row.group_id);
+  const shown = expand.length > 0
+    ? await expandItems(scope, model, expand, [row], [item])
+    : [];
+  return {
+    body: { data: item, contracts: { page: { served: PAGE_CONTRACT_SERVED } } },
+    tags: [
+      `model:${model.id}`,
+      `instance:${row.group_id}`,
+      ...shown.map((id) => `instance:${id}`),
+    ],
+    preview: previewToken !== undefined,
+  };
+}
+
+async function publishedRow(
+  ctx: PublicReadContext,
+  model: StoredModel,
+  locale: string,
+  slug: string,
+): Promise<Row> {
+  const rows = await ctx.db.selectFrom("public_items")
+    .select([
+      "group_id",
+      "slug",
+      "served_locale",
+      "version_id",
+      "version_number",
+      "published_at",
+      "fields",
+    ])
+    .where("site_id", "=", ctx.siteId).where("model_id", "=", model.id)
+    .where("requested_locale", "=", locale).where("slug", "=", slug)
+    .orderBy("group_id").limit(2).execute();
+  if (rows.length > 1) {
+    throw new HttpError(
+      404,
+      "ambiguous_slug",
+      `Two published items claim the slug "${slug.slice(0, 200)}"`,
+    );
+  }
+  if (rows.length === 1) return rows[0] as Row;
+  // Published at this slug in some language, but the policy serves nothing of it in this one.
+  const elsewhere = await ctx.db.selectFrom("entries as e")
+    .innerJoin(
+      "entry_groups as g",
+      (j) =>
+        j.onRef("g.site_id", "=", "e.site_id").onRef("g.id", "=", "e.group_id"),
+    )
+    .select("e.group_id")
+    .where("e.site_id", "=", ctx.siteId).where("e.model_id", "=", model.id)
+    .where("e.slug", "=", slug).where("e.published_version_id", "is not", null)
+    .where("g.trashed_at", "is", null)
+    .where((eb) =>
+      eb.not(eb.exists(
+        eb.selectFrom("public_items as p").select("p.group_id")
+          .whereRef("p.site_id", "=", "e.site_id").whereRef(
+            "p.group_id",
+            "=",
+            "e.group_id",
+          )
+          .where("p.requested_locale", "=", locale),
+      ))
+    ).limit(1).executeTakeFirst();
+  if (elsewhere) {
+    throw new HttpError(
+      404,
+      "locale_unavailable",
+      `This item has no content the site serves in "${locale}"`,
+    );
+  }
+  throw notFound();
+}
+
+async function draftRow(
+  ctx: PublicReadContext,
+  model: StoredModel,
+  locale: string,
+  slug: string,
+  token: string,
+): Promise<Row> {
+  const groupId = await verifyPreviewToken(
+    {
+      db: ctx.db,
+      clock: { now: () => ctx.now },
+    },
+    ctx.siteId,
+    token,
+  );
+  if (!groupId) throw notFound();
+  const row = await ctx.db.selectFrom("entries as e")
+    .innerJoin(
+      "entry_groups as g",
+      (j) =>
+        j.onRef("g.site_id", "=", "e.site_id").onRef("g.id", "=", "e.group_id"),
+    )
+    .innerJoin(
+      "entry_versions as v",
+      (j) =>
+        j.onRef("v.site_id", "=", "e.site_id").onRef(
+          "v.id",
+          "=",
+          "e.current_version_id",
+        ),
+    )
+    .select([
+      "e.group_id",
+      "e.slug",
+      "e.locale as served_locale",
+      "v.id as version_id",
+      "v.number as version_number",
+      "e.published_at",
+      "v.fields",
+    ])
+    .where("e.site_id", "=", ctx.siteId).where("e.model_id", "=", model.id)
+    .where("e.locale", "=", locale).where("e.slug", "=", slug)
+    .where("e.group_id", "=", groupId).where("g.trashed_at", "is", null)
+    .executeTakeFirst();
+  if (!row) throw notFound();
+  return row as Row;
+}
+
+async function alternates(ctx: PublicReadContext, groupId: string) {
+  return await ctx.db.selectFrom("entries as e")
+    .innerJoin(
+      "entry_groups as g",
+      (j) =>
+        j.onRef("g.site_id", "=", "e.site_id").onRef("g.id", "=", "e.group_id"),
+    )
+    .select(["e.locale", "e.slug"])
+    .where("e.site_id", "=", ctx.siteId).where("e.group_id", "=", groupId)
+    .where("e.published_version_id", "is not", null).where(
+      "g.trashed_at",
+      "is",
+      null,
+    )
+    .orderBy("e.locale").execute();
+}

@@ -1,0 +1,81 @@
+// Fixtures of the public read API tests: the demo site (posts, tags, notes, pages in en and de) behind app.request().
+import { ensureDemoSite } from "../../core/sites/demo_site.ts";
+import type { Actor } from "../../core/access/actor.ts";
+import { modelValidator } from "../../core/entries/model_validator.ts";
+import type { LifecycleContext } from "../../core/entries/types.ts";
+import { openTestApp, type TestApp } from "../support/app.ts";
+
+/** A test app holding the demo site on `localhost`. */
+export interface PublicWorld extends TestApp {
+  siteId: string;
+  adminId: string;
+  /** GET on the demo host; `init.headers` are added. */
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** A lifecycle context acting as the demo admin. */
+  ctx(): LifecycleContext;
+  modelId(slug: string): Promise<string>;
+  /** The group id of the item with `slug` in `locale`. */
+  groupId(model: string, slug: string, locale?: string): Promise<string>;
+}
+
+/** Opens an app with the demo site seeded. */
+export async function openPublicWorld(): Promise<PublicWorld> {
+  const dataDir = await Deno.makeTempDir();
+  const t = await openTestApp({ env: { DATA_DIR: dataDir } });
+  await ensureDemoSite(t.services);
+  const { db } = t.services;
+  const site = await db.selectFrom("sites").select("id").where(
+    "domain",
+    "=",
+    "localhost",
+  ).executeTakeFirstOrThrow();
+  const admin = await db.selectFrom("site_members").select("user_id").where(
+    "site_id",
+    "=",
+    site.id,
+  )
+    .executeTakeFirstOrThrow();
+  const world: PublicWorld = {
+    ...t,
+    siteId: site.id,
+    adminId: admin.user_id,
+    get: async (path, headers = {}) =>
+      await t.app.request(path, { headers: { host: "localhost", ...headers } }),
+    ctx: () => ({
+      db,
+      clock: t.clock,
+      siteId: site.id,
+      actor: { kind: "person", userId: admin.user_id } as Actor,
+      validate: modelValidator(),
+    }),
+    modelId: async (slug) =>
+      (await db.selectFrom("models").select("id").where("site_id", "=", site.id)
+        .where("slug", "=", slug)
+        .executeTakeFirstOrThrow()).id,
+    groupId: async (model, slug, locale = "en") => {
+      const modelId = await world.modelId(model);
+      return (await db.selectFrom("entries").select("group_id").where(
+        "site_id",
+        "=",
+        site.id,
+      )
+        .where("model_id", "=", modelId).where("locale", "=", locale).where(
+          "slug",
+          "=",
+          slug,
+        )
+        .executeTakeFirstOrThrow()).group_id;
+    },
+    close: async () => {
+      await t.close();
+      await Deno.remove(dataDir, { recursive: true });
+    },
+  };
+  return world;
+}
+
+/** The error code of a JSON error answer. */
+export async function codeOf(res: Response): Promise<string | undefined> {
+  const body = await res.json();
+  return body?.error?.code;
+}
