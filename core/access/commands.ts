@@ -123,6 +123,13 @@ export const COMMANDS = {
     requires: [["update"], ["review"]],
     language: "review",
   },
+  // A step whose own permission is update (submit or withdraw a draft for review).
+  "entries.transition_update": {
+    scope: "workflow:move",
+    model: true,
+    requires: [["update"]],
+    language: "update",
+  },
   "entries.assign": {
     scope: "workflow:assign",
     model: true,

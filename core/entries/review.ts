@@ -8,7 +8,7 @@ import {
   type ReviewStage,
 } from "./review_stage.ts";
 import { hasUnpublishedChange, readResult } from "./store.ts";
-import { auditTarget, bumpRevision, loadTargets, permit } from "./targets.ts";
+import { auditTarget, bumpRevision, loadTargets } from "./targets.ts";
 import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
 import type { Db } from "../db/database.ts";
 import { getSettings } from "../sites/settings.ts";
@@ -86,8 +86,13 @@ export function moveReview(
       return { ok: false, code: "workflow_conflict" };
     }
     const rule = REVIEW_MOVES[options.move];
-    const denied = permit(scope, group, rule.needs, instances);
-    if (denied) return denied;
+    const decision = decide(scope.authority, {
+      action: rule.command,
+      model: group.model_id,
+      owner: group.created_by,
+      languages: instances.map((i) => i.locale),
+    });
+    if (!decision.ok) return refusalOf(decision);
     if (
       group.trashed_at !== null || !loaded.instances.some(hasUnpublishedChange)
     ) {
@@ -192,7 +197,7 @@ export function assignEntry(
     if ("ok" in loaded) return loaded;
     const { group } = loaded;
     const decision = decide(scope.authority, {
-      action: "update",
+      action: "entries.assign",
       model: group.model_id,
       owner: group.created_by,
     });

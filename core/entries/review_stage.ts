@@ -11,22 +11,41 @@ export type ReviewStage =
 /** A non-publishing workflow move (`POST /entries/{id}/transition`, scope `workflow:move`). */
 export type ReviewMove = "submit" | "approve" | "request_changes" | "withdraw";
 
-/** Each move: the stages it leaves from, where it goes, and the model permission it needs. */
-export const REVIEW_MOVES: Record<
-  ReviewMove,
-  { from: readonly ReviewStage[]; to: ReviewStage; needs: "update" | "review" }
-> = {
+/** One move: the stages it leaves from, where it goes, and what decides it. */
+export interface ReviewMoveRule {
+  from: readonly ReviewStage[];
+  to: ReviewStage;
+  /** The model permission of the step itself. */
+  needs: "update" | "review";
+  /** The access command deciding it; scope `workflow:move` for credentials (spec 2 part 5.1). */
+  command: "entries.transition_update" | "entries.transition";
+}
+
+/** Every review move. */
+export const REVIEW_MOVES: Record<ReviewMove, ReviewMoveRule> = {
   submit: {
     from: ["draft", "changes_requested"],
     to: "in_review",
     needs: "update",
+    command: "entries.transition_update",
   },
-  withdraw: { from: ["in_review"], to: "draft", needs: "update" },
-  approve: { from: ["in_review"], to: "approved", needs: "review" },
+  withdraw: {
+    from: ["in_review"],
+    to: "draft",
+    needs: "update",
+    command: "entries.transition_update",
+  },
+  approve: {
+    from: ["in_review"],
+    to: "approved",
+    needs: "review",
+    command: "entries.transition",
+  },
   request_changes: {
     from: ["in_review"],
     to: "changes_requested",
     needs: "review",
+    command: "entries.transition",
   },
 };
 

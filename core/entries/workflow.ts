@@ -2,6 +2,7 @@
 import { type Authority, loadAuthority } from "../access/authority.ts";
 import { decide } from "../access/decide.ts";
 import type { ModelAction } from "../access/permissions.ts";
+import type { CommandId } from "../access/commands.ts";
 import type { Actor } from "../access/actor.ts";
 import type { Db } from "../db/database.ts";
 import {
@@ -56,7 +57,7 @@ export type WorkflowOutcome =
 function allowed(
   authority: Authority,
   group: GroupRow,
-  action: ModelAction,
+  action: ModelAction | CommandId,
   on: readonly InstanceRow[],
 ): boolean {
   return decide(authority, {
@@ -105,7 +106,7 @@ export function workflowBlock(
       for (const [move, rule] of Object.entries(REVIEW_MOVES)) {
         if (
           rule.from.includes(review.stage) &&
-          allowed(authority, group, rule.needs, instances)
+          allowed(authority, group, rule.command, instances)
         ) {
           transitions.push({ kind: move as ReviewMove, to: rule.to });
         }

@@ -625,3 +625,29 @@ Deno.test("editing: draft write and read without Idempotency-Key, 409 draft_conf
     }, { secret: readOnly.secret });
     assert.equal(denied.status, 403);
   }));
+
+Deno.test("workflow:move alone moves a draft through review and workflow:assign alone assigns (spec 2 part 5.1, MCR-017, MCR-018)", () =>
+  withManageApp(async (t) => {
+    const s = await setup(t);
+    const post = await s.create(s.posts, { title: "A" }, "a");
+    const mover = await t.credential(["workflow:move"]);
+    const submitted = await s.json(
+      await s.call("POST", `/entries/${post.id}/transition`, {
+        move: "submit",
+        expected_workflow_revision: 0,
+      }, { secret: mover.secret }),
+    );
+    assert.equal(submitted.review_stage, "in_review");
+    const approved = await s.json(
+      await s.call("POST", `/entries/${post.id}/transition`, {
+        move: "approve",
+        expected_workflow_revision: 1,
+      }, { secret: mover.secret }),
+    );
+    assert.equal(approved.review_stage, "approved");
+    const assigner = await t.credential(["workflow:assign"]);
+    const assigned = await s.call("PUT", `/entries/${post.id}/assignment`, {
+      assignee_id: t.adminId,
+    }, { secret: assigner.secret });
+    assert.equal(assigned.status, 200, await assigned.clone().text());
+  }));
