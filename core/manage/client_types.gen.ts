@@ -2603,6 +2603,151 @@ export interface Operations {
       "discarded": boolean;
     };
   };
+  /** List the site's menus. */
+  "list-menus": {
+    method: "GET";
+    path: "/menus";
+    scope: "settings:write";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "key": string;
+        "items": Array<{
+          "id": string;
+          "label": {
+            [key: string]: string;
+          };
+          "entry"?: string;
+          "href"?: string;
+          "children": Array<{
+            "id": string;
+            "label": {
+              [key: string]: string;
+            };
+            "entry"?: string;
+            "href"?: string;
+          }>;
+        }>;
+        /** Languages every item has a label in */
+        "languages": Array<string>;
+        "updated_at": string;
+      }>;
+    };
+  };
+  /** Read one menu. */
+  "get-menu": {
+    method: "GET";
+    path: "/menus/{key}";
+    scope: "settings:write";
+    idempotencyKey: false;
+    params: {
+      "key": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "key": string;
+      "items": Array<{
+        "id": string;
+        "label": {
+          [key: string]: string;
+        };
+        "entry"?: string;
+        "href"?: string;
+        "children": Array<{
+          "id": string;
+          "label": {
+            [key: string]: string;
+          };
+          "entry"?: string;
+          "href"?: string;
+        }>;
+      }>;
+      /** Languages every item has a label in */
+      "languages": Array<string>;
+      "updated_at": string;
+    };
+  };
+  /** Create or replace a menu. */
+  "put-menu": {
+    method: "PUT";
+    path: "/menus/{key}";
+    scope: "settings:write";
+    idempotencyKey: true;
+    params: {
+      "key": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "items": Array<unknown>;
+    };
+    answer: {
+      "key": string;
+      "items": Array<{
+        "id": string;
+        "label": {
+          [key: string]: string;
+        };
+        "entry"?: string;
+        "href"?: string;
+        "children": Array<{
+          "id": string;
+          "label": {
+            [key: string]: string;
+          };
+          "entry"?: string;
+          "href"?: string;
+        }>;
+      }>;
+      /** Languages every item has a label in */
+      "languages": Array<string>;
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Add a language to every label of a menu, copied from another language. */
+  "add-menu-language": {
+    method: "POST";
+    path: "/menus/{key}/languages";
+    scope: "settings:write";
+    idempotencyKey: true;
+    params: {
+      "key": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "language": string;
+      "copy_from"?: string;
+    };
+    answer: {
+      "key": string;
+      "items": Array<{
+        "id": string;
+        "label": {
+          [key: string]: string;
+        };
+        "entry"?: string;
+        "href"?: string;
+        "children": Array<{
+          "id": string;
+          "label": {
+            [key: string]: string;
+          };
+          "entry"?: string;
+          "href"?: string;
+        }>;
+      }>;
+      /** Languages every item has a label in */
+      "languages": Array<string>;
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
 }
 
 /** The name of an operation. */
@@ -2774,6 +2919,18 @@ export type DiscardEntryDraftAnswer =
   Operations["discard-entry-draft"]["answer"];
 /** Body of `discard-entry-draft`. */
 export type DiscardEntryDraftBody = Operations["discard-entry-draft"]["body"];
+/** Answer of `list-menus`. */
+export type ListMenusAnswer = Operations["list-menus"]["answer"];
+/** Answer of `get-menu`. */
+export type GetMenuAnswer = Operations["get-menu"]["answer"];
+/** Answer of `put-menu`. */
+export type PutMenuAnswer = Operations["put-menu"]["answer"];
+/** Body of `put-menu`. */
+export type PutMenuBody = Operations["put-menu"]["body"];
+/** Answer of `add-menu-language`. */
+export type AddMenuLanguageAnswer = Operations["add-menu-language"]["answer"];
+/** Body of `add-menu-language`. */
+export type AddMenuLanguageBody = Operations["add-menu-language"]["body"];
 
 /** Every operation's method and path, for a client to build requests from. */
 export const OPERATION_ROUTES: {
@@ -2961,5 +3118,13 @@ export const OPERATION_ROUTES: {
     method: "POST",
     path: "/entries/{id}/editing/draft/discard",
     idempotencyKey: false,
+  },
+  "list-menus": { method: "GET", path: "/menus", idempotencyKey: false },
+  "get-menu": { method: "GET", path: "/menus/{key}", idempotencyKey: false },
+  "put-menu": { method: "PUT", path: "/menus/{key}", idempotencyKey: true },
+  "add-menu-language": {
+    method: "POST",
+    path: "/menus/{key}/languages",
+    idempotencyKey: true,
   },
 };

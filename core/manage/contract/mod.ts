@@ -4,6 +4,7 @@ import { getSettings, putSettings } from "./settings.ts";
 import { getSite } from "./site.ts";
 import { MODEL_OPERATIONS } from "./models.ts";
 import { ROLE_OPERATIONS } from "./roles.ts";
+import { MENU_OPERATIONS } from "./menus.ts";
 import { ENTRY_MORE_OPERATIONS, ENTRY_OPERATIONS } from "./entries_ops.ts";
 
 export * from "./operation.ts";
@@ -26,6 +27,7 @@ export const OPERATIONS = [
   ...ROLE_OPERATIONS,
   ...ENTRY_OPERATIONS,
   ...ENTRY_MORE_OPERATIONS,
+  ...MENU_OPERATIONS,
 ] as const;
 
 /** The union of declared operations. */

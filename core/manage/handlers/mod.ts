@@ -6,6 +6,7 @@ import * as site from "./site.ts";
 import * as models from "./models.ts";
 import * as roles from "./roles.ts";
 import * as entries from "./entries.ts";
+import * as menus from "./menus.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -15,4 +16,5 @@ export const HANDLERS: HandlerMap = {
   ...models,
   ...roles,
   ...entries,
+  ...menus,
 };
