@@ -33,6 +33,28 @@ export async function refreshSearchDocuments(
   }
 }
 
+/**
+ * Rebuilds the documents of one model's groups and of the groups linking to them (their
+ * linked-item names), inside the model change's transaction.
+ */
+export async function reindexModel(
+  db: Db,
+  siteId: string,
+  modelId: string,
+): Promise<void> {
+  const groups = await db.selectFrom("entry_groups").select("id")
+    .where("site_id", "=", siteId).where("model_id", "=", modelId).execute();
+  const linking = groups.length === 0 ? [] : await db.selectFrom("entry_links")
+    .select("source_group_id").distinct()
+    .where("site_id", "=", siteId)
+    .where("target_group_id", "in", groups.map((g) => g.id)).execute();
+  const ids = new Set([
+    ...groups.map((g) => g.id),
+    ...linking.map((l) => l.source_group_id),
+  ]);
+  for (const id of ids) await indexGroup(db, siteId, id);
+}
+
 /** Rebuilds the documents of every group of a site (after a model or field changes visibility). */
 export async function reindexSite(db: Db, siteId: string): Promise<void> {
   const groups = await db.selectFrom("entry_groups").select("id")

@@ -27,12 +27,19 @@ import { refuse } from "../../web/errors.ts";
 import { entryContentFacts } from "../content_facts.ts";
 import type { ErrorCode } from "../contract/errors.ts";
 import * as contract from "../contract/models.ts";
+import { reindexModel } from "../../search/index_documents.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
 import { requireAllowed } from "./require.ts";
 
 function modelContext(ctx: ManageContext) {
   const { db, clock } = ctx.services;
   return { db, clock, siteId: ctx.site.id };
+}
+
+/** Search documents follow a model change in its own transaction (new or newly private fields). */
+function reindexed(ctx: ManageContext) {
+  return (db: typeof ctx.services.db, saved: { model_id: string }) =>
+    reindexModel(db, ctx.site.id, saved.model_id);
 }
 
 function facts(ctx: ManageContext) {
@@ -200,7 +207,11 @@ export const updateModel = defineHandler(contract.updateModel, {
       modelContext(ctx),
       params.id,
       body.model,
-      { baseRevision: body.expected_revision, facts: facts(ctx) },
+      {
+        baseRevision: body.expected_revision,
+        facts: facts(ctx),
+        onApplied: reindexed(ctx),
+      },
     );
     // Problems of the model part are named from the body (`model.name` -> `body.model.name`).
     if (!result.ok) refuseSave(result, params.id, "body");
@@ -236,7 +247,11 @@ export const replaceModelDefinition = defineHandler(
         modelContext(ctx),
         params.id,
         body.definition,
-        { baseRevision: body.expected_revision, facts: facts(ctx) },
+        {
+          baseRevision: body.expected_revision,
+          facts: facts(ctx),
+          onApplied: reindexed(ctx),
+        },
       );
       if (!result.ok) refuseSave(result, params.id, "body.definition");
       return { body: await writeAnswer(ctx, result) };
