@@ -35,13 +35,18 @@ if (config.demoSite) {
 }
 
 const app = createApp(services);
-// Deno.cron runs once per deployment on Deno Deploy and once per process locally; the work
-// is idempotent either way.
-Deno.cron("daily maintenance", "17 3 * * *", async () => {
-  const done = await runDailyMaintenance(services);
-  services.log({ level: "info", msg: "maintenance", ...done });
-});
 const shutdown = new AbortController();
+// Deno.cron runs once per deployment on Deno Deploy and once per process locally; the work
+// is idempotent either way. The signal ends it with the server, so Ctrl-C exits the process.
+Deno.cron(
+  "daily maintenance",
+  "17 3 * * *",
+  { signal: shutdown.signal },
+  async () => {
+    const done = await runDailyMaintenance(services);
+    services.log({ level: "info", msg: "maintenance", ...done });
+  },
+);
 const server = Deno.serve(
   {
     port: config.port,

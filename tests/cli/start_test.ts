@@ -11,6 +11,8 @@ Deno.test("main.ts starts with its defaults, serves the demo site, prints how to
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  // A child that never starts or never stops fails the test instead of hanging the suite.
+  const deadline = setTimeout(() => child.kill("SIGKILL"), 90_000);
   const stderr = new Response(child.stderr).text();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let printed = "";
@@ -42,10 +44,12 @@ Deno.test("main.ts starts with its defaults, serves the demo site, prints how to
       printed += value;
     }
     const status = await child.status;
+    equal(status.signal, null, "main.ts did not stop on SIGINT");
     equal(status.code, 0, await stderr);
     match(printed, /"path":"\/health","status":200/);
     match(printed, /Stopped/);
   } finally {
+    clearTimeout(deadline);
     try {
       child.kill("SIGKILL");
     } catch { /* already exited */ }
