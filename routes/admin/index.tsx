@@ -86,6 +86,11 @@ export default function AdminHome({ data }: PageProps<HomeData>) {
           <p>
             <a href="/admin/settings/api">Management credentials</a>
           </p>
+          <p>
+            <a href="/admin/settings/public-api">
+              Public API: browser origins and site tokens
+            </a>
+          </p>
         </section>
         <LanguagePreview
           languages={site.languages}

@@ -1,0 +1,241 @@
+// GET/POST /admin/settings/public-api: browser origins and site API tokens of the public read API (site:infra).
+import type { Context } from "hono";
+import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
+import {
+  createSiteToken,
+  type PublicApiContext,
+  type PublicApiRefusal,
+  readPublicApiSettings,
+  removeSiteToken,
+  saveBrowserOrigins,
+  type SiteTokenRow,
+} from "../../../core/delivery/public_api_settings.ts";
+import type { AppEnv } from "../../../core/web/env.ts";
+import { refuse } from "../../../core/web/errors.ts";
+import { page, type PageProps } from "../../../core/web/manifest.ts";
+
+export const middleware = requireSignedIn;
+
+/** What the page shows. */
+interface PublicApiData {
+  siteName: string;
+  csrfToken: string;
+  origins: string[];
+  tokens: SiteTokenRow[];
+  models: { id: string; name: string; isPublic: boolean }[];
+  /** The token just issued: shown on this one answer only. */
+  created?: { name: string; token: string };
+  error?: string;
+}
+
+function context(c: Context<AppEnv>): PublicApiContext {
+  const { db, clock } = c.var.services;
+  return { db, clock, siteId: c.var.site.id, personId: c.var.user!.id };
+}
+
+async function pageData(
+  c: Context<AppEnv>,
+  extra: Partial<PublicApiData> = {},
+): Promise<PublicApiData> {
+  const settings = await readPublicApiSettings(context(c));
+  if (!settings.ok) {
+    refuse(
+      403,
+      "missing_permission",
+      "The public API settings need the site:infra permission",
+    );
+  }
+  const models = await c.var.services.db.selectFrom("models").select([
+    "id",
+    "name",
+    "is_public",
+  ])
+    .where("site_id", "=", c.var.site.id).where("deleted_at", "is", null)
+    .orderBy("name").execute();
+  return {
+    siteName: c.var.site.name,
+    csrfToken: c.var.csrfToken,
+    origins: settings.origins,
+    tokens: settings.tokens,
+    models: models.map((m) => ({
+      id: m.id,
+      name: m.name,
+      isPublic: m.is_public,
+    })),
+    ...extra,
+  };
+}
+
+function status(refusal: PublicApiRefusal): 400 | 403 | 404 {
+  return refusal.code === "missing_permission"
+    ? 403
+    : refusal.code === "not_found"
+    ? 404
+    : 400;
+}
+
+function message(refusal: PublicApiRefusal): string {
+  if (refusal.code === "input_invalid") return refusal.message;
+  if (refusal.code === "not_found") {
+    return "That token does not exist or is already revoked";
+  }
+  return "The public API settings need the site:infra permission";
+}
+
+export const handler = {
+  async GET(c: Context<AppEnv>) {
+    return page(await pageData(c));
+  },
+
+  async POST(c: Context<AppEnv>) {
+    const form = await c.req.parseBody({ all: true });
+    const list = (value: unknown) =>
+      (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(
+        String,
+      );
+    const ctx = context(c);
+    if (form.action === "origins") {
+      const saved = await saveBrowserOrigins(ctx, String(form.origins ?? ""));
+      if (!saved.ok) {
+        return page(await pageData(c, { error: message(saved) }), {
+          status: status(saved),
+        });
+      }
+      return c.redirect("/admin/settings/public-api", 303);
+    }
+    if (form.action === "revoke") {
+      const revoked = await removeSiteToken(ctx, String(form.id ?? ""));
+      if (!revoked.ok) {
+        return page(await pageData(c, { error: message(revoked) }), {
+          status: status(revoked),
+        });
+      }
+      return c.redirect("/admin/settings/public-api", 303);
+    }
+    const name = String(form.name ?? "");
+    const issued = await createSiteToken(ctx, {
+      name,
+      modelIds: list(form.model),
+    });
+    if (!issued.ok) {
+      return page(await pageData(c, { error: message(issued) }), {
+        status: status(issued),
+      });
+    }
+    return page(
+      await pageData(c, {
+        created: { name: name.trim(), token: issued.token },
+      }),
+      { status: 201 },
+    );
+  },
+};
+
+export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
+  return (
+    <main>
+      <p>
+        <a href="/admin">← {data.siteName}</a>
+      </p>
+      <h1>Public API</h1>
+      {data.error && <p role="alert" class="error">{data.error}</p>}
+      {data.created && (
+        <section class="card" aria-labelledby="created-heading">
+          <h2 id="created-heading">Token “{data.created.name}”</h2>
+          <p>Copy it now: it is shown only once and cannot be read again.</p>
+          <p>
+            <code id="created-token">{data.created.token}</code>
+          </p>
+        </section>
+      )}
+      <section class="card">
+        <h2>Browser origins</h2>
+        <p class="muted">
+          One complete origin per line (https://www.example.com), or * for every
+          origin. Empty: no cross-origin browser reads. Credentialed requests
+          are never allowed.
+        </p>
+        <form method="post">
+          <input type="hidden" name="_csrf" value={data.csrfToken} />
+          <input type="hidden" name="action" value="origins" />
+          <p>
+            <label for="origins">Allowed origins</label>
+            <textarea id="origins" name="origins" rows={4}>
+              {data.origins.join("\n")}
+            </textarea>
+          </p>
+          <button type="submit">Save origins</button>
+        </form>
+      </section>
+      <section class="card">
+        <h2>Site API tokens</h2>
+        <p class="muted">
+          A token reads the private models it names, sent as Authorization:
+          Bearer sv_site_….
+        </p>
+        {data.tokens.length === 0 ? <p class="muted">None yet.</p> : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Models</th>
+                <th scope="col">Created</th>
+                <th scope="col">State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.tokens.map((token) => (
+                <tr key={token.id}>
+                  <td>{token.name}</td>
+                  <td>
+                    {token.model_ids.map((id) =>
+                      data.models.find((m) => m.id === id)?.name ?? id
+                    ).join(", ")}
+                  </td>
+                  <td>{token.created_at.slice(0, 16).replace("T", " ")}</td>
+                  <td>
+                    {token.revoked
+                      ? "Revoked"
+                      : (
+                        <form method="post" class="inline">
+                          <input
+                            type="hidden"
+                            name="_csrf"
+                            value={data.csrfToken}
+                          />
+                          <input type="hidden" name="action" value="revoke" />
+                          <input type="hidden" name="id" value={token.id} />
+                          <button type="submit" class="secondary">
+                            Revoke
+                          </button>
+                        </form>
+                      )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        <form method="post">
+          <input type="hidden" name="_csrf" value={data.csrfToken} />
+          <input type="hidden" name="action" value="issue" />
+          <p>
+            <label for="token-name">Name</label>
+            <input id="token-name" name="name" required maxLength={100} />
+          </p>
+          <fieldset>
+            <legend>Models it may read</legend>
+            {data.models.map((model) => (
+              <label key={model.id} class="check">
+                <input type="checkbox" name="model" value={model.id} />{" "}
+                {model.name}
+                {model.isPublic ? "" : " (private)"}
+              </label>
+            ))}
+          </fieldset>
+          <button type="submit">Issue token</button>
+        </form>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,99 @@
+// /admin/settings/public-api: browser origins and site API tokens, for people holding site:infra (AUTH rows).
+import { equal, match, ok } from "node:assert/strict";
+import { administratorPermissions } from "../../core/access/default_roles.ts";
+import { verifySiteToken } from "../../core/public/site_tokens.ts";
+import { getBrowserOrigins } from "../../core/public/browser_origins.ts";
+import {
+  CookieJar,
+  csrfField,
+  PASSWORD,
+  request,
+  setupAdmin,
+  signInAs,
+} from "./helpers.ts";
+
+async function grant(
+  db: Parameters<typeof getBrowserOrigins>[0],
+  userId: string,
+  permissions: unknown,
+) {
+  const member = await db.selectFrom("site_members").select("role_id").where(
+    "user_id",
+    "=",
+    userId,
+  )
+    .executeTakeFirstOrThrow();
+  await db.updateTable("roles").set({
+    permissions: JSON.stringify(permissions),
+  }).where("id", "=", member.role_id)
+    .execute();
+}
+
+Deno.test("an administrator sets browser origins and issues a site token shown once, then revokes it", async () => {
+  const { t, siteId, userId, email } = await setupAdmin();
+  try {
+    await grant(t.services.db, userId, administratorPermissions());
+    const jar = new CookieJar();
+    await signInAs(t, jar, { email, password: PASSWORD });
+    const csrf = csrfField(
+      await (await request(t, jar, "/admin/settings/public-api")).text(),
+    );
+    const saved = await request(t, jar, "/admin/settings/public-api", {
+      form: {
+        _csrf: csrf,
+        action: "origins",
+        origins: "https://www.example.com\nhttps://app.example.com",
+      },
+    });
+    equal(saved.status, 303);
+    equal(
+      (await getBrowserOrigins(t.services.db, siteId)).join(" "),
+      "https://www.example.com https://app.example.com",
+    );
+    const bad = await request(t, jar, "/admin/settings/public-api", {
+      form: {
+        _csrf: csrf,
+        action: "origins",
+        origins: "https://www.example.com/path",
+      },
+    });
+    equal(bad.status, 400);
+    equal((await getBrowserOrigins(t.services.db, siteId)).length, 2);
+
+    const issued = await request(t, jar, "/admin/settings/public-api", {
+      form: { _csrf: csrf, action: "issue", name: "build" },
+    });
+    equal(issued.status, 201);
+    const token = /<code id="created-token">(sv_site_[A-Za-z0-9_-]{43})<\/code>/
+      .exec(await issued.text())?.[1];
+    ok(token);
+    const scope = await verifySiteToken(t.services, siteId, token);
+    ok(scope);
+    const listing = await (await request(t, jar, "/admin/settings/public-api"))
+      .text();
+    equal(listing.includes(token), false);
+    match(listing, /build/);
+    const revoked = await request(t, jar, "/admin/settings/public-api", {
+      form: { _csrf: csrf, action: "revoke", id: scope.id },
+    });
+    equal(revoked.status, 303);
+    equal(await verifySiteToken(t.services, siteId, token), null);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the public API page refuses a person without site:infra", async () => {
+  const { t, userId, email } = await setupAdmin();
+  try {
+    await grant(t.services.db, userId, {
+      models: { "*": ["read"] },
+      system: ["site:settings"],
+    });
+    const jar = new CookieJar();
+    await signInAs(t, jar, { email, password: PASSWORD });
+    equal((await request(t, jar, "/admin/settings/public-api")).status, 403);
+  } finally {
+    await t.close();
+  }
+});
