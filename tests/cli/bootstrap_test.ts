@@ -131,3 +131,56 @@ Deno.test("a bad setting stops the command with a message naming it, never its v
     await p.cleanup();
   }
 });
+
+Deno.test("svc credential creates another svm_ credential for an existing admin, refusing unknown people and scopes", async () => {
+  const p = await privateProcessEnv({ DEMO_SITE: "false" });
+  try {
+    equal((await runDeno(ARGS, p.env)).code, 0);
+    const base = [
+      "run",
+      "-A",
+      "--unstable-kv",
+      "cli/svc.ts",
+      "credential",
+      "--json",
+      "--domain",
+      "cms.example.com",
+    ];
+    const made = await runDeno([
+      ...base,
+      "--admin-email",
+      "ops@example.com",
+      "--name",
+      "reader",
+      "--scopes",
+      "content:read",
+    ], p.env);
+    equal(made.code, 0, made.stderr);
+    const out = JSON.parse(made.stdout);
+    match(out.management_credential.secret, /^svm_[A-Za-z0-9_-]{43}$/);
+    equal(out.management_credential.name, "reader");
+    const stranger = await runDeno([
+      ...base,
+      "--admin-email",
+      "nobody@example.com",
+      "--name",
+      "x",
+      "--scopes",
+      "content:read",
+    ], p.env);
+    equal(stranger.code, 1);
+    const badScope = await runDeno([
+      ...base,
+      "--admin-email",
+      "ops@example.com",
+      "--name",
+      "x",
+      "--scopes",
+      "everything",
+    ], p.env);
+    equal(badScope.code, 1);
+    match(badScope.stderr, /invalid_request/);
+  } finally {
+    await p.cleanup();
+  }
+});
