@@ -25,11 +25,11 @@ if (config.demoSite) {
       `Sign in at ${config.publicUrl}/admin as ${demo.createdAdmin.email} with password ${demo.createdAdmin.password}`,
     );
     console.log(
-      "This password is shown once; it is also written to data/demo-admin.txt for local use.",
+      `This password is shown once; it is also written to ${config.dataDir}/demo-admin.txt for local use.`,
     );
   } else {
     console.log(
-      `Sign in at ${config.publicUrl}/admin with the demo admin (see data/demo-admin.txt)`,
+      `Sign in at ${config.publicUrl}/admin with the demo admin (see ${config.dataDir}/demo-admin.txt)`,
     );
   }
 }

@@ -8,7 +8,7 @@ const bool = z.enum(["true", "false", "1", "0"]).transform((v) =>
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().min(1).default("127.0.0.1"),
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).default("http://localhost:8000"),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   KV_PATH: z.string().min(1).optional(),
@@ -61,16 +61,18 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
   const v = parsed.data;
+  // Unset, the public URL follows the port, so `PORT=9000` alone gives working links.
+  const publicUrl = v.PUBLIC_URL ?? `http://localhost:${v.PORT}`;
   return {
     port: v.PORT,
     host: v.HOST,
-    publicUrl: v.PUBLIC_URL.replace(/\/$/, ""),
+    publicUrl: publicUrl.replace(/\/$/, ""),
     dataDir: v.DATA_DIR,
     databaseUrl: v.DATABASE_URL,
     kvPath: v.KV_PATH ?? `${v.DATA_DIR}/kv.sqlite3`,
     demoSite: v.DEMO_SITE,
     demoDomain: v.DEMO_DOMAIN,
     logRequests: v.LOG_REQUESTS,
-    secureCookies: v.PUBLIC_URL.startsWith("https:"),
+    secureCookies: publicUrl.startsWith("https:"),
   };
 }

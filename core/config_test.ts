@@ -69,3 +69,12 @@ Deno.test("loadConfig() refuses every bad value at once", () => {
     },
   );
 });
+
+Deno.test("loadConfig() defaults the public URL to localhost on the configured port", () => {
+  equal(loadConfig({ PORT: "9000" }).publicUrl, "http://localhost:9000");
+  equal(
+    loadConfig({ PORT: "9000", PUBLIC_URL: "https://cms.example.com" })
+      .publicUrl,
+    "https://cms.example.com",
+  );
+});
