@@ -30,7 +30,7 @@ Deno.test("main.ts starts with its defaults, serves the demo site, prints how to
     }
     match(
       printed,
-      /Sign in at http:\/\/localhost:8000\/admin as admin@example\.com with password \S{20,}/,
+      /Sign in at http:\/\/localhost:\d+\/admin as admin@example\.com with password \S{20,}/,
     );
     const health = await fetch(`http://localhost:${port}/health`);
     deepEqual(await health.json(), { ok: true, site: "demo" });
