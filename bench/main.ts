@@ -8,6 +8,7 @@ import { openDatabase } from "../core/db/database.ts";
 import { migrateToLatest } from "../core/db/migrate.ts";
 import { createModel } from "../core/models/store.ts";
 import { rebuildPublicItems } from "../core/public/projection.ts";
+import { contextQuery } from "../core/public/request_context.ts";
 import { runLoad, type RunStats } from "./load.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
@@ -176,11 +177,31 @@ try {
       order by p.published_at desc, p.group_id desc limit 21`;
   const price =
     sql`(case when jsonb_typeof(p.fields -> 'price') = 'number' then (p.fields ->> 'price')::numeric end)`;
-  const rawFiltered = sql`select ${cols} from public_items p where ${base_}
+  // The service's query for FILTERED (core/public/list.ts, sortedByValues): a range scan of the
+  // price keys in sort order, each item checked by primary key against the filters.
+  const rawFiltered = sql`select p.* from public_item_values s
+      cross join lateral (select ${cols} from public_items p
+        where p.site_id = s.site_id and p.model_id = s.model_id
+          and p.requested_locale = s.requested_locale and p.group_id = s.group_id
+          and (p.fields @> jsonb_build_object('category', 'news'::text))
+          and ${price} >= '100'::numeric and ${price} < '200'::numeric
+        offset 0) p
+      where s.site_id = ${siteId} and s.model_id = ${modelId} and s.requested_locale = 'en'
+        and s.field_key = 'price' and s.num_value is not null
+        and s.num_value >= '100'::numeric and s.num_value < '200'::numeric
+      order by s.num_value desc, s.group_id asc limit 21`;
+  // The previous query: GIN containment, then a sort on the JSON value.
+  const jsonFiltered = sql`select ${cols} from public_items p where ${base_}
       and p.fields @> jsonb_build_object('category', 'news'::text) and ${price} >= 100 and ${price} < 200
       order by (${price} is null) asc, ${price} desc, p.group_id asc limit 21`;
   const rawSingle = (slug: string) =>
-    sql`select ${cols} from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
+    sql`select ${cols},
+      (select coalesce(json_agg(json_build_object('locale', e.locale, 'slug', e.slug)
+          order by e.locale), '[]'::json)
+        from entries e join entry_groups g on g.site_id = e.site_id and g.id = e.group_id
+        where e.site_id = p.site_id and e.group_id = p.group_id
+          and e.published_version_id is not null and g.trashed_at is null) as alternates
+      from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
   const raw: Record<string, (i: number) => Promise<boolean>> = {
     "list page (limit=20, default order)": async () =>
       (await rawList(null).execute(db)).rows.length === 21,
@@ -246,7 +267,16 @@ try {
   const mid = (await rawList(null).execute(db)).rows[19];
   await explain("cursor page", rawList({ at: mid.k_at, id: mid.group_id }));
   await explain("filtered + sorted list", rawFiltered);
+  await explain("filtered + sorted list, JSON sort (before)", jsonFiltered);
   await explain("single read by slug", rawSingle("en-post-4242"));
+  await explain(
+    "request context (site, languages, policy, origins, token, model)",
+    contextQuery({
+      site: { domain: "127.0.0.1" },
+      tokenDigest: null,
+      modelSlug: "posts",
+    }),
+  );
   const out = {
     machine:
       `${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, ${Deno.version.deno}`,

@@ -26,6 +26,11 @@ const FORM_TYPES = [
  */
 export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
   return async function checkCsrf(c, next) {
+    // The public read API (/v1) is read-only and cookie-free: minting a token there is wasted
+    // work, and its Set-Cookie would keep shared caches from storing public answers.
+    if (!UNSAFE.has(c.req.method) && /^\/v1(\/|$)/.test(c.req.path)) {
+      return await next();
+    }
     let token = getCookie(c, CSRF_COOKIE);
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
       token = randomToken();

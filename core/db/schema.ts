@@ -463,3 +463,18 @@ export interface SiteMenusTable {
   items: Json;
   updated_at: Timestamp;
 }
+
+/**
+ * A typed scalar of one published item (migration 0100): one row per top-level JSON number, or
+ * string of at most 255 characters, of `public_items.fields`; written with its `public_items` row.
+ * Sorted lists range-scan it instead of sorting JSON. Queried with raw SQL.
+ */
+export interface PublicItemValuesTable {
+  site_id: string;
+  model_id: string;
+  requested_locale: string;
+  group_id: string;
+  field_key: string;
+  num_value: string | null;
+  text_value: string | null;
+}

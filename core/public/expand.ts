@@ -7,6 +7,7 @@ import { HttpError } from "../web/errors.ts";
 import { encodeCursor, queryDigest } from "./cursor.ts";
 import { type PublicRow, relationIds, shapeItem } from "./items.ts";
 import { singleModelRelation } from "./list_plan.ts";
+import type { ReadableModels } from "./read_context.ts";
 import type { SiteTokenScope } from "./site_tokens.ts";
 
 /** At most this many targets are inlined per expanded field (spec 3 part 8). */
@@ -19,22 +20,22 @@ export interface ReadScope {
   siteId: string;
   locale: string;
   token: SiteTokenScope | null;
-  /** Readable models by id (the model itself and its relation targets). */
-  models: Map<string, StoredModel>;
+  /** Readable models: heads of all, definitions of the model itself and its relation targets. */
+  models: ReadableModels;
 }
 
 /** Checks `expand` against the model and answers its fields. */
 export function planExpand(
   model: StoredModel,
   keys: string[],
-  models: Map<string, StoredModel>,
+  models: ReadableModels,
 ): (FieldDefinition & { type: "relation" })[] {
   const bad = (message: string): never => {
     throw new HttpError(400, "public_expand_invalid", message);
   };
   return keys.map((key) => {
     const field = singleModelRelation(model, key, bad, bad);
-    if (!models.has(field.config.targets[0])) {
+    if (!models.heads.has(field.config.targets[0])) {
       bad(`"${key}" is not a relation field of this model`);
     }
     return field;
@@ -64,7 +65,7 @@ export async function visibleTargets(
       "=",
       scope.locale,
     )
-    .where("model_id", "in", [...scope.models.keys()])
+    .where("model_id", "in", [...scope.models.heads.keys()])
     .where("group_id", "in", wanted).execute();
   return new Set(found.map((r) => r.group_id));
 }
@@ -144,7 +145,7 @@ export async function expandItems(
 ): Promise<string[]> {
   const shown: string[] = [];
   for (const field of fields) {
-    const target = scope.models.get(field.config.targets[0])!;
+    const target = scope.models.definitions.get(field.config.targets[0])!;
     const pages = await targetPage(scope, field, rows, {
       after: -1,
       limit: EXPAND_INLINE,
@@ -191,5 +192,5 @@ export async function expandItems(
 
 /** Model id -> slug of every readable model of the request. */
 export function slugs(scope: ReadScope): Map<string, string> {
-  return new Map([...scope.models.values()].map((m) => [m.id, m.slug]));
+  return new Map([...scope.models.heads.values()].map((m) => [m.id, m.slug]));
 }

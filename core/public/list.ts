@@ -11,7 +11,7 @@ import {
   visibleTargets,
 } from "./expand.ts";
 import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
-import { invalid, parseListQuery } from "./list_params.ts";
+import { invalid, type ListQuery, parseListQuery } from "./list_params.ts";
 import {
   planConditions,
   planSelection,
@@ -25,6 +25,7 @@ import {
   readableModels,
   requestedLocale,
 } from "./read_context.ts";
+import type { PublicContext } from "./request_context.ts";
 import type { SiteTokenScope } from "./site_tokens.ts";
 
 /** Who reads, where: the context of every public read. */
@@ -33,6 +34,8 @@ export interface PublicReadContext {
   now: Date;
   siteId: string;
   token: SiteTokenScope | null;
+  /** What the /v1 middleware read in its one statement (site, policy, models). */
+  context: PublicContext;
 }
 
 /** A public answer and the cache tags of what it shows. */
@@ -54,17 +57,17 @@ export async function listItems(
   modelSlug: string,
   params: URLSearchParams,
 ): Promise<PublicAnswer> {
-  const models = await readableModels(ctx.db, ctx.siteId, ctx.token);
+  const models = readableModels(ctx.context, ctx.token);
   const model = modelBySlug(models, modelSlug);
   if (!model) throw notFound();
   const query = parseListQuery(params);
-  const plan = await localePlanOrRefuse(ctx.db, ctx.siteId);
+  const plan = localePlanOrRefuse(ctx.context);
   const locale = requestedLocale(plan, query.locale);
   const sort = planSort(model, query);
   const conditions = planConditions(
     model,
     query,
-    (f) => models.get(f.config.targets[0]),
+    (f) => models.heads.get(f.config.targets[0]),
     ctx.siteId,
   );
   const select = planSelection(model, query);
@@ -116,27 +119,18 @@ export async function listItems(
     after = cursor.k;
   }
 
-  const { key, orderBy, keyset } = ordering(query.order, sort, after);
-  const where = [
-    sql`p.site_id = ${ctx.siteId}`,
-    sql`p.model_id = ${model.id}`,
-    sql`p.requested_locale = ${locale}`,
-    ...conditions,
-    ...(keyset ? [keyset] : []),
-  ];
-  const manualJoin = query.order === "manual"
-    ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
-    : sql``;
-  const result = await sql<Row>`
-    select p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at,
-      p.fields, p.published_at::text as k_at, ${key} as k, (${key} is null)::int as k_null
-    from public_items p ${manualJoin}
-    where ${sql.join(where, sql` and `)}
-    order by ${orderBy}
-    limit ${query.limit + 1}
-  `.execute(ctx.db);
-  const rows = result.rows.slice(0, query.limit);
-  const hasMore = result.rows.length > query.limit;
+  const base = {
+    siteId: ctx.siteId,
+    modelId: model.id,
+    locale,
+    conditions,
+    limit: query.limit + 1,
+  };
+  const result = sort?.indexed
+    ? await sortedByValues(ctx.db, base, sort, query, after)
+    : await scanned(ctx.db, base, query.order, sort, after);
+  const rows = result.slice(0, query.limit);
+  const hasMore = result.length > query.limit;
   const scope: ReadScope = {
     db: ctx.db,
     now: ctx.now,
@@ -146,12 +140,9 @@ export async function listItems(
     models,
   };
   const visible = await visibleTargets(scope, model, rows);
+  const modelSlugs = slugs(scope);
   const data = rows.map((r) =>
-    shapeItem(model, r, {
-      select,
-      visibleTargets: visible,
-      modelSlugs: slugs(scope),
-    })
+    shapeItem(model, r, { select, visibleTargets: visible, modelSlugs })
   );
   const shown = expand.length > 0
     ? await expandItems(scope, model, expand, rows, data)
@@ -177,6 +168,152 @@ export async function listItems(
       ...shown.map((id) => `instance:${id}`),
     ],
   };
+}
+
+/** What every page query of one list shares. */
+interface PageBase {
+  siteId: string;
+  modelId: string;
+  locale: string;
+  conditions: RawBuilder<unknown>[];
+  /** Rows to fetch: the page size plus one, to know whether more follow. */
+  limit: number;
+}
+
+const COLUMNS =
+  sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number,
+  p.published_at, p.fields`;
+
+/** A page in published or manual order, or sorted by a value computed from the JSON fields. */
+async function scanned(
+  db: Db,
+  base: PageBase,
+  order: string,
+  sort: SortPlan | null,
+  after: unknown[] | null,
+): Promise<Row[]> {
+  const { key, orderBy, keyset } = ordering(order, sort, after);
+  const where = [
+    sql`p.site_id = ${base.siteId}`,
+    sql`p.model_id = ${base.modelId}`,
+    sql`p.requested_locale = ${base.locale}`,
+    ...base.conditions,
+    ...(keyset ? [keyset] : []),
+  ];
+  const manualJoin = order === "manual" && !sort
+    ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
+    : sql``;
+  const result = await sql<Row>`
+    select ${COLUMNS}, p.published_at::text as k_at, ${key} as k, (${key} is null)::int as k_null
+    from public_items p ${manualJoin}
+    where ${sql.join(where, sql` and `)}
+    order by ${orderBy}
+    limit ${base.limit}
+  `.execute(db);
+  return result.rows;
+}
+
+/**
+ * A page sorted by a field `public_item_values` holds: items with a value come from an index
+ * range scan in sort order (each checked against the other conditions by primary key), then
+ * (only when the page is not full yet) items without one, by id. Same order and cursors as
+ * {@link scanned}.
+ */
+async function sortedByValues(
+  db: Db,
+  base: PageBase,
+  sort: SortPlan,
+  query: ListQuery,
+  after: unknown[] | null,
+): Promise<Row[]> {
+  const bad = () =>
+    invalid("Invalid cursor: it cannot be read; start from the first page");
+  const col = sql.ref(`s.${sort.indexed}`);
+  const typed = (v: string) =>
+    sort.indexed === "num_value"
+      ? sql`${v}::numeric`
+      : sql`(${v}::text collate "C")`;
+  let inNulls = false;
+  let afterId: string | null = null;
+  let afterValue: string | null = null;
+  if (after) {
+    const [wasNull, value, id] = after;
+    if (typeof id !== "string" || (wasNull !== 0 && wasNull !== 1)) bad();
+    if (wasNull === 0 && typeof value !== "string") bad();
+    inNulls = wasNull === 1;
+    afterId = id as string;
+    afterValue = wasNull === 0 ? value as string : null;
+  }
+  const rows: Row[] = [];
+  if (!inNulls) {
+    const where = [
+      sql`s.site_id = ${base.siteId}`,
+      sql`s.model_id = ${base.modelId}`,
+      sql`s.requested_locale = ${base.locale}`,
+      sql`s.field_key = ${sort.key}`,
+      sql`${col} is not null`,
+    ];
+    // A number range on the sorted field narrows the index range too (it stays a row condition).
+    const range = query.filters.get(sort.key);
+    if (range?.kind === "range" && sort.indexed === "num_value") {
+      if (range.lower) {
+        const op = range.lower.op === "gt" ? sql`>` : sql`>=`;
+        where.push(sql`${col} ${op} ${typed(range.lower.value)}`);
+      }
+      if (range.upper) {
+        const op = range.upper.op === "lt" ? sql`<` : sql`<=`;
+        where.push(sql`${col} ${op} ${typed(range.upper.value)}`);
+      }
+    }
+    if (afterValue !== null) {
+      const v = typed(afterValue);
+      where.push(
+        sort.desc
+          ? sql`${col} <= ${v} and (${col} < ${v} or s.group_id > ${afterId}::uuid)`
+          : sql`${col} >= ${v} and (${col} > ${v} or s.group_id > ${afterId}::uuid)`,
+      );
+    }
+    const conditions = base.conditions.length > 0
+      ? sql`and ${sql.join(base.conditions, sql` and `)}`
+      : sql``;
+    // `offset 0` keeps the item lookup a per-row probe, so the sorted range scan drives the plan.
+    const result = await sql<Row>`
+      select p.*, p.published_at::text as k_at, ${col} as k, 0 as k_null
+      from public_item_values s
+      cross join lateral (
+        select ${COLUMNS} from public_items p
+        where p.site_id = s.site_id and p.model_id = s.model_id
+          and p.requested_locale = s.requested_locale and p.group_id = s.group_id
+          ${conditions}
+        offset 0
+      ) p
+      where ${sql.join(where, sql` and `)}
+      order by ${col} ${sort.desc ? sql`desc` : sql`asc`}, s.group_id asc
+      limit ${base.limit}
+    `.execute(db);
+    rows.push(...result.rows);
+  }
+  // Any filter on the sorted field matches only items that have its value.
+  if (rows.length >= base.limit || query.filters.has(sort.key)) return rows;
+  const where = [
+    sql`p.site_id = ${base.siteId}`,
+    sql`p.model_id = ${base.modelId}`,
+    sql`p.requested_locale = ${base.locale}`,
+    ...base.conditions,
+    sql`not exists (select 1 from public_item_values s where s.site_id = p.site_id
+      and s.model_id = p.model_id and s.requested_locale = p.requested_locale
+      and s.group_id = p.group_id and s.field_key = ${sort.key} and ${col} is not null)`,
+    ...(inNulls ? [sql`p.group_id > ${afterId}::uuid`] : []),
+  ];
+  const result = await sql<Row>`
+    select ${COLUMNS}, p.published_at::text as k_at, null as k, 1 as k_null
+    from public_items p
+    where ${sql.join(where, sql` and `)}
+    order by p.group_id asc
+    limit ${base.limit - rows.length}
+  `.execute(db);
+  rows.push(...result.rows);
+  return rows;
 }
 
 function cursorKey(order: string, sort: SortPlan | null, row: Row): unknown[] {

@@ -34,6 +34,13 @@ export interface SortPlan {
   value: RawBuilder<unknown>;
   cast: "numeric" | "text" | "float8" | "timestamptz";
   desc: boolean;
+  /** The sorted field's key. */
+  key: string;
+  /**
+   * The `public_item_values` column holding exactly this sort value, when an index range scan
+   * can drive the sort (numbers; dates and single choices, whose valid values are short strings).
+   */
+  indexed: "num_value" | "text_value" | null;
 }
 
 const NUMBER_TEXT = /^-?\d{1,30}(\.\d{1,30})?$/;
@@ -71,26 +78,49 @@ export function planSort(
         * power(sin(radians(${lng} - ${longitude}::float8) / 2), 2)))) end)`,
       cast: "float8",
       desc,
+      key,
+      indexed: null,
     };
   }
   if (query.origin) invalid("origin applies only to sorting by a point field");
   switch (field.type) {
     case "number":
-      return { value: jsonNumber(key), cast: "numeric", desc };
+      return {
+        value: jsonNumber(key),
+        cast: "numeric",
+        desc,
+        key,
+        indexed: "num_value",
+      };
     case "date":
     case "text":
     case "slug":
-      return { value: sql`(${jsonText(key)} collate "C")`, cast: "text", desc };
+      // Free text and slugs may be longer than what `public_item_values` keeps: sorted in place.
+      return {
+        value: sql`(${jsonText(key)} collate "C")`,
+        cast: "text",
+        desc,
+        key,
+        indexed: field.type === "date" ? "text_value" : null,
+      };
     case "select":
       if (field.config.multiple) {
         unsupported(`Cannot sort by multiple-choice field "${key}"`);
       }
-      return { value: sql`(${jsonText(key)} collate "C")`, cast: "text", desc };
+      return {
+        value: sql`(${jsonText(key)} collate "C")`,
+        cast: "text",
+        desc,
+        key,
+        indexed: "text_value",
+      };
     case "datetime":
       return {
         value: sql`(${jsonText(key)})::timestamptz`,
         cast: "timestamptz",
         desc,
+        key,
+        indexed: null,
       };
     default:
       unsupported(`Cannot sort by ${field.type} field "${key}"`);
@@ -103,7 +133,7 @@ export function planConditions(
   query: ListQuery,
   targetModel: (
     field: FieldDefinition & { type: "relation" },
-  ) => StoredModel | undefined,
+  ) => { id: string } | undefined,
   siteId: string,
 ): RawBuilder<unknown>[] {
   const out: RawBuilder<unknown>[] = [];

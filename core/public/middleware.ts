@@ -2,15 +2,48 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
-import { getBrowserOrigins, originAllowed } from "./browser_origins.ts";
-import { type SiteTokenScope, verifySiteToken } from "./site_tokens.ts";
+import { sha256Hex } from "../auth/secrets.ts";
+import { hostName } from "../sites/host.ts";
+import { originAllowed } from "./browser_origins.ts";
+import { loadPublicContext, type PublicContext } from "./request_context.ts";
+import { SITE_TOKEN, type SiteTokenScope, tokenScope } from "./site_tokens.ts";
 
 declare module "hono" {
   interface ContextVariableMap {
     /** The verified site API token of a /v1 request, or null when none was sent. */
     siteToken: SiteTokenScope | null;
+    /** The site, languages, policy, origins, token row and named model of a /v1 request. */
+    publicContext: PublicContext;
   }
 }
+
+const BEARER = /^Bearer ([^\s]+)$/;
+
+/**
+ * Resolves the site from the Host header alone (spec 3 part 4.1), `404 unknown_host` otherwise,
+ * and reads in the same statement what the rest of the request needs (languages, policy,
+ * browser origins, the sent token's row, the model the path names): one round trip.
+ */
+export const loadRequestContext: MiddlewareHandler<AppEnv> =
+  async function loadRequestContext(c, next) {
+    const domain = hostName(c.req.header("host"));
+    if (!domain) {
+      throw new HttpError(404, "unknown_host", "No site answers this host");
+    }
+    const bearer = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
+    const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
+    const context = await loadPublicContext(c.var.services.db, {
+      site: { domain },
+      tokenDigest: token === null ? null : await sha256Hex(token),
+      modelSlug: c.req.param("model") ?? null,
+    });
+    if (!context) {
+      throw new HttpError(404, "unknown_host", "No site answers this host");
+    }
+    c.set("site", context.site);
+    c.set("publicContext", context);
+    await next();
+  };
 
 /** Methods a preflight may ask for. */
 export const CORS_METHODS = ["GET", "HEAD", "OPTIONS"];
@@ -40,10 +73,7 @@ export const publicCors: MiddlewareHandler<AppEnv> = async function publicCors(
 ) {
   const origin = c.req.header("origin");
   const allowed = origin !== undefined && origin !== "null" &&
-    originAllowed(
-      await getBrowserOrigins(c.var.services.db, c.var.site.id),
-      origin,
-    );
+    originAllowed(c.var.publicContext.origins, origin);
   if (c.req.method === "OPTIONS") {
     const method = (c.req.header("access-control-request-method") ?? "")
       .toUpperCase();
@@ -91,9 +121,13 @@ export const readSiteToken: MiddlewareHandler<AppEnv> =
       c.set("siteToken", null);
       return await next();
     }
-    const match = /^Bearer ([^\s]+)$/.exec(header.trim());
-    const scope = match
-      ? await verifySiteToken(c.var.services, c.var.site.id, match[1])
+    const match = BEARER.exec(header.trim());
+    const scope = match && SITE_TOKEN.test(match[1])
+      ? tokenScope(
+        c.var.publicContext.token,
+        c.var.site.id,
+        c.var.services.clock.now(),
+      )
       : null;
     if (!scope) throw notFound();
     c.set("siteToken", scope);

@@ -27,6 +27,17 @@ export async function readLocalePlan(
   const stored = await db.selectFrom("site_settings").select("document")
     .where("site_id", "=", siteId).where("key", "=", "language-fallback")
     .executeTakeFirst();
+  return localePlanFrom(languages, stored);
+}
+
+/**
+ * The locale plan of languages (in position order) and the stored policy row (undefined when
+ * none is stored, so the default applies); null when unusable.
+ */
+export function localePlanFrom(
+  languages: { code: string; is_default: boolean }[],
+  stored: { document: unknown } | undefined,
+): LocalePlan | null {
   const parsed = SETTINGS_SCHEMAS["language-fallback"].safeParse(
     stored ? stored.document : SETTINGS_DEFAULTS["language-fallback"],
   );
@@ -48,6 +59,8 @@ export async function refreshPublicItems(
   siteId: string,
   groupId: string | null,
 ): Promise<void> {
+  await sql`delete from public_item_values where site_id = ${siteId}
+    ${groupId === null ? sql`` : sql`and group_id = ${groupId}`}`.execute(tx);
   let del = tx.deleteFrom("public_items").where("site_id", "=", siteId);
   if (groupId !== null) del = del.where("group_id", "=", groupId);
   await del.execute();
@@ -75,7 +88,23 @@ export async function refreshPublicItems(
       ${groupId === null ? sql`` : sql`and g.id = ${groupId}`}
     order by g.id, p.requested, p.ord
   `.execute(tx);
+  // Typed sort keys of the rows just written.
+  await sql`
+    insert into public_item_values (site_id, model_id, requested_locale, group_id, field_key,
+      num_value, text_value)
+    select p.site_id, p.model_id, p.requested_locale, p.group_id, kv.key,
+      case when jsonb_typeof(kv.value) = 'number' then (kv.value #>> '{}')::numeric end,
+      case when jsonb_typeof(kv.value) = 'string' then kv.value #>> '{}' end
+    from public_items p cross join lateral jsonb_each(p.fields) kv
+    where p.site_id = ${siteId}
+      ${groupId === null ? sql`` : sql`and p.group_id = ${groupId}`}
+      and (jsonb_typeof(kv.value) = 'number' or (jsonb_typeof(kv.value) = 'string'
+        and char_length(kv.value #>> '{}') <= ${VALUE_TEXT_MAX}))
+  `.execute(tx);
 }
+
+/** Longest string kept in `public_item_values` (btree entries are bounded; filter values are too). */
+export const VALUE_TEXT_MAX = 255;
 
 async function strictPlan(db: Db, siteId: string): Promise<LocalePlan> {
   const languages = await db.selectFrom("site_languages").select("code")

@@ -1,9 +1,9 @@
 // What every public read needs first: the readable model by slug, the site's languages and policy.
-import type { Db } from "../db/database.ts";
 import type { FieldDefinition } from "../models/field_types.ts";
-import { loadModels, type StoredModel } from "../models/store_rows.ts";
+import type { StoredModel } from "../models/store_rows.ts";
 import { HttpError } from "../web/errors.ts";
-import { type LocalePlan, readLocalePlan } from "./projection.ts";
+import type { LocalePlan } from "./projection.ts";
+import type { ModelHead, PublicContext } from "./request_context.ts";
 import type { SiteTokenScope } from "./site_tokens.ts";
 
 /** Language codes the `locale` parameter accepts (spec 3 part 4.2). */
@@ -17,33 +17,43 @@ export function canRead(
   return model.isPublic || (scope?.modelIds.includes(model.id) ?? false);
 }
 
-/** Every live model of the site the request may read, by id (private ones only with a scoped token). */
-export async function readableModels(
-  db: Db,
-  siteId: string,
+/** The models a request may read: heads of all of them, full definitions of those it loaded. */
+export interface ReadableModels {
+  /** Every readable live model of the site, by id. */
+  heads: Map<string, ModelHead>;
+  /** Full definitions of the readable model the path names and of its relation targets, by id. */
+  definitions: Map<string, StoredModel>;
+}
+
+/** The models of `context` the request may read (private ones only with a scoped token). */
+export function readableModels(
+  context: PublicContext,
   scope: SiteTokenScope | null,
-): Promise<Map<string, StoredModel>> {
-  const models = await loadModels(db, siteId, null);
-  return new Map(
-    models.filter((m) => canRead(m, scope)).map((m) => [m.id, m]),
-  );
+): ReadableModels {
+  return {
+    heads: new Map(
+      context.heads.filter((m) => canRead(m, scope)).map((m) => [m.id, m]),
+    ),
+    definitions: new Map(
+      [...context.definitions].filter(([, m]) => canRead(m, scope)),
+    ),
+  };
 }
 
 /** The readable model with `slug`, or null: a missing and a private model look alike. */
 export function modelBySlug(
-  models: Map<string, StoredModel>,
+  models: ReadableModels,
   slug: string,
 ): StoredModel | null {
-  for (const model of models.values()) if (model.slug === slug) return model;
+  for (const head of models.heads.values()) {
+    if (head.slug === slug) return models.definitions.get(head.id) ?? null;
+  }
   return null;
 }
 
 /** The site's locale plan, or `500 site_locale_policy_invalid`. */
-export async function localePlanOrRefuse(
-  db: Db,
-  siteId: string,
-): Promise<LocalePlan> {
-  const plan = await readLocalePlan(db, siteId);
+export function localePlanOrRefuse(context: PublicContext): LocalePlan {
+  const plan = context.localePlan;
   if (!plan) {
     throw new HttpError(
       500,

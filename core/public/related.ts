@@ -32,7 +32,7 @@ export async function readRelated(
   modelSlug: string,
   params: URLSearchParams,
 ): Promise<PublicAnswer> {
-  const models = await readableModels(ctx.db, ctx.siteId, ctx.token);
+  const models = readableModels(ctx.context, ctx.token);
   const model = modelBySlug(models, modelSlug);
   if (!model) throw notFound();
   const p = collectParams(params, ["cursor", "limit"]);
@@ -89,7 +89,7 @@ export async function readRelated(
     source as typeof source & { fields: Record<string, unknown> },
   ], { after, limit });
   const page = pages.get(groupId)!;
-  const target = models.get(field.config.targets[0])!;
+  const target = models.definitions.get(field.config.targets[0])!;
   const visible = await visibleTargets(scope, target, page.rows);
   const data = page.rows.map((r) =>
     shapeItem(target, r, {

@@ -1,4 +1,5 @@
 // GET /v1/{model}/{slug}: one published item (or a preview's current draft) with its alternates (spec 3 part 4.3).
+import { sql } from "kysely";
 import type { StoredModel } from "../models/store_rows.ts";
 import { HttpError } from "../web/errors.ts";
 import {
@@ -25,7 +26,11 @@ export interface SingleAnswer extends PublicAnswer {
   preview: boolean;
 }
 
-type Row = PublicRow & { version_id: string };
+type Row = PublicRow & {
+  version_id: string;
+  /** Read with the published row in the same statement; absent for a preview's draft. */
+  alternates?: { locale: string; slug: string }[];
+};
 
 /** Reads one item by its slug in the requested language. */
 export async function readItem(
@@ -33,11 +38,11 @@ export async function readItem(
   path: { model: string; slug: string },
   params: URLSearchParams,
 ): Promise<SingleAnswer> {
-  const models = await readableModels(ctx.db, ctx.siteId, ctx.token);
+  const models = readableModels(ctx.context, ctx.token);
   const model = modelBySlug(models, path.model);
   if (!model) throw notFound();
   const p = collectParams(params, ["locale", "preview", "expand"]);
-  const plan = await localePlanOrRefuse(ctx.db, ctx.siteId);
+  const plan = localePlanOrRefuse(ctx.context);
   const locale = requestedLocale(plan, p.get("locale")?.[0] ?? null);
   const expand = planExpand(model, parseExpand(p.get("expand")?.[0]), models);
   const previewToken = p.get("preview")?.[0];
@@ -53,12 +58,13 @@ export async function readItem(
     models,
   };
   const visible = await visibleTargets(scope, model, [row]);
-  const item = shapeItem(model, row, {
+  const { alternates: known, ...published } = row;
+  const item = shapeItem(model, published, {
     select: null,
     visibleTargets: visible,
     modelSlugs: slugs(scope),
   });
-  item.alternates = await alternates(ctx, row.group_id);
+  item.alternates = known ?? await alternates(ctx, row.group_id);
   const shown = expand.length > 0
     ? await expandItems(scope, model, expand, [row], [item])
     : [];
@@ -79,19 +85,22 @@ async function publishedRow(
   locale: string,
   slug: string,
 ): Promise<Row> {
-  const rows = await ctx.db.selectFrom("public_items")
-    .select([
-      "group_id",
-      "slug",
-      "served_locale",
-      "version_id",
-      "version_number",
-      "published_at",
-      "fields",
-    ])
-    .where("site_id", "=", ctx.siteId).where("model_id", "=", model.id)
-    .where("requested_locale", "=", locale).where("slug", "=", slug)
-    .orderBy("group_id").limit(2).execute();
+  // The item and its published languages in one statement (`public_items_slug_group` matches
+  // the lookup and its order exactly).
+  const { rows } = await sql<Row>`
+    select p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at,
+      p.fields,
+      (select coalesce(json_agg(json_build_object('locale', e.locale, 'slug', e.slug)
+          order by e.locale), '[]'::json)
+        from entries e join entry_groups g on g.site_id = e.site_id and g.id = e.group_id
+        where e.site_id = p.site_id and e.group_id = p.group_id
+          and e.published_version_id is not null and g.trashed_at is null) as alternates
+    from public_items p
+    where p.site_id = ${ctx.siteId} and p.model_id = ${model.id}
+      and p.requested_locale = ${locale} and p.slug = ${slug}
+    order by p.group_id
+    limit 2
+  `.execute(ctx.db);
   if (rows.length > 1) {
     throw new HttpError(
       404,
@@ -99,7 +108,7 @@ async function publishedRow(
       `Two published items claim the slug "${slug.slice(0, 200)}"`,
     );
   }
-  if (rows.length === 1) return rows[0] as Row;
+  if (rows.length === 1) return rows[0];
   // Published at this slug in some language, but the policy serves nothing of it in this one.
   const elsewhere = await ctx.db.selectFrom("entries as e")
     .innerJoin(

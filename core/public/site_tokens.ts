@@ -5,7 +5,8 @@ import { randomToken, sha256Hex } from "../auth/secrets.ts";
 
 /** Every site API token starts with this prefix, so leaked tokens are easy to scan for. */
 export const SITE_TOKEN_PREFIX = "sv_site_";
-const SITE_TOKEN = /^sv_site_[A-Za-z0-9_-]{43}$/;
+/** The shape of a site API token. */
+export const SITE_TOKEN = /^sv_site_[A-Za-z0-9_-]{43}$/;
 
 /** What a verified token may read beyond public models. */
 export interface SiteTokenScope {
@@ -90,7 +91,22 @@ export async function verifySiteToken(
   const row = await ctx.db.selectFrom("site_api_tokens")
     .select(["id", "site_id", "model_ids", "expires_at", "revoked_at"])
     .where("digest", "=", await sha256Hex(token)).executeTakeFirst();
+  return tokenScope(row ?? null, siteId, ctx.clock.now());
+}
+
+/** The scope of a stored token row if it is live and of this site, or null. */
+export function tokenScope(
+  row: {
+    id: string;
+    site_id: string;
+    model_ids: unknown;
+    expires_at: Date | null;
+    revoked_at: Date | null;
+  } | null,
+  siteId: string,
+  now: Date,
+): SiteTokenScope | null {
   if (!row || row.site_id !== siteId || row.revoked_at !== null) return null;
-  if (row.expires_at !== null && row.expires_at <= ctx.clock.now()) return null;
+  if (row.expires_at !== null && row.expires_at <= now) return null;
   return { id: row.id, modelIds: row.model_ids as string[] };
 }

@@ -1,6 +1,10 @@
-// Every public read route resolves its site from the Host header alone (spec 3 part 4.1), then
-// answers CORS for the site's browser origins and reads the optional site API token (part 5).
-import { resolveSiteByHost } from "../../core/sites/resolve_site.ts";
-import { publicCors, readSiteToken } from "../../core/public/middleware.ts";
+// Every public read route resolves its site from the Host header alone (spec 3 part 4.1), reading
+// in the same statement its languages, policy, browser origins, the sent token and the named model;
+// then answers CORS for the site's browser origins and checks the optional site API token (part 5).
+import {
+  loadRequestContext,
+  publicCors,
+  readSiteToken,
+} from "../../core/public/middleware.ts";
 
-export const middleware = [resolveSiteByHost, publicCors, readSiteToken];
+export const middleware = [loadRequestContext, publicCors, readSiteToken];

@@ -10,6 +10,7 @@ import * as m0060 from "./0060_proposals_drafts.ts";
 import * as m0070 from "./0070_review.ts";
 import * as m0080 from "./0080_public_read.ts";
 import * as m0090 from "./0090_sync_search.ts";
+import * as m0100 from "./0100_public_read_speed.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   "0070_review": m0070,
   "0080_public_read": m0080,
   "0090_sync_search": m0090,
+  "0100_public_read_speed": m0100,
 };

@@ -13,6 +13,7 @@ export const handler = {
         now: c.var.services.clock.now(),
         siteId: c.var.site.id,
         token,
+        context: c.var.publicContext,
       },
       { model: c.req.param("model")!, slug: c.req.param("slug")! },
       new URL(c.req.url).searchParams,

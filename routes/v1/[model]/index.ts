@@ -13,6 +13,7 @@ export const handler = {
         now: c.var.services.clock.now(),
         siteId: c.var.site.id,
         token,
+        context: c.var.publicContext,
       },
       c.req.param("model")!,
       new URL(c.req.url).searchParams,
