@@ -7,31 +7,19 @@ import {
   csrfField,
   PASSWORD,
   request,
+  setMemberPermissions,
   setupAdmin,
   signInAs,
 } from "./helpers.ts";
 
-async function grant(
-  db: Parameters<typeof findCredentialBySecret>[0],
-  userId: string,
-  permissions: unknown,
-) {
-  const member = await db.selectFrom("site_members").select("role_id").where(
-    "user_id",
-    "=",
-    userId,
-  )
-    .executeTakeFirstOrThrow();
-  await db.updateTable("roles").set({
-    permissions: JSON.stringify(permissions),
-  }).where("id", "=", member.role_id)
-    .execute();
-}
-
 Deno.test("an administrator creates a credential, sees its secret once, and revokes it", async () => {
   const { t, userId, email } = await setupAdmin();
   try {
-    await grant(t.services.db, userId, administratorPermissions());
+    await setMemberPermissions(
+      t.services.db,
+      userId,
+      administratorPermissions(),
+    );
     const jar = new CookieJar();
     await signInAs(t, jar, { email, password: PASSWORD });
     const form = await request(t, jar, "/admin/settings/api");
@@ -78,7 +66,7 @@ Deno.test("the credentials page refuses a person without site:settings, and a gr
     await signInAs(t, jar, { email, password: PASSWORD });
     equal((await request(t, jar, "/admin/settings/api")).status, 403);
 
-    await grant(t.services.db, userId, {
+    await setMemberPermissions(t.services.db, userId, {
       models: { "*": ["read"] },
       system: ["site:settings"],
     });

@@ -257,3 +257,17 @@ export async function setupAdmin(
     throw error;
   }
 }
+
+/** Replaces the permissions of the role a member holds (each member of {@link addMember} has their own). */
+export async function setMemberPermissions(
+  db: Db,
+  userId: string,
+  permissions: unknown,
+): Promise<void> {
+  const member = await db.selectFrom("site_members").select("role_id")
+    .where("user_id", "=", userId).executeTakeFirstOrThrow();
+  await db.updateTable("roles").set({
+    permissions: JSON.stringify(permissions),
+  })
+    .where("id", "=", member.role_id).execute();
+}

@@ -8,31 +8,19 @@ import {
   csrfField,
   PASSWORD,
   request,
+  setMemberPermissions,
   setupAdmin,
   signInAs,
 } from "./helpers.ts";
 
-async function grant(
-  db: Parameters<typeof getBrowserOrigins>[0],
-  userId: string,
-  permissions: unknown,
-) {
-  const member = await db.selectFrom("site_members").select("role_id").where(
-    "user_id",
-    "=",
-    userId,
-  )
-    .executeTakeFirstOrThrow();
-  await db.updateTable("roles").set({
-    permissions: JSON.stringify(permissions),
-  }).where("id", "=", member.role_id)
-    .execute();
-}
-
 Deno.test("an administrator sets browser origins and issues a site token shown once, then revokes it", async () => {
   const { t, siteId, userId, email } = await setupAdmin();
   try {
-    await grant(t.services.db, userId, administratorPermissions());
+    await setMemberPermissions(
+      t.services.db,
+      userId,
+      administratorPermissions(),
+    );
     const jar = new CookieJar();
     await signInAs(t, jar, { email, password: PASSWORD });
     const csrf = csrfField(
@@ -86,7 +74,7 @@ Deno.test("an administrator sets browser origins and issues a site token shown o
 Deno.test("the public API page refuses a person without site:infra", async () => {
   const { t, userId, email } = await setupAdmin();
   try {
-    await grant(t.services.db, userId, {
+    await setMemberPermissions(t.services.db, userId, {
       models: { "*": ["read"] },
       system: ["site:settings"],
     });

@@ -13,6 +13,8 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 
+import { formList, RevokeCell, ShownOnce } from "./_shared.tsx";
+
 export const middleware = requireSignedIn;
 
 /** One credential as the page lists it. */
@@ -122,10 +124,6 @@ export const handler = {
 
   async POST(c: Context<AppEnv>) {
     const form = await c.req.parseBody({ all: true });
-    const list = (value: unknown) =>
-      (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(
-        String,
-      );
     if (form.action === "revoke") {
       const revoked = await revokeCredential(context(c), String(form.id ?? ""));
       if (!revoked.ok) {
@@ -134,10 +132,10 @@ export const handler = {
       }
       return c.redirect("/admin/settings/api", 303);
     }
-    const models = list(form.model);
+    const models = formList(form.model);
     const created = await createCredential(context(c), {
       name: String(form.name ?? ""),
-      scopes: list(form.scope),
+      scopes: formList(form.scope),
       models: models.length > 0 ? models : null,
     });
     if (!created.ok) {
@@ -164,13 +162,11 @@ export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
       <h1>Management credentials</h1>
       {data.error && <p role="alert" class="error">{data.error}</p>}
       {data.created && (
-        <section class="card" aria-labelledby="created-heading">
-          <h2 id="created-heading">Secret of “{data.created.name}”</h2>
-          <p>Copy it now: it is shown only once and cannot be read again.</p>
-          <p>
-            <code id="created-secret">{data.created.secret}</code>
-          </p>
-        </section>
+        <ShownOnce
+          title={`Secret of “${data.created.name}”`}
+          id="created-secret"
+          value={data.created.secret}
+        />
       )}
       <section class="card">
         <h2>Credentials</h2>
@@ -195,22 +191,11 @@ export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
                     <td>{cred.models === null ? "All" : cred.models.length}</td>
                     <td>{cred.createdAt.slice(0, 16).replace("T", " ")}</td>
                     <td>
-                      {cred.revoked
-                        ? "Revoked"
-                        : (
-                          <form method="post" class="inline">
-                            <input
-                              type="hidden"
-                              name="_csrf"
-                              value={data.csrfToken}
-                            />
-                            <input type="hidden" name="action" value="revoke" />
-                            <input type="hidden" name="id" value={cred.id} />
-                            <button type="submit" class="secondary">
-                              Revoke
-                            </button>
-                          </form>
-                        )}
+                      <RevokeCell
+                        csrfToken={data.csrfToken}
+                        id={cred.id}
+                        revoked={cred.revoked}
+                      />
                     </td>
                   </tr>
                 ))}

@@ -14,6 +14,8 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 
+import { formList, RevokeCell, ShownOnce } from "./_shared.tsx";
+
 export const middleware = requireSignedIn;
 
 /** What the page shows. */
@@ -89,10 +91,6 @@ export const handler = {
 
   async POST(c: Context<AppEnv>) {
     const form = await c.req.parseBody({ all: true });
-    const list = (value: unknown) =>
-      (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(
-        String,
-      );
     const ctx = context(c);
     if (form.action === "origins") {
       const saved = await saveBrowserOrigins(ctx, String(form.origins ?? ""));
@@ -115,7 +113,7 @@ export const handler = {
     const name = String(form.name ?? "");
     const issued = await createSiteToken(ctx, {
       name,
-      modelIds: list(form.model),
+      modelIds: formList(form.model),
     });
     if (!issued.ok) {
       return page(await pageData(c, { error: message(issued) }), {
@@ -140,13 +138,11 @@ export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
       <h1>Public API</h1>
       {data.error && <p role="alert" class="error">{data.error}</p>}
       {data.created && (
-        <section class="card" aria-labelledby="created-heading">
-          <h2 id="created-heading">Token “{data.created.name}”</h2>
-          <p>Copy it now: it is shown only once and cannot be read again.</p>
-          <p>
-            <code id="created-token">{data.created.token}</code>
-          </p>
-        </section>
+        <ShownOnce
+          title={`Token “${data.created.name}”`}
+          id="created-token"
+          value={data.created.token}
+        />
       )}
       <section class="card">
         <h2>Browser origins</h2>
@@ -194,22 +190,11 @@ export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
                   </td>
                   <td>{token.created_at.slice(0, 16).replace("T", " ")}</td>
                   <td>
-                    {token.revoked
-                      ? "Revoked"
-                      : (
-                        <form method="post" class="inline">
-                          <input
-                            type="hidden"
-                            name="_csrf"
-                            value={data.csrfToken}
-                          />
-                          <input type="hidden" name="action" value="revoke" />
-                          <input type="hidden" name="id" value={token.id} />
-                          <button type="submit" class="secondary">
-                            Revoke
-                          </button>
-                        </form>
-                      )}
+                    <RevokeCell
+                      csrfToken={data.csrfToken}
+                      id={token.id}
+                      revoked={token.revoked}
+                    />
                   </td>
                 </tr>
               ))}
