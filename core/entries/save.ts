@@ -102,170 +102,192 @@ export function saveEntry(
   ctx: LifecycleContext,
   options: SaveEntryOptions,
 ): Promise<LifecycleOutcome> {
-  return runCommand(ctx, async (scope) => {
-    const { siteId } = ctx;
-    const plan = await planSave(scope, siteId, options);
-    if ("ok" in plan) return plan;
-    const language = await scope.tx.selectFrom("site_languages").select("code")
-      .where("site_id", "=", siteId).where("code", "=", options.locale)
-      .executeTakeFirst();
-    if (!language) {
-      return { ok: false, code: "unknown_locale", languages: [options.locale] };
-    }
-    const group = plan.kind === "create" ? null : plan.group;
-    const modelId = group?.model_id ??
-      (plan.kind === "create" ? plan.modelId : "");
-    const instance = plan.kind === "update" ? plan.instance : null;
-    const model = await loadRuleModel(scope.tx, siteId, modelId);
-    const before = await storedFields(
-      scope,
-      siteId,
-      instance?.current_version_id ?? null,
-    );
-    const hidden = Object.keys(before).filter((key) =>
-      !readableFields(scope.authority, modelId, [key]).length
-    );
-    const fields = { ...options.fields };
-    for (const key of hidden) fields[key] = before[key];
-    const action: ModelAction = instance ? "update" : "create";
-    const decision = decide(scope.authority, {
-      action,
-      model: modelId,
-      owner: group?.created_by ?? null,
-      languages: [options.locale],
-      fields: changedKeys(before, fields),
-    });
-    if (!decision.ok) return refusalOf(decision);
-    if (
-      (instance?.current_version_id ?? null) !==
-        options.expected_current_version_id
-    ) {
-      return { ok: false, code: "version_conflict" };
-    }
-    if (group?.trashed_at) return { ok: false, code: "transition_unavailable" };
-    if (model) {
-      const resolved = await resolveRelationWrites(scope.tx, {
-        siteId,
-        model,
-        groupId: group?.id ?? null,
-        locale: options.locale,
-        fields,
-      });
-      if (!resolved.ok) return resolved;
-      Object.assign(fields, resolved.fields);
-    }
-    const slug = options.slug ?? instance?.slug;
-    if (!slug) {
-      throw new Error(`Cannot add language "${options.locale}": no slug given`);
-    }
-    if (ctx.validate) {
-      const errors = await ctx.validate({
-        db: scope.tx,
-        siteId,
-        modelId,
-        values: fields,
-        mode: "save",
-        locale: options.locale,
-      });
-      if (errors.length > 0) {
-        return {
-          ok: false,
-          code: "field_validation_failed",
-          errors: [...errors],
-        };
-      }
-    }
-    const groupId = group?.id ?? scope.newId();
-    const entryId = instance?.id ?? scope.newId();
-    const versionId = scope.newId();
-    const now = scope.now;
-    if (!group) {
-      await scope.tx.insertInto("entry_groups").values({
-        id: groupId,
-        site_id: siteId,
-        model_id: modelId,
-        primary_entry_id: entryId,
-        created_by: scope.authority.personId,
-        revision: 0,
-        current_version_id: null,
-        trashed_at: null,
-        created_at: now,
-        updated_at: now,
-      }).execute();
-      const single = await claimSingleEntry(scope, siteId, model, groupId);
-      if (single) return single;
-    }
-    if (!instance) {
-      await scope.tx.insertInto("entries").values({
-        id: entryId,
-        site_id: siteId,
-        group_id: groupId,
-        model_id: modelId,
-        locale: options.locale,
-        slug,
-        current_version_id: null,
-        published_version_id: null,
-        published_at: null,
-        created_at: now,
-        updated_at: now,
-      }).execute();
-    }
-    const last = await scope.tx.selectFrom("entry_versions")
-      .select((eb) => eb.fn.max("number").as("n"))
-      .where("site_id", "=", siteId).where("group_id", "=", groupId)
-      .executeTakeFirst();
-    await scope.tx.insertInto("entry_versions").values({
-      id: versionId,
-      site_id: siteId,
-      group_id: groupId,
-      entry_id: entryId,
-      locale: options.locale,
-      number: Number(last?.n ?? 0) + 1,
-      fields: JSON.stringify(fields),
-      created_by: JSON.stringify(scope.actor),
-      created_at: now,
-    }).execute();
-    await scope.tx.updateTable("entries")
-      .set({ slug, current_version_id: versionId, updated_at: now })
-      .where("site_id", "=", siteId).where("id", "=", entryId).execute();
-    await scope.tx.updateTable("entry_groups")
-      .set({ current_version_id: versionId, updated_at: now })
-      .where("site_id", "=", siteId).where("id", "=", groupId).execute();
-    const refused = await enforceEntryRules(scope, {
+  return runCommand(ctx, (scope) => saveInScope(scope, { ...options, ctx }));
+}
+
+/** What {@linkcode saveInScope} takes: a save, its command's context, and audit details to add. */
+export interface SaveInScopeOptions extends SaveEntryOptions {
+  ctx: LifecycleContext;
+  /** Added to the save's audit details (e.g. what command the save is part of). */
+  auditDetails?: Record<string, unknown>;
+}
+
+/**
+ * The body of {@linkcode saveEntry} inside a command that is already running, so that one
+ * command may save several entries in one transaction (each with its version, workflow
+ * event and audit entry). Same checks and refusals as `saveEntry`.
+ */
+export async function saveInScope(
+  scope: CommandScope,
+  options: SaveInScopeOptions,
+): Promise<LifecycleOutcome> {
+  const { ctx } = options;
+  const { siteId } = ctx;
+  const plan = await planSave(scope, siteId, options);
+  if ("ok" in plan) return plan;
+  const language = await scope.tx.selectFrom("site_languages").select("code")
+    .where("site_id", "=", siteId).where("code", "=", options.locale)
+    .executeTakeFirst();
+  if (!language) {
+    return { ok: false, code: "unknown_locale", languages: [options.locale] };
+  }
+  const group = plan.kind === "create" ? null : plan.group;
+  const modelId = group?.model_id ??
+    (plan.kind === "create" ? plan.modelId : "");
+  const instance = plan.kind === "update" ? plan.instance : null;
+  const model = await loadRuleModel(scope.tx, siteId, modelId);
+  const before = await storedFields(
+    scope,
+    siteId,
+    instance?.current_version_id ?? null,
+  );
+  const hidden = Object.keys(before).filter((key) =>
+    !readableFields(scope.authority, modelId, [key]).length
+  );
+  const fields = { ...options.fields };
+  for (const key of hidden) fields[key] = before[key];
+  const action: ModelAction = instance ? "update" : "create";
+  const decision = decide(scope.authority, {
+    action,
+    model: modelId,
+    owner: group?.created_by ?? null,
+    languages: [options.locale],
+    fields: changedKeys(before, fields),
+  });
+  if (!decision.ok) return refusalOf(decision);
+  if (
+    (instance?.current_version_id ?? null) !==
+      options.expected_current_version_id
+  ) {
+    return { ok: false, code: "version_conflict" };
+  }
+  if (group?.trashed_at) return { ok: false, code: "transition_unavailable" };
+  if (model) {
+    const resolved = await resolveRelationWrites(scope.tx, {
       siteId,
       model,
-      groupId,
+      groupId: group?.id ?? null,
       locale: options.locale,
       fields,
-      previous: before,
     });
-    if (refused) return refused;
-    const state = group && instance ? instanceState(group, instance) : "draft";
-    await scope.record([{
-      groupId,
-      entryId,
+    if (!resolved.ok) return resolved;
+    Object.assign(fields, resolved.fields);
+  }
+  const slug = options.slug ?? instance?.slug;
+  if (!slug) {
+    throw new Error(`Cannot add language "${options.locale}": no slug given`);
+  }
+  if (ctx.validate) {
+    const errors = await ctx.validate({
+      db: scope.tx,
+      siteId,
+      modelId,
+      values: fields,
+      mode: "save",
       locale: options.locale,
-      kind: plan.kind === "update" ? "save" : plan.kind,
-      from: plan.kind === "update" ? state : null,
-      to: state,
-      versionId,
-      previousVersionId: instance?.current_version_id ?? null,
-    }], {
-      action: ctx.actor.kind === "plugin"
-        ? "plugin.content.save"
-        : plan.kind === "update"
-        ? "entry.save"
-        : plan.kind === "create"
-        ? "entry.create"
-        : "entry.locale.add",
-      target: {
-        kind: "entry",
-        group_id: groupId,
-        model_id: modelId,
-        locale: options.locale,
-      },
-      details: { version_id: versionId, kind: plan.kind },
     });
-    return await readResult(scope.tx, siteId, groupId);
+    if (errors.length > 0) {
+      return {
+        ok: false,
+        code: "field_validation_failed",
+        errors: [...errors],
+      };
+    }
+  }
+  const groupId = group?.id ?? scope.newId();
+  const entryId = instance?.id ?? scope.newId();
+  const versionId = scope.newId();
+  const now = scope.now;
+  if (!group) {
+    await scope.tx.insertInto("entry_groups").values({
+      id: groupId,
+      site_id: siteId,
+      model_id: modelId,
+      primary_entry_id: entryId,
+      created_by: scope.authority.personId,
+      revision: 0,
+      current_version_id: null,
+      trashed_at: null,
+      created_at: now,
+      updated_at: now,
+    }).execute();
+    const single = await claimSingleEntry(scope, siteId, model, groupId);
+    if (single) return single;
+  }
+  if (!instance) {
+    await scope.tx.insertInto("entries").values({
+      id: entryId,
+      site_id: siteId,
+      group_id: groupId,
+      model_id: modelId,
+      locale: options.locale,
+      slug,
+      current_version_id: null,
+      published_version_id: null,
+      published_at: null,
+      created_at: now,
+      updated_at: now,
+    }).execute();
+  }
+  const last = await scope.tx.selectFrom("entry_versions")
+    .select((eb) => eb.fn.max("number").as("n"))
+    .where("site_id", "=", siteId).where("group_id", "=", groupId)
+    .executeTakeFirst();
+  await scope.tx.insertInto("entry_versions").values({
+    id: versionId,
+    site_id: siteId,
+    group_id: groupId,
+    entry_id: entryId,
+    locale: options.locale,
+    number: Number(last?.n ?? 0) + 1,
+    fields: JSON.stringify(fields),
+    created_by: JSON.stringify(scope.actor),
+    created_at: now,
+  }).execute();
+  await scope.tx.updateTable("entries")
+    .set({ slug, current_version_id: versionId, updated_at: now })
+    .where("site_id", "=", siteId).where("id", "=", entryId).execute();
+  await scope.tx.updateTable("entry_groups")
+    .set({ current_version_id: versionId, updated_at: now })
+    .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+  const refused = await enforceEntryRules(scope, {
+    siteId,
+    model,
+    groupId,
+    locale: options.locale,
+    fields,
+    previous: before,
   });
+  if (refused) return refused;
+  const state = group && instance ? instanceState(group, instance) : "draft";
+  await scope.record([{
+    groupId,
+    entryId,
+    locale: options.locale,
+    kind: plan.kind === "update" ? "save" : plan.kind,
+    from: plan.kind === "update" ? state : null,
+    to: state,
+    versionId,
+    previousVersionId: instance?.current_version_id ?? null,
+  }], {
+    action: ctx.actor.kind === "plugin"
+      ? "plugin.content.save"
+      : plan.kind === "update"
+      ? "entry.save"
+      : plan.kind === "create"
+      ? "entry.create"
+      : "entry.locale.add",
+    target: {
+      kind: "entry",
+      group_id: groupId,
+      model_id: modelId,
+      locale: options.locale,
+    },
+    details: {
+      ...options.auditDetails,
+      version_id: versionId,
+      kind: plan.kind,
+    },
+  });
+  return await readResult(scope.tx, siteId, groupId);
 }

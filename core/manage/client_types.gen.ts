@@ -2603,6 +2603,448 @@ export interface Operations {
       "discarded": boolean;
     };
   };
+  /** Set which entries of a model link to this one through a relation field, in one transaction; each changed entry gets a new version. */
+  "put-entry-related-from": {
+    method: "PUT";
+    path: "/entries/{id}/related-from";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** The linking entries' model */
+      "model_id": string;
+      /** A top-level relation field of that model */
+      "field": string;
+      /** The language whose version each changed entry gets; required when the field keeps one list per language. Absent: each entry's primary language */
+      "locale"?: string;
+      /** The entries that link here afterwards (at most 100); new links go to the end of each list */
+      "set": Array<string>;
+      /** The pin: the ids GET /entries/{id}/related-from answered for this model, field and list language (any order) */
+      "expected_ids": Array<string>;
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "field": string;
+      /** The list's language; null unless the field keeps one list per language */
+      "locale": string | null;
+      "ids": Array<string>;
+      /** Linking entries the credential cannot read; never changed */
+      "hidden": number;
+      "written": Array<{
+        "id": string;
+        "locale": string;
+        "version_id": string;
+        "change": "connect" | "disconnect";
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Apply an open proposal: an ordinary save of its language pinned to the proposal's base version. */
+  "apply-entry-proposal": {
+    method: "POST";
+    path: "/entries/{id}/proposals/{proposalId}/apply";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: {
+      /** The entry (translation group) the proposal is on */
+      "id": string;
+      "proposalId": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      /** The proposal, now applied */
+      "proposal": {
+        "id": string;
+        "group_id": string;
+        "entry_id": string;
+        "model_id": string;
+        "locale": string;
+        "base_version_id": string;
+        /** Field values by key; fields the credential's creator cannot read are left out */
+        "fields": {
+          [key: string]: unknown;
+        };
+        "original_fields": {
+          [key: string]: unknown;
+        } | null;
+        "note": string;
+        "source": {
+          "kind": string;
+          "id": string;
+          "label": string;
+          [key: string]: unknown;
+        };
+        "state": "open" | "applied" | "dismissed";
+        "revision": number;
+        "applied_version_id": string | null;
+        "decided_by": {
+          "kind": string;
+          [key: string]: unknown;
+        } | null;
+        "decided_at": string | null;
+        "created_at": string;
+        "updated_at": string;
+      };
+      /** The entry's pins after the save */
+      "entry": {
+        /** The entry (translation group) */
+        "id": string;
+        "model_id": string;
+        "state": "draft" | "published" | "trashed";
+        /** Workflow revision (pin of publish, unpublish, moves) */
+        "revision": number;
+        "current_version_id": string | null;
+        "published_version_id": string | null;
+        /** By language, in the site's order */
+        "locales": {
+          [key: string]: {
+            /** The language instance */
+            "entry_id": string;
+            "slug": string;
+            "state": "draft" | "published" | "trashed";
+            "current_version_id": string | null;
+            "published_version_id": string | null;
+            /** ISO time, null when not live */
+            "published_at": string | null;
+          };
+        };
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Dismiss an open proposal; the entry is unchanged. */
+  "dismiss-entry-proposal": {
+    method: "POST";
+    path: "/entries/{id}/proposals/{proposalId}/dismiss";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: {
+      /** The entry (translation group) the proposal is on */
+      "id": string;
+      "proposalId": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      /** The proposal, now dismissed */
+      "proposal": {
+        "id": string;
+        "group_id": string;
+        "entry_id": string;
+        "model_id": string;
+        "locale": string;
+        "base_version_id": string;
+        /** Field values by key; fields the credential's creator cannot read are left out */
+        "fields": {
+          [key: string]: unknown;
+        };
+        "original_fields": {
+          [key: string]: unknown;
+        } | null;
+        "note": string;
+        "source": {
+          "kind": string;
+          "id": string;
+          "label": string;
+          [key: string]: unknown;
+        };
+        "state": "open" | "applied" | "dismissed";
+        "revision": number;
+        "applied_version_id": string | null;
+        "decided_by": {
+          "kind": string;
+          [key: string]: unknown;
+        } | null;
+        "decided_at": string | null;
+        "created_at": string;
+        "updated_at": string;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Apply an open model proposal as an ordinary model save (create, or update at the model's revision). */
+  "apply-model-proposal": {
+    method: "POST";
+    path: "/models/proposals/{id}/apply";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      /** The proposal, now applied */
+      "proposal": {
+        "id": string;
+        "mode": "create" | "update";
+        "model_id": string | null;
+        "base_updated_at": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id"?: string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+        "note": string;
+        "source": {
+          "kind": string;
+          "id": string;
+          "label": string;
+          [key: string]: unknown;
+        };
+        "state": "open" | "applied" | "dismissed";
+        /** Open update proposal whose model changed after base_updated_at: only dismissal remains */
+        "stale": boolean;
+        "revision": number;
+        "applied_model_id": string | null;
+        "decided_by": {
+          "kind": string;
+          [key: string]: unknown;
+        } | null;
+        "decided_at": string | null;
+        /** ISO 8601 time */
+        "created_at": string;
+        /** ISO 8601 time */
+        "updated_at": string;
+      };
+      /** The model write, as PUT /models/{id}/definition or POST /models answer it */
+      "model": {
+        "model_id": string;
+        "slug": string;
+        /** Ids given to the fields this write added, nested ones included, in order */
+        "created_field_ids": Array<string>;
+        /** The previous slug when this write renamed the model */
+        "renamed_from": string | null;
+        /** False when the definition sent was identical (revision unchanged) */
+        "changed": boolean;
+        /** The model after the write; null after a remove */
+        "model": {
+          "model_id": string;
+          "revision": number;
+          /** ISO 8601 time */
+          "updated_at": string;
+          "folder": string | null;
+          "definition": {
+            "model": {
+              "name": string;
+              "slug": string;
+              "description": string;
+              "kind": "collection" | "single";
+              "isPublic": boolean;
+              "enableI18n": boolean;
+              "settings": {
+                "validation_mode": "draft" | "strict";
+                "unique_combinations": Array<{
+                  "name": string;
+                  "fields": Array<string>;
+                  "scope": "model" | "language";
+                }>;
+              };
+            };
+            "fields": Array<{
+              /** Absent on fields a proposal adds */
+              "id": string;
+              "key": string;
+              "label": string;
+              "type":
+                | "text"
+                | "slug"
+                | "number"
+                | "boolean"
+                | "date"
+                | "datetime"
+                | "select"
+                | "json"
+                | "rich_text"
+                | "relation"
+                | "media"
+                | "point"
+                | "component";
+              "required": boolean;
+              "unique": boolean;
+              "private": boolean;
+              "localized": boolean;
+              /** JSON text */
+              "config": string;
+              /** JSON text */
+              "validation": string;
+              /** JSON text or null */
+              "derived": string | null;
+              /** JSON text or null */
+              "ui": string | null;
+              /** A condition term or group, or null */
+              "visibility": unknown;
+            }>;
+          };
+        } | null;
+        /** Only after a rename or a remove */
+        "dependents"?: {
+          /** True when every dependent was settled or listed with this answer */
+          "complete": boolean;
+          /** Relation fields of other models that name this model; not changed */
+          "relation_fields": Array<{
+            "model_id": string;
+            "slug": string;
+            /** Dotted key path of the relation field */
+            "field": string;
+          }>;
+        };
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Dismiss an open model proposal, stale or not; no model changes. */
+  "dismiss-model-proposal": {
+    method: "POST";
+    path: "/models/proposals/{id}/dismiss";
+    scope: "schema:propose";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      /** The proposal, now dismissed */
+      "proposal": {
+        "id": string;
+        "mode": "create" | "update";
+        "model_id": string | null;
+        "base_updated_at": string | null;
+        "definition": {
+          "model": {
+            "name": string;
+            "slug": string;
+            "description": string;
+            "kind": "collection" | "single";
+            "isPublic": boolean;
+            "enableI18n": boolean;
+            "settings": {
+              "validation_mode": "draft" | "strict";
+              "unique_combinations": Array<{
+                "name": string;
+                "fields": Array<string>;
+                "scope": "model" | "language";
+              }>;
+            };
+          };
+          "fields": Array<{
+            /** Absent on fields a proposal adds */
+            "id"?: string;
+            "key": string;
+            "label": string;
+            "type":
+              | "text"
+              | "slug"
+              | "number"
+              | "boolean"
+              | "date"
+              | "datetime"
+              | "select"
+              | "json"
+              | "rich_text"
+              | "relation"
+              | "media"
+              | "point"
+              | "component";
+            "required": boolean;
+            "unique": boolean;
+            "private": boolean;
+            "localized": boolean;
+            /** JSON text */
+            "config": string;
+            /** JSON text */
+            "validation": string;
+            /** JSON text or null */
+            "derived": string | null;
+            /** JSON text or null */
+            "ui": string | null;
+            /** A condition term or group, or null */
+            "visibility": unknown;
+          }>;
+        };
+        "note": string;
+        "source": {
+          "kind": string;
+          "id": string;
+          "label": string;
+          [key: string]: unknown;
+        };
+        "state": "open" | "applied" | "dismissed";
+        /** Open update proposal whose model changed after base_updated_at: only dismissal remains */
+        "stale": boolean;
+        "revision": number;
+        "applied_model_id": string | null;
+        "decided_by": {
+          "kind": string;
+          [key: string]: unknown;
+        } | null;
+        "decided_at": string | null;
+        /** ISO 8601 time */
+        "created_at": string;
+        /** ISO 8601 time */
+        "updated_at": string;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
   /** List the site's menus. */
   "list-menus": {
     method: "GET";
@@ -2919,6 +3361,24 @@ export type DiscardEntryDraftAnswer =
   Operations["discard-entry-draft"]["answer"];
 /** Body of `discard-entry-draft`. */
 export type DiscardEntryDraftBody = Operations["discard-entry-draft"]["body"];
+/** Answer of `put-entry-related-from`. */
+export type PutEntryRelatedFromAnswer =
+  Operations["put-entry-related-from"]["answer"];
+/** Body of `put-entry-related-from`. */
+export type PutEntryRelatedFromBody =
+  Operations["put-entry-related-from"]["body"];
+/** Answer of `apply-entry-proposal`. */
+export type ApplyEntryProposalAnswer =
+  Operations["apply-entry-proposal"]["answer"];
+/** Answer of `dismiss-entry-proposal`. */
+export type DismissEntryProposalAnswer =
+  Operations["dismiss-entry-proposal"]["answer"];
+/** Answer of `apply-model-proposal`. */
+export type ApplyModelProposalAnswer =
+  Operations["apply-model-proposal"]["answer"];
+/** Answer of `dismiss-model-proposal`. */
+export type DismissModelProposalAnswer =
+  Operations["dismiss-model-proposal"]["answer"];
 /** Answer of `list-menus`. */
 export type ListMenusAnswer = Operations["list-menus"]["answer"];
 /** Answer of `get-menu`. */
@@ -3118,6 +3578,31 @@ export const OPERATION_ROUTES: {
     method: "POST",
     path: "/entries/{id}/editing/draft/discard",
     idempotencyKey: false,
+  },
+  "put-entry-related-from": {
+    method: "PUT",
+    path: "/entries/{id}/related-from",
+    idempotencyKey: true,
+  },
+  "apply-entry-proposal": {
+    method: "POST",
+    path: "/entries/{id}/proposals/{proposalId}/apply",
+    idempotencyKey: true,
+  },
+  "dismiss-entry-proposal": {
+    method: "POST",
+    path: "/entries/{id}/proposals/{proposalId}/dismiss",
+    idempotencyKey: true,
+  },
+  "apply-model-proposal": {
+    method: "POST",
+    path: "/models/proposals/{id}/apply",
+    idempotencyKey: true,
+  },
+  "dismiss-model-proposal": {
+    method: "POST",
+    path: "/models/proposals/{id}/dismiss",
+    idempotencyKey: true,
   },
   "list-menus": { method: "GET", path: "/menus", idempotencyKey: false },
   "get-menu": { method: "GET", path: "/menus/{key}", idempotencyKey: false },

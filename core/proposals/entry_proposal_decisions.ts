@@ -1,4 +1,4 @@
-// Decides an open entry proposal: a person applies it (an ordinary pinned save) or dismisses it.
+// Decides an open entry proposal: a person or credential applies it (an ordinary pinned save) or dismisses it.
 import { decide } from "../access/decide.ts";
 import { type AuditWriter, ledgerAuditWriter } from "../entries/audit.ts";
 import { saveEntry } from "../entries/save.ts";
@@ -29,11 +29,12 @@ export interface DismissedEntryProposal {
 const NOT_OPEN: ProposalRefusal = { ok: false, code: "proposal_not_open" };
 
 /**
- * A person applies an open proposal (ENT-026): the base version's values with the proposed
+ * A person, or a management credential acting as its creator (spec 2 part 5.1), applies an
+ * open proposal (ENT-026): the base version's values with the proposed
  * values over them, saved through `saveEntry` pinned to `base_version_id`, so the save
  * makes the ordinary permission, language, field and validation checks and its ordinary
  * audit entry (which names the proposal). The proposal turns `applied` in the same
- * transaction. Refusals: `forbidden` (not a person), `not_found`, `proposal_not_open`,
+ * transaction. Refusals: `forbidden` (a plugin), `not_found`, `proposal_not_open`,
  * `proposal_stale` (the language changed after the proposal; nothing written), and every
  * refusal of the save.
  */
@@ -41,7 +42,7 @@ export async function applyEntryProposal(
   ctx: LifecycleContext,
   id: string,
 ): Promise<AppliedEntryProposal | ProposalRefusal> {
-  if (ctx.actor.kind !== "person") return { ok: false, code: "forbidden" };
+  if (ctx.actor.kind === "plugin") return { ok: false, code: "forbidden" };
   const loaded = await authorityOf(ctx);
   if (!loaded.ok) return loaded;
   const row = await readProposalRow(ctx.db, ctx.siteId, id);
@@ -108,15 +109,16 @@ export async function applyEntryProposal(
 }
 
 /**
- * A person dismisses an open proposal (ENT-027); the entry is unchanged. Needs `update` on
- * the model in the proposal's language. Refusals: `forbidden` (not a person), `not_found`,
+ * A person or a management credential dismisses an open proposal (ENT-027); the entry is
+ * unchanged. Needs `update` on the model in the proposal's language (a credential: scope
+ * `content:write`). Refusals: `forbidden` (a plugin), `not_found`,
  * `proposal_not_open`, `missing_permission`, `locale_denied`.
  */
 export function dismissEntryProposal(
   ctx: LifecycleContext,
   id: string,
 ): Promise<DismissedEntryProposal | ProposalRefusal> {
-  if (ctx.actor.kind !== "person") {
+  if (ctx.actor.kind === "plugin") {
     return Promise.resolve({ ok: false, code: "forbidden" });
   }
   return runProposalCommand<DismissedEntryProposal>(ctx, async (scope) => {

@@ -447,6 +447,49 @@ Deno.test("dismissEntryProposal() dismisses an open proposal and leaves the entr
     );
   }));
 
+Deno.test("applyEntryProposal() by a credential applies as its creator: scope content:write is needed, and the credential is recorded", () =>
+  withWorld(async (w) => {
+    const p = ok(await propose(w, { fields: { title: "By script" } }))
+      .proposal;
+    const proposer = await insertCredential(w.db, w.siteId, {
+      creatorId: w.editorId,
+      scopes: ["content:propose"],
+      clock: w.clock,
+    });
+    await refusedUnchanged(
+      w,
+      () => applyEntryProposal(w.ctx(proposer), p.id),
+      "missing_permission",
+    );
+    const writer = await insertCredential(w.db, w.siteId, {
+      creatorId: w.editorId,
+      scopes: ["content:write"],
+      clock: w.clock,
+    });
+    const applied = ok(await applyEntryProposal(w.ctx(writer), p.id));
+    assert.equal(applied.proposal.state, "applied");
+    assert.equal(applied.proposal.decided_by?.kind, "credential");
+    const version = await w.db.selectFrom("entry_versions").select("fields")
+      .where("id", "=", applied.entry.current_version_id!)
+      .executeTakeFirstOrThrow();
+    assert.equal((version.fields as { title: string }).title, "By script");
+    const second = ok(
+      await propose(w, {
+        base_version_id: applied.entry.current_version_id!,
+        fields: { body: "Dismiss me" },
+      }),
+    ).proposal;
+    await refusedUnchanged(
+      w,
+      () => dismissEntryProposal(w.ctx(proposer), second.id),
+      "missing_permission",
+    );
+    const dismissed = ok(await dismissEntryProposal(w.ctx(writer), second.id))
+      .proposal;
+    assert.equal(dismissed.state, "dismissed");
+    assert.equal(dismissed.decided_by?.kind, "credential");
+  }));
+
 Deno.test("dismissEntryProposal() needs update on the model and refuses a plugin", () =>
   withWorld(async (w) => {
     const p = ok(await propose(w, {})).proposal;

@@ -1,4 +1,4 @@
-// Decides an open model proposal: a person applies it as an ordinary model save, or dismisses it.
+// Decides an open model proposal: a person or credential applies it as an ordinary model save, or dismisses it.
 import { decide } from "../access/decide.ts";
 import type { Db } from "../db/database.ts";
 import { getModel } from "../models/model_reads.ts";
@@ -37,6 +37,15 @@ export interface DismissedModelProposal {
   proposal: ModelProposal;
 }
 
+/** Options of {@linkcode applyModelProposal}. */
+export interface ApplyModelProposalOptions {
+  /**
+   * Runs in the model save's transaction after an update proposal changed the model (the
+   * Management API reindexes search documents there, as its model writes do).
+   */
+  onApplied?: (db: Db, saved: ModelSaved) => Promise<void>;
+}
+
 /** Every refusal of an apply: the proposal's own and the model save's. */
 export type ApplyModelProposalRefusal =
   | ModelProposalRefusal
@@ -72,19 +81,21 @@ async function markApplied(
 }
 
 /**
- * A person applies an open model proposal as an ordinary model change by the applier
- * (MOD-022): `createModel` for `create`, `applyModelDefinition` for `update` with the
+ * A person, or a management credential acting as its creator (spec 2 part 5.1), applies an
+ * open model proposal as an ordinary model change by the applier (MOD-022): `createModel` for `create`, `applyModelDefinition` for `update` with the
  * model's current revision, so every model-save refusal stands (`model_change_blocked`,
- * collisions, definition problems). Needs `model:apply`. An update proposal whose model
+ * collisions, definition problems). Needs `model:apply` (a credential: scope
+ * `schema:write`). An update proposal whose model
  * changed after `base_updated_at` is refused `schema_proposal_stale` (409, MOD-023);
- * nothing is written. Other refusals: `forbidden` (not a person), `not_found`,
+ * nothing is written. Other refusals: `forbidden` (a plugin), `not_found`,
  * `proposal_not_open`, `missing_permission`.
  */
 export async function applyModelProposal(
   ctx: ModelProposalContext,
   id: string,
+  options: ApplyModelProposalOptions = {},
 ): Promise<AppliedModelProposal | ApplyModelProposalRefusal> {
-  if (ctx.actor.kind !== "person") return { ok: false, code: "forbidden" };
+  if (ctx.actor.kind === "plugin") return { ok: false, code: "forbidden" };
   const loaded = await authorityOf(ctx);
   if (!loaded.ok) return loaded;
   const decision = decide(loaded.authority, { action: "models.write" });
@@ -130,6 +141,7 @@ export async function applyModelProposal(
             throw new ProposalClosed();
           }
           marked = true;
+          await options.onApplied?.(tx, saved);
         },
       },
     );
@@ -153,15 +165,16 @@ export async function applyModelProposal(
 }
 
 /**
- * A person dismisses an open model proposal, stale or not (MOD-022, MOD-023); no model
- * changes. Needs `model:apply`. Refusals: `forbidden` (not a person), `not_found`,
+ * A person or a management credential dismisses an open model proposal, stale or not
+ * (MOD-022, MOD-023); no model changes. Needs `model:apply` (a credential: scope
+ * `schema:propose`). Refusals: `forbidden` (a plugin), `not_found`,
  * `proposal_not_open`, `missing_permission`.
  */
 export function dismissModelProposal(
   ctx: CommandContext,
   id: string,
 ): Promise<DismissedModelProposal | ModelProposalRefusal> {
-  if (ctx.actor.kind !== "person") {
+  if (ctx.actor.kind === "plugin") {
     return Promise.resolve({ ok: false, code: "forbidden" });
   }
   return runProposalCommand<DismissedModelProposal>(ctx, async (scope) => {

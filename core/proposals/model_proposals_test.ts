@@ -392,9 +392,15 @@ Deno.test("applyModelProposal() keeps the model save's refusals: a change blocke
     );
   }));
 
-Deno.test("applyModelProposal() and dismissModelProposal() need a person holding model:apply", () =>
+Deno.test("applyModelProposal() and dismissModelProposal() need model:apply; a credential acts as its creator within its scopes, a plugin is forbidden", () =>
   withWorld(async (w) => {
     const p = ok(await proposeUpdate(w)).proposal;
+    const other = ok(
+      await createModelProposal(w.mctx(), {
+        mode: "create",
+        definition: newModel(),
+      }),
+    ).proposal;
     const editor = w.ctx().actor;
     await refusedUnchanged(
       w,
@@ -406,19 +412,49 @@ Deno.test("applyModelProposal() and dismissModelProposal() need a person holding
       () => dismissModelProposal(w.mctx(editor), p.id),
       "missing_permission",
     );
-    const credential = await insertCredential(w.db, w.siteId, {
-      creatorId: (w.admin as { userId: string }).userId,
-      scopes: ["schema:write", "schema:propose"],
+    const adminId = (w.admin as { userId: string }).userId;
+    await refusedUnchanged(
+      w,
+      () => applyModelProposal(w.mctx(w.plugin(adminId)), p.id),
+      "forbidden",
+    );
+    await refusedUnchanged(
+      w,
+      () => dismissModelProposal(w.mctx(w.plugin(adminId)), p.id),
+      "forbidden",
+    );
+    const proposer = await insertCredential(w.db, w.siteId, {
+      creatorId: adminId,
+      scopes: ["schema:propose"],
       clock: w.clock,
     });
     await refusedUnchanged(
       w,
-      () => applyModelProposal(w.mctx(credential), p.id),
-      "forbidden",
+      () => applyModelProposal(w.mctx(proposer), p.id),
+      "missing_permission",
     );
-    await refusedUnchanged(
-      w,
-      () => dismissModelProposal(w.mctx(credential), p.id),
-      "forbidden",
+    const writer = await insertCredential(w.db, w.siteId, {
+      creatorId: adminId,
+      scopes: ["schema:write", "schema:propose"],
+      clock: w.clock,
+    });
+    w.clock.advance(1000);
+    let hooked = "";
+    const applied = ok(
+      await applyModelProposal(w.mctx(writer), p.id, {
+        onApplied: (_db, saved) =>
+          Promise.resolve(void (hooked = saved.model_id)),
+      }),
     );
+    assert.equal(hooked, w.model.id);
+    assert.equal(applied.proposal.state, "applied");
+    assert.equal(applied.proposal.decided_by?.kind, "credential");
+    assert.equal(
+      applied.saved.model.fields.find((f) => f.key === "title")!.label,
+      "Headline",
+    );
+    const dismissed = ok(await dismissModelProposal(w.mctx(proposer), other.id))
+      .proposal;
+    assert.equal(dismissed.state, "dismissed");
+    assert.equal(dismissed.decided_by?.kind, "credential");
   }));

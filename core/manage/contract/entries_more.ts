@@ -268,7 +268,8 @@ export const listEntryRelatedFrom = operation({
   errors: ["not_found"],
 });
 
-const proposal = z.strictObject({
+/** An entry proposal (spec 2 part 2.2), as reads and decisions answer it. */
+export const proposal = z.strictObject({
   id: z.uuid(),
   group_id: z.uuid(),
   entry_id: z.uuid(),

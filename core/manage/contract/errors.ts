@@ -34,6 +34,10 @@ export const ERROR_STATUS = {
   model_name_collision: 409,
   model_not_empty: 409,
   schema_proposal_stale: 409,
+  // Deciding proposals and related-from writes (spec 2 parts 3, 7; docs/management-api.md).
+  proposal_stale: 409,
+  proposal_not_open: 409,
+  relation_changed_concurrently: 409,
   // Roles (spec 2 parts 4.3, 7).
   invalid_permissions: 400,
   escalation_refused: 403,

@@ -6,6 +6,8 @@ import { MODEL_OPERATIONS } from "./models.ts";
 import { ROLE_OPERATIONS } from "./roles.ts";
 import { MENU_OPERATIONS } from "./menus.ts";
 import { ENTRY_MORE_OPERATIONS, ENTRY_OPERATIONS } from "./entries_ops.ts";
+import { PROPOSAL_OPERATIONS } from "./proposals.ts";
+import { RELATED_FROM_OPERATIONS } from "./related_from.ts";
 
 export * from "./operation.ts";
 export * from "./errors.ts";
@@ -27,6 +29,8 @@ export const OPERATIONS = [
   ...ROLE_OPERATIONS,
   ...ENTRY_OPERATIONS,
   ...ENTRY_MORE_OPERATIONS,
+  ...RELATED_FROM_OPERATIONS,
+  ...PROPOSAL_OPERATIONS,
   ...MENU_OPERATIONS,
 ] as const;
 

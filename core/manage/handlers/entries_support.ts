@@ -66,6 +66,10 @@ const MESSAGES: Record<string, string> = {
     "The working draft changed: read it again and resend expected_revision",
   draft_held: "Another person holds the working draft of this language",
   forbidden: "This actor may not do that",
+  proposal_stale:
+    "The entry changed after the proposal was made: nothing was written",
+  proposal_not_open:
+    "The proposal was already applied or dismissed: read it again",
   audit_unavailable: "The audit ledger is unavailable: nothing was written",
   invalid_request: "The request is not valid",
 };

@@ -7,6 +7,8 @@ import * as models from "./models.ts";
 import * as roles from "./roles.ts";
 import * as entries from "./entries.ts";
 import * as menus from "./menus.ts";
+import * as proposals from "./proposals.ts";
+import * as relatedFrom from "./related_from.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -16,5 +18,7 @@ export const HANDLERS: HandlerMap = {
   ...models,
   ...roles,
   ...entries,
+  ...relatedFrom,
+  ...proposals,
   ...menus,
 };
