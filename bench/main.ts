@@ -1,6 +1,7 @@
 // `deno task bench`: seeds 100,000 published entries in two languages on real PostgreSQL, then measures
 // the public list, filtered+sorted list, 50-page cursor walk and single read over HTTP on 127.0.0.1 at
 // concurrency 1 and 32, and the same queries as raw SQL through the same driver as a ceiling.
+// HTTP load comes from `wrk` when it is installed (`BENCH_LOAD=deno` forces the Deno generator).
 import { sql } from "kysely";
 import pg from "pg";
 import { systemClock } from "../core/clock.ts";
@@ -9,7 +10,7 @@ import { migrateToLatest } from "../core/db/migrate.ts";
 import { createModel } from "../core/models/store.ts";
 import { rebuildPublicItems } from "../core/public/projection.ts";
 import { contextQuery } from "../core/public/request_context.ts";
-import { runLoad, type RunStats } from "./load.ts";
+import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
 const base = Deno.env.get("DATABASE_URL");
@@ -221,26 +222,54 @@ try {
     },
   };
 
+  // Paths `wrk` cycles through for the single-request scenarios (the walk needs each answer).
+  const wrkPaths: Record<string, string[]> = {
+    "list page (limit=20, default order)": [LIST],
+    "filtered + sorted list": [FILTERED],
+    "single read by slug": slugs.map((s) => `/v1/posts/${s}`),
+  };
+  const useWrk = Deno.env.get("BENCH_LOAD") !== "deno" && await hasWrk();
+  console.log(`HTTP load generator: ${useWrk ? "wrk" : "Deno fetch"}`);
+  const serverPid = server.pid;
   const results: {
     scenario: string;
     kind: string;
     concurrency: number;
+    load: "wrk" | "deno";
     stats: RunStats;
+    /** CPU (user + system) of the service process per request, where /proc tells it. */
+    service_cpu_ms_per_request?: number;
   }[] = [];
   for (const [name, task] of Object.entries(scenarios)) {
     const walk = name.startsWith("cursor");
     for (
       const [kind, fn] of [["HTTP", task], ["raw SQL", raw[name]]] as const
     ) {
-      await runLoad(4, walk ? 1 : 25, fn); // warm-up
+      const viaWrk = useWrk && kind === "HTTP" && !walk;
+      if (viaWrk) await runWrk(origin, wrkPaths[name], 4, 2); // warm-up
+      else await runLoad(4, walk ? 1 : 25, fn);
       for (const c of [1, 32]) {
         const per = walk ? (c === 1 ? 10 : 2) : (c === 1 ? 300 : 60);
-        const s = await runLoad(c, per, fn);
-        results.push({ scenario: name, kind, concurrency: c, stats: s });
+        const cpu0 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
+        const s = viaWrk
+          ? await runWrk(origin, wrkPaths[name], c, c === 1 ? 5 : 8)
+          : await runLoad(c, per, fn);
+        const cpu1 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
+        const cpu = cpu0 !== null && cpu1 !== null && s.requests > 0
+          ? Number(((cpu1 - cpu0) * 10 / s.requests).toFixed(3))
+          : undefined;
+        results.push({
+          scenario: name,
+          kind,
+          concurrency: c,
+          load: viaWrk ? "wrk" : "deno",
+          stats: s,
+          ...(cpu === undefined ? {} : { service_cpu_ms_per_request: cpu }),
+        });
         console.log(
           `${kind.padEnd(8)} c=${String(c).padStart(2)} ${name}: ${
             JSON.stringify(s)
-          }`,
+          }${cpu === undefined ? "" : ` service CPU ${cpu} ms/request`}`,
         );
       }
     }
@@ -305,6 +334,17 @@ try {
   }
   await db.destroy();
   await admin(`drop database if exists ${dbName} with (force)`);
+}
+
+/** User + system CPU of process `pid` in clock ticks (1/100 s on Linux); null elsewhere. */
+async function cpuTicks(pid: number): Promise<number | null> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return null;
+  }
 }
 
 /** Inlines parameters for EXPLAIN (values are the benchmark's own, never user input). */

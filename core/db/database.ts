@@ -1,5 +1,5 @@
 // Opens the database: real PostgreSQL through `pg` when a URL is given, embedded PGlite otherwise.
-import { Kysely, PostgresDialect } from "kysely";
+import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
 import { PGliteDialect } from "./pglite_dialect.ts";
@@ -14,6 +14,29 @@ export type DatabaseTarget = { url: string } | { pglitePath: string | null };
 // int8 (counts, sums) answers as a JS number on both drivers so code never sees two shapes.
 pg.types.setTypeParser(pgliteTypes.INT8, (value: string) => Number(value));
 
+// The pool behind each PostgreSQL Kysely instance, for named (prepared) statements.
+const pools = new WeakMap<Db, pg.Pool>();
+
+/**
+ * Runs a compiled query as a named prepared statement on PostgreSQL, so the server plans it
+ * once per connection; values stay bind parameters. Transactions and PGlite run it as usual.
+ * Give each distinct SQL text its own name: a name is bound to its text on every connection.
+ */
+export async function executeNamed<R>(
+  db: Db,
+  name: string,
+  query: CompiledQuery<R>,
+): Promise<R[]> {
+  const pool = db.isTransaction ? undefined : pools.get(db);
+  if (!pool) return (await db.executeQuery(query)).rows;
+  const result = await pool.query({
+    name,
+    text: query.sql,
+    values: [...query.parameters],
+  });
+  return result.rows as R[];
+}
+
 /** Opens a Kysely instance for the target; `pglitePath: null` is an in-memory database. */
 export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   if ("url" in target) {
@@ -23,7 +46,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
     pool.on("error", (error: Error) => {
       console.error(`PostgreSQL idle client failed: ${error.message}`);
     });
-    return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pools.set(db, pool);
+    return db;
   }
   const options = {
     parsers: { [pgliteTypes.INT8]: (value: string) => Number(value) },

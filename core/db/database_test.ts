@@ -1,6 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sql } from "kysely";
 import { openTestDb } from "../../tests/support/db.ts";
+import { executeNamed } from "./database.ts";
 
 Deno.test("openDatabase() answers int8 as number and timestamptz as Date", async () => {
   const { db, close } = await openTestDb();
@@ -38,6 +39,28 @@ Deno.test({
       });
     const counts = await Promise.all([insert("a"), insert("b")]);
     deepEqual(counts.sort(), [1, 2]);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("executeNamed() answers like a plain query, again on a reused connection, and inside a transaction", async () => {
+  const { db, close } = await openTestDb();
+  try {
+    const query = sql<
+      { n: number; s: string }
+    >`select ${41}::int + 1 as n, ${"it's \\ fine"}::text as s`
+      .compile(db);
+    for (let i = 0; i < 3; i++) {
+      deepEqual(await executeNamed(db, "test_named", query), [{
+        n: 42,
+        s: "it's \\ fine",
+      }]);
+    }
+    const inside = await db.transaction().execute((trx) =>
+      executeNamed(trx, "test_named", query)
+    );
+    deepEqual(inside, [{ n: 42, s: "it's \\ fine" }]);
   } finally {
     await close();
   }

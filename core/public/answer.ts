@@ -1,6 +1,6 @@
 // HTTP answers of the public read API: JSON with ETag validators, cache tags, and no-store previews.
+import { createHash } from "node:crypto";
 import type { Context } from "hono";
-import { base64url } from "../auth/secrets.ts";
 import type { PublicAnswer } from "./list.ts";
 
 /** How long shared caches and browsers may reuse a public answer before revalidating. */
@@ -8,11 +8,11 @@ export const PUBLIC_MAX_AGE_SECONDS = 30;
 const MAX_TAGS = 120;
 
 /** Answers `answer` as JSON: cacheable with an ETag (304 on a match), or never stored. */
-export async function publicJson(
+export function publicJson(
   c: Context,
   answer: PublicAnswer,
   options: { cache: "public" | "private" | "none" },
-): Promise<Response> {
+): Response {
   const text = JSON.stringify(answer.body);
   const headers = new Headers({
     "Content-Type": "application/json; charset=UTF-8",
@@ -22,11 +22,11 @@ export async function publicJson(
     headers.set("Cache-Control", "no-store, private");
     return new Response(text, { status: 200, headers });
   }
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(text),
-  );
-  const etag = `"${base64url(new Uint8Array(digest)).slice(0, 27)}"`;
+  // SHA-256 of the body as before, through `node:crypto`: synchronous and several times cheaper
+  // per answer than `crypto.subtle.digest`, same validator.
+  const etag = `"${
+    createHash("sha256").update(text).digest("base64url").slice(0, 27)
+  }"`;
   headers.set("ETag", etag);
   headers.set(
     "Cache-Control",

@@ -1,6 +1,10 @@
 // Opaque public cursors: a JSON payload signed with HMAC-SHA256 under a key kept in `instance_keys`.
+// Hashing uses `node:crypto`: synchronous and about 4-7x cheaper per call than `crypto.subtle` for
+// these small inputs, with the same bytes out (see docs/benchmarks.md).
+import { Buffer } from "node:buffer";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { Db } from "../db/database.ts";
-import { base64url, randomToken } from "../auth/secrets.ts";
+import { randomToken } from "../auth/secrets.ts";
 
 /** The instance key's name; created on first use and never rotated by the code. */
 export const CURSOR_KEY_NAME = "public_cursor_hmac";
@@ -8,10 +12,10 @@ export const CURSOR_KEY_NAME = "public_cursor_hmac";
 export const CURSOR_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 const FORMAT = 1;
 
-const keys = new WeakMap<Db, Promise<CryptoKey>>();
+const keys = new WeakMap<Db, Promise<Uint8Array>>();
 
 /** The HMAC key of this installation; read once per database handle (it never changes). */
-export function cursorKey(db: Db): Promise<CryptoKey> {
+export function cursorKey(db: Db): Promise<Uint8Array> {
   let key = keys.get(db);
   if (!key) {
     key = loadKey(db);
@@ -21,7 +25,7 @@ export function cursorKey(db: Db): Promise<CryptoKey> {
   return key;
 }
 
-async function loadKey(db: Db): Promise<CryptoKey> {
+async function loadKey(db: Db): Promise<Uint8Array> {
   await db.insertInto("instance_keys").values({
     name: CURSOR_KEY_NAME,
     secret: randomToken(),
@@ -29,13 +33,11 @@ async function loadKey(db: Db): Promise<CryptoKey> {
   }).onConflict((oc) => oc.column("name").doNothing()).execute();
   const row = await db.selectFrom("instance_keys").select("secret")
     .where("name", "=", CURSOR_KEY_NAME).executeTakeFirstOrThrow();
-  return await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(row.secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign", "verify"],
-  );
+  return new TextEncoder().encode(row.secret);
+}
+
+function mac(key: Uint8Array, body: string): Buffer {
+  return createHmac("sha256", key).update(body).digest();
 }
 
 /** What a cursor carries: the digest of the query it belongs to and where the next page starts. */
@@ -55,15 +57,9 @@ export async function encodeCursor(
   db: Db,
   payload: CursorPayload,
 ): Promise<string> {
-  const body = base64url(
-    new TextEncoder().encode(JSON.stringify({ v: FORMAT, ...payload })),
-  );
-  const mac = await crypto.subtle.sign(
-    "HMAC",
-    await cursorKey(db),
-    new TextEncoder().encode(body),
-  );
-  return `${body}.${base64url(new Uint8Array(mac))}`;
+  const body = Buffer.from(JSON.stringify({ v: FORMAT, ...payload }))
+    .toString("base64url");
+  return `${body}.${mac(await cursorKey(db), body).toString("base64url")}`;
 }
 
 /** Verifies and decodes a cursor; null when undecodable, forged, of another format or old. */
@@ -74,13 +70,11 @@ export async function decodeCursor(
 ): Promise<CursorPayload | null> {
   const match = /^([A-Za-z0-9_-]{1,4000})\.([A-Za-z0-9_-]{43})$/.exec(text);
   if (!match) return null;
-  const ok = await crypto.subtle.verify(
-    "HMAC",
-    await cursorKey(db),
-    fromBase64url(match[2]),
-    new TextEncoder().encode(match[1]),
-  );
-  if (!ok) return null;
+  const sent = Buffer.from(match[2], "base64url");
+  const expected = mac(await cursorKey(db), match[1]);
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+    return null;
+  }
   try {
     const payload = JSON.parse(
       new TextDecoder().decode(fromBase64url(match[1])),
@@ -104,10 +98,9 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> {
 }
 
 /** Digest binding a cursor to one exact query. */
-export async function queryDigest(parts: unknown): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(JSON.stringify(parts)),
+export function queryDigest(parts: unknown): Promise<string> {
+  return Promise.resolve(
+    createHash("sha256").update(JSON.stringify(parts)).digest("base64url")
+      .slice(0, 32),
   );
-  return base64url(new Uint8Array(digest)).slice(0, 32);
 }

@@ -19,6 +19,7 @@ import {
   type SortPlan,
 } from "./list_plan.ts";
 import { notFound } from "./middleware.ts";
+import { executePrepared } from "./prepared.ts";
 import {
   localePlanOrRefuse,
   modelBySlug,
@@ -203,14 +204,21 @@ async function scanned(
   const manualJoin = order === "manual" && !sort
     ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
     : sql``;
-  const result = await sql<Row>`
-    select ${COLUMNS}, p.published_at::text as k_at, ${key} as k, (${key} is null)::int as k_null
+  // In published order the cursor uses `k_at`: no second timestamp to parse per row.
+  const k = order === "manual" || sort ? key : sql`null`;
+  const page = sql<Row>`
+    select ${COLUMNS}, p.published_at::text as k_at, ${k} as k, (${k} is null)::int as k_null
     from public_items p ${manualJoin}
     where ${sql.join(where, sql` and `)}
     order by ${orderBy}
     limit ${base.limit}
-  `.execute(db);
-  return result.rows;
+  `;
+  // The plain published-order page (4 shapes: asc/desc, with or without a cursor) is prepared;
+  // filtered and sorted pages have too many shapes to keep per connection.
+  if (base.conditions.length === 0 && !sort && order !== "manual") {
+    return await executePrepared(db, "stave_public_page", page);
+  }
+  return (await page.execute(db)).rows;
 }
 
 /**

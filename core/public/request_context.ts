@@ -6,6 +6,7 @@ import type { FieldDefinition } from "../models/field_types.ts";
 import type { ModelInfo } from "../models/definition.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
+import { executePrepared } from "./prepared.ts";
 import { type LocalePlan, localePlanFrom } from "./projection.ts";
 
 /** What every request needs to know about a live model of the site to check readability. */
@@ -87,8 +88,12 @@ export async function loadPublicContext(
   db: Db,
   query: PublicContextQuery,
 ): Promise<PublicContext | null> {
-  const result = await contextQuery(query).execute(db);
-  const row = result.rows[0];
+  // Prepared: PostgreSQL planned this statement on every request (~0.3-0.6 ms of its CPU).
+  const [row] = await executePrepared(
+    db,
+    "stave_public_context",
+    contextQuery(query),
+  );
   if (!row) return null;
   return contextFrom(row);
 }

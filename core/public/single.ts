@@ -13,6 +13,7 @@ import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
 import { collectParams, parseExpand } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
+import { executePrepared } from "./prepared.ts";
 import { verifyPreviewToken } from "./preview_tokens.ts";
 import {
   localePlanOrRefuse,
@@ -87,7 +88,10 @@ async function publishedRow(
 ): Promise<Row> {
   // The item and its published languages in one statement (`public_items_slug_group` matches
   // the lookup and its order exactly).
-  const { rows } = await sql<Row>`
+  const rows = await executePrepared(
+    ctx.db,
+    "stave_public_item",
+    sql<Row>`
     select p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at,
       p.fields,
       (select coalesce(json_agg(json_build_object('locale', e.locale, 'slug', e.slug)
@@ -100,7 +104,8 @@ async function publishedRow(
       and p.requested_locale = ${locale} and p.slug = ${slug}
     order by p.group_id
     limit 2
-  `.execute(ctx.db);
+  `,
+  );
   if (rows.length > 1) {
     throw new HttpError(
       404,

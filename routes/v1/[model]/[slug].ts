@@ -19,6 +19,6 @@ export const handler = {
       new URL(c.req.url).searchParams,
     );
     const cache = answer.preview ? "none" : token ? "private" : "public";
-    return await publicJson(c, answer, { cache });
+    return publicJson(c, answer, { cache });
   },
 };

@@ -18,6 +18,6 @@ export const handler = {
       c.req.param("model")!,
       new URL(c.req.url).searchParams,
     );
-    return await publicJson(c, answer, { cache: token ? "private" : "public" });
+    return publicJson(c, answer, { cache: token ? "private" : "public" });
   },
 };
