@@ -1,0 +1,60 @@
+// Opaque tokens the service hands out and must recognise again (cursors, checkpoints): a JSON
+// payload in base64url, signed with HMAC-SHA256 under an installation key kept in `instance_keys`.
+import { Buffer } from "node:buffer";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Db } from "../db/database.ts";
+import { randomToken } from "./secrets.ts";
+
+// Keys never change once created, so each database handle reads each one once.
+const keys = new WeakMap<Db, Map<string, Promise<Uint8Array>>>();
+
+/** The installation's key named `name`, created on first use by whichever instance comes first. */
+export function instanceKey(db: Db, name: string): Promise<Uint8Array> {
+  let byName = keys.get(db);
+  if (!byName) keys.set(db, byName = new Map());
+  let key = byName.get(name);
+  if (!key) {
+    key = loadKey(db, name);
+    key.catch(() => byName.delete(name));
+    byName.set(name, key);
+  }
+  return key;
+}
+
+async function loadKey(db: Db, name: string): Promise<Uint8Array> {
+  await db.insertInto("instance_keys").values({
+    name,
+    secret: randomToken(),
+    created_at: new Date(),
+  })
+    .onConflict((oc) => oc.column("name").doNothing()).execute();
+  const row = await db.selectFrom("instance_keys").select("secret")
+    .where("name", "=", name).executeTakeFirstOrThrow();
+  return new TextEncoder().encode(row.secret);
+}
+
+function mac(key: Uint8Array, body: string): Buffer {
+  return createHmac("sha256", key).update(body).digest();
+}
+
+/** `<base64url JSON>.<base64url HMAC>` of `payload`. */
+export function signPayload(key: Uint8Array, payload: unknown): string {
+  const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
+  return `${body}.${mac(key, body).toString("base64url")}`;
+}
+
+/** The payload of a text {@link signPayload} made with `key`; null when malformed or forged. */
+export function verifyPayload(key: Uint8Array, text: string): unknown {
+  const match = /^([A-Za-z0-9_-]{1,4000})\.([A-Za-z0-9_-]{43})$/.exec(text);
+  if (!match) return null;
+  const sent = Buffer.from(match[2], "base64url");
+  const expected = mac(key, match[1]);
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+    return null;
+  }
+  try {
+    return JSON.parse(Buffer.from(match[1], "base64url").toString("utf8"));
+  } catch {
+    return null;
+  }
+}
