@@ -45,7 +45,50 @@ export async function loadModels(
     .where("site_id", "=", siteId)
     .where("model_id", "in", rows.map((r) => r.id))
     .orderBy("model_id").orderBy("position").execute();
-  return rows.map((row) => ({
+  return rows.map((row) =>
+    toStoredModel(row, fieldRows.filter((f) => f.model_id === row.id))
+  );
+}
+
+/** A model row as the database answers it, as a row or inside JSON (dates then as text). */
+export interface ModelRowLike {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  kind: StoredModel["kind"];
+  is_public: boolean;
+  enable_i18n: boolean;
+  settings: unknown;
+  folder: string | null;
+  revision: number;
+  created_at: Date | string;
+  updated_at: Date | string;
+}
+
+/** A field row as the database answers it. */
+export interface FieldRowLike {
+  id: string;
+  key: string;
+  label: string;
+  type: string;
+  required: boolean;
+  is_unique: boolean;
+  is_private: boolean;
+  localized: boolean;
+  config: unknown;
+  validation: unknown;
+  derived?: unknown;
+  ui?: unknown;
+  visibility?: unknown;
+}
+
+/** The stored model of a model row and its field rows (in position order). */
+export function toStoredModel(
+  row: ModelRowLike,
+  fieldRows: readonly FieldRowLike[],
+): StoredModel {
+  return {
     id: row.id,
     name: row.name,
     slug: row.slug,
@@ -56,9 +99,9 @@ export async function loadModels(
     settings: row.settings as ModelInfo["settings"],
     folder: row.folder,
     revision: row.revision,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    fields: fieldRows.filter((f) => f.model_id === row.id).map((f) =>
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    fields: fieldRows.map((f) =>
       ({
         id: f.id,
         key: f.key,
@@ -75,7 +118,7 @@ export async function loadModels(
         visibility: f.visibility ?? null,
       }) as FieldDefinition
     ),
-  }));
+  };
 }
 
 /** The definition a stored model was saved from (field ids included). */

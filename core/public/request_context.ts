@@ -2,9 +2,11 @@
 // languages, locale policy and browser origins, the site API token sent, and the model the path names.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { FieldDefinition } from "../models/field_types.ts";
-import type { ModelInfo } from "../models/definition.ts";
-import type { StoredModel } from "../models/store_rows.ts";
+import {
+  type FieldRowLike,
+  type StoredModel,
+  toStoredModel,
+} from "../models/store_rows.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import { executePrepared } from "./prepared.ts";
 import { type LocalePlan, localePlanFrom } from "./projection.ts";
@@ -174,35 +176,5 @@ function contextFrom(row: ContextRow): PublicContext {
 
 /** The same shape `loadModels` answers, from the row JSON. */
 function storedModel(m: StoredModelJson): StoredModel {
-  return {
-    id: m.id,
-    name: m.name,
-    slug: m.slug,
-    description: m.description,
-    kind: m.kind,
-    isPublic: m.is_public,
-    enableI18n: m.enable_i18n,
-    settings: m.settings as ModelInfo["settings"],
-    folder: m.folder,
-    revision: m.revision,
-    createdAt: new Date(m.created_at),
-    updatedAt: new Date(m.updated_at),
-    fields: m.fields.map((f) =>
-      ({
-        id: f.id,
-        key: f.key,
-        label: f.label,
-        type: f.type,
-        required: f.required,
-        unique: f.is_unique,
-        private: f.is_private,
-        localized: f.localized,
-        config: f.config,
-        validation: f.validation,
-        derived: f.derived ?? null,
-        ui: f.ui ?? null,
-        visibility: f.visibility ?? null,
-      }) as FieldDefinition
-    ),
-  };
+  return toStoredModel(m, m.fields as unknown as FieldRowLike[]);
 }
