@@ -1,6 +1,7 @@
 // `deno task bench`: seeds 100,000 published entries in two languages on real PostgreSQL, then measures
-// the public list, filtered+sorted list, 50-page cursor walk and single read over HTTP on 127.0.0.1 at
-// concurrency 1 and 32, and the same queries as raw SQL through the same driver as a ceiling.
+// the public list, filtered+sorted list, 50-page cursor walk, single read, live search and suggestions
+// over HTTP on 127.0.0.1 at concurrency 1 and 32, and the same queries as raw SQL through the same
+// driver as a ceiling. Search documents are written with `bulkIndexSite` (same rows as `reindexSite`).
 // HTTP load comes from `wrk` when it is installed (`BENCH_LOAD=deno` forces the Deno generator).
 import { sql } from "kysely";
 import pg from "pg";
@@ -9,10 +10,57 @@ import { openDatabase } from "../core/db/database.ts";
 import { migrateToLatest } from "../core/db/migrate.ts";
 import { createModel } from "../core/models/store.ts";
 import { rebuildPublicItems } from "../core/public/projection.ts";
+import { bulkIndexSite } from "../core/search/bulk_index.ts";
 import { contextQuery } from "../core/public/request_context.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
+/** Title words: entry i's English title is `Post <i> <VOCAB[i % 20]> <VOCAB[(i / 20) % 20]>`, so
+ * each word is in about 10% of titles (5% twice). German titles use the same scheme with GERMAN. */
+const VOCAB = [
+  "garden",
+  "winter",
+  "coffee",
+  "travel",
+  "music",
+  "design",
+  "harbor",
+  "python",
+  "market",
+  "festival",
+  "river",
+  "mountain",
+  "library",
+  "kitchen",
+  "cinema",
+  "science",
+  "forest",
+  "bicycle",
+  "theater",
+  "summer",
+];
+const GERMAN = [
+  "garten",
+  "winter",
+  "kaffee",
+  "reise",
+  "musik",
+  "entwurf",
+  "hafen",
+  "schlange",
+  "markt",
+  "fest",
+  "fluss",
+  "berg",
+  "bibliothek",
+  "küche",
+  "kino",
+  "wissenschaft",
+  "wald",
+  "fahrrad",
+  "theater",
+  "sommer",
+];
 const base = Deno.env.get("DATABASE_URL");
 if (!base) {
   throw new Error(
@@ -92,7 +140,9 @@ try {
     insert into entry_versions (id, site_id, group_id, entry_id, locale, number, fields, created_by, created_at)
     select md5('v' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, md5('e' || l || i)::uuid, l,
       case when l = 'en' then 1 else 2 end,
-      jsonb_build_object('title', case when l = 'en' then 'Post ' else 'Beitrag ' end || i,
+      jsonb_build_object('title', case when l = 'en'
+          then 'Post ' || i || ' ' || (${VOCAB}::text[])[1 + i % 20] || ' ' || (${VOCAB}::text[])[1 + (i / 20) % 20]
+          else 'Beitrag ' || i || ' ' || (${GERMAN}::text[])[1 + i % 20] || ' ' || (${GERMAN}::text[])[1 + (i / 20) % 20] end,
         'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
         'price', (i * 7919) % 1000,
         'published_on', to_char(date '2020-01-01' + (i / 100), 'YYYY-MM-DD')),
@@ -101,6 +151,11 @@ try {
     db,
   );
   await rebuildPublicItems(db, siteId);
+  // Statistics first: without them the indexer's batch join gets a nested-loop plan.
+  await sql`analyze`.execute(db);
+  const indexStart = performance.now();
+  const documents = await bulkIndexSite(db, siteId);
+  const indexSeconds = (performance.now() - indexStart) / 1000;
   await sql`analyze`.execute(db);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   const counted = await sql<
@@ -109,7 +164,9 @@ try {
   console.log(
     `seeded ${ENTRIES} entries x 2 languages (${
       counted.rows[0].n
-    } public rows) in ${seedSeconds.toFixed(1)} s`,
+    } public rows, ${documents} search documents) in ${
+      seedSeconds.toFixed(1)
+    } s (search documents: ${indexSeconds.toFixed(1)} s)`,
   );
 
   server = new Deno.Command(Deno.execPath(), {
@@ -146,11 +203,19 @@ try {
   const LIST = "/v1/posts?limit=20";
   const FILTERED =
     "/v1/posts?limit=20&filter[category]=news&filter[price][gte]=100&filter[price][lt]=200&sort=-price";
+  const SEARCH = VOCAB.map((w) => `/v1/_search?q=${w}&locale=en`);
+  const SUGGEST = VOCAB.map((w) =>
+    `/v1/_search/suggest?q=${w.slice(0, 3)}&locale=en`
+  );
   const scenarios: Record<string, (i: number) => Promise<boolean>> = {
     "list page (limit=20, default order)": async () => (await get(LIST)).ok,
     "filtered + sorted list": async () => (await get(FILTERED)).ok,
     "single read by slug": async (i) =>
       (await get(`/v1/posts/${slugs[i % slugs.length]}`)).ok,
+    "search (q=<word>, locale=en)": async (i) =>
+      (await get(SEARCH[i % SEARCH.length])).ok,
+    "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
+      (await get(SUGGEST[i % SUGGEST.length])).ok,
     "cursor walk, 50 pages (one sample = whole walk)": async () => {
       let cursor: string | null = null;
       for (let p = 0; p < 50; p++) {
@@ -203,6 +268,54 @@ try {
         where e.site_id = p.site_id and e.group_id = p.group_id
           and e.published_version_id is not null and g.trashed_at is null) as alternates
       from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
+  // The service's search and suggestion SQL (core/search/search.ts) for this site's plan: posts
+  // only, whole words, matched over title + category, ranked by title (weight 10). Whole-word
+  // matching reads no stems, so the service runs just this statement after reading the plan.
+  const text =
+    sql`(coalesce(d.field_words->>'title', '') || coalesce(d.field_words->>'category', ''))`;
+  const rawSearch = (w: string) =>
+    sql<{ slug: string }>`select * from (
+      select d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at,
+        case d.model_id when ${modelId} then greatest(case when (strpos((coalesce(d.field_words->>'title', '')), ${` ${w} `}) > 0) then ${10}::int else 0 end, 0) else 0 end as rank
+      from search_documents d
+      where d.site_id = ${siteId} and d.locale = 'en'
+        and ((d.model_id = ${modelId} and d.words @@ ${`'${w}'`}::tsquery and (strpos(${text}, ${` ${w} `}) > 0)))
+    ) s
+    where true
+    order by s.rank desc, s.published_at desc, s.entry_id desc
+    limit ${11}`;
+  const rawSuggest = (p: string) =>
+    sql<{ slug: string }>`
+    select d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at, 0 as rank
+    from search_documents d
+    where d.site_id = ${siteId} and d.locale = 'en'
+      and ((d.model_id = ${modelId} and d.words @@ ${`'${p}':*`}::tsquery and (strpos(${text}, ${` ${p}`}) > 0)))
+    order by case when strpos(d.title_words, ${` ${p}`}) = 1 then 0
+      when strpos(d.title_words, ${` ${p}`}) > 0 then 1 else 2 end,
+      d.published_at desc, d.entry_id desc
+    limit ${5}`;
+  // The hand-written SQL must answer what the service answers.
+  for (const w of VOCAB.slice(0, 3)) {
+    const viaHttp = (await get(`/v1/_search?q=${w}&locale=en`)).body.data
+      .map((r: { slug: string }) => r.slug);
+    const viaSql = (await rawSearch(w).execute(db)).rows.slice(0, 10)
+      .map((r) => r.slug);
+    const sHttp =
+      (await get(`/v1/_search/suggest?q=${w.slice(0, 3)}&locale=en`))
+        .body.data.map((r: { slug: string }) => r.slug);
+    const sSql = (await rawSuggest(w.slice(0, 3)).execute(db)).rows
+      .map((r) => r.slug);
+    if (
+      JSON.stringify(viaHttp) !== JSON.stringify(viaSql) ||
+      JSON.stringify(sHttp) !== JSON.stringify(sSql) || viaSql.length === 0
+    ) {
+      throw new Error(
+        `Raw search SQL differs from the service for "${w}": ${
+          JSON.stringify({ viaHttp, viaSql, sHttp, sSql })
+        }`,
+      );
+    }
+  }
   const raw: Record<string, (i: number) => Promise<boolean>> = {
     "list page (limit=20, default order)": async () =>
       (await rawList(null).execute(db)).rows.length === 21,
@@ -210,6 +323,11 @@ try {
       (await rawFiltered.execute(db)).rows.length > 0,
     "single read by slug": async (i) =>
       (await rawSingle(slugs[i % slugs.length]).execute(db)).rows.length === 1,
+    "search (q=<word>, locale=en)": async (i) =>
+      (await rawSearch(VOCAB[i % VOCAB.length]).execute(db)).rows.length === 11,
+    "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
+      (await rawSuggest(VOCAB[i % VOCAB.length].slice(0, 3)).execute(db)).rows
+        .length === 5,
     "cursor walk, 50 pages (one sample = whole walk)": async () => {
       let after: { at: string; id: string } | null = null;
       for (let p = 0; p < 50; p++) {
@@ -227,6 +345,8 @@ try {
     "list page (limit=20, default order)": [LIST],
     "filtered + sorted list": [FILTERED],
     "single read by slug": slugs.map((s) => `/v1/posts/${s}`),
+    "search (q=<word>, locale=en)": SEARCH,
+    "suggest (q=<3-letter prefix>, locale=en)": SUGGEST,
   };
   const useWrk = Deno.env.get("BENCH_LOAD") !== "deno" && await hasWrk();
   console.log(`HTTP load generator: ${useWrk ? "wrk" : "Deno fetch"}`);
@@ -298,6 +418,8 @@ try {
   await explain("filtered + sorted list", rawFiltered);
   await explain("filtered + sorted list, JSON sort (before)", jsonFiltered);
   await explain("single read by slug", rawSingle("en-post-4242"));
+  await explain("search q=garden", rawSearch("garden"));
+  await explain("suggest q=gar", rawSuggest("gar"));
   await explain(
     "request context (site, languages, policy, origins, token, model)",
     contextQuery({
@@ -314,10 +436,15 @@ try {
     entries: ENTRIES,
     public_rows: counted.rows[0].n,
     seed_seconds: Number(seedSeconds.toFixed(1)),
+    search_documents: documents,
+    search_index_seconds: Number(indexSeconds.toFixed(1)),
     queries: {
       list: LIST,
       filtered: FILTERED,
       single: "/v1/posts/en-post-<n>",
+      search: "/v1/_search?q=<word of VOCAB>&locale=en",
+      suggest:
+        "/v1/_search/suggest?q=<first 3 letters of a VOCAB word>&locale=en",
     },
     results,
     plans,
