@@ -68,12 +68,19 @@ export function keyDigestOf(scope: string[], key: string): Promise<string> {
   return sha256Hex(JSON.stringify([...scope, key]));
 }
 
-/** Marks a stored first answer as a replay: its JSON object gets `replayed: true`. */
-export function asReplay(answer: IdempotentAnswer): SentAnswer {
+/**
+ * Marks a stored first answer as a replay: its JSON object gets `replayed: true` and loses
+ * the keys only a first answer carries.
+ */
+export function asReplay(
+  answer: IdempotentAnswer,
+  omit: readonly string[] = [],
+): SentAnswer {
   let body = answer.body;
   try {
     const value = JSON.parse(body);
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+      for (const key of omit) delete value[key];
       body = JSON.stringify({ ...value, replayed: true });
     }
   } catch {
@@ -109,7 +116,7 @@ export async function runKeyed(options: RunKeyedOptions): Promise<SentAnswer> {
     if (result.ok && !result.replayed) {
       return await runClaimed(options, result.claim);
     }
-    if (result.ok) return asReplay(result.answer);
+    if (result.ok) return asReplay(result.answer, rule.omitOnReplay);
     if (result.code === "idempotency_key_reused") {
       refuse(
         409,
@@ -139,7 +146,7 @@ export async function runKeyed(options: RunKeyedOptions): Promise<SentAnswer> {
       const proved = options.prove ? await options.prove() : null;
       if (proved) {
         const settled = await store.settle(result.claim, stored(proved));
-        if (settled.ok) return asReplay(settled.answer);
+        if (settled.ok) return asReplay(settled.answer, rule.omitOnReplay);
         continue;
       }
     }

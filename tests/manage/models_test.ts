@@ -187,6 +187,20 @@ Deno.test("PUT /models/{id} changes the model part at the revision read and keep
         field: "posts",
       }],
     });
+    // MOD-013: a replay answers the first answer without its dependents.
+    const replay = await t.call("PUT", `/models/${posts.model_id}`, {
+      secret,
+      key: "rename",
+      body: {
+        expected_revision: 1,
+        model: { name: "Articles", slug: "articles", enableI18n: true },
+      },
+    });
+    assert.equal(replay.status, 200);
+    const replayed = await replay.json();
+    assert.equal(replayed.replayed, true);
+    assert.equal(replayed.renamed_from, "posts");
+    assert.equal("dependents" in replayed, false);
     const stale = await t.call("PUT", `/models/${posts.model_id}`, {
       secret,
       key: "stale",

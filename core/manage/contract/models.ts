@@ -278,7 +278,12 @@ export const updateModel = operation({
     "Change the model part (name, slug, settings...) at the revision read, keeping the fields",
   tag: "models",
   scope: "schema:write",
-  key: { retention: "short", settle: "rerun" },
+  key: {
+    retention: "short",
+    settle: "rerun",
+    // Dependents are settled by the first answer only (MOD-013).
+    omitOnReplay: ["dependents"],
+  },
   status: 200,
   params,
   body: z.strictObject({
@@ -320,7 +325,12 @@ export const replaceModelDefinition = operation({
     "Replace the whole definition at the revision read: fields kept by id, added without one, removed when left out",
   tag: "models",
   scope: "schema:write",
-  key: { retention: "short", settle: "rerun" },
+  key: {
+    retention: "short",
+    settle: "rerun",
+    // Dependents are settled by the first answer only (MOD-013).
+    omitOnReplay: ["dependents"],
+  },
   status: 200,
   params,
   body: z.strictObject({
@@ -340,7 +350,12 @@ export const removeModel = operation({
     "Remove a model holding no entries (Trash counts); confirm repeats the model id",
   tag: "models",
   scope: "schema:write",
-  key: { retention: "short", settle: "rerun" },
+  key: {
+    retention: "short",
+    settle: "rerun",
+    // Dependents are settled by the first answer only (MOD-013).
+    omitOnReplay: ["dependents"],
+  },
   status: 200,
   params,
   body: z.strictObject({

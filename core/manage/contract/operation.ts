@@ -27,6 +27,8 @@ export type KeySettlement = "rerun" | "prove" | "hold";
 export interface KeyRule {
   retention: KeyRetention;
   settle: KeySettlement;
+  /** Top-level answer keys that only the first answer carries; a replay leaves them out. */
+  omitOnReplay?: readonly string[];
 }
 
 /** Any zod object schema (params, query and bodies are closed objects). */
