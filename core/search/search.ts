@@ -85,6 +85,44 @@ export async function search(
     ),
     sql` `,
   );
+  const columns =
+    sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at,
+        case d.model_id ${rank} else 0 end as rank`;
+  const matches = sql.join(parts, sql` or `);
+  // Most answers are all of the highest rank: look for them among the newest documents first
+  // (the order index walked for a bounded window), and rank every match only when that falls short.
+  const top = Math.max(
+    0,
+    ...plan.types.flatMap((t) => t.rank.map((r) => r.weight)),
+  );
+  if (after === null || Number(after[0]) === top) {
+    const seek = after
+      ? sql`and (d.published_at, d.entry_id) < (${new Date(
+        after[1],
+      )}::timestamptz, ${after[2]}::uuid)`
+      : sql``;
+    const probe = await sql<Row>`
+      select * from (
+        select ${columns}
+        from (
+          select * from search_documents d
+          where d.site_id = ${request.siteId} and d.locale = ${request.locale} ${seek}
+          order by d.published_at desc, d.entry_id desc
+          limit ${PROBE_WINDOW}
+        ) d
+        where ${matches}
+      ) s
+      where s.rank = ${top}
+      order by s.published_at desc, s.entry_id desc
+      limit ${request.limit + 1}
+    `.execute(db);
+    if (probe.rows.length > request.limit) {
+      return {
+        ok: true,
+        answer: await toPage(ctx, plan, request, binding, probe.rows),
+      };
+    }
+  }
   const keyset = after
     ? sql`and (s.rank < ${after[0]} or (s.rank = ${after[0]} and
         (s.published_at < ${new Date(after[1])} or
@@ -94,39 +132,49 @@ export async function search(
     : sql``;
   const { rows } = await sql<Row>`
     select * from (
-      select d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at,
-        case d.model_id ${rank} else 0 end as rank
+      select ${columns}
       from search_documents d
       where d.site_id = ${request.siteId} and d.locale = ${request.locale}
-        and (${sql.join(parts, sql` or `)})
+        and (${matches})
     ) s
     where true ${keyset}
     order by s.rank desc, s.published_at desc, s.entry_id desc
     limit ${request.limit + 1}
   `.execute(db);
+  return { ok: true, answer: await toPage(ctx, plan, request, binding, rows) };
+}
+
+/** How many of the newest documents a search or suggestion looks through before ranking all. */
+const PROBE_WINDOW = 1000;
+
+async function toPage(
+  ctx: { db: Db; clock: { now(): Date } },
+  plan: SearchPlan,
+  request: SearchRequest,
+  binding: string,
+  rows: Row[],
+): Promise<SearchPage> {
+  const { db } = ctx;
   const page = rows.slice(0, request.limit);
   const hasMore = rows.length > request.limit;
   const last = page.at(-1);
   return {
-    ok: true,
-    answer: {
-      data: page.map((r) => toResult(r, plan)),
-      page: {
-        limit: request.limit,
-        has_more: hasMore,
-        next_cursor: hasMore && last
-          ? await encodeCursor(db, {
-            q: binding,
-            k: [
-              Number(last.rank),
-              new Date(last.published_at).toISOString(),
-              last.entry_id,
-            ],
-            x: plan.digest,
-            t: ctx.clock.now().getTime(),
-          })
-          : null,
-      },
+    data: page.map((r) => toResult(r, plan)),
+    page: {
+      limit: request.limit,
+      has_more: hasMore,
+      next_cursor: hasMore && last
+        ? await encodeCursor(db, {
+          q: binding,
+          k: [
+            Number(last.rank),
+            new Date(last.published_at).toISOString(),
+            last.entry_id,
+          ],
+          x: plan.digest,
+          t: ctx.clock.now().getTime(),
+        })
+        : null,
     },
   };
 }
@@ -153,14 +201,47 @@ export async function suggest(
     ),
     sql` and `,
   );
-  const { rows } = await sql<Row>`
-    select d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at, 0 as rank
+  const matches = sql.join(parts, sql` or `);
+  const columns =
+    sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at, 0 as rank`;
+  const level = sql`case when strpos(d.title_words, ${start}) = 1 then 0
+      when ${inTitle} then 1 else 2 end`;
+  // Titles starting with the words, from the title prefix index (0110_search_speed).
+  const first = (await sql<Row>`
+    select ${columns}
     from search_documents d
     where d.site_id = ${request.siteId} and d.locale = ${request.locale}
-      and (${sql.join(parts, sql` or `)})
-    order by case when strpos(d.title_words, ${start}) = 1 then 0
-      when ${inTitle} then 1 else 2 end,
-      d.published_at desc, d.entry_id desc
+      and d.title_words like ${start.replace(/[\\%_]/g, "\\$&") + "%"}
+      and strpos(d.title_words, ${start}) = 1 and (${matches})
+    order by d.published_at desc, d.entry_id desc
+    limit ${request.limit}
+  `.execute(db)).rows;
+  if (first.length === request.limit) {
+    return first.map((r) => toResult(r, plan));
+  }
+  // Then titles containing them, looked for among the newest documents first.
+  const need = request.limit - first.length;
+  const next = (await sql<Row>`
+    select ${columns}
+    from (
+      select * from search_documents d
+      where d.site_id = ${request.siteId} and d.locale = ${request.locale}
+      order by d.published_at desc, d.entry_id desc
+      limit ${PROBE_WINDOW}
+    ) d
+    where (${matches}) and ${level} = 1
+    order by d.published_at desc, d.entry_id desc
+    limit ${need}
+  `.execute(db)).rows;
+  if (next.length === need) {
+    return [...first, ...next].map((r) => toResult(r, plan));
+  }
+  const { rows } = await sql<Row>`
+    select ${columns}
+    from search_documents d
+    where d.site_id = ${request.siteId} and d.locale = ${request.locale}
+      and (${matches})
+    order by ${level}, d.published_at desc, d.entry_id desc
     limit ${request.limit}
   `.execute(db);
   return rows.map((r) => toResult(r, plan));
