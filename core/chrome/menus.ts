@@ -3,10 +3,7 @@ import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { listModels } from "../models/model_reads.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
-import {
-  SETTINGS_DEFAULTS,
-  SETTINGS_SCHEMAS,
-} from "../sites/settings_documents.ts";
+import { readCheckedSettings } from "../sites/settings.ts";
 
 const label = z.record(z.string(), z.string().max(200));
 const leaf = z.strictObject({
@@ -85,15 +82,8 @@ export async function readChrome(
   site: SiteRecord,
   locale: string,
 ): Promise<ChromeAnswer> {
-  const stored = await db.selectFrom("site_settings").select("document")
-    .where("site_id", "=", site.id).where("key", "=", "chrome")
-    .executeTakeFirst();
-  const chrome = SETTINGS_SCHEMAS.chrome.safeParse(
-    stored ? stored.document : SETTINGS_DEFAULTS.chrome,
-  );
-  if (!chrome.success) {
-    throw new ChromeUnreadable("Stored chrome does not read");
-  }
+  const chrome = await readCheckedSettings({ db, siteId: site.id }, "chrome");
+  if (!chrome) throw new ChromeUnreadable("Stored chrome does not read");
   const menus = await db.selectFrom("site_menus").select(["key", "items"])
     .where("site_id", "=", site.id).orderBy("key").execute();
   const parsed = menus.map((m) => {
@@ -143,7 +133,7 @@ export async function readChrome(
   const answer: ChromeAnswer = {
     locale,
     menus: {},
-    placements: chrome.data.placements,
+    placements: chrome.placements,
     footer_note: null,
     // TODO(#5): regions need the accepted template's declared regions (managed delivery issue).
     regions: [],
@@ -158,7 +148,7 @@ export async function readChrome(
       }),
     };
   }
-  const notes = chrome.data.footer_note;
+  const notes = chrome.footer_note;
   const noteLang = notes[locale] !== undefined ? locale : site.defaultLanguage;
   if (notes[noteLang]?.trim()) {
     answer.footer_note = { lang: noteLang, text: notes[noteLang] };

@@ -62,6 +62,19 @@ export async function getSettings<K extends SettingsKey>(
 }
 
 /**
+ * Reads one document and checks it against its schema as it is today: null when the stored
+ * document no longer reads (a schema that tightened since it was saved).
+ */
+export async function readCheckedSettings<K extends SettingsKey>(
+  ctx: { db: Db; siteId: string },
+  key: K,
+): Promise<SettingsDocument<K> | null> {
+  const stored = await getSettings(ctx, key);
+  const parsed = SETTINGS_SCHEMAS[key].safeParse(stored.document);
+  return parsed.success ? parsed.data as SettingsDocument<K> : null;
+}
+
+/**
  * Replaces one document when `expectedRevision` is the stored revision; the whole document is
  * validated against its closed schema and the site's languages, and nothing changes on refusal.
  */

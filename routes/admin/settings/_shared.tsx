@@ -1,4 +1,23 @@
-// Pieces the admin settings pages share: checkbox lists from forms, secrets shown once, revoke buttons.
+// Pieces the admin settings pages share: the acting person, the site's models, checkbox lists,
+// secrets shown once, revoke buttons.
+import type { Context } from "hono";
+import { listModels } from "../../../core/models/model_reads.ts";
+import type { AppEnv } from "../../../core/web/env.ts";
+
+/** The signed-in person acting on the request's site. */
+export function personContext(c: Context<AppEnv>) {
+  const { db, clock } = c.var.services;
+  return { db, clock, siteId: c.var.site.id, personId: c.var.user!.id };
+}
+
+/** The site's models, in the admin's model order, as the settings forms list them. */
+export async function siteModels(
+  c: Context<AppEnv>,
+): Promise<{ id: string; name: string; isPublic: boolean }[]> {
+  const { db, clock } = c.var.services;
+  const models = await listModels({ db, clock, siteId: c.var.site.id });
+  return models.map((m) => ({ id: m.id, name: m.name, isPublic: m.isPublic }));
+}
 
 /** The values of a form field that may repeat (checkboxes), as strings. */
 export function formList(value: unknown): string[] {

@@ -4,7 +4,6 @@ import { SCOPES } from "../../../core/access/scopes.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import {
   createCredential,
-  type CredentialContext,
   type CredentialRefusal,
   listCredentials,
   revokeCredential,
@@ -13,7 +12,13 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 
-import { formList, RevokeCell, ShownOnce } from "./_shared.tsx";
+import {
+  formList,
+  personContext,
+  RevokeCell,
+  ShownOnce,
+  siteModels,
+} from "./_shared.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -38,16 +43,11 @@ interface ApiSettingsData {
   error?: string;
 }
 
-function context(c: Context<AppEnv>): CredentialContext {
-  const { db, clock } = c.var.services;
-  return { db, clock, siteId: c.var.site.id, personId: c.var.user!.id };
-}
-
 async function pageData(
   c: Context<AppEnv>,
   extra: Partial<ApiSettingsData> = {},
 ): Promise<ApiSettingsData> {
-  const listed = await listCredentials(context(c));
+  const listed = await listCredentials(personContext(c));
   if (!listed.ok) {
     refuse(
       403,
@@ -55,12 +55,7 @@ async function pageData(
       "Managing credentials needs the site:settings permission",
     );
   }
-  const models = await c.var.services.db.selectFrom("models").select([
-    "id",
-    "name",
-  ])
-    .where("site_id", "=", c.var.site.id).where("deleted_at", "is", null)
-    .orderBy("name").execute();
+  const models = await siteModels(c);
   return {
     siteName: c.var.site.name,
     csrfToken: c.var.csrfToken,
@@ -125,7 +120,10 @@ export const handler = {
   async POST(c: Context<AppEnv>) {
     const form = await c.req.parseBody({ all: true });
     if (form.action === "revoke") {
-      const revoked = await revokeCredential(context(c), String(form.id ?? ""));
+      const revoked = await revokeCredential(
+        personContext(c),
+        String(form.id ?? ""),
+      );
       if (!revoked.ok) {
         const { status, message } = explain(revoked);
         return page(await pageData(c, { error: message }), { status });
@@ -133,7 +131,7 @@ export const handler = {
       return c.redirect("/admin/settings/api", 303);
     }
     const models = formList(form.model);
-    const created = await createCredential(context(c), {
+    const created = await createCredential(personContext(c), {
       name: String(form.name ?? ""),
       scopes: formList(form.scope),
       models: models.length > 0 ? models : null,

@@ -3,7 +3,6 @@ import type { Context } from "hono";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import {
   createSiteToken,
-  type PublicApiContext,
   type PublicApiRefusal,
   readPublicApiSettings,
   removeSiteToken,
@@ -14,7 +13,13 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 
-import { formList, RevokeCell, ShownOnce } from "./_shared.tsx";
+import {
+  formList,
+  personContext,
+  RevokeCell,
+  ShownOnce,
+  siteModels,
+} from "./_shared.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -30,16 +35,11 @@ interface PublicApiData {
   error?: string;
 }
 
-function context(c: Context<AppEnv>): PublicApiContext {
-  const { db, clock } = c.var.services;
-  return { db, clock, siteId: c.var.site.id, personId: c.var.user!.id };
-}
-
 async function pageData(
   c: Context<AppEnv>,
   extra: Partial<PublicApiData> = {},
 ): Promise<PublicApiData> {
-  const settings = await readPublicApiSettings(context(c));
+  const settings = await readPublicApiSettings(personContext(c));
   if (!settings.ok) {
     refuse(
       403,
@@ -47,23 +47,13 @@ async function pageData(
       "The public API settings need the site:infra permission",
     );
   }
-  const models = await c.var.services.db.selectFrom("models").select([
-    "id",
-    "name",
-    "is_public",
-  ])
-    .where("site_id", "=", c.var.site.id).where("deleted_at", "is", null)
-    .orderBy("name").execute();
+  const models = await siteModels(c);
   return {
     siteName: c.var.site.name,
     csrfToken: c.var.csrfToken,
     origins: settings.origins,
     tokens: settings.tokens,
-    models: models.map((m) => ({
-      id: m.id,
-      name: m.name,
-      isPublic: m.is_public,
-    })),
+    models,
     ...extra,
   };
 }
@@ -91,7 +81,7 @@ export const handler = {
 
   async POST(c: Context<AppEnv>) {
     const form = await c.req.parseBody({ all: true });
-    const ctx = context(c);
+    const ctx = personContext(c);
     if (form.action === "origins") {
       const saved = await saveBrowserOrigins(ctx, String(form.origins ?? ""));
       if (!saved.ok) {

@@ -2,10 +2,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
-import {
-  SETTINGS_DEFAULTS,
-  SETTINGS_SCHEMAS,
-} from "../../../core/sites/settings_documents.ts";
+import { readCheckedSettings } from "../../../core/sites/settings.ts";
 import { orderRedirects } from "../../../core/chrome/redirects.ts";
 import { cachedJson } from "../../../core/chrome/cached_json.ts";
 
@@ -19,17 +16,11 @@ export const handler = {
       );
     }
     const site = c.var.site;
-    const stored = await c.var.services.db.selectFrom("site_settings")
-      .select("document").where("site_id", "=", site.id).where(
-        "key",
-        "=",
-        "seo",
-      )
-      .executeTakeFirst();
-    const seo = SETTINGS_SCHEMAS.seo.safeParse(
-      stored ? stored.document : SETTINGS_DEFAULTS.seo,
+    const seo = await readCheckedSettings(
+      { db: c.var.services.db, siteId: site.id },
+      "seo",
     );
-    if (!seo.success) {
+    if (!seo) {
       refuse(
         500,
         "site_chrome_unreadable",
@@ -38,7 +29,7 @@ export const handler = {
     }
     return await cachedJson(
       c.req.header("if-none-match"),
-      { data: orderRedirects(seo.data.redirects) },
+      { data: orderRedirects(seo.redirects) },
       `site:${site.id}:chrome`,
     );
   },
