@@ -1,6 +1,5 @@
 // Management credentials created, listed and revoked by a person holding site:settings (spec 2 part 5.1).
-import { loadAuthority } from "../access/authority.ts";
-import { decide } from "../access/decide.ts";
+import { personHolding } from "../access/person_authority.ts";
 import { checkGrantHeld, type NotHeld } from "../access/grants.ts";
 import { type Scope, SCOPES } from "../access/scopes.ts";
 import type { Clock } from "../clock.ts";
@@ -43,15 +42,12 @@ export type CredentialRefusal =
   | { ok: false; code: "audit_unavailable" }
   | { ok: false; code: string };
 
-async function authorize(ctx: CredentialContext) {
-  const loaded = await loadAuthority(ctx.db, {
+function authorize(ctx: CredentialContext) {
+  return personHolding(ctx.db, {
     siteId: ctx.siteId,
-    actor: { kind: "person", userId: ctx.personId },
+    personId: ctx.personId,
+    permission: "site:settings",
   });
-  if (!loaded.ok) return { ok: false as const, code: loaded.code };
-  const decision = decide(loaded.authority, { action: "site:settings" });
-  if (!decision.ok) return decision;
-  return { ok: true as const, authority: loaded.authority };
 }
 
 async function requestProblems(

@@ -1,6 +1,5 @@
 // Settings → API for the public read API: browser origins and site API tokens, for people holding site:infra.
-import { loadAuthority } from "../access/authority.ts";
-import { decide } from "../access/decide.ts";
+import { personHolding } from "../access/person_authority.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import {
@@ -42,14 +41,12 @@ export type PublicApiRefusal =
 async function mayManage(
   ctx: PublicApiContext,
 ): Promise<PublicApiRefusal | null> {
-  const loaded = await loadAuthority(ctx.db, {
+  const held = await personHolding(ctx.db, {
     siteId: ctx.siteId,
-    actor: { kind: "person", userId: ctx.personId },
+    personId: ctx.personId,
+    permission: "site:infra",
   });
-  if (!loaded.ok) return { ok: false, code: "missing_permission" };
-  return decide(loaded.authority, { action: "site:infra" }).ok
-    ? null
-    : { ok: false, code: "missing_permission" };
+  return held.ok ? null : { ok: false, code: "missing_permission" };
 }
 
 /** The origins and tokens the page shows. */
