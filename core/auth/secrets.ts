@@ -16,16 +16,8 @@ export function randomToken(prefix = ""): string {
 }
 
 /** Lowercase hex SHA-256 digest of `text`: the only form in which secrets are stored. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(text),
-  );
-  return Array.from(
-    new Uint8Array(digest),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-}
+export { sha256Hex } from "../kv/digest.ts";
+import { sha256Hex } from "../kv/digest.ts";
 
 /** Compares two secrets in time that does not depend on where they differ. */
 export async function secretsEqual(a: string, b: string): Promise<boolean> {

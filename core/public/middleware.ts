@@ -2,7 +2,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
-import { createHash } from "node:crypto";
+import { sha256HexSync } from "../kv/digest.ts";
 import { hostName } from "../sites/host.ts";
 import { originAllowed } from "./browser_origins.ts";
 import { loadPublicContext, type PublicContext } from "./request_context.ts";
@@ -34,10 +34,7 @@ export const loadRequestContext: MiddlewareHandler<AppEnv> =
     const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
     const context = await loadPublicContext(c.var.services.db, {
       site: { domain },
-      // Same hex digest as `sha256Hex`, synchronously (cheaper than `crypto.subtle` per request).
-      tokenDigest: token === null
-        ? null
-        : createHash("sha256").update(token).digest("hex"),
+      tokenDigest: token === null ? null : sha256HexSync(token),
       modelSlug: c.req.param("model") ?? null,
     });
     if (!context) {

@@ -5,9 +5,17 @@ import type { RawBuilder } from "kysely";
 import { type Db, executeNamed } from "../db/database.ts";
 
 /**
+ * Distinct statement shapes this process prepares; past it, new shapes run unprepared. Every
+ * pooled connection keeps each prepared shape for its lifetime, so the number must stay bounded
+ * even when callers build SQL from request parameters (filters, search words).
+ */
+const SHAPES_MAX = 500;
+const shapes = new Set<string>();
+
+/**
  * Runs `query` as the prepared statement `<name>_<digest of its SQL text>`: each distinct shape
- * is its own statement, so call this only for a small, fixed set of shapes. Values stay bind
- * parameters; answers are the same as a plain query, only planning is saved.
+ * is its own statement. Values stay bind parameters; answers are the same as a plain query, only
+ * parsing and planning are saved.
  */
 export async function executePrepared<R>(
   db: Db,
@@ -19,5 +27,12 @@ export async function executePrepared<R>(
     0,
     16,
   );
-  return await executeNamed(db, `${name}_${digest}`, compiled);
+  const statement = `${name}_${digest}`;
+  if (!shapes.has(statement)) {
+    if (shapes.size >= SHAPES_MAX) {
+      return (await db.executeQuery(compiled)).rows;
+    }
+    shapes.add(statement);
+  }
+  return await executeNamed(db, statement, compiled);
 }

@@ -2,18 +2,15 @@
 // languages, locale policy and browser origins, the site API token sent, and the model the path names.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import {
-  type FieldRowLike,
-  type StoredModel,
-  toStoredModel,
-} from "../models/store_rows.ts";
+import type { StoredModel } from "../models/store_rows.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
+import { SETTINGS_DEFAULTS } from "../sites/settings_documents.ts";
+import { type DefinitionKey, modelDefinitions } from "./model_definitions.ts";
 import { executePrepared } from "./prepared.ts";
 import { type LocalePlan, localePlanFrom } from "./projection.ts";
 
 /** What every request needs to know about a live model of the site to check readability. */
-export interface ModelHead {
-  id: string;
+export interface ModelHead extends DefinitionKey {
   slug: string;
   isPublic: boolean;
 }
@@ -40,6 +37,8 @@ export interface PublicContext {
   heads: ModelHead[];
   /** Full definitions of the live model(s) with the asked slug and of their relation targets. */
   definitions: Map<string, StoredModel>;
+  /** The site's `search` settings document as stored (defaults when none is stored). */
+  searchSettings: unknown;
 }
 
 /** What to read the context by. */
@@ -60,8 +59,14 @@ type ContextRow = {
   languages: { code: string; is_default: boolean }[];
   policy: { document: unknown } | null;
   origins: { origins: unknown } | null;
-  heads: { id: string; slug: string; is_public: boolean }[];
-  definitions: StoredModelJson[];
+  heads: {
+    id: string;
+    slug: string;
+    is_public: boolean;
+    revision: number;
+    folder: string | null;
+  }[];
+  search: unknown;
   t_id: string | null;
   t_site_id: string | null;
   t_model_ids: unknown;
@@ -69,23 +74,11 @@ type ContextRow = {
   t_revoked_at: Date | null;
 };
 
-type StoredModelJson = {
-  id: string;
-  name: string;
-  slug: string;
-  description: string;
-  kind: StoredModel["kind"];
-  is_public: boolean;
-  enable_i18n: boolean;
-  settings: unknown;
-  folder: string | null;
-  revision: number;
-  created_at: string;
-  updated_at: string;
-  fields: Record<string, unknown>[];
-};
-
-/** Reads the context in one statement; null when no site matches. */
+/**
+ * Reads the context in one statement (null when no site matches), then the definitions of the
+ * model the path names and of its relation targets, which the definition cache usually holds:
+ * building them as JSON in the statement was half of PostgreSQL's time per public read.
+ */
 export async function loadPublicContext(
   db: Db,
   query: PublicContextQuery,
@@ -97,7 +90,27 @@ export async function loadPublicContext(
     contextQuery(query),
   );
   if (!row) return null;
-  return contextFrom(row);
+  const context = contextFrom(row);
+  if (query.modelSlug !== null) {
+    const named = context.heads.filter((h) => h.slug === query.modelSlug);
+    const definitions = await modelDefinitions(db, context.site.id, named);
+    const targets = new Set<string>();
+    for (const model of definitions.values()) {
+      for (const field of model.fields) {
+        if (field.type !== "relation") continue;
+        for (const id of field.config.targets) {
+          if (!definitions.has(id)) targets.add(id);
+        }
+      }
+    }
+    const more = await modelDefinitions(
+      db,
+      context.site.id,
+      context.heads.filter((h) => targets.has(h.id)),
+    );
+    context.definitions = new Map([...definitions, ...more]);
+  }
+  return context;
 }
 
 /** The one statement {@link loadPublicContext} runs (exported for the benchmark's EXPLAIN). */
@@ -107,18 +120,6 @@ export function contextQuery(
   const siteWhere: RawBuilder<unknown> = "domain" in query.site
     ? sql`domain = ${query.site.domain}`
     : sql`id = ${query.site.id}`;
-  const slug = query.modelSlug;
-  const definitions = slug === null ? sql`'[]'::jsonb` : sql`(
-    select coalesce(jsonb_agg(to_jsonb(m) || jsonb_build_object('fields', (
-      select coalesce(jsonb_agg(to_jsonb(f) order by f.position), '[]'::jsonb)
-      from model_fields f where f.site_id = m.site_id and f.model_id = m.id))), '[]'::jsonb)
-    from models m
-    where m.site_id = s.id and m.deleted_at is null and (m.slug = ${slug}
-      or m.id::text in (
-        select jsonb_array_elements_text(rf.config -> 'targets')
-        from models r join model_fields rf on rf.site_id = r.site_id and rf.model_id = r.id
-        where r.site_id = s.id and r.slug = ${slug} and r.deleted_at is null
-          and rf.type = 'relation' and jsonb_typeof(rf.config -> 'targets') = 'array')))`;
   return sql<ContextRow>`
     with s as (select id, slug, name, domain from sites where ${siteWhere})
     select s.id, s.slug, s.name, s.domain,
@@ -130,9 +131,10 @@ export function contextQuery(
       (select jsonb_build_object('origins', o.origins) from site_browser_origins o
         where o.site_id = s.id) as origins,
       (select coalesce(json_agg(json_build_object('id', m.id, 'slug', m.slug,
-        'is_public', m.is_public)), '[]'::json)
+        'is_public', m.is_public, 'revision', m.revision, 'folder', m.folder)), '[]'::json)
         from models m where m.site_id = s.id and m.deleted_at is null) as heads,
-      ${definitions} as definitions,
+      (select st.document from site_settings st
+        where st.site_id = s.id and st.key = 'search') as search,
       t.id as t_id, t.site_id as t_site_id, t.model_ids as t_model_ids,
       t.expires_at as t_expires_at, t.revoked_at as t_revoked_at
     from s left join site_api_tokens t on t.digest = ${query.tokenDigest}
@@ -167,14 +169,10 @@ function contextFrom(row: ContextRow): PublicContext {
       id: h.id,
       slug: h.slug,
       isPublic: h.is_public,
+      revision: h.revision,
+      folder: h.folder,
     })),
-    definitions: new Map(
-      row.definitions.map((m) => [m.id, storedModel(m)]),
-    ),
+    definitions: new Map(),
+    searchSettings: row.search ?? SETTINGS_DEFAULTS.search,
   };
-}
-
-/** The same shape `loadModels` answers, from the row JSON. */
-function storedModel(m: StoredModelJson): StoredModel {
-  return toStoredModel(m, m.fields as unknown as FieldRowLike[]);
 }

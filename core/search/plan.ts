@@ -1,10 +1,11 @@
 // How each searched type matches and ranks, from the site's `search` settings and its models (spec 3 part 4.7).
-import type { Db } from "../db/database.ts";
-import { listModels } from "../models/model_reads.ts";
 import type { StoredModel } from "../models/store_rows.ts";
-import { getSettings } from "../sites/settings.ts";
+import type { SettingsDocument } from "../sites/settings_documents.ts";
 import { canonicalJson } from "../sync/schema_identity.ts";
-import { sha256Hex } from "../auth/secrets.ts";
+import { sha256HexSync } from "../kv/digest.ts";
+import type { Db } from "../db/database.ts";
+import { modelDefinitions } from "../public/model_definitions.ts";
+import type { PublicContext } from "../public/request_context.ts";
 import { searchableFields, titleField } from "./fields.ts";
 
 /** Matching modes per type; absent in settings means whole words. */
@@ -35,14 +36,15 @@ export interface SearchPlan {
   digest: string;
 }
 
-/** Reads the plan for a site. Private types are never searched, whatever the settings say. */
-export async function searchPlan(db: Db, siteId: string): Promise<SearchPlan> {
-  const settings = (await getSettings({ db, siteId }, "search")).document;
-  const models = (await listModels({
-    db,
-    siteId,
-    clock: { now: () => new Date() },
-  })).filter((m) => m.isPublic);
+/**
+ * The plan for a site from its `search` settings document and its live models. Private types are
+ * never searched, whatever the settings say.
+ */
+export function searchPlan(
+  settings: SettingsDocument<"search">,
+  liveModels: readonly StoredModel[],
+): SearchPlan {
+  const models = liveModels.filter((m) => m.isPublic);
   const find = (ref: string) =>
     models.find((m) => m.id === ref.toLowerCase() || m.slug === ref);
   const chosen = new Map<string, { model: StoredModel; setting?: Setting }>();
@@ -57,7 +59,7 @@ export async function searchPlan(db: Db, siteId: string): Promise<SearchPlan> {
   const types = [...chosen.values()].map(({ model, setting }) =>
     typePlan(model, setting)
   );
-  const digest = await sha256Hex(canonicalJson({
+  const digest = sha256HexSync(canonicalJson({
     enabled: settings.enabled,
     types: types.map((t) => ({
       m: t.model.id,
@@ -67,6 +69,22 @@ export async function searchPlan(db: Db, siteId: string): Promise<SearchPlan> {
     })),
   }));
   return { enabled: settings.enabled, types, digest };
+}
+
+/** The plan of a public request's site: its context holds the settings and the live models. */
+export async function publicSearchPlan(
+  db: Db,
+  context: PublicContext,
+): Promise<SearchPlan> {
+  const definitions = await modelDefinitions(
+    db,
+    context.site.id,
+    context.heads.filter((h) => h.isPublic),
+  );
+  return searchPlan(
+    context.searchSettings as SettingsDocument<"search">,
+    [...definitions.values()],
+  );
 }
 
 interface Setting {

@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import { decodeCursor, encodeCursor, queryDigest } from "../public/cursor.ts";
 import type { SearchPlan, TypePlan } from "./plan.ts";
 import { lexeme } from "./words.ts";
+import { executePrepared } from "../public/prepared.ts";
 
 /** One search result; the caller builds the link. */
 export interface SearchResult {
@@ -101,7 +102,10 @@ export async function search(
         after[1],
       )}::timestamptz, ${after[2]}::uuid)`
       : sql``;
-    const probe = await sql<Row>`
+    const probe = await executePrepared(
+      db,
+      "stave_search_probe",
+      sql<Row>`
       select * from (
         select ${columns}
         from (
@@ -115,11 +119,12 @@ export async function search(
       where s.rank = ${top}
       order by s.published_at desc, s.entry_id desc
       limit ${request.limit + 1}
-    `.execute(db);
-    if (probe.rows.length > request.limit) {
+    `,
+    );
+    if (probe.length > request.limit) {
       return {
         ok: true,
-        answer: await toPage(ctx, plan, request, binding, probe.rows),
+        answer: await toPage(ctx, plan, request, binding, probe),
       };
     }
   }
@@ -130,7 +135,10 @@ export async function search(
       after[2]
     }))))`
     : sql``;
-  const { rows } = await sql<Row>`
+  const rows = await executePrepared(
+    db,
+    "stave_search_all",
+    sql<Row>`
     select * from (
       select ${columns}
       from search_documents d
@@ -140,7 +148,8 @@ export async function search(
     where true ${keyset}
     order by s.rank desc, s.published_at desc, s.entry_id desc
     limit ${request.limit + 1}
-  `.execute(db);
+  `,
+  );
   return { ok: true, answer: await toPage(ctx, plan, request, binding, rows) };
 }
 
@@ -206,22 +215,30 @@ export async function suggest(
     sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at, 0 as rank`;
   const level = sql`case when strpos(d.title_words, ${start}) = 1 then 0
       when ${inTitle} then 1 else 2 end`;
-  // Titles starting with the words, from the title prefix index (0110_search_speed).
-  const first = (await sql<Row>`
+  // Titles starting with the words, from the title prefix index (0110_search_speed). A byte
+  // range rather than LIKE: a prepared statement's generic plan can use it with the bound values.
+  const first = await executePrepared(
+    db,
+    "stave_suggest_start",
+    sql<Row>`
     select ${columns}
     from search_documents d
     where d.site_id = ${request.siteId} and d.locale = ${request.locale}
-      and d.title_words like ${start.replace(/[\\%_]/g, "\\$&") + "%"}
+      and d.title_words ~>=~ ${start} and d.title_words ~<~ ${prefixEnd(start)}
       and strpos(d.title_words, ${start}) = 1 and (${matches})
     order by d.published_at desc, d.entry_id desc
     limit ${request.limit}
-  `.execute(db)).rows;
+  `,
+  );
   if (first.length === request.limit) {
     return first.map((r) => toResult(r, plan));
   }
   // Then titles containing them, looked for among the newest documents first.
   const need = request.limit - first.length;
-  const next = (await sql<Row>`
+  const next = await executePrepared(
+    db,
+    "stave_suggest_newest",
+    sql<Row>`
     select ${columns}
     from (
       select * from search_documents d
@@ -232,19 +249,42 @@ export async function suggest(
     where (${matches}) and ${level} = 1
     order by d.published_at desc, d.entry_id desc
     limit ${need}
-  `.execute(db)).rows;
+  `,
+  );
   if (next.length === need) {
     return [...first, ...next].map((r) => toResult(r, plan));
   }
-  const { rows } = await sql<Row>`
+  const rows = await executePrepared(
+    db,
+    "stave_suggest_all",
+    sql<Row>`
     select ${columns}
     from search_documents d
     where d.site_id = ${request.siteId} and d.locale = ${request.locale}
       and (${matches})
     order by ${level}, d.published_at desc, d.entry_id desc
     limit ${request.limit}
-  `.execute(db);
+  `,
+  );
   return rows.map((r) => toResult(r, plan));
+}
+
+/**
+ * The least text above every text starting with `prefix`, in byte order (`~<~`): the last code
+ * point moved up by one (past the surrogates; a last U+10FFFF is dropped and the one before it
+ * moves). UTF-8 keeps code point order, so byte order agrees.
+ */
+export function prefixEnd(prefix: string): string {
+  const points = [...prefix].map((ch) => ch.codePointAt(0)!);
+  while (points.length > 0) {
+    const last = points.pop()!;
+    if (last < 0x10ffff) {
+      points.push(last + 1 === 0xd800 ? 0xe000 : last + 1);
+      return String.fromCodePoint(...points);
+    }
+  }
+  // Suggestions always pass " <words>": a space is there to move up.
+  throw new Error("A prefix of only U+10FFFF characters has no end");
 }
 
 function invalid(message: string): Refusal {

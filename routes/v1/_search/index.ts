@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { parseSearchQuery } from "../../../core/search/request.ts";
-import { searchPlan } from "../../../core/search/plan.ts";
+import { publicSearchPlan } from "../../../core/search/plan.ts";
 import { search } from "../../../core/search/search.ts";
 
 const NO_STORE = { "Cache-Control": "no-store" };
@@ -18,7 +18,7 @@ export const handler = {
     }
     let outcome;
     try {
-      const plan = await searchPlan(db, site.id);
+      const plan = await publicSearchPlan(db, c.var.publicContext);
       if (!plan.enabled) {
         refuse(404, "search_off", "Search is off for this site", {}, NO_STORE);
       }
