@@ -477,4 +477,9 @@ export interface PublicItemValuesTable {
   field_key: string;
   num_value: string | null;
   text_value: string | null;
+  /**
+   * The item's short top-level values (migration 0120; `facetsOf` in core/public/projection.ts),
+   * the same on every row of the item; NULL when too long.
+   */
+  facets: Json | null;
 }

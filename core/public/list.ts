@@ -13,6 +13,7 @@ import {
 import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
 import { invalid, type ListQuery, parseListQuery } from "./list_params.ts";
 import {
+  type ListCondition,
   planConditions,
   planSelection,
   planSort,
@@ -20,6 +21,7 @@ import {
 } from "./list_plan.ts";
 import { notFound } from "./middleware.ts";
 import { executePrepared } from "./prepared.ts";
+import { FACET_OMITTED } from "./projection.ts";
 import {
   localePlanOrRefuse,
   modelBySlug,
@@ -176,10 +178,14 @@ interface PageBase {
   siteId: string;
   modelId: string;
   locale: string;
-  conditions: RawBuilder<unknown>[];
+  conditions: ListCondition[];
   /** Rows to fetch: the page size plus one, to know whether more follow. */
   limit: number;
 }
+
+const FIELDS = sql`p.fields`;
+const FACETS = sql`s.facets`;
+const OMITTED = sql`${sql.lit(FACET_OMITTED)}::jsonb`;
 
 const COLUMNS =
   sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number,
@@ -198,7 +204,7 @@ async function scanned(
     sql`p.site_id = ${base.siteId}`,
     sql`p.model_id = ${base.modelId}`,
     sql`p.requested_locale = ${base.locale}`,
-    ...base.conditions,
+    ...base.conditions.map((c) => c.on(FIELDS)),
     ...(keyset ? [keyset] : []),
   ];
   const manualJoin = order === "manual" && !sort
@@ -223,7 +229,7 @@ async function scanned(
 
 /**
  * A page sorted by a field `public_item_values` holds: items with a value come from an index
- * range scan in sort order (each checked against the other conditions by primary key), then
+ * range scan in sort order (filtered on the index entries, then probed by primary key), then
  * (only when the page is not full yet) items without one, by id. Same order and cursors as
  * {@link scanned}.
  */
@@ -262,16 +268,25 @@ async function sortedByValues(
       sql`${col} is not null`,
     ];
     // A number range on the sorted field narrows the index range too (it stays a row condition).
-    const range = query.filters.get(sort.key);
-    if (range?.kind === "range" && sort.indexed === "num_value") {
-      if (range.lower) {
-        const op = range.lower.op === "gt" ? sql`>` : sql`>=`;
-        where.push(sql`${col} ${op} ${typed(range.lower.value)}`);
+    const own = query.filters.get(sort.key);
+    if (own?.kind === "range" && sort.indexed === "num_value") {
+      if (own.lower) {
+        const op = own.lower.op === "gt" ? sql`>` : sql`>=`;
+        where.push(sql`${col} ${op} ${typed(own.lower.value)}`);
       }
-      if (range.upper) {
-        const op = range.upper.op === "lt" ? sql`<` : sql`<=`;
-        where.push(sql`${col} ${op} ${typed(range.upper.value)}`);
+      if (own.upper) {
+        const op = own.upper.op === "lt" ? sql`<` : sql`<=`;
+        where.push(sql`${col} ${op} ${typed(own.upper.value)}`);
       }
+    }
+    // Equality on the sorted field is the index range itself (it stays a row condition too).
+    if (own?.kind === "eq") {
+      const values = own.values.map(typed);
+      where.push(
+        values.length === 1
+          ? sql`${col} = ${values[0]}`
+          : sql`${col} in (${sql.join(values)})`,
+      );
     }
     if (afterValue !== null) {
       const v = typed(afterValue);
@@ -281,11 +296,30 @@ async function sortedByValues(
           : sql`${col} >= ${v} and (${col} > ${v} or s.group_id > ${afterId}::uuid)`,
       );
     }
-    const conditions = base.conditions.length > 0
-      ? sql`and ${sql.join(base.conditions, sql` and `)}`
+    // Conditions run on the index entries' copy of the item's short values (facets), so only
+    // survivors are probed. Where the copy lacks the entry a condition reads (too long, or no
+    // copy), the index entry passes and the probe reads `p.fields`. Exact: a usable copy holds
+    // that entry as `fields` does (or lacks it as `fields` does), and the condition reads no other.
+    const probe: RawBuilder<unknown>[] = [];
+    for (const c of base.conditions) {
+      if (c.key === null) {
+        probe.push(c.on(FIELDS));
+        continue;
+      }
+      const usable = sql`(s.facets is not null
+        and (s.facets -> ${c.key}::text) is distinct from ${OMITTED})`;
+      where.push(sql`(not ${usable} or ${c.on(FACETS)})`);
+      probe.push(sql`(${usable} or ${c.on(FIELDS)})`);
+    }
+    const conditions = probe.length > 0
+      ? sql`and ${sql.join(probe, sql` and `)}`
       : sql``;
-    // `offset 0` keeps the item lookup a per-row probe, so the sorted range scan drives the plan.
-    const result = await sql<Row>`
+    // `offset 0` keeps the item lookup a per-row probe, so the sorted range scan drives the plan;
+    // with the plan's shape fixed that way, a prepared statement's generic plan is the same plan.
+    const result = await executePrepared(
+      db,
+      "stave_public_sorted",
+      sql<Row>`
       select p.*, p.published_at::text as k_at, ${col} as k, 0 as k_null
       from public_item_values s
       cross join lateral (
@@ -298,8 +332,9 @@ async function sortedByValues(
       where ${sql.join(where, sql` and `)}
       order by ${col} ${sort.desc ? sql`desc` : sql`asc`}, s.group_id asc
       limit ${base.limit}
-    `.execute(db);
-    rows.push(...result.rows);
+    `,
+    );
+    rows.push(...result);
   }
   // Any filter on the sorted field matches only items that have its value.
   if (rows.length >= base.limit || query.filters.has(sort.key)) return rows;
@@ -307,7 +342,7 @@ async function sortedByValues(
     sql`p.site_id = ${base.siteId}`,
     sql`p.model_id = ${base.modelId}`,
     sql`p.requested_locale = ${base.locale}`,
-    ...base.conditions,
+    ...base.conditions.map((c) => c.on(FIELDS)),
     sql`not exists (select 1 from public_item_values s where s.site_id = p.site_id
       and s.model_id = p.model_id and s.requested_locale = p.requested_locale
       and s.group_id = p.group_id and s.field_key = ${sort.key} and ${col} is not null)`,

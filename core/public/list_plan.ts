@@ -45,11 +45,13 @@ export interface SortPlan {
 
 const NUMBER_TEXT = /^-?\d{1,30}(\.\d{1,30})?$/;
 
-function jsonText(key: string) {
-  return sql`(case when jsonb_typeof(p.fields -> ${key}::text) = 'string' then p.fields ->> ${key}::text end)`;
+const FIELDS = sql`p.fields`;
+
+function jsonText(key: string, fields: RawBuilder<unknown>) {
+  return sql`(case when jsonb_typeof(${fields} -> ${key}::text) = 'string' then ${fields} ->> ${key}::text end)`;
 }
-function jsonNumber(key: string) {
-  return sql`(case when jsonb_typeof(p.fields -> ${key}::text) = 'number' then (p.fields ->> ${key}::text)::numeric end)`;
+function jsonNumber(key: string, fields: RawBuilder<unknown>) {
+  return sql`(case when jsonb_typeof(${fields} -> ${key}::text) = 'number' then (${fields} ->> ${key}::text)::numeric end)`;
 }
 
 /** Checks `sort` and `origin` against the model. */
@@ -86,7 +88,7 @@ export function planSort(
   switch (field.type) {
     case "number":
       return {
-        value: jsonNumber(key),
+        value: jsonNumber(key, FIELDS),
         cast: "numeric",
         desc,
         key,
@@ -97,7 +99,7 @@ export function planSort(
     case "slug":
       // Free text and slugs may be longer than what `public_item_values` keeps: sorted in place.
       return {
-        value: sql`(${jsonText(key)} collate "C")`,
+        value: sql`(${jsonText(key, FIELDS)} collate "C")`,
         cast: "text",
         desc,
         key,
@@ -108,7 +110,7 @@ export function planSort(
         unsupported(`Cannot sort by multiple-choice field "${key}"`);
       }
       return {
-        value: sql`(${jsonText(key)} collate "C")`,
+        value: sql`(${jsonText(key, FIELDS)} collate "C")`,
         cast: "text",
         desc,
         key,
@@ -116,7 +118,7 @@ export function planSort(
       };
     case "datetime":
       return {
-        value: sql`(${jsonText(key)})::timestamptz`,
+        value: sql`(${jsonText(key, FIELDS)})::timestamptz`,
         cast: "timestamptz",
         desc,
         key,
@@ -127,7 +129,21 @@ export function planSort(
   }
 }
 
-/** The SQL conditions of every filter, relation and tag (ANDed). */
+/**
+ * One condition of a list (conditions are ANDed), written against any jsonb column holding the
+ * item's fields or a copy of some of them.
+ */
+export interface ListCondition {
+  /**
+   * The one top-level field key the condition reads, so it gives the same answer on any object
+   * holding that entry as it is; null when it reads more than `fields` (tags) and must run on
+   * `p.fields`.
+   */
+  key: string | null;
+  on(fields: RawBuilder<unknown>): RawBuilder<unknown>;
+}
+
+/** The conditions of every filter, relation and tag (ANDed). */
 export function planConditions(
   model: StoredModel,
   query: ListQuery,
@@ -135,8 +151,8 @@ export function planConditions(
     field: FieldDefinition & { type: "relation" },
   ) => { id: string } | undefined,
   siteId: string,
-): RawBuilder<unknown>[] {
-  const out: RawBuilder<unknown>[] = [];
+): ListCondition[] {
+  const out: ListCondition[] = [];
   for (const [key, spec] of query.filters) {
     const field = publicField(model, key);
     if (!field) invalid(`Unknown field "${key}"`);
@@ -151,25 +167,34 @@ export function planConditions(
             if (v !== "true" && v !== "false") {
               invalid(`Filter "${key}" takes true or false`);
             }
-            return sql`p.fields @> jsonb_build_object(${key}::text, ${v}::boolean)`;
+            return sql`jsonb_build_object(${key}::text, ${v}::boolean)`;
           case "number":
             if (!NUMBER_TEXT.test(v)) {
               invalid(`Filter "${key}" takes a decimal number`);
             }
-            return sql`p.fields @> jsonb_build_object(${key}::text, ${v}::numeric)`;
+            return sql`jsonb_build_object(${key}::text, ${v}::numeric)`;
           case "date":
             if (!isDate(v)) invalid(`Filter "${key}" takes a date YYYY-MM-DD`);
-            return sql`p.fields @> jsonb_build_object(${key}::text, ${v}::text)`;
+            return sql`jsonb_build_object(${key}::text, ${v}::text)`;
           case "select":
             if (field.config.multiple) {
-              return sql`p.fields @> jsonb_build_object(${key}::text, jsonb_build_array(${v}::text))`;
+              return sql`jsonb_build_object(${key}::text, jsonb_build_array(${v}::text))`;
             }
-            return sql`p.fields @> jsonb_build_object(${key}::text, ${v}::text)`;
+            return sql`jsonb_build_object(${key}::text, ${v}::text)`;
           default:
-            return sql`p.fields @> jsonb_build_object(${key}::text, ${v}::text)`;
+            return sql`jsonb_build_object(${key}::text, ${v}::text)`;
         }
       });
-      out.push(sql`(${sql.join(alternatives, sql` or `)})`);
+      out.push({
+        key,
+        on: (fields) =>
+          sql`(${
+            sql.join(
+              alternatives.map((a) => sql`${fields} @> ${a}`),
+              sql` or `,
+            )
+          })`,
+      });
       continue;
     }
     if (field.type !== "number" && field.type !== "date") {
@@ -195,22 +220,19 @@ export function planConditions(
         );
       }
     }
-    const value = field.type === "number" ? jsonNumber(key) : jsonText(key);
+    const value = (fields: RawBuilder<unknown>) =>
+      field.type === "number" ? jsonNumber(key, fields) : jsonText(key, fields);
     const cast = (v: string) =>
       field.type === "number" ? sql`${v}::numeric` : sql`${v}::text`;
     if (spec.lower) {
-      out.push(
-        spec.lower.op === "gt"
-          ? sql`${value} > ${cast(spec.lower.value)}`
-          : sql`${value} >= ${cast(spec.lower.value)}`,
-      );
+      const bound = cast(spec.lower.value);
+      const op = spec.lower.op === "gt" ? sql`>` : sql`>=`;
+      out.push({ key, on: (fields) => sql`${value(fields)} ${op} ${bound}` });
     }
     if (spec.upper) {
-      out.push(
-        spec.upper.op === "lt"
-          ? sql`${value} < ${cast(spec.upper.value)}`
-          : sql`${value} <= ${cast(spec.upper.value)}`,
-      );
+      const bound = cast(spec.upper.value);
+      const op = spec.upper.op === "lt" ? sql`<` : sql`<=`;
+      out.push({ key, on: (fields) => sql`${value(fields)} ${op} ${bound}` });
     }
   }
   for (const rel of query.relations) {
@@ -220,11 +242,14 @@ export function planConditions(
     }
     if (!UUID.test(rel.id)) invalid(`Invalid item id "${rel.id.slice(0, 64)}"`);
     const id = rel.id.toLowerCase();
-    out.push(
-      isListRelation(field)
-        ? sql`p.fields @> jsonb_build_object(${rel.field}::text, jsonb_build_array(${id}::text))`
-        : sql`p.fields @> jsonb_build_object(${rel.field}::text, ${id}::text)`,
-    );
+    const member = isListRelation(field)
+      ? sql`jsonb_build_array(${id}::text)`
+      : sql`${id}::text`;
+    out.push({
+      key: rel.field,
+      on: (fields) =>
+        sql`${fields} @> jsonb_build_object(${rel.field}::text, ${member})`,
+    });
   }
   for (const tag of query.tags) {
     const field = singleModelRelation(model, tag.field, invalid, unsupported);
@@ -235,11 +260,14 @@ export function planConditions(
     const member = isListRelation(field)
       ? sql`jsonb_build_array(t.group_id::text)`
       : sql`to_jsonb(t.group_id::text)`;
-    out.push(
-      sql`exists (select 1 from public_items t where t.site_id = ${siteId}
+    // Reads the served language of the item and other rows, not only one entry of its fields.
+    out.push({
+      key: null,
+      on: (fields) =>
+        sql`exists (select 1 from public_items t where t.site_id = ${siteId}
       and t.model_id = ${target.id} and t.requested_locale = p.served_locale
-      and t.slug = ${tag.slug} and p.fields @> jsonb_build_object(${tag.field}::text, ${member}))`,
-    );
+      and t.slug = ${tag.slug} and ${fields} @> jsonb_build_object(${tag.field}::text, ${member}))`,
+    });
   }
   return out;
 }

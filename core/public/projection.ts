@@ -1,6 +1,6 @@
 // Keeps `public_items` current: one row per published group and requested language, resolved
 // through the site's locale policy, written in the transaction of the command that changed it.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { localeChain } from "../sites/settings.ts";
 import {
@@ -88,14 +88,18 @@ export async function refreshPublicItems(
       ${groupId === null ? sql`` : sql`and g.id = ${groupId}`}
     order by g.id, p.requested, p.ord
   `.execute(tx);
-  // Typed sort keys of the rows just written.
+  // Typed sort keys of the rows just written, each with the facets of its item (computed once
+  // per item: the lateral subquery is joined before the values are spread).
   await sql`
     insert into public_item_values (site_id, model_id, requested_locale, group_id, field_key,
-      num_value, text_value)
+      num_value, text_value, facets)
     select p.site_id, p.model_id, p.requested_locale, p.group_id, kv.key,
       case when jsonb_typeof(kv.value) = 'number' then (kv.value #>> '{}')::numeric end,
-      case when jsonb_typeof(kv.value) = 'string' then kv.value #>> '{}' end
-    from public_items p cross join lateral jsonb_each(p.fields) kv
+      case when jsonb_typeof(kv.value) = 'string' then kv.value #>> '{}' end,
+      f.facets
+    from public_items p
+    cross join lateral (select ${facetsOf(sql`p.fields`)} as facets offset 0) f
+    cross join lateral jsonb_each(p.fields) kv
     where p.site_id = ${siteId}
       ${groupId === null ? sql`` : sql`and p.group_id = ${groupId}`}
       and (jsonb_typeof(kv.value) = 'number' or (jsonb_typeof(kv.value) = 'string'
@@ -105,6 +109,45 @@ export async function refreshPublicItems(
 
 /** Longest string kept in `public_item_values` (btree entries are bounded; filter values are too). */
 export const VALUE_TEXT_MAX = 255;
+
+/** Longest JSON text (bytes) of one field value copied as is into `facets`. */
+export const FACET_VALUE_MAX = 255;
+
+/** Longest JSON text (bytes) of a whole `facets` object; a longer one is stored as NULL. */
+export const FACETS_MAX = 1024;
+
+/**
+ * Largest stored size (bytes, `pg_column_size`) of a `facets` object; a larger one is NULL. JSON
+ * text is no bound on it (arrays of small numbers take about four times their text), and a btree
+ * entry holds at most about 2,700 bytes: this leaves room for the key columns, a 255-character
+ * `text_value` of four-byte characters included, without counting on compression.
+ */
+export const FACETS_STORED_MAX = 1400;
+
+/**
+ * What `facets` holds in place of a value longer than {@link FACET_VALUE_MAX}: an object no
+ * filter matches, and that a reader takes as "read `fields` instead" (a field really holding it
+ * is read from `fields` too, which stays exact).
+ */
+export const FACET_OMITTED = '{"~": true}';
+
+/**
+ * The facets of an item from its `fields` (a jsonb expression): every top-level entry whose JSON
+ * text is short, the key of every other with {@link FACET_OMITTED}; NULL when the whole is
+ * longer than {@link FACETS_MAX} or stored larger than {@link FACETS_STORED_MAX}. They ride in the sort indexes of `public_item_values` so list
+ * filters run on index entries; the bounds keep those entries small.
+ */
+export function facetsOf(fields: RawBuilder<unknown>): RawBuilder<unknown> {
+  const whole = sql.lit(FACETS_MAX);
+  const stored = sql.lit(FACETS_STORED_MAX);
+  const each = sql.lit(FACET_VALUE_MAX);
+  const omitted = sql`${sql.lit(FACET_OMITTED)}::jsonb`;
+  return sql`(select case when octet_length(o::text) <= ${whole}
+      and pg_column_size(o) <= ${stored} then o end
+    from (select coalesce(jsonb_object_agg(e.key, case when octet_length(e.value::text) <= ${each}
+        then e.value else ${omitted} end), '{}'::jsonb) as o
+      from jsonb_each(${fields}) e) x)`;
+}
 
 async function strictPlan(db: Db, siteId: string): Promise<LocalePlan> {
   const languages = await db.selectFrom("site_languages").select("code")

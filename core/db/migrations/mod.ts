@@ -12,6 +12,7 @@ import * as m0080 from "./0080_public_read.ts";
 import * as m0090 from "./0090_sync_search.ts";
 import * as m0100 from "./0100_public_read_speed.ts";
 import * as m0110 from "./0110_search_speed.ts";
+import * as m0120 from "./0120_public_item_facets.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   "0090_sync_search": m0090,
   "0100_public_read_speed": m0100,
   "0110_search_speed": m0110,
+  "0120_public_item_facets": m0120,
 };
