@@ -11,6 +11,7 @@ import { migrateToLatest } from "../core/db/migrate.ts";
 import { createModel } from "../core/models/store.ts";
 import { rebuildPublicItems } from "../core/public/projection.ts";
 import { bulkIndexSite } from "../core/search/bulk_index.ts";
+import { prefixEnd } from "../core/search/search.ts";
 import { contextQuery } from "../core/public/request_context.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 
@@ -78,13 +79,365 @@ async function admin(text: string) {
   }
 }
 
-const dbName = `stave_bench_${Date.now()}`;
-await admin(`create database ${dbName}`);
+// BENCH_DB=<name> reuses a database an earlier run kept (BENCH_KEEP=1) instead of seeding again;
+// BENCH_ONLY=<words,...> runs only the scenarios whose names contain one of the words.
+const reused = Deno.env.get("BENCH_DB");
+const keep = reused !== undefined || Deno.env.get("BENCH_KEEP") === "1";
+const only = (Deno.env.get("BENCH_ONLY") ?? "").split(",").filter((w) => w);
+const dbName = reused ?? `stave_bench_${Date.now()}`;
+if (!reused) await admin(`create database ${dbName}`);
 const url = new URL(base);
 url.pathname = `/${dbName}`;
 const db = await openDatabase({ url: url.toString() });
 let server: Deno.ChildProcess | null = null;
 try {
+  const seeded = reused ? await readSeed() : await seed();
+  const { siteId, modelId } = seeded;
+  server = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--unstable-kv",
+      new URL("./serve.ts", import.meta.url).pathname,
+    ],
+    env: { BENCH_DATABASE_URL: url.toString() },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let port = 0;
+  for (let i = 0; i < 100 && port === 0; i++) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const m = /listening (\d+)/.exec(value ?? "");
+    if (m) port = Number(m[1]);
+  }
+  if (!port) throw new Error("Cannot start the benchmark server");
+  const origin = `http://127.0.0.1:${port}`;
+
+  const slugs = Array.from(
+    { length: 1000 },
+    (_, i) => `en-post-${1 + ((i * 9973) % seeded.entries)}`,
+  );
+  const get = async (path: string) => {
+    const res = await fetch(origin + path);
+    const body = await res.json();
+    return { ok: res.status === 200, body };
+  };
+  const LIST = "/v1/posts?limit=20";
+  const FILTERED =
+    "/v1/posts?limit=20&filter[category]=news&filter[price][gte]=100&filter[price][lt]=200&sort=-price";
+  const SEARCH = VOCAB.map((w) => `/v1/_search?q=${w}&locale=en`);
+  const SUGGEST = VOCAB.map((w) =>
+    `/v1/_search/suggest?q=${w.slice(0, 3)}&locale=en`
+  );
+  const scenarios: Record<string, (i: number) => Promise<boolean>> = {
+    "list page (limit=20, default order)": async () => (await get(LIST)).ok,
+    "filtered + sorted list": async () => (await get(FILTERED)).ok,
+    "single read by slug": async (i) =>
+      (await get(`/v1/posts/${slugs[i % slugs.length]}`)).ok,
+    "search (q=<word>, locale=en)": async (i) =>
+      (await get(SEARCH[i % SEARCH.length])).ok,
+    "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
+      (await get(SUGGEST[i % SUGGEST.length])).ok,
+    "cursor walk, 50 pages (one sample = whole walk)": async () => {
+      let cursor: string | null = null;
+      for (let p = 0; p < 50; p++) {
+        const r = await get(`${LIST}${cursor ? `&cursor=${cursor}` : ""}`);
+        if (!r.ok) return false;
+        cursor = r.body.page.next_cursor;
+      }
+      return true;
+    },
+  };
+
+  const cols =
+    sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at, p.fields`;
+  const base_ =
+    sql`p.site_id = ${siteId} and p.model_id = ${modelId} and p.requested_locale = 'en'`;
+  const rawList = (after: { at: string; id: string } | null) =>
+    sql<
+      { group_id: string; k_at: string }
+    >`select ${cols}, p.published_at::text as k_at from public_items p
+      where ${base_} ${
+      after
+        ? sql`and (p.published_at, p.group_id) < (${after.at}::timestamptz, ${after.id}::uuid)`
+        : sql``
+    }
+      order by p.published_at desc, p.group_id desc limit 21`;
+  const price =
+    sql`(case when jsonb_typeof(p.fields -> 'price') = 'number' then (p.fields ->> 'price')::numeric end)`;
+  const facetPrice =
+    sql`(case when jsonb_typeof(s.facets -> 'price') = 'number' then (s.facets ->> 'price')::numeric end)`;
+  const usable = (key: string) =>
+    sql`(s.facets is not null and (s.facets -> ${key}::text) is distinct from '{"~": true}'::jsonb)`;
+  // The service's query for FILTERED (core/public/list.ts, sortedByValues): a range scan of the
+  // price keys in sort order, filtered on the index entries' facets, then each survivor read by
+  // primary key (where a facet cannot decide, the probe checks the item's fields).
+  const rawFiltered = sql`select p.* from public_item_values s
+      cross join lateral (select ${cols} from public_items p
+        where p.site_id = s.site_id and p.model_id = s.model_id
+          and p.requested_locale = s.requested_locale and p.group_id = s.group_id
+          and (${
+    usable("category")
+  } or p.fields @> jsonb_build_object('category', 'news'::text))
+          and (${usable("price")} or ${price} >= '100'::numeric)
+          and (${usable("price")} or ${price} < '200'::numeric)
+        offset 0) p
+      where s.site_id = ${siteId} and s.model_id = ${modelId} and s.requested_locale = 'en'
+        and s.field_key = 'price' and s.num_value is not null
+        and s.num_value >= '100'::numeric and s.num_value < '200'::numeric
+        and (not ${
+    usable("category")
+  } or s.facets @> jsonb_build_object('category', 'news'::text))
+        and (not ${usable("price")} or ${facetPrice} >= '100'::numeric)
+        and (not ${usable("price")} or ${facetPrice} < '200'::numeric)
+      order by s.num_value desc, s.group_id asc limit 21`;
+  // The previous query: GIN containment, then a sort on the JSON value.
+  const jsonFiltered = sql`select ${cols} from public_items p where ${base_}
+      and p.fields @> jsonb_build_object('category', 'news'::text) and ${price} >= 100 and ${price} < 200
+      order by (${price} is null) asc, ${price} desc, p.group_id asc limit 21`;
+  const rawSingle = (slug: string) =>
+    sql`select ${cols},
+      (select coalesce(json_agg(json_build_object('locale', e.locale, 'slug', e.slug)
+          order by e.locale), '[]'::json)
+        from entries e join entry_groups g on g.site_id = e.site_id and g.id = e.group_id
+        where e.site_id = p.site_id and e.group_id = p.group_id
+          and e.published_version_id is not null and g.trashed_at is null) as alternates
+      from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
+  // The service's search and suggestion SQL (core/search/search.ts) for this site's plan: posts
+  // only, whole words, matched over title + category, ranked by title (weight 10). Whole-word
+  // matching reads no stems. Search first looks for top-ranked matches among the newest 1,000
+  // documents (every answer here is found there); suggest first reads titles starting with the
+  // typed words (none here: titles start with "Post"), then titles containing them among the
+  // newest 1,000.
+  const text =
+    sql`(coalesce(d.field_words->>'title', '') || coalesce(d.field_words->>'category', ''))`;
+  const newest = sql`(select * from search_documents d
+      where d.site_id = ${siteId} and d.locale = 'en'
+      order by d.published_at desc, d.entry_id desc limit ${1000}) d`;
+  const docColumns =
+    sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at`;
+  const rawSearch = (w: string) =>
+    sql<{ slug: string }>`select * from (
+      select ${docColumns},
+        case d.model_id when ${modelId} then greatest(case when (strpos((coalesce(d.field_words->>'title', '')), ${` ${w} `}) > 0) then ${10}::int else 0 end, 0) else 0 end as rank
+      from ${newest}
+      where ((d.model_id = ${modelId} and d.words @@ ${`'${w}'`}::tsquery and (strpos(${text}, ${` ${w} `}) > 0)))
+    ) s
+    where s.rank = ${10}
+    order by s.published_at desc, s.entry_id desc
+    limit ${11}`;
+  const suggestMatch = (p: string) =>
+    sql`(d.model_id = ${modelId} and d.words @@ ${`'${p}':*`}::tsquery and (strpos(${text}, ${` ${p}`}) > 0))`;
+  const rawSuggestStart = (p: string) =>
+    sql<{ slug: string }>`select ${docColumns}, 0 as rank
+    from search_documents d
+    where d.site_id = ${siteId} and d.locale = 'en'
+      and d.title_words ~>=~ ${` ${p}`} and d.title_words ~<~ ${
+      prefixEnd(` ${p}`)
+    }
+      and strpos(d.title_words, ${` ${p}`}) = 1
+      and (${suggestMatch(p)})
+    order by d.published_at desc, d.entry_id desc limit ${5}`;
+  const rawSuggestContains = (p: string) =>
+    sql<{ slug: string }>`select ${docColumns}, 0 as rank
+    from ${newest}
+    where (${
+      suggestMatch(p)
+    }) and case when strpos(d.title_words, ${` ${p}`}) = 1 then 0
+      when strpos(d.title_words, ${` ${p}`}) > 0 then 1 else 2 end = 1
+    order by d.published_at desc, d.entry_id desc limit ${5}`;
+  const rawSuggest = async (p: string) => [
+    ...(await rawSuggestStart(p).execute(db)).rows,
+    ...(await rawSuggestContains(p).execute(db)).rows,
+  ];
+  // The hand-written SQL must answer what the service answers.
+  const filteredHttp = (await get(FILTERED)).body.data.map((
+    r: { slug: string },
+  ) => r.slug);
+  const filteredSql =
+    ((await rawFiltered.execute(db)).rows as { slug: string }[]).slice(0, 20)
+      .map((r) => r.slug);
+  if (JSON.stringify(filteredHttp) !== JSON.stringify(filteredSql)) {
+    throw new Error(
+      `Raw filtered SQL differs from the service: ${
+        JSON.stringify({ filteredHttp, filteredSql })
+      }`,
+    );
+  }
+  for (const w of VOCAB.slice(0, 3)) {
+    const viaHttp = (await get(`/v1/_search?q=${w}&locale=en`)).body.data
+      .map((r: { slug: string }) => r.slug);
+    const viaSql = (await rawSearch(w).execute(db)).rows.slice(0, 10)
+      .map((r) => r.slug);
+    const sHttp =
+      (await get(`/v1/_search/suggest?q=${w.slice(0, 3)}&locale=en`))
+        .body.data.map((r: { slug: string }) => r.slug);
+    const sSql = (await rawSuggest(w.slice(0, 3))).map((r) => r.slug);
+    if (
+      JSON.stringify(viaHttp) !== JSON.stringify(viaSql) ||
+      JSON.stringify(sHttp) !== JSON.stringify(sSql) || viaSql.length === 0
+    ) {
+      throw new Error(
+        `Raw search SQL differs from the service for "${w}": ${
+          JSON.stringify({ viaHttp, viaSql, sHttp, sSql })
+        }`,
+      );
+    }
+  }
+  const raw: Record<string, (i: number) => Promise<boolean>> = {
+    "list page (limit=20, default order)": async () =>
+      (await rawList(null).execute(db)).rows.length === 21,
+    "filtered + sorted list": async () =>
+      (await rawFiltered.execute(db)).rows.length > 0,
+    "single read by slug": async (i) =>
+      (await rawSingle(slugs[i % slugs.length]).execute(db)).rows.length === 1,
+    "search (q=<word>, locale=en)": async (i) =>
+      (await rawSearch(VOCAB[i % VOCAB.length]).execute(db)).rows.length === 11,
+    "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
+      (await rawSuggest(VOCAB[i % VOCAB.length].slice(0, 3))).length === 5,
+    "cursor walk, 50 pages (one sample = whole walk)": async () => {
+      let after: { at: string; id: string } | null = null;
+      for (let p = 0; p < 50; p++) {
+        const rows: { group_id: string; k_at: string }[] =
+          (await rawList(after).execute(db)).rows;
+        const last = rows[19];
+        after = { at: last.k_at, id: last.group_id };
+      }
+      return true;
+    },
+  };
+
+  // Paths `wrk` cycles through for the single-request scenarios (the walk needs each answer).
+  const wrkPaths: Record<string, string[]> = {
+    "list page (limit=20, default order)": [LIST],
+    "filtered + sorted list": [FILTERED],
+    "single read by slug": slugs.map((s) => `/v1/posts/${s}`),
+    "search (q=<word>, locale=en)": SEARCH,
+    "suggest (q=<3-letter prefix>, locale=en)": SUGGEST,
+  };
+  const useWrk = Deno.env.get("BENCH_LOAD") !== "deno" && await hasWrk();
+  console.log(`HTTP load generator: ${useWrk ? "wrk" : "Deno fetch"}`);
+  const serverPid = server.pid;
+  const results: {
+    scenario: string;
+    kind: string;
+    concurrency: number;
+    load: "wrk" | "deno";
+    stats: RunStats;
+    /** CPU (user + system) of the service process per request, where /proc tells it. */
+    service_cpu_ms_per_request?: number;
+  }[] = [];
+  for (const [name, task] of Object.entries(scenarios)) {
+    if (only.length > 0 && !only.some((w) => name.includes(w))) continue;
+    const walk = name.startsWith("cursor");
+    for (
+      const [kind, fn] of [["HTTP", task], ["raw SQL", raw[name]]] as const
+    ) {
+      const viaWrk = useWrk && kind === "HTTP" && !walk;
+      if (viaWrk) await runWrk(origin, wrkPaths[name], 4, 2); // warm-up
+      else await runLoad(4, walk ? 1 : 25, fn);
+      for (const c of [1, 32]) {
+        const per = walk ? (c === 1 ? 10 : 2) : (c === 1 ? 300 : 60);
+        const cpu0 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
+        const s = viaWrk
+          ? await runWrk(origin, wrkPaths[name], c, c === 1 ? 5 : 8)
+          : await runLoad(c, per, fn);
+        const cpu1 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
+        const cpu = cpu0 !== null && cpu1 !== null && s.requests > 0
+          ? Number(((cpu1 - cpu0) * 10 / s.requests).toFixed(3))
+          : undefined;
+        results.push({
+          scenario: name,
+          kind,
+          concurrency: c,
+          load: viaWrk ? "wrk" : "deno",
+          stats: s,
+          ...(cpu === undefined ? {} : { service_cpu_ms_per_request: cpu }),
+        });
+        console.log(
+          `${kind.padEnd(8)} c=${String(c).padStart(2)} ${name}: ${
+            JSON.stringify(s)
+          }${cpu === undefined ? "" : ` service CPU ${cpu} ms/request`}`,
+        );
+      }
+    }
+  }
+
+  const plans: Record<string, string> = {};
+  const explain = async (
+    name: string,
+    query: {
+      compile(db: unknown): { sql: string; parameters: readonly unknown[] };
+    },
+  ) => {
+    const compiled = query.compile(db);
+    const res = await sql.raw(
+      `explain (analyze, buffers, costs off, timing off) ${
+        interpolate(compiled.sql, compiled.parameters)
+      }`,
+    ).execute(db);
+    plans[name] = (res.rows as Record<string, string>[]).map((r) =>
+      r["QUERY PLAN"]
+    ).join("\n");
+  };
+  await explain("list page", rawList(null));
+  const mid = (await rawList(null).execute(db)).rows[19];
+  await explain("cursor page", rawList({ at: mid.k_at, id: mid.group_id }));
+  await explain("filtered + sorted list", rawFiltered);
+  await explain("filtered + sorted list, JSON sort (before)", jsonFiltered);
+  await explain("single read by slug", rawSingle("en-post-4242"));
+  await explain("search q=garden", rawSearch("garden"));
+  await explain("suggest q=gar, titles starting", rawSuggestStart("gar"));
+  await explain("suggest q=gar, titles containing", rawSuggestContains("gar"));
+  await explain(
+    "request context (site, languages, policy, origins, token, model)",
+    contextQuery({
+      site: { domain: "127.0.0.1" },
+      tokenDigest: null,
+      modelSlug: "posts",
+    }),
+  );
+  const out = {
+    machine:
+      `${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, ${Deno.version.deno}`,
+    postgres:
+      (await sql<{ v: string }>`select version() as v`.execute(db)).rows[0].v,
+    entries: seeded.entries,
+    public_rows: seeded.publicRows,
+    seed_seconds: Number(seeded.seedSeconds.toFixed(1)),
+    search_documents: seeded.documents,
+    search_index_seconds: Number(seeded.indexSeconds.toFixed(1)),
+    queries: {
+      list: LIST,
+      filtered: FILTERED,
+      single: "/v1/posts/en-post-<n>",
+      search: "/v1/_search?q=<word of VOCAB>&locale=en",
+      suggest:
+        "/v1/_search/suggest?q=<first 3 letters of a VOCAB word>&locale=en",
+    },
+    results,
+    plans,
+  };
+  await Deno.writeTextFile(
+    new URL("./results.json", import.meta.url),
+    JSON.stringify(out, null, 2) + "\n",
+  );
+  console.log("wrote bench/results.json");
+} finally {
+  if (server) {
+    server.kill("SIGTERM");
+    await server.status;
+  }
+  await db.destroy();
+  if (keep) console.log(`kept the database: BENCH_DB=${dbName}`);
+  else await admin(`drop database if exists ${dbName} with (force)`);
+}
+
+/** Creates the site, its model and ENTRIES published entries in two languages, then the read
+ * model and search documents; `vacuum analyze` last, as autovacuum would on a live database. */
+async function seed(): Promise<Seed> {
   await migrateToLatest(db);
   const siteId = crypto.randomUUID();
   await db.insertInto("sites").values({
@@ -156,7 +509,7 @@ try {
   const indexStart = performance.now();
   const documents = await bulkIndexSite(db, siteId);
   const indexSeconds = (performance.now() - indexStart) / 1000;
-  await sql`analyze`.execute(db);
+  await sql`vacuum analyze`.execute(db);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   const counted = await sql<
     { n: number }
@@ -168,299 +521,53 @@ try {
       seedSeconds.toFixed(1)
     } s (search documents: ${indexSeconds.toFixed(1)} s)`,
   );
-
-  server = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--unstable-kv",
-      new URL("./serve.ts", import.meta.url).pathname,
-    ],
-    env: { BENCH_DATABASE_URL: url.toString() },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let port = 0;
-  for (let i = 0; i < 100 && port === 0; i++) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    const m = /listening (\d+)/.exec(value ?? "");
-    if (m) port = Number(m[1]);
-  }
-  if (!port) throw new Error("Cannot start the benchmark server");
-  const origin = `http://127.0.0.1:${port}`;
-
-  const slugs = Array.from(
-    { length: 1000 },
-    (_, i) => `en-post-${1 + ((i * 9973) % ENTRIES)}`,
-  );
-  const get = async (path: string) => {
-    const res = await fetch(origin + path);
-    const body = await res.json();
-    return { ok: res.status === 200, body };
-  };
-  const LIST = "/v1/posts?limit=20";
-  const FILTERED =
-    "/v1/posts?limit=20&filter[category]=news&filter[price][gte]=100&filter[price][lt]=200&sort=-price";
-  const SEARCH = VOCAB.map((w) => `/v1/_search?q=${w}&locale=en`);
-  const SUGGEST = VOCAB.map((w) =>
-    `/v1/_search/suggest?q=${w.slice(0, 3)}&locale=en`
-  );
-  const scenarios: Record<string, (i: number) => Promise<boolean>> = {
-    "list page (limit=20, default order)": async () => (await get(LIST)).ok,
-    "filtered + sorted list": async () => (await get(FILTERED)).ok,
-    "single read by slug": async (i) =>
-      (await get(`/v1/posts/${slugs[i % slugs.length]}`)).ok,
-    "search (q=<word>, locale=en)": async (i) =>
-      (await get(SEARCH[i % SEARCH.length])).ok,
-    "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
-      (await get(SUGGEST[i % SUGGEST.length])).ok,
-    "cursor walk, 50 pages (one sample = whole walk)": async () => {
-      let cursor: string | null = null;
-      for (let p = 0; p < 50; p++) {
-        const r = await get(`${LIST}${cursor ? `&cursor=${cursor}` : ""}`);
-        if (!r.ok) return false;
-        cursor = r.body.page.next_cursor;
-      }
-      return true;
-    },
-  };
-
-  const cols =
-    sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at, p.fields`;
-  const base_ =
-    sql`p.site_id = ${siteId} and p.model_id = ${modelId} and p.requested_locale = 'en'`;
-  const rawList = (after: { at: string; id: string } | null) =>
-    sql<
-      { group_id: string; k_at: string }
-    >`select ${cols}, p.published_at::text as k_at from public_items p
-      where ${base_} ${
-      after
-        ? sql`and (p.published_at, p.group_id) < (${after.at}::timestamptz, ${after.id}::uuid)`
-        : sql``
-    }
-      order by p.published_at desc, p.group_id desc limit 21`;
-  const price =
-    sql`(case when jsonb_typeof(p.fields -> 'price') = 'number' then (p.fields ->> 'price')::numeric end)`;
-  // The service's query for FILTERED (core/public/list.ts, sortedByValues): a range scan of the
-  // price keys in sort order, each item checked by primary key against the filters.
-  const rawFiltered = sql`select p.* from public_item_values s
-      cross join lateral (select ${cols} from public_items p
-        where p.site_id = s.site_id and p.model_id = s.model_id
-          and p.requested_locale = s.requested_locale and p.group_id = s.group_id
-          and (p.fields @> jsonb_build_object('category', 'news'::text))
-          and ${price} >= '100'::numeric and ${price} < '200'::numeric
-        offset 0) p
-      where s.site_id = ${siteId} and s.model_id = ${modelId} and s.requested_locale = 'en'
-        and s.field_key = 'price' and s.num_value is not null
-        and s.num_value >= '100'::numeric and s.num_value < '200'::numeric
-      order by s.num_value desc, s.group_id asc limit 21`;
-  // The previous query: GIN containment, then a sort on the JSON value.
-  const jsonFiltered = sql`select ${cols} from public_items p where ${base_}
-      and p.fields @> jsonb_build_object('category', 'news'::text) and ${price} >= 100 and ${price} < 200
-      order by (${price} is null) asc, ${price} desc, p.group_id asc limit 21`;
-  const rawSingle = (slug: string) =>
-    sql`select ${cols},
-      (select coalesce(json_agg(json_build_object('locale', e.locale, 'slug', e.slug)
-          order by e.locale), '[]'::json)
-        from entries e join entry_groups g on g.site_id = e.site_id and g.id = e.group_id
-        where e.site_id = p.site_id and e.group_id = p.group_id
-          and e.published_version_id is not null and g.trashed_at is null) as alternates
-      from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
-  // The service's search and suggestion SQL (core/search/search.ts) for this site's plan: posts
-  // only, whole words, matched over title + category, ranked by title (weight 10). Whole-word
-  // matching reads no stems, so the service runs just this statement after reading the plan.
-  const text =
-    sql`(coalesce(d.field_words->>'title', '') || coalesce(d.field_words->>'category', ''))`;
-  const rawSearch = (w: string) =>
-    sql<{ slug: string }>`select * from (
-      select d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at,
-        case d.model_id when ${modelId} then greatest(case when (strpos((coalesce(d.field_words->>'title', '')), ${` ${w} `}) > 0) then ${10}::int else 0 end, 0) else 0 end as rank
-      from search_documents d
-      where d.site_id = ${siteId} and d.locale = 'en'
-        and ((d.model_id = ${modelId} and d.words @@ ${`'${w}'`}::tsquery and (strpos(${text}, ${` ${w} `}) > 0)))
-    ) s
-    where true
-    order by s.rank desc, s.published_at desc, s.entry_id desc
-    limit ${11}`;
-  const rawSuggest = (p: string) =>
-    sql<{ slug: string }>`
-    select d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at, 0 as rank
-    from search_documents d
-    where d.site_id = ${siteId} and d.locale = 'en'
-      and ((d.model_id = ${modelId} and d.words @@ ${`'${p}':*`}::tsquery and (strpos(${text}, ${` ${p}`}) > 0)))
-    order by case when strpos(d.title_words, ${` ${p}`}) = 1 then 0
-      when strpos(d.title_words, ${` ${p}`}) > 0 then 1 else 2 end,
-      d.published_at desc, d.entry_id desc
-    limit ${5}`;
-  // The hand-written SQL must answer what the service answers.
-  for (const w of VOCAB.slice(0, 3)) {
-    const viaHttp = (await get(`/v1/_search?q=${w}&locale=en`)).body.data
-      .map((r: { slug: string }) => r.slug);
-    const viaSql = (await rawSearch(w).execute(db)).rows.slice(0, 10)
-      .map((r) => r.slug);
-    const sHttp =
-      (await get(`/v1/_search/suggest?q=${w.slice(0, 3)}&locale=en`))
-        .body.data.map((r: { slug: string }) => r.slug);
-    const sSql = (await rawSuggest(w.slice(0, 3)).execute(db)).rows
-      .map((r) => r.slug);
-    if (
-      JSON.stringify(viaHttp) !== JSON.stringify(viaSql) ||
-      JSON.stringify(sHttp) !== JSON.stringify(sSql) || viaSql.length === 0
-    ) {
-      throw new Error(
-        `Raw search SQL differs from the service for "${w}": ${
-          JSON.stringify({ viaHttp, viaSql, sHttp, sSql })
-        }`,
-      );
-    }
-  }
-  const raw: Record<string, (i: number) => Promise<boolean>> = {
-    "list page (limit=20, default order)": async () =>
-      (await rawList(null).execute(db)).rows.length === 21,
-    "filtered + sorted list": async () =>
-      (await rawFiltered.execute(db)).rows.length > 0,
-    "single read by slug": async (i) =>
-      (await rawSingle(slugs[i % slugs.length]).execute(db)).rows.length === 1,
-    "search (q=<word>, locale=en)": async (i) =>
-      (await rawSearch(VOCAB[i % VOCAB.length]).execute(db)).rows.length === 11,
-    "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
-      (await rawSuggest(VOCAB[i % VOCAB.length].slice(0, 3)).execute(db)).rows
-        .length === 5,
-    "cursor walk, 50 pages (one sample = whole walk)": async () => {
-      let after: { at: string; id: string } | null = null;
-      for (let p = 0; p < 50; p++) {
-        const rows: { group_id: string; k_at: string }[] =
-          (await rawList(after).execute(db)).rows;
-        const last = rows[19];
-        after = { at: last.k_at, id: last.group_id };
-      }
-      return true;
-    },
-  };
-
-  // Paths `wrk` cycles through for the single-request scenarios (the walk needs each answer).
-  const wrkPaths: Record<string, string[]> = {
-    "list page (limit=20, default order)": [LIST],
-    "filtered + sorted list": [FILTERED],
-    "single read by slug": slugs.map((s) => `/v1/posts/${s}`),
-    "search (q=<word>, locale=en)": SEARCH,
-    "suggest (q=<3-letter prefix>, locale=en)": SUGGEST,
-  };
-  const useWrk = Deno.env.get("BENCH_LOAD") !== "deno" && await hasWrk();
-  console.log(`HTTP load generator: ${useWrk ? "wrk" : "Deno fetch"}`);
-  const serverPid = server.pid;
-  const results: {
-    scenario: string;
-    kind: string;
-    concurrency: number;
-    load: "wrk" | "deno";
-    stats: RunStats;
-    /** CPU (user + system) of the service process per request, where /proc tells it. */
-    service_cpu_ms_per_request?: number;
-  }[] = [];
-  for (const [name, task] of Object.entries(scenarios)) {
-    const walk = name.startsWith("cursor");
-    for (
-      const [kind, fn] of [["HTTP", task], ["raw SQL", raw[name]]] as const
-    ) {
-      const viaWrk = useWrk && kind === "HTTP" && !walk;
-      if (viaWrk) await runWrk(origin, wrkPaths[name], 4, 2); // warm-up
-      else await runLoad(4, walk ? 1 : 25, fn);
-      for (const c of [1, 32]) {
-        const per = walk ? (c === 1 ? 10 : 2) : (c === 1 ? 300 : 60);
-        const cpu0 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
-        const s = viaWrk
-          ? await runWrk(origin, wrkPaths[name], c, c === 1 ? 5 : 8)
-          : await runLoad(c, per, fn);
-        const cpu1 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
-        const cpu = cpu0 !== null && cpu1 !== null && s.requests > 0
-          ? Number(((cpu1 - cpu0) * 10 / s.requests).toFixed(3))
-          : undefined;
-        results.push({
-          scenario: name,
-          kind,
-          concurrency: c,
-          load: viaWrk ? "wrk" : "deno",
-          stats: s,
-          ...(cpu === undefined ? {} : { service_cpu_ms_per_request: cpu }),
-        });
-        console.log(
-          `${kind.padEnd(8)} c=${String(c).padStart(2)} ${name}: ${
-            JSON.stringify(s)
-          }${cpu === undefined ? "" : ` service CPU ${cpu} ms/request`}`,
-        );
-      }
-    }
-  }
-
-  const plans: Record<string, string> = {};
-  const explain = async (
-    name: string,
-    query: {
-      compile(db: unknown): { sql: string; parameters: readonly unknown[] };
-    },
-  ) => {
-    const compiled = query.compile(db);
-    const res = await sql.raw(
-      `explain (analyze, buffers, costs off, timing off) ${
-        interpolate(compiled.sql, compiled.parameters)
-      }`,
-    ).execute(db);
-    plans[name] = (res.rows as Record<string, string>[]).map((r) =>
-      r["QUERY PLAN"]
-    ).join("\n");
-  };
-  await explain("list page", rawList(null));
-  const mid = (await rawList(null).execute(db)).rows[19];
-  await explain("cursor page", rawList({ at: mid.k_at, id: mid.group_id }));
-  await explain("filtered + sorted list", rawFiltered);
-  await explain("filtered + sorted list, JSON sort (before)", jsonFiltered);
-  await explain("single read by slug", rawSingle("en-post-4242"));
-  await explain("search q=garden", rawSearch("garden"));
-  await explain("suggest q=gar", rawSuggest("gar"));
-  await explain(
-    "request context (site, languages, policy, origins, token, model)",
-    contextQuery({
-      site: { domain: "127.0.0.1" },
-      tokenDigest: null,
-      modelSlug: "posts",
-    }),
-  );
-  const out = {
-    machine:
-      `${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, ${Deno.version.deno}`,
-    postgres:
-      (await sql<{ v: string }>`select version() as v`.execute(db)).rows[0].v,
+  return {
+    siteId,
+    modelId,
     entries: ENTRIES,
-    public_rows: counted.rows[0].n,
-    seed_seconds: Number(seedSeconds.toFixed(1)),
-    search_documents: documents,
-    search_index_seconds: Number(indexSeconds.toFixed(1)),
-    queries: {
-      list: LIST,
-      filtered: FILTERED,
-      single: "/v1/posts/en-post-<n>",
-      search: "/v1/_search?q=<word of VOCAB>&locale=en",
-      suggest:
-        "/v1/_search/suggest?q=<first 3 letters of a VOCAB word>&locale=en",
-    },
-    results,
-    plans,
+    publicRows: counted.rows[0].n,
+    seedSeconds,
+    documents,
+    indexSeconds,
   };
-  await Deno.writeTextFile(
-    new URL("./results.json", import.meta.url),
-    JSON.stringify(out, null, 2) + "\n",
-  );
-  console.log("wrote bench/results.json");
-} finally {
-  if (server) {
-    server.kill("SIGTERM");
-    await server.status;
-  }
-  await db.destroy();
-  await admin(`drop database if exists ${dbName} with (force)`);
+}
+
+/** The seed facts of a database an earlier run kept. */
+async function readSeed(): Promise<Seed> {
+  const site = await db.selectFrom("sites").select("id").where(
+    "slug",
+    "=",
+    "bench",
+  ).executeTakeFirstOrThrow();
+  const model = await db.selectFrom("models").select("id").where(
+    "site_id",
+    "=",
+    site.id,
+  ).executeTakeFirstOrThrow();
+  const count = async (table: "public_items" | "search_documents") =>
+    (await sql<{ n: number }>`select count(*)::int as n from ${
+      sql.table(table)
+    }`.execute(db)).rows[0].n;
+  const publicRows = await count("public_items");
+  return {
+    siteId: site.id,
+    modelId: model.id,
+    entries: publicRows / 2,
+    publicRows,
+    seedSeconds: 0,
+    documents: await count("search_documents"),
+    indexSeconds: 0,
+  };
+}
+
+interface Seed {
+  siteId: string;
+  modelId: string;
+  entries: number;
+  publicRows: number;
+  seedSeconds: number;
+  documents: number;
+  indexSeconds: number;
 }
 
 /** User + system CPU of process `pid` in clock ticks (1/100 s on Linux); null elsewhere. */
