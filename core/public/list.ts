@@ -1,5 +1,4 @@
 // GET /v1/{model}: published items of one model, filtered, ordered and paged in SQL (spec 3 part 4.2).
-import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { HttpError } from "../web/errors.ts";
 import { decodeCursor, encodeCursor, queryDigest } from "./cursor.ts";
@@ -10,18 +9,16 @@ import {
   slugs,
   visibleTargets,
 } from "./expand.ts";
-import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
-import { invalid, type ListQuery, parseListQuery } from "./list_params.ts";
+import { PAGE_CONTRACT_SERVED, shapeItem } from "./items.ts";
+import { invalid, parseListQuery } from "./list_params.ts";
+import { type PageRow as Row, scanned, sortedByValues } from "./list_pages.ts";
 import {
-  type ListCondition,
   planConditions,
   planSelection,
   planSort,
   type SortPlan,
 } from "./list_plan.ts";
 import { notFound } from "./middleware.ts";
-import { executePrepared } from "./prepared.ts";
-import { FACET_OMITTED } from "./projection.ts";
 import {
   localePlanOrRefuse,
   modelBySlug,
@@ -46,13 +43,6 @@ export interface PublicAnswer {
   body: Record<string, unknown>;
   tags: string[];
 }
-
-type Row = PublicRow & {
-  version_id: string;
-  k: unknown;
-  k_at: string;
-  k_null: number;
-};
 
 /** Lists published items; refusals throw the spec's HttpError. */
 export async function listItems(
@@ -173,265 +163,10 @@ export async function listItems(
   };
 }
 
-/** What every page query of one list shares. */
-interface PageBase {
-  siteId: string;
-  modelId: string;
-  locale: string;
-  conditions: ListCondition[];
-  /** Rows to fetch: the page size plus one, to know whether more follow. */
-  limit: number;
-}
-
-const FIELDS = sql`p.fields`;
-const FACETS = sql`s.facets`;
-const OMITTED = sql`${sql.lit(FACET_OMITTED)}::jsonb`;
-
-const COLUMNS =
-  sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number,
-  p.published_at, p.fields`;
-
-/** A page in published or manual order, or sorted by a value computed from the JSON fields. */
-async function scanned(
-  db: Db,
-  base: PageBase,
-  order: string,
-  sort: SortPlan | null,
-  after: unknown[] | null,
-): Promise<Row[]> {
-  const { key, orderBy, keyset } = ordering(order, sort, after);
-  const where = [
-    sql`p.site_id = ${base.siteId}`,
-    sql`p.model_id = ${base.modelId}`,
-    sql`p.requested_locale = ${base.locale}`,
-    ...base.conditions.map((c) => c.on(FIELDS)),
-    ...(keyset ? [keyset] : []),
-  ];
-  const manualJoin = order === "manual" && !sort
-    ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
-    : sql``;
-  // In published order the cursor uses `k_at`: no second timestamp to parse per row.
-  const k = order === "manual" || sort ? key : sql`null`;
-  const page = sql<Row>`
-    select ${COLUMNS}, p.published_at::text as k_at, ${k} as k, (${k} is null)::int as k_null
-    from public_items p ${manualJoin}
-    where ${sql.join(where, sql` and `)}
-    order by ${orderBy}
-    limit ${base.limit}
-  `;
-  // The plain published-order page (4 shapes: asc/desc, with or without a cursor) is prepared;
-  // filtered and sorted pages have too many shapes to keep per connection.
-  if (base.conditions.length === 0 && !sort && order !== "manual") {
-    return await executePrepared(db, "stave_public_page", page);
-  }
-  return (await page.execute(db)).rows;
-}
-
-/**
- * A page sorted by a field `public_item_values` holds: items with a value come from an index
- * range scan in sort order (filtered on the index entries, then probed by primary key), then
- * (only when the page is not full yet) items without one, by id. Same order and cursors as
- * {@link scanned}.
- */
-async function sortedByValues(
-  db: Db,
-  base: PageBase,
-  sort: SortPlan,
-  query: ListQuery,
-  after: unknown[] | null,
-): Promise<Row[]> {
-  const bad = () =>
-    invalid("Invalid cursor: it cannot be read; start from the first page");
-  const col = sql.ref(`s.${sort.indexed}`);
-  const typed = (v: string) =>
-    sort.indexed === "num_value"
-      ? sql`${v}::numeric`
-      : sql`(${v}::text collate "C")`;
-  let inNulls = false;
-  let afterId: string | null = null;
-  let afterValue: string | null = null;
-  if (after) {
-    const [wasNull, value, id] = after;
-    if (typeof id !== "string" || (wasNull !== 0 && wasNull !== 1)) bad();
-    if (wasNull === 0 && typeof value !== "string") bad();
-    inNulls = wasNull === 1;
-    afterId = id as string;
-    afterValue = wasNull === 0 ? value as string : null;
-  }
-  const rows: Row[] = [];
-  if (!inNulls) {
-    const where = [
-      sql`s.site_id = ${base.siteId}`,
-      sql`s.model_id = ${base.modelId}`,
-      sql`s.requested_locale = ${base.locale}`,
-      sql`s.field_key = ${sort.key}`,
-      sql`${col} is not null`,
-    ];
-    // A number range on the sorted field narrows the index range too (it stays a row condition).
-    const own = query.filters.get(sort.key);
-    if (own?.kind === "range" && sort.indexed === "num_value") {
-      if (own.lower) {
-        const op = own.lower.op === "gt" ? sql`>` : sql`>=`;
-        where.push(sql`${col} ${op} ${typed(own.lower.value)}`);
-      }
-      if (own.upper) {
-        const op = own.upper.op === "lt" ? sql`<` : sql`<=`;
-        where.push(sql`${col} ${op} ${typed(own.upper.value)}`);
-      }
-    }
-    // Equality on the sorted field is the index range itself (it stays a row condition too).
-    if (own?.kind === "eq") {
-      const values = own.values.map(typed);
-      where.push(
-        values.length === 1
-          ? sql`${col} = ${values[0]}`
-          : sql`${col} in (${sql.join(values)})`,
-      );
-    }
-    if (afterValue !== null) {
-      const v = typed(afterValue);
-      where.push(
-        sort.desc
-          ? sql`${col} <= ${v} and (${col} < ${v} or s.group_id > ${afterId}::uuid)`
-          : sql`${col} >= ${v} and (${col} > ${v} or s.group_id > ${afterId}::uuid)`,
-      );
-    }
-    // Conditions run on the index entries' copy of the item's short values (facets), so only
-    // survivors are probed. Where the copy lacks the entry a condition reads (too long, or no
-    // copy), the index entry passes and the probe reads `p.fields`. Exact: a usable copy holds
-    // that entry as `fields` does (or lacks it as `fields` does), and the condition reads no other.
-    const probe: RawBuilder<unknown>[] = [];
-    for (const c of base.conditions) {
-      if (c.key === null) {
-        probe.push(c.on(FIELDS));
-        continue;
-      }
-      const usable = sql`(s.facets is not null
-        and (s.facets -> ${c.key}::text) is distinct from ${OMITTED})`;
-      where.push(sql`(not ${usable} or ${c.on(FACETS)})`);
-      probe.push(sql`(${usable} or ${c.on(FIELDS)})`);
-    }
-    const conditions = probe.length > 0
-      ? sql`and ${sql.join(probe, sql` and `)}`
-      : sql``;
-    // `offset 0` keeps the item lookup a per-row probe, so the sorted range scan drives the plan;
-    // with the plan's shape fixed that way, a prepared statement's generic plan is the same plan.
-    const result = await executePrepared(
-      db,
-      "stave_public_sorted",
-      sql<Row>`
-      select p.*, p.published_at::text as k_at, ${col} as k, 0 as k_null
-      from public_item_values s
-      cross join lateral (
-        select ${COLUMNS} from public_items p
-        where p.site_id = s.site_id and p.model_id = s.model_id
-          and p.requested_locale = s.requested_locale and p.group_id = s.group_id
-          ${conditions}
-        offset 0
-      ) p
-      where ${sql.join(where, sql` and `)}
-      order by ${col} ${sort.desc ? sql`desc` : sql`asc`}, s.group_id asc
-      limit ${base.limit}
-    `,
-    );
-    rows.push(...result);
-  }
-  // Any filter on the sorted field matches only items that have its value.
-  if (rows.length >= base.limit || query.filters.has(sort.key)) return rows;
-  const where = [
-    sql`p.site_id = ${base.siteId}`,
-    sql`p.model_id = ${base.modelId}`,
-    sql`p.requested_locale = ${base.locale}`,
-    ...base.conditions.map((c) => c.on(FIELDS)),
-    sql`not exists (select 1 from public_item_values s where s.site_id = p.site_id
-      and s.model_id = p.model_id and s.requested_locale = p.requested_locale
-      and s.group_id = p.group_id and s.field_key = ${sort.key} and ${col} is not null)`,
-    ...(inNulls ? [sql`p.group_id > ${afterId}::uuid`] : []),
-  ];
-  const result = await sql<Row>`
-    select ${COLUMNS}, p.published_at::text as k_at, null as k, 1 as k_null
-    from public_items p
-    where ${sql.join(where, sql` and `)}
-    order by p.group_id asc
-    limit ${base.limit - rows.length}
-  `.execute(db);
-  rows.push(...result.rows);
-  return rows;
-}
-
 function cursorKey(order: string, sort: SortPlan | null, row: Row): unknown[] {
   if (sort) {
     return [row.k_null, row.k_null ? null : String(row.k), row.group_id];
   }
   if (order === "manual") return [Number(row.k), row.group_id];
   return [row.k_at, row.group_id];
-}
-
-const MANUAL_LAST = 2147483647;
-
-function ordering(
-  order: string,
-  sort: SortPlan | null,
-  after: unknown[] | null,
-): {
-  key: RawBuilder<unknown>;
-  orderBy: RawBuilder<unknown>;
-  keyset: RawBuilder<unknown> | null;
-} {
-  const bad = () =>
-    invalid("Invalid cursor: it cannot be read; start from the first page");
-  if (sort) {
-    const dir = sort.desc ? sql`desc` : sql`asc`;
-    const orderBy =
-      sql`(${sort.value} is null) asc, ${sort.value} ${dir}, p.group_id asc`;
-    if (!after) return { key: sort.value, orderBy, keyset: null };
-    const [wasNull, value, id] = after;
-    if (typeof id !== "string" || (wasNull !== 0 && wasNull !== 1)) bad();
-    if (wasNull === 1) {
-      return {
-        key: sort.value,
-        orderBy,
-        keyset: sql`(${sort.value} is null and p.group_id > ${id}::uuid)`,
-      };
-    }
-    if (typeof value !== "string") bad();
-    const v = sql`${value}::${sql.raw(sort.cast)}`;
-    const typed = sort.cast === "text" ? sql`(${v} collate "C")` : v;
-    const beyond = sort.desc
-      ? sql`${sort.value} < ${typed}`
-      : sql`${sort.value} > ${typed}`;
-    return {
-      key: sort.value,
-      orderBy,
-      keyset:
-        sql`(${sort.value} is null or ${beyond} or (${sort.value} = ${typed} and p.group_id > ${id}::uuid))`,
-    };
-  }
-  if (order === "manual") {
-    const key = sql`coalesce(m.position, ${sql.lit(MANUAL_LAST)})`;
-    const orderBy = sql`${key} asc, p.group_id asc`;
-    if (!after) return { key, orderBy, keyset: null };
-    const [position, id] = after;
-    if (typeof position !== "number" || typeof id !== "string") bad();
-    return {
-      key,
-      orderBy,
-      keyset: sql`(${key}, p.group_id) > (${position}::int, ${id}::uuid)`,
-    };
-  }
-  const desc = order === "desc";
-  const key = sql`p.published_at`;
-  const orderBy = desc
-    ? sql`p.published_at desc, p.group_id desc`
-    : sql`p.published_at asc, p.group_id asc`;
-  if (!after) return { key, orderBy, keyset: null };
-  const [at, id] = after;
-  if (typeof at !== "string" || typeof id !== "string") bad();
-  return {
-    key,
-    orderBy,
-    keyset: desc
-      ? sql`(p.published_at, p.group_id) < (${at}::timestamptz, ${id}::uuid)`
-      : sql`(p.published_at, p.group_id) > (${at}::timestamptz, ${id}::uuid)`,
-  };
 }
