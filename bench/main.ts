@@ -11,7 +11,7 @@ import { migrateToLatest } from "../core/db/migrate.ts";
 import { createModel } from "../core/models/store.ts";
 import { rebuildPublicItems } from "../core/public/projection.ts";
 import { bulkIndexSite } from "../core/search/bulk_index.ts";
-import { prefixEnd } from "../core/search/search.ts";
+import { prefixEnd } from "../core/search/suggest.ts";
 import { contextQuery } from "../core/public/request_context.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 
@@ -205,7 +205,7 @@ try {
         where e.site_id = p.site_id and e.group_id = p.group_id
           and e.published_version_id is not null and g.trashed_at is null) as alternates
       from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
-  // The service's search and suggestion SQL (core/search/search.ts) for this site's plan: posts
+  // The service's search and suggestion SQL (core/search/search.ts, suggest.ts) for this site's plan: posts
   // only, whole words, matched over title + category, ranked by title (weight 10). Whole-word
   // matching reads no stems. Search first looks for top-ranked matches among the newest 1,000
   // documents (every answer here is found there); suggest first reads titles starting with the

@@ -4,6 +4,8 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { parseSearchQuery } from "../../../core/search/request.ts";
 import { publicSearchPlan } from "../../../core/search/plan.ts";
+// Declares `c.var.publicContext`, which the /v1 middleware sets before this handler runs.
+import type {} from "../../../core/public/middleware.ts";
 import { search } from "../../../core/search/search.ts";
 
 const NO_STORE = { "Cache-Control": "no-store" };

@@ -4,7 +4,9 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { parseSearchQuery } from "../../../core/search/request.ts";
 import { publicSearchPlan } from "../../../core/search/plan.ts";
-import { suggest } from "../../../core/search/search.ts";
+// Declares `c.var.publicContext`, which the /v1 middleware sets before this handler runs.
+import type {} from "../../../core/public/middleware.ts";
+import { suggest } from "../../../core/search/suggest.ts";
 import { unavailable } from "./index.ts";
 
 const NO_STORE = { "Cache-Control": "no-store" };

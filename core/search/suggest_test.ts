@@ -1,7 +1,7 @@
 // The suggestion prefix range: every text starting with the prefix sorts below its end in byte
 // order, and the end itself does not start with the prefix (SRCH-011: titles starting first).
 import assert from "node:assert/strict";
-import { prefixEnd } from "./search.ts";
+import { prefixEnd } from "./suggest.ts";
 
 const bytes = new TextEncoder();
 function byteCompare(a: string, b: string): number {

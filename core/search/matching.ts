@@ -1,0 +1,145 @@
+// The SQL building blocks search and suggestions share: each type's filter and rank over
+// `search_documents`, English stems, and the row-to-result shape (spec 3 part 4.7).
+import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import type { SearchPlan, TypePlan } from "./plan.ts";
+import type { SearchResult } from "./search.ts";
+import { lexeme } from "./words.ts";
+
+/** A matching document as search and suggestion statements select it. */
+export interface DocumentRow {
+  entry_id: string;
+  model_id: string;
+  locale: string;
+  slug: string;
+  title: string;
+  summary: string;
+  published_at: Date | string;
+  rank: number;
+}
+
+/** How many of the newest documents a search or suggestion looks through before ranking all. */
+export const PROBE_WINDOW = 1000;
+
+export function toResult(row: DocumentRow, plan: SearchPlan): SearchResult {
+  const model = plan.types.find((t) => t.model.id === row.model_id)!.model;
+  return {
+    kind: model.slug === "pages"
+      ? "page"
+      : model.slug === "posts"
+      ? "post"
+      : "item",
+    model: model.slug,
+    slug: row.slug,
+    locale: row.locale,
+    title: row.title,
+    summary: row.summary,
+  };
+}
+
+/** English stems of the query words, only when some type matches English word forms. */
+export async function stemWords(
+  db: Db,
+  words: string[],
+  plan: SearchPlan,
+): Promise<string[]> {
+  if (words.length === 0) return [];
+  if (!plan.types.some((t) => t.mode === "english_word_forms")) return words;
+  const { rows } = await sql<{ s: string; n: number }>`
+    select coalesce((ts_lexize('english_stem', w))[1], w) as s, n
+    from unnest(${words}::text[]) with ordinality as u(w, n) order by n
+  `.execute(db);
+  return rows.map((r) => r.s);
+}
+
+/** The concatenated ` word ` text of some fields of the document. */
+function fieldsText(
+  keys: readonly string[],
+  column: "field_words" | "field_stems",
+): RawBuilder<string> {
+  if (keys.length === 0) return sql<string>`''`;
+  return sql<string>`(${
+    sql.join(
+      keys.map((k) => sql`coalesce(d.${sql.ref(column)}->>${k}, '')`),
+      sql` || `,
+    )
+  })`;
+}
+
+/** True when the union of `keys` holds every word under `mode`; the last word may be a prefix. */
+function holdsAll(
+  t: TypePlan,
+  keys: readonly string[],
+  words: string[],
+  stems: string[],
+  prefixLast: boolean,
+): RawBuilder<boolean> {
+  if (keys.length === 0) return sql<boolean>`false`;
+  const text = fieldsText(keys, "field_words");
+  const stemText = fieldsText(keys, "field_stems");
+  return sql<boolean>`(${
+    sql.join(
+      words.map((w, i) => {
+        const prefix = prefixLast && i === words.length - 1;
+        if (t.mode === "parts_of_words") return sql`strpos(${text}, ${w}) > 0`;
+        if (prefix) return sql`strpos(${text}, ${` ${w}`}) > 0`;
+        const whole = sql`strpos(${text}, ${` ${w} `}) > 0`;
+        if (t.mode === "whole_words") return whole;
+        return sql`(case when d.is_english then strpos(${stemText}, ${` ${
+          stems[i]
+        } `}) > 0 else ${whole} end)`;
+      }),
+      sql` and `,
+    )
+  })`;
+}
+
+/** The type's filter: its model, an index prefilter on the tsvector columns, then the exact rule. */
+export function typeFilter(
+  t: TypePlan,
+  words: string[],
+  stems: string[],
+  prefixLast: boolean,
+): RawBuilder<boolean> {
+  const last = words.length - 1;
+  const wholeQ = words.map((w, i) => lexeme(w, prefixLast && i === last))
+    .join(" & ");
+  let prefilter: RawBuilder<unknown>;
+  if (t.mode === "parts_of_words") {
+    prefilter = sql`d.parts @@ ${
+      words.map((w) => lexeme(w, true)).join(" & ")
+    }::tsquery`;
+  } else if (t.mode === "whole_words") {
+    prefilter = sql`d.words @@ ${wholeQ}::tsquery`;
+  } else {
+    const full = prefixLast ? stems.slice(0, last) : stems;
+    const stemQ = full.map((s) => lexeme(s)).join(" & ");
+    const lastQ = prefixLast
+      ? sql` and d.words @@ ${lexeme(words[last], true)}::tsquery`
+      : sql``;
+    prefilter = full.length === 0
+      ? sql`d.words @@ ${wholeQ}::tsquery`
+      : sql`(d.words @@ ${wholeQ}::tsquery or (d.stems @@ ${stemQ}::tsquery${lastQ}))`;
+  }
+  return sql<boolean>`(d.model_id = ${t.model.id} and ${prefilter} and ${
+    holdsAll(t, t.matchKeys, words, stems, prefixLast)
+  })`;
+}
+
+/** The highest weight among ranked fields that each hold every word (untuned: title 10). */
+export function rankOf(
+  t: TypePlan,
+  words: string[],
+  stems: string[],
+): RawBuilder<number> {
+  if (t.rank.length === 0) return sql<number>`0`;
+  return sql<number>`greatest(${
+    sql.join(
+      t.rank.map((r) =>
+        sql`case when ${
+          holdsAll(t, [r.key], words, stems, false)
+        } then ${r.weight}::int else 0 end`
+      ),
+    )
+  }, 0)`;
+}
