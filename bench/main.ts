@@ -14,6 +14,7 @@ import { bulkIndexSite } from "../core/search/bulk_index.ts";
 import { prefixEnd } from "../core/search/suggest.ts";
 import { contextQuery } from "../core/public/request_context.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
+import { cpuTicks } from "./proc.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
 /** Title words: entry i's English title is `Post <i> <VOCAB[i % 20]> <VOCAB[(i / 20) % 20]>`, so
@@ -568,17 +569,6 @@ interface Seed {
   seedSeconds: number;
   documents: number;
   indexSeconds: number;
-}
-
-/** User + system CPU of process `pid` in clock ticks (1/100 s on Linux); null elsewhere. */
-async function cpuTicks(pid: number): Promise<number | null> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return null;
-  }
 }
 
 /** Inlines parameters for EXPLAIN (values are the benchmark's own, never user input). */

@@ -1,0 +1,80 @@
+// `deno run -A --unstable-kv bench/cpu.ts <database url> <path> [concurrency] [seconds]`: serves the
+// app against a database an earlier bench run kept (BENCH_KEEP=1), loads one path with `wrk`, and
+// prints the CPU per request of the service process and of all PostgreSQL processes (user +
+// system, from /proc): where a request's time goes, steadier than requests per second on a
+// shared machine. Linux only; needs `wrk`.
+import { cpuTicks } from "./proc.ts";
+
+const [url, path, concurrency = "32", seconds = "10"] = Deno.args;
+if (!url || !path) {
+  console.error(
+    "usage: deno run -A --unstable-kv bench/cpu.ts <database url> <path> [concurrency] [seconds]",
+  );
+  Deno.exit(2);
+}
+
+const server = new Deno.Command(Deno.execPath(), {
+  args: [
+    "run",
+    "-A",
+    "--unstable-kv",
+    new URL("./serve.ts", import.meta.url).pathname,
+  ],
+  env: { BENCH_DATABASE_URL: url },
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+try {
+  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let port = 0;
+  for (let i = 0; i < 100 && port === 0; i++) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    port = Number(/listening (\d+)/.exec(value ?? "")?.[1] ?? 0);
+  }
+  if (!port) throw new Error("Cannot start the service");
+  const target = `http://127.0.0.1:${port}${path}`;
+  await wrk(target, 4, 2); // warm-up: prepared statements, JIT
+  const service0 = await cpuTicks(server.pid);
+  const postgres0 = await postgresTicks();
+  const out = await wrk(target, Number(concurrency), Number(seconds));
+  const service = (await cpuTicks(server.pid) ?? 0) - (service0 ?? 0);
+  const postgres = spent(postgres0, await postgresTicks());
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  // Ticks are 1/100 s on Linux.
+  const perRequest = (ticks: number) => (ticks * 10 / requests).toFixed(3);
+  console.log(out.trim());
+  console.log(
+    `CPU per request: service ${perRequest(service)} ms, PostgreSQL ${
+      perRequest(postgres)
+    } ms (${requests} requests)`,
+  );
+} finally {
+  server.kill("SIGTERM");
+  await server.status;
+}
+
+async function wrk(target: string, c: number, s: number): Promise<string> {
+  const run = await new Deno.Command("wrk", {
+    args: ["-t1", `-c${c}`, `-d${s}s`, "--latency", target],
+  }).output();
+  return new TextDecoder().decode(run.stdout);
+}
+
+/** CPU ticks of each process of the user `postgres` (server and backends), by pid. */
+async function postgresTicks(): Promise<Map<number, number>> {
+  const out = await new Deno.Command("pgrep", { args: ["-u", "postgres"] })
+    .output();
+  const ticks = new Map<number, number>();
+  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
+    if (line) ticks.set(Number(line), await cpuTicks(Number(line)) ?? 0);
+  }
+  return ticks;
+}
+
+/** Ticks spent between two snapshots; a backend the pool opened in between counts whole. */
+function spent(before: Map<number, number>, after: Map<number, number>) {
+  let total = 0;
+  for (const [pid, ticks] of after) total += ticks - (before.get(pid) ?? 0);
+  return total;
+}
