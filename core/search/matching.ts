@@ -19,7 +19,28 @@ export interface DocumentRow {
 }
 
 /** How many of the newest documents a search or suggestion looks through before ranking all. */
-export const PROBE_WINDOW = 1000;
+const PROBE_WINDOW = 1000;
+
+/**
+ * The newest documents of a site and language, at most {@link PROBE_WINDOW}, as the relation
+ * `d` (the order index walked for a bounded window); `seek` narrows where the walk starts.
+ */
+export function newestDocuments(
+  siteId: string,
+  locale: string,
+  seek: RawBuilder<unknown> = sql``,
+): RawBuilder<unknown> {
+  return sql`(
+    select * from search_documents d
+    where d.site_id = ${siteId} and d.locale = ${locale} ${seek}
+    order by d.published_at desc, d.entry_id desc
+    limit ${PROBE_WINDOW}
+  ) d`;
+}
+
+/** The columns of a {@link DocumentRow} but its rank. */
+export const RESULT_COLUMNS =
+  sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at`;
 
 export function toResult(row: DocumentRow, plan: SearchPlan): SearchResult {
   const model = plan.types.find((t) => t.model.id === row.model_id)!.model;

@@ -4,8 +4,9 @@ import type { Db } from "../db/database.ts";
 import { decodeCursor, encodeCursor, queryDigest } from "../public/cursor.ts";
 import {
   type DocumentRow as Row,
-  PROBE_WINDOW,
+  newestDocuments,
   rankOf,
+  RESULT_COLUMNS,
   stemWords,
   toResult,
   typeFilter,
@@ -83,8 +84,7 @@ export async function search(
     sql` `,
   );
   const columns =
-    sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at,
-        case d.model_id ${rank} else 0 end as rank`;
+    sql`${RESULT_COLUMNS}, case d.model_id ${rank} else 0 end as rank`;
   const matches = sql.join(parts, sql` or `);
   // Most answers are all of the highest rank: look for them among the newest documents first
   // (the order index walked for a bounded window), and rank every match only when that falls short.
@@ -104,12 +104,7 @@ export async function search(
       sql<Row>`
       select * from (
         select ${columns}
-        from (
-          select * from search_documents d
-          where d.site_id = ${request.siteId} and d.locale = ${request.locale} ${seek}
-          order by d.published_at desc, d.entry_id desc
-          limit ${PROBE_WINDOW}
-        ) d
+        from ${newestDocuments(request.siteId, request.locale, seek)}
         where ${matches}
       ) s
       where s.rank = ${top}

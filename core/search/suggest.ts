@@ -5,7 +5,8 @@ import type { Db } from "../db/database.ts";
 import { executePrepared } from "../public/prepared.ts";
 import {
   type DocumentRow as Row,
-  PROBE_WINDOW,
+  newestDocuments,
+  RESULT_COLUMNS,
   stemWords,
   toResult,
   typeFilter,
@@ -36,8 +37,7 @@ export async function suggest(
     sql` and `,
   );
   const matches = sql.join(parts, sql` or `);
-  const columns =
-    sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at, 0 as rank`;
+  const columns = sql`${RESULT_COLUMNS}, 0 as rank`;
   const level = sql`case when strpos(d.title_words, ${start}) = 1 then 0
       when ${inTitle} then 1 else 2 end`;
   // Titles starting with the words, from the title prefix index (0110_search_speed). A byte
@@ -65,12 +65,7 @@ export async function suggest(
     "stave_suggest_newest",
     sql<Row>`
     select ${columns}
-    from (
-      select * from search_documents d
-      where d.site_id = ${request.siteId} and d.locale = ${request.locale}
-      order by d.published_at desc, d.entry_id desc
-      limit ${PROBE_WINDOW}
-    ) d
+    from ${newestDocuments(request.siteId, request.locale)}
     where (${matches}) and ${level} = 1
     order by d.published_at desc, d.entry_id desc
     limit ${need}
