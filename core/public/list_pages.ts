@@ -62,8 +62,11 @@ export async function scanned(
     order by ${orderBy}
     limit ${base.limit}
   `;
-  // The plain published-order page (4 shapes: asc/desc, with or without a cursor) is prepared;
-  // filtered and sorted pages have too many shapes to keep per connection.
+  // The plain published-order page (4 shapes: asc/desc, with or without a cursor) is prepared.
+  // Filtered pages are not: which index serves them (the GIN index on `fields` or the order
+  // index) depends on how rare the filtered values are, and a prepared statement's generic plan
+  // would fix one choice for every value. Manual order and computed sorts were never measured
+  // as hot, so they run unprepared too.
   if (base.conditions.length === 0 && !sort && order !== "manual") {
     return await executePrepared(db, "stave_public_page", page);
   }
