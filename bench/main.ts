@@ -90,21 +90,24 @@ if (!reused) await admin(`create database ${dbName}`);
 const url = new URL(base);
 url.pathname = `/${dbName}`;
 const db = await openDatabase({ url: url.toString() });
-let server: Deno.ChildProcess | null = null;
-try {
-  const seeded = reused ? await readSeed() : await seed();
-  const { siteId, modelId } = seeded;
-  server = new Deno.Command(Deno.execPath(), {
+const servers: Deno.ChildProcess[] = [];
+/** Starts the service on the seeded database with `env` added; answers its origin. */
+async function startServer(env: Record<string, string>): Promise<{
+  origin: string;
+  pid: number;
+}> {
+  const server = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
       "--unstable-kv",
       new URL("./serve.ts", import.meta.url).pathname,
     ],
-    env: { BENCH_DATABASE_URL: url.toString() },
+    env: { BENCH_DATABASE_URL: url.toString(), ...env },
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
+  servers.push(server);
   const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let port = 0;
   for (let i = 0; i < 100 && port === 0; i++) {
@@ -113,14 +116,24 @@ try {
     const m = /listening (\d+)/.exec(value ?? "");
     if (m) port = Number(m[1]);
   }
+  reader.releaseLock();
   if (!port) throw new Error("Cannot start the benchmark server");
-  const origin = `http://127.0.0.1:${port}`;
+  return { origin: `http://127.0.0.1:${port}`, pid: server.pid };
+}
+try {
+  const seeded = reused ? await readSeed() : await seed();
+  const { siteId, modelId } = seeded;
+  // The service as configured by default, and one that keeps no answers between requests
+  // (PUBLIC_ANSWER_CACHE_MB=0): every request computes its answer, as on a site whose content
+  // changes between reads.
+  const kept = await startServer({});
+  const computed = await startServer({ PUBLIC_ANSWER_CACHE_MB: "0" });
 
   const slugs = Array.from(
     { length: 1000 },
     (_, i) => `en-post-${1 + ((i * 9973) % seeded.entries)}`,
   );
-  const get = async (path: string) => {
+  const get = async (origin: string, path: string) => {
     const res = await fetch(origin + path);
     const body = await res.json();
     return { ok: res.status === 200, body };
@@ -132,19 +145,23 @@ try {
   const SUGGEST = VOCAB.map((w) =>
     `/v1/_search/suggest?q=${w.slice(0, 3)}&locale=en`
   );
-  const scenarios: Record<string, (i: number) => Promise<boolean>> = {
-    "list page (limit=20, default order)": async () => (await get(LIST)).ok,
-    "filtered + sorted list": async () => (await get(FILTERED)).ok,
-    "single read by slug": async (i) =>
-      (await get(`/v1/posts/${slugs[i % slugs.length]}`)).ok,
-    "search (q=<word>, locale=en)": async (i) =>
-      (await get(SEARCH[i % SEARCH.length])).ok,
-    "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
-      (await get(SUGGEST[i % SUGGEST.length])).ok,
-    "cursor walk, 50 pages (one sample = whole walk)": async () => {
+  // Each scenario takes the origin of the service it loads.
+  const scenarios: Record<
+    string,
+    (origin: string, i: number) => Promise<boolean>
+  > = {
+    "list page (limit=20, default order)": async (o) => (await get(o, LIST)).ok,
+    "filtered + sorted list": async (o) => (await get(o, FILTERED)).ok,
+    "single read by slug": async (o, i) =>
+      (await get(o, `/v1/posts/${slugs[i % slugs.length]}`)).ok,
+    "search (q=<word>, locale=en)": async (o, i) =>
+      (await get(o, SEARCH[i % SEARCH.length])).ok,
+    "suggest (q=<3-letter prefix>, locale=en)": async (o, i) =>
+      (await get(o, SUGGEST[i % SUGGEST.length])).ok,
+    "cursor walk, 50 pages (one sample = whole walk)": async (o) => {
       let cursor: string | null = null;
       for (let p = 0; p < 50; p++) {
-        const r = await get(`${LIST}${cursor ? `&cursor=${cursor}` : ""}`);
+        const r = await get(o, `${LIST}${cursor ? `&cursor=${cursor}` : ""}`);
         if (!r.ok) return false;
         cursor = r.body.page.next_cursor;
       }
@@ -259,9 +276,9 @@ try {
     rows: { slug: string }[],
     pageSize: number,
   ) => {
-    const viaHttp = (await get(path)).body.data.map((r: { slug: string }) =>
-      r.slug
-    );
+    const viaHttp = (await get(computed.origin, path)).body.data.map((
+      r: { slug: string },
+    ) => r.slug);
     const viaSql = rows.slice(0, pageSize).map((r) => r.slug);
     if (
       viaSql.length === 0 || JSON.stringify(viaHttp) !== JSON.stringify(viaSql)
@@ -312,7 +329,6 @@ try {
   };
   const useWrk = Deno.env.get("BENCH_LOAD") !== "deno" && await hasWrk();
   console.log(`HTTP load generator: ${useWrk ? "wrk" : "Deno fetch"}`);
-  const serverPid = server.pid;
   const results: {
     scenario: string;
     kind: string;
@@ -322,22 +338,37 @@ try {
     /** CPU (user + system) of the service process per request, where /proc tells it. */
     service_cpu_ms_per_request?: number;
   }[] = [];
+  // Search and suggestions never keep answers (nothing about what visitors type is kept), so
+  // they are measured once; the reads are measured with answers kept and computed every time.
+  const kinds = (name: string) =>
+    name.startsWith("search") || name.startsWith("suggest")
+      ? [{ kind: "HTTP", server: computed }]
+      : [
+        { kind: "HTTP", server: kept },
+        { kind: "HTTP, not kept", server: computed },
+      ];
   for (const [name, task] of Object.entries(scenarios)) {
     if (only.length > 0 && !only.some((w) => name.includes(w))) continue;
     const walk = name.startsWith("cursor");
-    for (
-      const [kind, fn] of [["HTTP", task], ["raw SQL", raw[name]]] as const
-    ) {
-      const viaWrk = useWrk && kind === "HTTP" && !walk;
-      if (viaWrk) await runWrk(origin, wrkPaths[name], 4, 2); // warm-up
+    const runs = [
+      ...kinds(name).map(({ kind, server }) => ({
+        kind,
+        server: server as typeof server | null,
+        fn: (i: number) => task(server.origin, i),
+      })),
+      { kind: "raw SQL", server: null, fn: raw[name] },
+    ];
+    for (const { kind, server, fn } of runs) {
+      const viaWrk = useWrk && server !== null && !walk;
+      if (viaWrk) await runWrk(server.origin, wrkPaths[name], 4, 2); // warm-up
       else await runLoad(4, walk ? 1 : 25, fn);
       for (const c of [1, 32]) {
         const per = walk ? (c === 1 ? 10 : 2) : (c === 1 ? 300 : 60);
-        const cpu0 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
+        const cpu0 = server ? await cpuTicks(server.pid) : null;
         const s = viaWrk
-          ? await runWrk(origin, wrkPaths[name], c, c === 1 ? 5 : 8)
+          ? await runWrk(server.origin, wrkPaths[name], c, c === 1 ? 5 : 8)
           : await runLoad(c, per, fn);
-        const cpu1 = kind === "HTTP" ? await cpuTicks(serverPid) : null;
+        const cpu1 = server ? await cpuTicks(server.pid) : null;
         const cpu = cpu0 !== null && cpu1 !== null && s.requests > 0
           ? Number(((cpu1 - cpu0) * 10 / s.requests).toFixed(3))
           : undefined;
@@ -350,7 +381,7 @@ try {
           ...(cpu === undefined ? {} : { service_cpu_ms_per_request: cpu }),
         });
         console.log(
-          `${kind.padEnd(8)} c=${String(c).padStart(2)} ${name}: ${
+          `${kind.padEnd(14)} c=${String(c).padStart(2)} ${name}: ${
             JSON.stringify(s)
           }${cpu === undefined ? "" : ` service CPU ${cpu} ms/request`}`,
         );
@@ -419,7 +450,7 @@ try {
   );
   console.log("wrote bench/results.json");
 } finally {
-  if (server) {
+  for (const server of servers) {
     server.kill("SIGTERM");
     await server.status;
   }

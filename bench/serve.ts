@@ -2,6 +2,7 @@
 import { loadConfig } from "../core/config.ts";
 import { openDatabase } from "../core/db/database.ts";
 import { systemClock } from "../core/clock.ts";
+import { keptAnswersOf } from "../core/public/kept_answers.ts";
 import { createApp } from "../core/server.ts";
 import type { Services } from "../core/services.ts";
 
@@ -16,6 +17,7 @@ const services: Services = {
     DEMO_SITE: "false",
     LOG_REQUESTS: "false",
     DATABASE_URL: url,
+    PUBLIC_ANSWER_CACHE_MB: Deno.env.get("PUBLIC_ANSWER_CACHE_MB"),
   }),
   db,
   kv,
@@ -24,6 +26,16 @@ const services: Services = {
   assets: { boot: "", chunks: {} },
 };
 const app = createApp(services);
+// The bench stops the service with SIGTERM: say how many reads kept answers served.
+Deno.addSignalListener("SIGTERM", () => {
+  const shelf = keptAnswersOf(db, services.config.publicAnswerCacheBytes);
+  console.error(
+    `service (PUBLIC_ANSWER_CACHE_MB=${
+      services.config.publicAnswerCacheBytes / 1024 / 1024
+    }): ${shelf.hits} reads served from kept answers, ${shelf.misses} computed`,
+  );
+  Deno.exit(0);
+});
 Deno.serve({
   hostname: "127.0.0.1",
   port: 0,

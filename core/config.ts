@@ -20,6 +20,7 @@ const configSchema = z.object({
     "localhost",
   ),
   LOG_REQUESTS: bool.default(true),
+  PUBLIC_ANSWER_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
 });
 
 /** The validated settings of one process. */
@@ -37,6 +38,8 @@ export interface Config {
   logRequests: boolean;
   /** Session cookies carry `Secure` when the public URL is https. */
   secureCookies: boolean;
+  /** Memory for public answers kept per snapshot (core/public/kept_answers.ts); 0 keeps none. */
+  publicAnswerCacheBytes: number;
 }
 
 /** Raised when a setting is invalid; its message names the setting but never echoes the value. */
@@ -74,5 +77,6 @@ export function loadConfig(
     demoDomain: v.DEMO_DOMAIN,
     logRequests: v.LOG_REQUESTS,
     secureCookies: publicUrl.startsWith("https:"),
+    publicAnswerCacheBytes: v.PUBLIC_ANSWER_CACHE_MB * 1024 * 1024,
   };
 }

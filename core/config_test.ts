@@ -14,6 +14,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     demoDomain: "localhost",
     logRequests: true,
     secureCookies: false,
+    publicAnswerCacheBytes: 32 * 1024 * 1024,
   });
 });
 
@@ -44,6 +45,22 @@ Deno.test("loadConfig() accepts port 65535 and refuses 65536, naming the setting
     () => loadConfig({ PORT: "65536" }),
     (e: Error) => e instanceof ConfigError && /setting PORT/.test(e.message),
   );
+});
+
+Deno.test("loadConfig() takes PUBLIC_ANSWER_CACHE_MB from 0 (keep none) to 4096 and refuses 4097", () => {
+  equal(loadConfig({ PUBLIC_ANSWER_CACHE_MB: "0" }).publicAnswerCacheBytes, 0);
+  equal(
+    loadConfig({ PUBLIC_ANSWER_CACHE_MB: "4096" }).publicAnswerCacheBytes,
+    4096 * 1024 * 1024,
+  );
+  for (const bad of ["4097", "-1", "1.5", "lots"]) {
+    throws(
+      () => loadConfig({ PUBLIC_ANSWER_CACHE_MB: bad }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /setting PUBLIC_ANSWER_CACHE_MB/.test(e.message),
+    );
+  }
 });
 
 Deno.test("loadConfig() names a bad DATABASE_URL without printing its secret", () => {

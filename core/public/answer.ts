@@ -7,52 +7,80 @@ import type { PublicAnswer } from "./list.ts";
 export const PUBLIC_MAX_AGE_SECONDS = 30;
 const MAX_TAGS = 120;
 
+/** An answer as it goes on the wire: computed once, whoever serves it. */
+export interface SerializedAnswer {
+  text: string;
+  /** Strong validator: SHA-256 of `text`. */
+  etag: string;
+  /** The `Cache-Tag` header value. */
+  cacheTag: string;
+}
+
+/** Serializes `answer` and computes its validator and cache tags. */
+export function serializeAnswer(answer: PublicAnswer): SerializedAnswer {
+  const text = JSON.stringify(answer.body);
+  // SHA-256 of the body through `node:crypto`: synchronous and several times cheaper per answer
+  // than `crypto.subtle.digest`, same validator.
+  const etag = `"${
+    createHash("sha256").update(text).digest("base64url").slice(0, 27)
+  }"`;
+  const tags = [...new Set(answer.tags)];
+  // Header size stays bounded: past the cap the model tag still purges the answer.
+  const cacheTag =
+    (tags.length > MAX_TAGS
+      ? tags.filter((t) => !t.startsWith("instance:"))
+      : tags).join(",");
+  return { text, etag, cacheTag };
+}
+
 /** Answers `answer` as JSON: cacheable with an ETag (304 on a match), or never stored. */
 export function publicJson(
   c: Context,
   answer: PublicAnswer,
   options: { cache: "public" | "private" | "none" },
 ): Response {
-  const text = JSON.stringify(answer.body);
-  const headers = new Headers({
-    "Content-Type": "application/json; charset=UTF-8",
-  });
-  headers.append("Vary", "Authorization");
   if (options.cache === "none") {
+    const headers = jsonHeaders();
     headers.set("Cache-Control", "no-store, private");
-    return new Response(text, { status: 200, headers });
+    return new Response(JSON.stringify(answer.body), { status: 200, headers });
   }
-  // SHA-256 of the body as before, through `node:crypto`: synchronous and several times cheaper
-  // per answer than `crypto.subtle.digest`, same validator.
-  const etag = `"${
-    createHash("sha256").update(text).digest("base64url").slice(0, 27)
-  }"`;
-  headers.set("ETag", etag);
+  return serializedJson(c, serializeAnswer(answer), options.cache);
+}
+
+/** Answers an already serialized cacheable answer, `304` when the client holds its validator. */
+export function serializedJson(
+  c: Context,
+  answer: SerializedAnswer,
+  cache: "public" | "private",
+): Response {
+  const headers = jsonHeaders();
+  headers.set("ETag", answer.etag);
   headers.set(
     "Cache-Control",
-    options.cache === "public"
+    cache === "public"
       ? `public, max-age=${PUBLIC_MAX_AGE_SECONDS}, must-revalidate`
       : "private, no-cache",
   );
-  const tags = [...new Set(answer.tags)];
-  // Header size stays bounded: past the cap the model tag still purges the answer.
-  headers.set(
-    "Cache-Tag",
-    (tags.length > MAX_TAGS
-      ? tags.filter((t) => !t.startsWith("instance:"))
-      : tags).join(","),
-  );
+  headers.set("Cache-Tag", answer.cacheTag);
   const match = c.req.header("if-none-match");
   if (
     match &&
     match.split(",").some((t) =>
-      t.trim().replace(/^W\//, "") === etag || t.trim() === "*"
+      t.trim().replace(/^W\//, "") === answer.etag || t.trim() === "*"
     )
   ) {
     return new Response(null, { status: 304, headers });
   }
-  return new Response(c.req.method === "HEAD" ? null : text, {
+  return new Response(c.req.method === "HEAD" ? null : answer.text, {
     status: 200,
     headers,
   });
+}
+
+function jsonHeaders(): Headers {
+  const headers = new Headers({
+    "Content-Type": "application/json; charset=UTF-8",
+  });
+  headers.append("Vary", "Authorization");
+  return headers;
 }

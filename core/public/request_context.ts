@@ -39,6 +39,8 @@ export interface PublicContext {
   definitions: Map<string, StoredModel>;
   /** The site's `search` settings document as stored (defaults when none is stored). */
   searchSettings: unknown;
+  /** PostgreSQL's snapshot the statement ran under (`xmin:xmax:running`), keys kept answers. */
+  snapshot: string;
 }
 
 /** What to read the context by. */
@@ -67,6 +69,7 @@ type ContextRow = {
     folder: string | null;
   }[];
   search: unknown;
+  snapshot: string;
   t_id: string | null;
   t_site_id: string | null;
   t_model_ids: unknown;
@@ -135,6 +138,7 @@ export function contextQuery(
         from models m where m.site_id = s.id and m.deleted_at is null) as heads,
       (select st.document from site_settings st
         where st.site_id = s.id and st.key = 'search') as search,
+      pg_current_snapshot()::text as snapshot,
       t.id as t_id, t.site_id as t_site_id, t.model_ids as t_model_ids,
       t.expires_at as t_expires_at, t.revoked_at as t_revoked_at
     from s left join site_api_tokens t on t.digest = ${query.tokenDigest}
@@ -174,5 +178,6 @@ function contextFrom(row: ContextRow): PublicContext {
     })),
     definitions: new Map(),
     searchSettings: row.search ?? SETTINGS_DEFAULTS.search,
+    snapshot: row.snapshot,
   };
 }

@@ -18,10 +18,12 @@ export interface PublicWorld extends TestApp {
   groupId(model: string, slug: string, locale?: string): Promise<string>;
 }
 
-/** Opens an app with the demo site seeded. */
-export async function openPublicWorld(): Promise<PublicWorld> {
+/** Opens an app with the demo site seeded; `env` adds settings. */
+export async function openPublicWorld(
+  env: Record<string, string> = {},
+): Promise<PublicWorld> {
   const dataDir = await Deno.makeTempDir();
-  const t = await openTestApp({ env: { DATA_DIR: dataDir } });
+  const t = await openTestApp({ env: { DATA_DIR: dataDir, ...env } });
   await ensureDemoSite(t.services);
   const { db } = t.services;
   const site = await db.selectFrom("sites").select("id").where(

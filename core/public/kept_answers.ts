@@ -1,0 +1,167 @@
+// Public answers kept per database handle and reused only by requests that see the very same
+// database state. The request's context statement reads PostgreSQL's current snapshot
+// (`pg_current_snapshot()`: oldest running transaction, next transaction id, running ones); two
+// statements with equal snapshots see exactly the same committed rows, so an answer kept under a
+// snapshot is the answer any request with that snapshot would compute. Any commit, anywhere in
+// the database, makes later snapshots differ: the next read computes afresh. The cache saves work
+// and never changes an answer (ARCHITECTURE "Scale"); nothing is shared between processes.
+import type { Context } from "hono";
+import type { Db } from "../db/database.ts";
+import type { AppEnv } from "../web/env.ts";
+import {
+  publicJson,
+  serializeAnswer,
+  type SerializedAnswer,
+  serializedJson,
+} from "./answer.ts";
+import type { PublicAnswer, PublicReadContext } from "./list.ts";
+
+/**
+ * How long a kept answer may be reused even when nothing changed: answers carry cursors stamped
+ * with the time they were issued, which must not grow older than a shared cache would let them
+ * (`max-age` 30 s).
+ */
+export const KEPT_REUSE_MS = 10_000;
+
+/** What a public read answers besides its body: previews are never kept nor cached. */
+export type ReadAnswer = PublicAnswer & { preview?: boolean };
+
+/**
+ * Serves a public GET (list, single read, related items): from the answers kept for the request's
+ * snapshot when the same site, token and URL were answered within {@link KEPT_REUSE_MS}, else by
+ * `read`, keeping the answer when the budget (`PUBLIC_ANSWER_CACHE_MB`) allows.
+ */
+export async function servePublicRead(
+  c: Context<AppEnv>,
+  read: (ctx: PublicReadContext, params: URLSearchParams) => Promise<
+    ReadAnswer
+  >,
+): Promise<Response> {
+  const { db, clock, config } = c.var.services;
+  const token = c.get("siteToken");
+  const cache = token ? "private" : "public";
+  const now = clock.now();
+  const url = new URL(c.req.url);
+  const snapshot = c.var.publicContext.snapshot;
+  const budget = config.publicAnswerCacheBytes;
+  // A preview answers a draft to one token holder and is never stored (spec 3 part 3).
+  const keep = budget > 0 && !url.searchParams.has("preview");
+  const key = `${c.var.site.id}\n${
+    token?.id ?? ""
+  }\n${url.pathname}${url.search}`;
+  const shelf = keep ? keptAnswersOf(db, budget) : null;
+  const kept = shelf?.lookup(snapshot, key, now.getTime());
+  if (kept) return serializedJson(c, kept, cache);
+  const answer = await read({
+    db,
+    now,
+    siteId: c.var.site.id,
+    token,
+    context: c.var.publicContext,
+  }, url.searchParams);
+  if (answer.preview) return publicJson(c, answer, { cache: "none" });
+  const serialized = serializeAnswer(answer);
+  shelf?.store(snapshot, key, serialized, now.getTime());
+  return serializedJson(c, serialized, cache);
+}
+
+/** The kept answers of `db` (created with `budget` bytes on first use). */
+export function keptAnswersOf(db: Db, budget: number): KeptAnswers {
+  let shelf = shelves.get(db);
+  if (!shelf) shelves.set(db, shelf = new KeptAnswers(budget));
+  return shelf;
+}
+
+const shelves = new WeakMap<Db, KeptAnswers>();
+
+interface Kept {
+  answer: SerializedAnswer;
+  /** Clock time the answer was computed. */
+  at: number;
+  bytes: number;
+}
+
+/** Answers of one snapshot, least recently used first, within a memory budget. */
+export class KeptAnswers {
+  /** Answers larger than this share of the budget are served but not kept. */
+  static readonly ENTRY_SHARE = 8;
+  #snapshot = "";
+  #entries = new Map<string, Kept>();
+  #bytes = 0;
+  /** Reads served from kept answers, and reads that had to be computed. */
+  hits = 0;
+  misses = 0;
+
+  constructor(readonly budget: number) {}
+
+  /** Bytes an answer takes while kept: UTF-16 text, its key and headers. */
+  static bytesOf(key: string, answer: SerializedAnswer): number {
+    return 2 * (key.length + answer.text.length + answer.cacheTag.length) +
+      256;
+  }
+
+  /** The answer kept under `key` for exactly `snapshot`, younger than {@link KEPT_REUSE_MS}. */
+  lookup(snapshot: string, key: string, now: number): SerializedAnswer | null {
+    const kept = snapshot === this.#snapshot ? this.#entries.get(key) : null;
+    const age = kept ? now - kept.at : -1;
+    if (!kept || age < 0 || age > KEPT_REUSE_MS) {
+      if (kept) this.#forget(key, kept);
+      this.misses++;
+      return null;
+    }
+    // Most recently used last: eviction takes the front of the map.
+    this.#entries.delete(key);
+    this.#entries.set(key, kept);
+    this.hits++;
+    return kept.answer;
+  }
+
+  /** Keeps an answer computed at `now` by a request whose context read `snapshot`. */
+  store(
+    snapshot: string,
+    key: string,
+    answer: SerializedAnswer,
+    now: number,
+  ): void {
+    const bytes = KeptAnswers.bytesOf(key, answer);
+    if (bytes > this.budget / KeptAnswers.ENTRY_SHARE) return;
+    if (snapshot !== this.#snapshot) {
+      // A request still running on an older snapshot must not throw away newer answers.
+      if (this.#snapshot !== "" && !newer(snapshot, this.#snapshot)) return;
+      this.#snapshot = snapshot;
+      this.#entries.clear();
+      this.#bytes = 0;
+    }
+    const old = this.#entries.get(key);
+    if (old) this.#forget(key, old);
+    this.#entries.set(key, { answer, at: now, bytes });
+    this.#bytes += bytes;
+    for (const [k, kept] of this.#entries) {
+      if (this.#bytes <= this.budget) break;
+      this.#forget(k, kept);
+    }
+  }
+
+  /** Keys kept, least recently used first. */
+  keys(): string[] {
+    return [...this.#entries.keys()];
+  }
+
+  #forget(key: string, kept: Kept): void {
+    this.#entries.delete(key);
+    this.#bytes -= kept.bytes;
+  }
+}
+
+/**
+ * Whether snapshot `a` was taken after `b` (`xmin:xmax:running,...`): transaction ids only grow,
+ * and while no new id is handed out, running transactions only finish.
+ */
+export function newer(a: string, b: string): boolean {
+  const [aMin, aMax, aRunning] = a.split(":");
+  const [bMin, bMax, bRunning] = b.split(":");
+  if (BigInt(aMax) !== BigInt(bMax)) return BigInt(aMax) > BigInt(bMax);
+  if (BigInt(aMin) !== BigInt(bMin)) return BigInt(aMin) > BigInt(bMin);
+  const running = (list: string) => list === "" ? 0 : list.split(",").length;
+  return running(aRunning) < running(bRunning);
+}

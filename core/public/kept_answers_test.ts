@@ -1,0 +1,74 @@
+// The shelf of kept public answers: one snapshot at a time, a reuse window, a memory budget.
+import { deepEqual, equal } from "node:assert/strict";
+import type { SerializedAnswer } from "./answer.ts";
+import { KEPT_REUSE_MS, KeptAnswers, newer } from "./kept_answers.ts";
+
+const answer = (text: string): SerializedAnswer => ({
+  text,
+  etag: `"${text}"`,
+  cacheTag: "model:m",
+});
+
+Deno.test("KeptAnswers reuses an answer only for the same snapshot and key", () => {
+  const shelf = new KeptAnswers(1024 * 1024);
+  shelf.store("10:12:10", "a", answer("one"), 0);
+  equal(shelf.lookup("10:12:10", "a", 0)?.text, "one");
+  equal(shelf.lookup("10:12:10", "b", 0), null);
+  equal(shelf.lookup("10:12:", "a", 0), null, "another snapshot");
+  equal(shelf.lookup("10:13:10", "a", 0), null);
+  deepEqual([shelf.hits, shelf.misses], [1, 3]);
+});
+
+Deno.test(`KeptAnswers reuses an answer up to ${KEPT_REUSE_MS} ms after it was computed, never before`, () => {
+  const shelf = new KeptAnswers(1024 * 1024);
+  shelf.store("1:1:", "a", answer("x"), 1_000);
+  equal(shelf.lookup("1:1:", "a", 1_000 + KEPT_REUSE_MS)?.text, "x");
+  equal(shelf.lookup("1:1:", "a", 1_000 + KEPT_REUSE_MS + 1), null);
+  equal(shelf.lookup("1:1:", "a", 1_000), null, "dropped once too old");
+  shelf.store("1:1:", "b", answer("y"), 5_000);
+  equal(shelf.lookup("1:1:", "b", 4_999), null, "a clock set back");
+});
+
+Deno.test("KeptAnswers starts over for a newer snapshot and ignores answers of an older one", () => {
+  const shelf = new KeptAnswers(1024 * 1024);
+  shelf.store("5:9:5,7", "a", answer("old"), 0);
+  shelf.store("5:9:5", "b", answer("new"), 0);
+  deepEqual(shelf.keys(), ["b"]);
+  shelf.store("5:9:5,7", "a", answer("late"), 0);
+  deepEqual(shelf.keys(), ["b"], "a straggler keeps nothing");
+  shelf.store("9:10:", "c", answer("newest"), 0);
+  deepEqual(shelf.keys(), ["c"]);
+});
+
+Deno.test("KeptAnswers keeps an answer of an eighth of the budget, not a character more, and evicts the least recently used", () => {
+  const budget = 8 * 4096;
+  const shelf = new KeptAnswers(budget);
+  const fitting = (key: string) => {
+    const spare = budget / 8 - KeptAnswers.bytesOf(key, answer(""));
+    return answer("x".repeat(spare / 2));
+  };
+  const big = fitting("a");
+  equal(KeptAnswers.bytesOf("a", big), budget / 8);
+  shelf.store("1:1:", "a", big, 0);
+  deepEqual(shelf.keys(), ["a"]);
+  const tooBig = answer(big.text + "x");
+  shelf.store("1:1:", "z", tooBig, 0);
+  deepEqual(shelf.keys(), ["a"]);
+  for (const key of ["b", "c", "d", "e", "f", "g", "h"]) {
+    shelf.store("1:1:", key, fitting(key), 0);
+  }
+  equal(shelf.keys().length, 8, "exactly the budget");
+  shelf.lookup("1:1:", "a", 0);
+  shelf.store("1:1:", "i", fitting("i"), 0);
+  deepEqual(shelf.keys(), ["c", "d", "e", "f", "g", "h", "a", "i"]);
+});
+
+Deno.test("newer() orders snapshots by next transaction id, then oldest running, then fewer running", () => {
+  equal(newer("100:200:", "100:199:"), true);
+  equal(newer("100:199:", "100:200:"), false);
+  equal(newer("101:200:101", "100:200:100,101"), true);
+  equal(newer("100:200:100", "100:200:100,150"), true);
+  equal(newer("100:200:100,150", "100:200:100"), false);
+  equal(newer("100:200:", "100:200:"), false);
+  equal(newer("9:18446744073709551615:", "9:18446744073709551614:"), true);
+});
