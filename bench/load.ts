@@ -114,8 +114,8 @@ export function parseWrk(text: string): RunStats {
     return Number((Number(m[1]) * scale).toFixed(2));
   };
   const done = /(\d+) requests in ([\d.]+)(ms|s|m),/.exec(text);
-  const p50 = /^\s+50%\s+(\S+)$/m.exec(text);
-  const p99 = /^\s+99%\s+(\S+)$/m.exec(text);
+  const p50 = /^\s+50%\s+(\S+)\s*$/m.exec(text);
+  const p99 = /^\s+99%\s+(\S+)\s*$/m.exec(text);
   if (!done || !p50 || !p99) {
     throw new Error(`Cannot read the wrk report: ${text.slice(0, 500)}`);
   }

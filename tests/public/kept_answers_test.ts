@@ -18,6 +18,16 @@ async function shelfOf(w: PublicWorld) {
   return keptAnswersOf(w.services.db, w.services.config.publicAnswerCacheBytes);
 }
 
+/**
+ * PostgreSQL's snapshot spans the whole server: on PostgreSQL, tests running in parallel on other
+ * databases end reuse whenever they commit. Runs `attempt` until it saw a read served from kept
+ * answers (it answers whether one was), at most 20 times.
+ */
+async function untilKept(attempt: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 20; i++) if (await attempt()) return;
+  throw new Error("no read was served from kept answers in 20 attempts");
+}
+
 /** Status, body and every header a client or shared cache sees. */
 async function seen(res: Response) {
   return {
@@ -31,11 +41,14 @@ Deno.test("a kept answer is the computed one, and any commit is shown at the nex
   const w = await openPublicWorld();
   try {
     const shelf = await shelfOf(w);
-    const first = await seen(await w.get("/v1/posts?limit=3"));
-    const hits = shelf.hits;
-    const again = await seen(await w.get("/v1/posts?limit=3"));
-    equal(shelf.hits, hits + 1, "the second read is served from kept answers");
-    deepEqual(again, first);
+    let first = await seen(await w.get("/v1/posts?limit=3"));
+    await untilKept(async () => {
+      const hits = shelf.hits;
+      const again = await seen(await w.get("/v1/posts?limit=3"));
+      deepEqual(again, first, "kept or computed, the same answer");
+      first = again;
+      return shelf.hits === hits + 1;
+    });
     ok(first.headers["etag"] && first.headers["cache-tag"]);
 
     const revalidated = await w.get("/v1/posts?limit=3", {
@@ -126,15 +139,21 @@ Deno.test(`a kept answer is reused for ${KEPT_REUSE_MS} ms by the clock, then co
     const shelf = await shelfOf(w);
     const cursorOf = async () =>
       (await (await w.get("/v1/posts?limit=2")).json()).page.next_cursor;
-    const first = await cursorOf();
-    ok(first);
-    w.clock.advance(KEPT_REUSE_MS);
-    const hits = shelf.hits;
-    equal(await cursorOf(), first);
-    equal(shelf.hits, hits + 1);
+    let first = "";
+    await untilKept(async () => {
+      first = await cursorOf();
+      ok(first);
+      w.clock.advance(KEPT_REUSE_MS);
+      const hits = shelf.hits;
+      const again = await cursorOf();
+      if (shelf.hits === hits) return false;
+      equal(again, first, "the kept answer, cursor included");
+      return true;
+    });
     w.clock.advance(1);
+    const hits = shelf.hits;
     const fresh = await cursorOf();
-    equal(shelf.hits, hits + 1);
+    equal(shelf.hits, hits, "too old to reuse");
     notEqual(fresh, first, "the cursor is stamped with the new time");
     const next = await w.get(`/v1/posts?limit=2&cursor=${fresh}`);
     equal(next.status, 200);
