@@ -1,7 +1,6 @@
 // The SQL building blocks search and suggestions share: each type's filter and rank over
 // `search_documents`, English stems, and the row-to-result shape (spec 3 part 4.7).
 import { type RawBuilder, sql } from "kysely";
-import type { Db } from "../db/database.ts";
 import type { SearchPlan, TypePlan } from "./plan.ts";
 import type { SearchResult } from "./search.ts";
 import { lexeme } from "./words.ts";
@@ -58,19 +57,18 @@ export function toResult(row: DocumentRow, plan: SearchPlan): SearchResult {
   };
 }
 
-/** English stems of the query words, only when some type matches English word forms. */
-export async function stemWords(
-  db: Db,
-  words: string[],
-  plan: SearchPlan,
-): Promise<string[]> {
-  if (words.length === 0) return [];
-  if (!plan.types.some((t) => t.mode === "english_word_forms")) return words;
-  const { rows } = await sql<{ s: string; n: number }>`
-    select coalesce((ts_lexize('english_stem', w))[1], w) as s, n
-    from unnest(${words}::text[]) with ordinality as u(w, n) order by n
-  `.execute(db);
-  return rows.map((r) => r.s);
+/**
+ * The English stems of the query words, computed by the search statement itself: each is an
+ * uncorrelated subquery, which PostgreSQL runs once per execution (an InitPlan). Asking for them
+ * first was a round trip of its own on every search. A stop word keeps its own form, as in the
+ * documents (index_documents.ts).
+ */
+export function stemWords(words: string[]): RawBuilder<string>[] {
+  return words.map((w) =>
+    sql<
+      string
+    >`(select coalesce((ts_lexize('english_stem', ${w}::text))[1], ${w}::text))`
+  );
 }
 
 /** The concatenated ` word ` text of some fields of the document. */
@@ -92,7 +90,7 @@ function holdsAll(
   t: TypePlan,
   keys: readonly string[],
   words: string[],
-  stems: string[],
+  stems: RawBuilder<string>[],
   prefixLast: boolean,
 ): RawBuilder<boolean> {
   if (keys.length === 0) return sql<boolean>`false`;
@@ -106,9 +104,9 @@ function holdsAll(
         if (prefix) return sql`strpos(${text}, ${` ${w}`}) > 0`;
         const whole = sql`strpos(${text}, ${` ${w} `}) > 0`;
         if (t.mode === "whole_words") return whole;
-        return sql`(case when d.is_english then strpos(${stemText}, ${` ${
+        return sql`(case when d.is_english then strpos(${stemText}, ' ' || ${
           stems[i]
-        } `}) > 0 else ${whole} end)`;
+        } || ' ') > 0 else ${whole} end)`;
       }),
       sql` and `,
     )
@@ -119,7 +117,7 @@ function holdsAll(
 export function typeFilter(
   t: TypePlan,
   words: string[],
-  stems: string[],
+  stems: RawBuilder<string>[],
   prefixLast: boolean,
 ): RawBuilder<boolean> {
   const last = words.length - 1;
@@ -134,13 +132,17 @@ export function typeFilter(
     prefilter = sql`d.words @@ ${wholeQ}::tsquery`;
   } else {
     const full = prefixLast ? stems.slice(0, last) : stems;
-    const stemQ = full.map((s) => lexeme(s)).join(" & ");
+    // Stems are letters only (words are runs of letters, marks and digits): quoting is enough.
+    const stemQ = sql.join(
+      full.map((s) => sql`(('''' || ${s} || '''')::tsquery)`),
+      sql` && `,
+    );
     const lastQ = prefixLast
       ? sql` and d.words @@ ${lexeme(words[last], true)}::tsquery`
       : sql``;
     prefilter = full.length === 0
       ? sql`d.words @@ ${wholeQ}::tsquery`
-      : sql`(d.words @@ ${wholeQ}::tsquery or (d.stems @@ ${stemQ}::tsquery${lastQ}))`;
+      : sql`(d.words @@ ${wholeQ}::tsquery or (d.stems @@ (${stemQ})${lastQ}))`;
   }
   return sql<boolean>`(d.model_id = ${t.model.id} and ${prefilter} and ${
     holdsAll(t, t.matchKeys, words, stems, prefixLast)
@@ -151,7 +153,7 @@ export function typeFilter(
 export function rankOf(
   t: TypePlan,
   words: string[],
-  stems: string[],
+  stems: RawBuilder<string>[],
 ): RawBuilder<number> {
   if (t.rank.length === 0) return sql<number>`0`;
   return sql<number>`greatest(${

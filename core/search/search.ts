@@ -73,7 +73,7 @@ export async function search(
   if (plan.types.length === 0) {
     return { ok: true, answer: emptyPage(request.limit) };
   }
-  const stems = await stemWords(db, request.words, plan);
+  const stems = stemWords(request.words);
   const parts = plan.types.map((t) =>
     typeFilter(t, request.words, stems, false)
   );

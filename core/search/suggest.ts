@@ -25,7 +25,7 @@ export async function suggest(
 ): Promise<SearchResult[]> {
   if (plan.types.length === 0) return [];
   const { words } = request;
-  const stems = await stemWords(db, words.slice(0, -1), plan);
+  const stems = stemWords(words.slice(0, -1));
   const parts = plan.types.map((t) => typeFilter(t, words, stems, true));
   const start = ` ${words.join(" ")}`;
   const inTitle = sql.join(
