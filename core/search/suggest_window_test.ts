@@ -1,6 +1,6 @@
-// Suggestions past the window of the newest documents (PROBE_WINDOW, 1,000): titles starting with
-// the typed words come from the window when it holds a full page, else from the whole site, so an
-// old title is never missed and a new one is never passed over (SRCH-007, SRCH-011).
+// Suggestions past the window of the newest documents (PROBE_WINDOW, 1,000) and past the titles
+// read from the prefix index (PREFIXED_MAX, 200): titles starting with the typed words always
+// come first, newest first, wherever they are (SRCH-007, SRCH-011).
 import { deepEqual } from "node:assert/strict";
 import { sql } from "kysely";
 import { systemClock } from "../clock.ts";
@@ -11,7 +11,7 @@ import { openTestDb } from "../../tests/support/db.ts";
 import { searchPlan } from "./plan.ts";
 import { suggest } from "./suggest.ts";
 
-Deno.test("suggest finds titles starting with the words beyond the newest 1,000 documents, newest first", async () => {
+Deno.test("suggest puts titles starting with the words first, newest first, inside or outside the window, few or many", async () => {
   const { db, close } = await openTestDb();
   try {
     const siteId = crypto.randomUUID();
@@ -35,54 +35,50 @@ Deno.test("suggest finds titles starting with the words beyond the newest 1,000 
     if (!created.ok) throw new Error(JSON.stringify(created));
     const models = await loadModels(db, siteId, [created.model_id!]);
     const plan = searchPlan(SETTINGS_DEFAULTS.search, models);
-    // Documents as the indexer writes them for whole-word matching; document i is i minutes
-    // after the first. 1,010 of them: the 10 oldest are outside the window of the newest 1,000.
+    // Documents as the indexer writes them for whole-word matching; document i is published
+    // i minutes after the first, so the window of the newest 1,000 holds the highest numbers.
     const insert = (from: number, to: number, title: string) =>
       sql`
         insert into search_documents (site_id, entry_id, group_id, model_id, locale, slug,
           published_at, title, summary, is_english, field_words, field_stems, title_words,
           words, stems, parts)
         select ${siteId}, gen_random_uuid(), gen_random_uuid(), ${created.model_id}, 'en',
-          ${title} || '-' || i, timestamptz '2026-01-01' + i * interval '1 minute',
-          ${title} || ' ' || i, '', true,
-          jsonb_build_object('title', ' ' || ${title} || ' ' || i || ' '),
-          jsonb_build_object('title', ' ' || ${title} || ' ' || i || ' '),
-          ' ' || ${title} || ' ' || i || ' ',
-          array_to_tsvector(array[${title}, i::text]),
-          array_to_tsvector(array[${title}, i::text]),
-          array_to_tsvector(array[${title}, i::text])
-        from generate_series(${from}::int, ${to}::int) i
+          ${title} || '-' || i, timestamptz '2026-01-01' + i * interval '1 minute', t, '', true,
+          jsonb_build_object('title', ' ' || t || ' '),
+          jsonb_build_object('title', ' ' || t || ' '),
+          ' ' || t || ' ', v, v, v
+        from generate_series(${from}::int, ${to}::int) i,
+          lateral (select ${title} || ' ' || i as t) named,
+          lateral (select array_to_tsvector(string_to_array(t, ' ')) as v) words
       `.execute(db);
-    await insert(1, 5, "zeta");
-    await insert(6, 1005, "alpha");
-    const ask = async (limit: number) =>
+    await insert(1, 3, "omega");
+    await insert(4, 253, "zeta");
+    await insert(254, 1253, "alpha");
+    const ask = async (prefix: string, limit: number) =>
       (await suggest(db, plan, {
         siteId,
         locale: "en",
-        words: ["zet"],
+        words: [prefix],
         limit,
       })).map((r) => r.slug);
-    deepEqual(await ask(5), ["zeta-5", "zeta-4", "zeta-3", "zeta-2", "zeta-1"]);
+    const zeta = (...ids: number[]) => ids.map((i) => `zeta-${i}`);
 
-    // Five newer ones fill a page of five from the window; a page of eight reaches the old ones.
-    await insert(1006, 1010, "zeta");
-    deepEqual(await ask(5), [
-      "zeta-1010",
-      "zeta-1009",
-      "zeta-1008",
-      "zeta-1007",
-      "zeta-1006",
-    ]);
-    deepEqual(await ask(8), [
-      "zeta-1010",
-      "zeta-1009",
-      "zeta-1008",
-      "zeta-1007",
-      "zeta-1006",
-      "zeta-5",
-      "zeta-4",
-      "zeta-3",
-    ]);
+    // Three titles start with "ome", all older than the window: all of them, newest first.
+    deepEqual(await ask("ome", 5), ["omega-3", "omega-2", "omega-1"]);
+    // 250 start with "zet" (more than are read from the prefix index), none in the window.
+    deepEqual(await ask("zet", 5), zeta(253, 252, 251, 250, 249));
+    // Five newer titles only contain the word: the old titles starting with it still come first.
+    await insert(1254, 1258, "alpha zeta");
+    deepEqual(await ask("zet", 5), zeta(253, 252, 251, 250, 249));
+    deepEqual((await ask("zet", 10)).slice(5), zeta(248, 247, 246, 245, 244));
+    // Five newer titles start with it: the window holds a page of five; a page of eight goes on
+    // with the old ones, before any title that only contains the word.
+    await insert(1259, 1263, "zeta");
+    deepEqual(await ask("zet", 5), zeta(1263, 1262, 1261, 1260, 1259));
+    deepEqual(
+      await ask("zet", 8),
+      zeta(1263, 1262, 1261, 1260, 1259, 253, 252, 251),
+    );
   } finally {
     await close();
   }
