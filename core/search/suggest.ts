@@ -49,10 +49,12 @@ export async function suggest(
     sql`d.site_id = ${request.siteId} and d.locale = ${request.locale}
     and d.title_words ~>=~ ${start} and d.title_words ~<~ ${prefixEnd(start)}`;
   // Titles starting with the words, from the title prefix index (0110_search_speed; a byte range
-  // rather than LIKE, which a generic plan cannot use). The statement first counts, up to
-  // PREFIXED_MAX + 1, the titles in that range (an index-only scan that stops there), and reads
-  // the matches only when there are few: with many (nearly every title starts that way) its plan
-  // sorted every match, 0.1 s. It always answers at least one row, carrying the count.
+  // rather than LIKE, which a generic plan cannot use), then titles containing them among the
+  // newest documents, in one statement. It first counts, up to PREFIXED_MAX + 1, the titles in
+  // the prefix range (an index-only scan that stops there), and reads matches only when there
+  // are few: with many (nearly every title starts that way) its plan sorted every match, 0.1 s.
+  // Each part runs only when the earlier ones call for it (InitPlans: One-Time Filters). It
+  // always answers at least one row, carrying the count.
   const counted = await executePrepared(
     db,
     "stave_suggest_start",
@@ -64,19 +66,33 @@ export async function suggest(
     }
       ) x
     ), first as materialized (
-      select ${columns}
+      select ${columns}, 0 as lvl
       from search_documents d
       where ${prefixRange} and strpos(d.title_words, ${start}) = 1 and (${matches})
         and (select many from starts) <= ${PREFIXED_MAX}
       ${newest}
       limit ${n}
+    ), found as (
+      select * from first
+      union all
+      select * from (
+        select ${columns}, 1 as lvl
+        from ${newestDocuments(request.siteId, request.locale)}
+        where (${matches}) and ${level} = 1
+        ${newest}
+        limit ${n}
+      ) c
+      where (select count(*) from first) < ${n}
+        and (select many from starts) <= ${PREFIXED_MAX}
     )
-    select f.*, s.many from starts s left join first f on true
+    select f.*, s.many from starts s left join lateral (
+      select * from found u order by u.lvl, u.published_at desc, u.entry_id desc limit ${n}
+    ) f on true
   `,
   );
-  const many = Number(counted[0].many) > PREFIXED_MAX;
-  const first = counted.filter((r) => r.entry_id != null) as Row[];
-  if (many) {
+  const found = counted.filter((r) => r.entry_id != null) as Row[];
+  if (found.length === n) return found.map((r) => toResult(r, plan));
+  if (Number(counted[0].many) > PREFIXED_MAX) {
     // Many titles start that way: the newest documents nearly always hold a page of them, which
     // is then the newest page overall; if not, every match is ranked below.
     const recent = await executePrepared(
@@ -91,24 +107,6 @@ export async function suggest(
     `,
     );
     if (recent.length === n) return recent.map((r) => toResult(r, plan));
-  } else {
-    if (first.length === n) return first.map((r) => toResult(r, plan));
-    // Then titles containing them, looked for among the newest documents first.
-    const need = n - first.length;
-    const next = await executePrepared(
-      db,
-      "stave_suggest_newest",
-      sql<Row>`
-      select ${columns}
-      from ${newestDocuments(request.siteId, request.locale)}
-      where (${matches}) and ${level} = 1
-      ${newest}
-      limit ${need}
-    `,
-    );
-    if (next.length === need) {
-      return [...first, ...next].map((r) => toResult(r, plan));
-    }
   }
   const rows = await executePrepared(
     db,
