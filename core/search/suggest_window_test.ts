@@ -8,26 +8,14 @@ import { createModel } from "../models/store.ts";
 import { loadModels } from "../models/store_rows.ts";
 import { SETTINGS_DEFAULTS } from "../sites/settings_documents.ts";
 import { openTestDb } from "../../tests/support/db.ts";
+import { insertSite } from "../../tests/support/sites.ts";
 import { searchPlan } from "./plan.ts";
 import { suggest } from "./suggest.ts";
 
 Deno.test("suggest puts titles starting with the words first, newest first, inside or outside the window, few or many", async () => {
   const { db, close } = await openTestDb();
   try {
-    const siteId = crypto.randomUUID();
-    await db.insertInto("sites").values({
-      id: siteId,
-      slug: "s",
-      name: "s",
-      domain: "s.test",
-      created_at: new Date(),
-    }).execute();
-    await db.insertInto("site_languages").values({
-      site_id: siteId,
-      code: "en",
-      position: 0,
-      is_default: true,
-    }).execute();
+    const siteId = await insertSite(db, { domain: "s.test" });
     const created = await createModel({ db, clock: systemClock, siteId }, {
       model: { name: "Posts", slug: "posts", description: "" },
       fields: [{ key: "title", label: "Title", type: "text", required: true }],
