@@ -4,6 +4,7 @@
 // system, from /proc): where a request's time goes, steadier than requests per second on a
 // shared machine. Linux only; needs `wrk`.
 import { cpuTicks } from "./proc.ts";
+import { startService } from "./service.ts";
 
 const [url, path, concurrency = "32", seconds = "10"] = Deno.args;
 if (!url || !path) {
@@ -13,27 +14,9 @@ if (!url || !path) {
   Deno.exit(2);
 }
 
-const server = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "-A",
-    "--unstable-kv",
-    new URL("./serve.ts", import.meta.url).pathname,
-  ],
-  env: { BENCH_DATABASE_URL: url },
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
+const server = await startService(url);
 try {
-  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let port = 0;
-  for (let i = 0; i < 100 && port === 0; i++) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    port = Number(/listening (\d+)/.exec(value ?? "")?.[1] ?? 0);
-  }
-  if (!port) throw new Error("Cannot start the service");
-  const target = `http://127.0.0.1:${port}${path}`;
+  const target = `${server.origin}${path}`;
   await wrk(target, 4, 2); // warm-up: prepared statements, JIT
   const service0 = await cpuTicks(server.pid);
   const postgres0 = await postgresTicks();
@@ -50,8 +33,7 @@ try {
     } ms (${requests} requests)`,
   );
 } finally {
-  server.kill("SIGTERM");
-  await server.status;
+  await server.stop();
 }
 
 async function wrk(target: string, c: number, s: number): Promise<string> {

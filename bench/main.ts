@@ -15,6 +15,7 @@ import { prefixEnd } from "../core/search/suggest.ts";
 import { contextQuery } from "../core/public/request_context.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 import { cpuTicks } from "./proc.ts";
+import { type BenchService, startService } from "./service.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
 /** Title words: entry i's English title is `Post <i> <VOCAB[i % 20]> <VOCAB[(i / 20) % 20]>`, so
@@ -90,44 +91,19 @@ if (!reused) await admin(`create database ${dbName}`);
 const url = new URL(base);
 url.pathname = `/${dbName}`;
 const db = await openDatabase({ url: url.toString() });
-const servers: Deno.ChildProcess[] = [];
-/** Starts the service on the seeded database with `env` added; answers its origin. */
-async function startServer(env: Record<string, string>): Promise<{
-  origin: string;
-  pid: number;
-}> {
-  const server = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--unstable-kv",
-      new URL("./serve.ts", import.meta.url).pathname,
-    ],
-    env: { BENCH_DATABASE_URL: url.toString(), ...env },
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  servers.push(server);
-  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let port = 0;
-  for (let i = 0; i < 100 && port === 0; i++) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    const m = /listening (\d+)/.exec(value ?? "");
-    if (m) port = Number(m[1]);
-  }
-  reader.releaseLock();
-  if (!port) throw new Error("Cannot start the benchmark server");
-  return { origin: `http://127.0.0.1:${port}`, pid: server.pid };
-}
+const servers: BenchService[] = [];
 try {
   const seeded = reused ? await readSeed() : await seed();
   const { siteId, modelId } = seeded;
   // The service as configured by default, and one that keeps no answers between requests
   // (PUBLIC_ANSWER_CACHE_MB=0): every request computes its answer, as on a site whose content
   // changes between reads.
-  const kept = await startServer({});
-  const computed = await startServer({ PUBLIC_ANSWER_CACHE_MB: "0" });
+  const kept = await startService(url.toString());
+  servers.push(kept);
+  const computed = await startService(url.toString(), {
+    PUBLIC_ANSWER_CACHE_MB: "0",
+  });
+  servers.push(computed);
 
   const slugs = Array.from(
     { length: 1000 },
@@ -472,10 +448,7 @@ try {
   );
   console.log("wrote bench/results.json");
 } finally {
-  for (const server of servers) {
-    server.kill("SIGTERM");
-    await server.status;
-  }
+  for (const server of servers) await server.stop();
   await db.destroy();
   if (keep) console.log(`kept the database: BENCH_DB=${dbName}`);
   else await admin(`drop database if exists ${dbName} with (force)`);

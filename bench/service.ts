@@ -1,0 +1,44 @@
+// Starts the benchmark's service process (bench/serve.ts) on a database and waits for its port.
+
+/** A running service process. */
+export interface BenchService {
+  origin: string;
+  pid: number;
+  /** Stops it with SIGTERM (it then prints its kept-answer counts) and waits for it. */
+  stop(): Promise<void>;
+}
+
+/** Starts bench/serve.ts against `databaseUrl` with `env` added to this process's environment. */
+export async function startService(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<BenchService> {
+  const server = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--unstable-kv",
+      new URL("./serve.ts", import.meta.url).pathname,
+    ],
+    env: { BENCH_DATABASE_URL: databaseUrl, ...env },
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const stop = async () => {
+    server.kill("SIGTERM");
+    await server.status;
+  };
+  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let port = 0;
+  for (let i = 0; i < 100 && port === 0; i++) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    port = Number(/listening (\d+)/.exec(value ?? "")?.[1] ?? 0);
+  }
+  reader.releaseLock();
+  if (!port) {
+    await stop();
+    throw new Error("Cannot start the benchmark's service");
+  }
+  return { origin: `http://127.0.0.1:${port}`, pid: server.pid, stop };
+}
