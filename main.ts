@@ -1,20 +1,24 @@
 // Composition root: settings -> stores -> services -> app -> Deno.serve.
 import { openServices } from "./core/boot.ts";
-import { ConfigError, loadConfig } from "./core/config.ts";
+import { type Config, loadConfig } from "./core/config.ts";
 import { createApp } from "./core/server.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
 import { ensureDemoSite } from "./core/sites/demo_site.ts";
+import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
+import type { Services } from "./core/services.ts";
 
-let config;
+// Every start-up failure is one line on stderr naming the setting and the cause, then exit 1.
+let config: Config;
+let opened: { services: Services; close: () => Promise<void> };
 try {
   config = loadConfig();
+  opened = await openServices(config);
 } catch (error) {
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(error.message);
+  console.error(startupMessage(error));
   Deno.exit(1);
 }
+const { services, close } = opened;
 
-const { services, close } = await openServices(config);
 if (config.demoSite) {
   const demo = await ensureDemoSite(services);
   console.log(
@@ -47,16 +51,31 @@ Deno.cron(
     services.log({ level: "info", msg: "maintenance", ...done });
   },
 );
-const server = Deno.serve(
-  {
-    port: config.port,
-    hostname: config.host,
-    signal: shutdown.signal,
-    onListen: ({ hostname, port }) =>
-      console.log(`Stave listening on http://${hostname}:${port}`),
-  },
-  app.fetch,
-);
+let server: Deno.HttpServer;
+try {
+  server = Deno.serve(
+    {
+      port: config.port,
+      hostname: config.host,
+      signal: shutdown.signal,
+      onListen: ({ hostname, port }) =>
+        console.log(`Stave listening on http://${hostname}:${port}`),
+    },
+    app.fetch,
+  );
+} catch (error) {
+  const setting = error instanceof Deno.errors.AddrInUse ? "PORT" : "HOST";
+  console.error(startupMessage(
+    new StartupError(
+      `setting ${setting}: cannot listen on ${config.host}:${config.port}: ${
+        causeOf(error)
+      }`,
+    ),
+  ));
+  shutdown.abort();
+  await close();
+  Deno.exit(1);
+}
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => {

@@ -3,6 +3,8 @@ import { parseArgs } from "node:util";
 import { SCOPES } from "../core/access/scopes.ts";
 import { openServices } from "../core/boot.ts";
 import { type Config, ConfigError, loadConfig } from "../core/config.ts";
+import { DataFolderInUseError } from "../core/db/data_lock.ts";
+import { StartupError, startupMessage } from "../core/startup_error.ts";
 import { createCredential } from "../core/credentials/credentials.ts";
 import { createInstallation } from "../core/sites/installation.ts";
 import { findSiteByDomain } from "../core/sites/site_store.ts";
@@ -163,6 +165,26 @@ export async function runSvc(args: string[]): Promise<number> {
     }
     throw error;
   }
+  try {
+    return await runCommand(command, config, rest);
+  } catch (error) {
+    // The stores could not be opened (a running service holds DATA_DIR, an unreachable
+    // database): one line, nothing changed.
+    if (
+      error instanceof StartupError || error instanceof DataFolderInUseError
+    ) {
+      console.error(startupMessage(error));
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function runCommand(
+  command: string | undefined,
+  config: Config,
+  rest: string[],
+): Promise<number> {
   switch (command) {
     case "bootstrap":
       return await bootstrap(config, rest);

@@ -2,7 +2,14 @@
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import { openDatabase } from "./db/database.ts";
+import { sql } from "kysely";
+import {
+  DataFolderInUseError,
+  type DataLock,
+  lockDataFolders,
+} from "./db/data_lock.ts";
+import { type Db, openDatabase } from "./db/database.ts";
+import { causeOf, describeDatabaseUrl, StartupError } from "./startup_error.ts";
 import { migrateToLatest } from "./db/migrate.ts";
 import { openKvStore } from "./kv/open.ts";
 import { PROJECT_ROOT } from "./server.ts";
@@ -24,19 +31,22 @@ export async function openServices(
   config: Config,
   options: OpenServicesOptions = {},
 ): Promise<{ services: Services; close: () => Promise<void> }> {
-  await Deno.mkdir(config.dataDir, { recursive: true });
-  const db = await openDatabase(
-    config.databaseUrl
-      ? { url: config.databaseUrl }
-      : { pglitePath: `${config.dataDir}/pglite` },
-  );
+  const lock = prepareDataFolder(config);
+  let db: Db;
   try {
-    await migrateToLatest(db);
+    db = await openMigratedDatabase(config);
   } catch (error) {
-    await db.destroy();
+    lock?.release();
     throw error;
   }
-  const kv = await openKvStore(config.kvPath);
+  let kv: Deno.Kv;
+  try {
+    kv = await openKv(config.kvPath);
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    lock?.release();
+    throw error;
+  }
   const assets: IslandAssets = options.buildIslands === false
     ? { boot: "", chunks: {} }
     : await buildIslands({ root: PROJECT_ROOT, islands: manifest.islands });
@@ -53,6 +63,72 @@ export async function openServices(
     close: async () => {
       kv.close();
       await db.destroy();
+      lock?.release();
     },
   };
+}
+
+/**
+ * Embedded PGlite belongs to one process: its folder and the KV file's folder are locked
+ * before anything opens them. With PostgreSQL any number of processes share the KV file
+ * (docs/deploy.md), so nothing is locked.
+ */
+function prepareDataFolder(config: Config): DataLock | null {
+  try {
+    Deno.mkdirSync(config.dataDir, { recursive: true });
+    if (config.databaseUrl) return null;
+    const kvFolder = config.kvPath.replace(/[^/]*$/, "") || ".";
+    return lockDataFolders([config.dataDir, kvFolder]);
+  } catch (error) {
+    if (error instanceof DataFolderInUseError) throw error;
+    throw new StartupError(
+      `setting DATA_DIR: cannot use the folder "${config.dataDir}": ${
+        causeOf(error)
+      }`,
+    );
+  }
+}
+
+async function openMigratedDatabase(config: Config): Promise<Db> {
+  const where = config.databaseUrl
+    ? `setting DATABASE_URL: cannot use PostgreSQL at ${
+      describeDatabaseUrl(config.databaseUrl)
+    }`
+    : `setting DATA_DIR: cannot open the embedded database in "${config.dataDir}/pglite"`;
+  const hint = config.databaseUrl
+    ? ""
+    : "; restore the folder from a backup, or move it away to start with an empty database";
+  let db: Db;
+  try {
+    db = await openDatabase(
+      config.databaseUrl
+        ? { url: config.databaseUrl }
+        : { pglitePath: `${config.dataDir}/pglite` },
+    );
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    throw new StartupError(`${where}: ${causeOf(error)}${hint}`);
+  }
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy().catch(() => {});
+    throw new StartupError(`${where}: ${causeOf(error)}`);
+  }
+  return db;
+}
+
+async function openKv(path: string): Promise<Deno.Kv> {
+  try {
+    const kv = await openKvStore(path);
+    // SQLite reads the file lazily: one read proves it is a readable KV store.
+    await kv.get(["stave", "startup-check"]);
+    return kv;
+  } catch (error) {
+    throw new StartupError(
+      `setting KV_PATH: cannot open the KV file "${path}": ${
+        causeOf(error)
+      }; restore it from a backup or move it away (it holds only short-lived state)`,
+    );
+  }
 }

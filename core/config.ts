@@ -7,8 +7,14 @@ const bool = z.enum(["true", "false", "1", "0"]).transform((v) =>
 
 const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
-  HOST: z.string().min(1).default("127.0.0.1"),
-  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  HOST: z.string().min(1).refine(
+    isListenAddress,
+    "expected an IP address or a host name of this machine",
+  ).default("127.0.0.1"),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).refine(
+    isOrigin,
+    "expected only scheme, host and port, without path, query, fragment or user",
+  ).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   KV_PATH: z.string().min(1).optional(),
@@ -22,6 +28,28 @@ const configSchema = z.object({
   LOG_REQUESTS: bool.default(true),
   PUBLIC_ANSWER_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
 });
+
+/**
+ * An IPv4 literal with octets up to 255, an IPv6 literal, or a host name. All-numeric dotted
+ * names are IPv4 literals, so `999.1.1.1` is refused here rather than by a lookup at listen.
+ */
+function isListenAddress(host: string): boolean {
+  if (host.includes(":")) return /^[0-9a-fA-F:.]+(%[\w.-]+)?$/.test(host);
+  const labels = host.split(".");
+  if (labels.every((label) => /^\d+$/.test(label))) {
+    return labels.length === 4 &&
+      labels.every((label) => label.length <= 3 && Number(label) <= 255);
+  }
+  return /^(?=.{1,253}$)([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/
+    .test(host);
+}
+
+/** Links are built as `PUBLIC_URL + path`, so anything past the origin would corrupt every one. */
+function isOrigin(url: string): boolean {
+  const parsed = new URL(url);
+  return parsed.pathname === "/" && !parsed.search && !parsed.hash &&
+    !parsed.username && !parsed.password && !/[?#]/.test(url);
+}
 
 /** The validated settings of one process. */
 export interface Config {

@@ -95,3 +95,52 @@ Deno.test("loadConfig() defaults the public URL to localhost on the configured p
     "https://cms.example.com",
   );
 });
+
+Deno.test("loadConfig() refuses a HOST that is no address (999.1.1.1) and accepts IPv4, IPv6 and names", () => {
+  for (
+    const good of [
+      "127.0.0.1",
+      "0.0.0.0",
+      "::",
+      "::1",
+      "localhost",
+      "cms-1.internal",
+    ]
+  ) {
+    equal(loadConfig({ HOST: good }).host, good);
+  }
+  for (
+    const bad of ["999.1.1.1", "1.2.3", "256.0.0.1", "bad host", "-x", "a..b"]
+  ) {
+    throws(
+      () => loadConfig({ HOST: bad }),
+      (e: Error) =>
+        e instanceof ConfigError && /setting HOST/.test(e.message) &&
+        !e.message.includes(bad),
+      bad,
+    );
+  }
+});
+
+Deno.test("loadConfig() refuses a PUBLIC_URL with a path, query, fragment or user", () => {
+  equal(
+    loadConfig({ PUBLIC_URL: "https://cms.example.com:8443/" }).publicUrl,
+    "https://cms.example.com:8443",
+  );
+  for (
+    const bad of [
+      "https://cms.example.com/cms",
+      "https://cms.example.com/?q=1",
+      "https://cms.example.com?q=1",
+      "https://cms.example.com#top",
+      "https://u:p@cms.example.com",
+    ]
+  ) {
+    throws(
+      () => loadConfig({ PUBLIC_URL: bad }),
+      (e: Error) =>
+        e instanceof ConfigError && /setting PUBLIC_URL/.test(e.message),
+      bad,
+    );
+  }
+});

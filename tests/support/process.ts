@@ -57,3 +57,73 @@ export async function runDeno(
 
 /** Project root, for spawning long-running children. */
 export { ROOT as PROJECT_ROOT };
+
+/** A running `main.ts` child. */
+export interface RunningService {
+  port: number;
+  pid: number;
+  /** Everything printed on stdout so far (complete after `stop()`). */
+  stdout(): string;
+  /** SIGTERM, then waits; answers the exit code and stderr. */
+  stop(): Promise<{ code: number; stderr: string }>;
+}
+
+/**
+ * Starts `main.ts` with `env` and waits until it listens (PORT is 0 unless `env` names one).
+ * A child that never listens is killed and its output thrown, so a test never hangs.
+ */
+export async function spawnService(
+  env: Record<string, string>,
+): Promise<RunningService> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "main.ts"],
+    cwd: ROOT,
+    env: {
+      PORT: "0",
+      DEMO_SITE: "false",
+      LOG_REQUESTS: "false",
+      ...env,
+      DATABASE_URL: env.DATABASE_URL ?? "",
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const deadline = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  let port = 0;
+  while (!port) {
+    const { value, done } = await reader.read();
+    if (done) {
+      clearTimeout(deadline);
+      await child.status;
+      throw new Error(
+        `main.ts exited before listening:\n${printed}\n${await stderr}`,
+      );
+    }
+    printed += value;
+    port = Number(/listening on http:\/\/[^:]+:(\d+)/.exec(printed)?.[1] ?? 0);
+  }
+  const drained = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      printed += value;
+    }
+  })();
+  return {
+    port,
+    pid: child.pid,
+    stdout: () => printed,
+    stop: async () => {
+      try {
+        child.kill("SIGTERM");
+      } catch { /* already exited */ }
+      const status = await child.status;
+      clearTimeout(deadline);
+      await drained;
+      return { code: status.code, stderr: await stderr };
+    },
+  };
+}
