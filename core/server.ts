@@ -7,6 +7,7 @@ import { registerRoutes } from "./web/app.ts";
 import type { AppEnv } from "./web/env.ts";
 import { requestLog } from "./web/request_log.ts";
 import { serveStaticFile } from "./web/static_files.ts";
+import { refuseUnsafeUrlText } from "./web/request_text.ts";
 import { csrfProtection } from "./auth/csrf.ts";
 import { createManagementApi } from "./manage/api.ts";
 
@@ -27,6 +28,8 @@ export function createApp(services: Services): Hono<AppEnv> {
     await next();
   });
   app.use("*", requestLog(services.clock, services.config.logRequests));
+  // Public parameters are checked once here: no route sees NUL, lone surrogates or bad UTF-8.
+  app.use("*", refuseUnsafeUrlText);
   app.use(
     "*",
     secureHeaders({

@@ -149,7 +149,7 @@ async function serve(
   const rawQuery = queryObject(url);
   refuseSiteNaming("query", rawQuery);
   const rawBody = new Uint8Array(await c.req.arrayBuffer());
-  const decoded = decodeBody(operation, rawBody);
+  const decoded = decodeBody(operation, rawBody, c.req.raw.headers);
   refuseSiteNaming("body", decoded);
   const input: OperationInput<AnyOperation> = {
     params: parseParams(operation, c.req.param() as Record<string, string>),

@@ -1,6 +1,7 @@
 // Parses an operation's path params, query and closed JSON body, refusing with `invalid_request` naming the problem.
 import type { z } from "zod";
 import { refuse } from "../web/errors.ts";
+import { decodeJsonBody, requireContentType } from "../web/json_body.ts";
 import type { AnyOperation } from "./contract/mod.ts";
 
 /** One problem of a request, by where it is (`body.code`, `query.limit`). */
@@ -89,24 +90,27 @@ export function parseQuery<O extends AnyOperation>(
   return check(operation.query, query, "query") as z.output<O["query"]>;
 }
 
-/** Decodes the raw body as JSON; a route without a body refuses any. */
-export function decodeBody(operation: AnyOperation, raw: Uint8Array): unknown {
+/**
+ * Decodes the raw body: a route without a body refuses any; otherwise the content type must
+ * be one the route accepts (415), and JSON goes through the shared edge reader (depth, NUL,
+ * lone surrogates: core/web/json_body.ts). Other accepted types are left to the handler.
+ */
+export function decodeBody(
+  operation: AnyOperation,
+  raw: Uint8Array,
+  headers: Headers,
+): unknown {
   if (operation.body === null) {
     if (raw.length > 0) {
       refuse(400, "invalid_request", "This route takes no request body");
     }
     return undefined;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(raw));
-  } catch {
-    refuse(400, "invalid_request", "Request body must be a JSON object");
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    refuse(400, "invalid_request", "Request body must be a JSON object");
-  }
-  return value;
+  const type = requireContentType(headers, operation.accepts);
+  if (type !== "application/json") return undefined;
+  // Field values (`fields` of entries, proposals, drafts and their components) are checked
+  // against the model, which refuses `__proto__` as `unknown_field` like any other key.
+  return decodeJsonBody(raw, { keysCheckedLater: /^body\.fields(\.|$)/ });
 }
 
 /** The body as the operation's closed schema reads it. */

@@ -11,7 +11,13 @@ export const entryId = z.uuid();
 export const entryParams = z.strictObject({ id: entryId });
 
 /** Field values by key; keys the reader cannot read are left out. */
-export const fieldValues = z.record(z.string(), z.unknown()).describe(
+export const fieldValues = z.custom<Record<string, unknown>>(
+  (value) =>
+    typeof value === "object" && value !== null && !Array.isArray(value),
+  "expected an object of field values",
+  // Not z.record: it silently drops a `__proto__` key, which must reach the model's
+  // validation and be refused `unknown_field` like any other unknown key.
+).meta({ type: "object", additionalProperties: {} }).describe(
   "Field values by key; fields the credential's creator cannot read are left out",
 );
 

@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   locale_exists: 409,
   conflict: 409,
   payload_too_large: 413,
+  unsupported_content_type: 415,
   rate_limited: 429,
   internal_error: 500,
   // Models and model proposals (spec 2 parts 4.3, 7; statuses not stated there are ours, see docs).

@@ -1,6 +1,7 @@
 // The shape of one Management API operation as data: the single source of routes, OpenAPI and client types.
 import { z } from "zod";
 import type { Scope } from "../../access/scopes.ts";
+import type { BodyType } from "../../web/json_body.ts";
 import {
   IDEMPOTENCY_RETENTION_LONG_MS,
   IDEMPOTENCY_RETENTION_MS,
@@ -67,6 +68,12 @@ export interface Operation<
   errors: readonly ErrorCode[];
   /** Largest body in bytes; defaults to {@link DEFAULT_BODY_LIMIT}. */
   bodyLimit?: number;
+  /**
+   * Body types the route takes (anything else is `415 unsupported_content_type`); defaults
+   * to JSON only. Media uploads and import parts add `multipart/form-data` or
+   * `application/octet-stream` and read `input.rawBody` themselves.
+   */
+  accepts?: readonly BodyType[];
 }
 
 /** Any operation. */
@@ -112,7 +119,10 @@ export function operation<
     params: spec.params ?? (NO_FIELDS as unknown as P),
     query: spec.query ?? (NO_FIELDS as unknown as Q),
     body: spec.body ?? (null as B),
-    errors: spec.errors ?? [],
+    // Every route with a body refuses one sent as another type (core/web/json_body.ts).
+    errors: spec.body
+      ? [...(spec.errors ?? []), "unsupported_content_type"]
+      : spec.errors ?? [],
   };
 }
 
