@@ -162,6 +162,15 @@ export interface OutboundOptions {
 }
 
 const encoder = new TextEncoder();
+const forbiddenHeaders = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+]);
 
 function refusal(code: OutboundRefusalCode, message: string): OutboundRefusal {
   return { ok: false, code, message };
@@ -199,6 +208,14 @@ export async function outboundFetch(
   request: OutboundRequest,
   options: OutboundOptions = {},
 ): Promise<OutboundResult> {
+  for (const name of Object.keys(request.headers ?? {})) {
+    if (forbiddenHeaders.has(name.toLowerCase())) {
+      // A bug, not a remote fault: no credential or cookie ever goes to a plugin.
+      throw new TypeError(
+        `Cannot send header "${name}" to a plugin: calls carry no credential or cookie`,
+      );
+    }
+  }
   const policy = options.policy ?? strictOutboundPolicy;
   const destination = checkDestination(request.url, policy);
   if (!destination.ok) return destination;

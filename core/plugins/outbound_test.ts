@@ -1,5 +1,5 @@
 // outboundFetch(): no connection for a refused destination, DNS checked before connect, real local servers for faults (OUT-*).
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import {
   type ConnectTcp,
   OutboundBudget,
@@ -610,5 +610,39 @@ Deno.test("outboundFetch() connects over TLS to the checked address, verifying t
     equal(seen.length, 1);
   } finally {
     await server.shutdown();
+  }
+});
+
+Deno.test("outboundFetch() refuses a redirect without reading its body, however large", async () => {
+  const server = rawServer(() =>
+    `HTTP/1.1 302 Found\r\nlocation: https://example.com/\r\ncontent-length: 10000000\r\n\r\n${
+      "z".repeat(100_000)
+    }`
+  );
+  try {
+    const result = await outboundFetch(
+      { url: `${server.origin}/m.json`, method: "GET", purpose: "manifest" },
+      devOptions(server.origin),
+    );
+    equal(result.ok, false);
+    if (!result.ok) equal(result.code, "remote_redirect_refused");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("outboundFetch() never sends a credential or cookie header: a caller passing one is a bug", async () => {
+  for (
+    const name of ["Authorization", "cookie", "Proxy-Authorization", "Host"]
+  ) {
+    await rejects(
+      outboundFetch({
+        url: "https://plugin.example.com/x",
+        method: "GET",
+        purpose: "media_download",
+        headers: { [name]: "x" },
+      }),
+      TypeError,
+    );
   }
 });
