@@ -27,6 +27,23 @@ const configSchema = z.object({
   ),
   LOG_REQUESTS: bool.default(true),
   PUBLIC_ANSWER_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
+  ENVIRONMENT: z.enum(["development", "production"]).default("production"),
+  PLUGIN_DEV_ORIGINS: z.string().max(4000).transform((value, ctx) => {
+    const origins = value.split(",").map((o) => o.trim()).filter((o) =>
+      o !== ""
+    );
+    for (const origin of origins) {
+      if (!isExactOrigin(origin)) {
+        ctx.addIssue({
+          code: "custom",
+          message:
+            'expected comma-separated exact origins such as "http://127.0.0.1:8787" (scheme, host and port only; no wildcard, path or trailing slash)',
+        });
+        return z.NEVER;
+      }
+    }
+    return origins;
+  }).optional(),
 });
 
 /**
@@ -51,6 +68,17 @@ function isOrigin(url: string): boolean {
     !parsed.username && !parsed.password && !/[?#]/.test(url);
 }
 
+function isExactOrigin(value: string): boolean {
+  if (value.includes("*")) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") &&
+      url.origin === value;
+  } catch {
+    return false;
+  }
+}
+
 /** The validated settings of one process. */
 export interface Config {
   port: number;
@@ -68,6 +96,13 @@ export interface Config {
   secureCookies: boolean;
   /** Memory for public answers kept per snapshot (core/public/kept_answers.ts); 0 keeps none. */
   publicAnswerCacheBytes: number;
+  /** `development` allows `pluginDevOrigins`; anything else is production. */
+  environment: "development" | "production";
+  /**
+   * Exact origins the service may call over plain HTTP (spec 1 part 5.10); honoured only
+   * when `environment` is `development`, always empty otherwise.
+   */
+  pluginDevOrigins: string[];
 }
 
 /** Raised when a setting is invalid; its message names the setting but never echoes the value. */
@@ -106,5 +141,9 @@ export function loadConfig(
     logRequests: v.LOG_REQUESTS,
     secureCookies: publicUrl.startsWith("https:"),
     publicAnswerCacheBytes: v.PUBLIC_ANSWER_CACHE_MB * 1024 * 1024,
+    environment: v.ENVIRONMENT,
+    pluginDevOrigins: v.ENVIRONMENT === "development"
+      ? v.PLUGIN_DEV_ORIGINS ?? []
+      : [],
   };
 }

@@ -15,6 +15,8 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     logRequests: true,
     secureCookies: false,
     publicAnswerCacheBytes: 32 * 1024 * 1024,
+    environment: "production",
+    pluginDevOrigins: [],
   });
 });
 
@@ -143,4 +145,45 @@ Deno.test("loadConfig() refuses a PUBLIC_URL with a path, query, fragment or use
       bad,
     );
   }
+});
+
+Deno.test("loadConfig() honours PLUGIN_DEV_ORIGINS only with ENVIRONMENT=development (OUT-018)", () => {
+  const origins = "http://localhost:8787, http://127.0.0.1:9000";
+  deepEqual(
+    loadConfig({ ENVIRONMENT: "development", PLUGIN_DEV_ORIGINS: origins })
+      .pluginDevOrigins,
+    ["http://localhost:8787", "http://127.0.0.1:9000"],
+  );
+  const production = loadConfig({ PLUGIN_DEV_ORIGINS: origins });
+  equal(production.environment, "production");
+  deepEqual(production.pluginDevOrigins, []);
+  deepEqual(
+    loadConfig({ ENVIRONMENT: "production", PLUGIN_DEV_ORIGINS: origins })
+      .pluginDevOrigins,
+    [],
+  );
+});
+
+Deno.test("loadConfig() refuses a PLUGIN_DEV_ORIGINS entry that is not an exact origin, naming the setting", () => {
+  for (
+    const bad of [
+      "http://*.example.com",
+      "*",
+      "http://localhost:8787/",
+      "http://localhost:8787/svc",
+      "localhost:8787",
+      "ftp://localhost",
+      "http://localhost:8787,nonsense",
+    ]
+  ) {
+    throws(
+      () => loadConfig({ ENVIRONMENT: "development", PLUGIN_DEV_ORIGINS: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /setting PLUGIN_DEV_ORIGINS/.test(error.message) &&
+        !error.message.includes(bad),
+      bad,
+    );
+  }
+  throws(() => loadConfig({ ENVIRONMENT: "staging" }), /setting ENVIRONMENT/);
 });

@@ -1,0 +1,294 @@
+// Table-driven checks of every refused destination class and spelling (OUT-002 to OUT-015, OUT-018).
+import { deepEqual, equal } from "node:assert/strict";
+import {
+  checkDestination,
+  parseIpv4,
+  parseIpv6,
+  refusedAddressReason,
+} from "./destination.ts";
+
+const refusedLiterals: Record<string, string[]> = {
+  // OUT-005
+  private: [
+    "10.0.0.1",
+    "10.255.255.255",
+    "012.0.0.1",
+    "0xa.0.0.1",
+    "167772161",
+    "0xa000001",
+    "10.1",
+    "10.0.1",
+    "172.16.0.1",
+    "172.31.255.255",
+    "0xac.0x10.0.1",
+    "0254.020.0.1",
+    "2886729729",
+    "192.168.0.1",
+    "192.168.255.255",
+    "0xc0a80001",
+    "3232235521",
+    "0300.0250.0.1",
+    "192.168.1",
+  ],
+  // OUT-006
+  loopback: [
+    "127.0.0.1",
+    "127.0.0.1.",
+    "127.1",
+    "127.0.1",
+    "127.255.255.254",
+    "2130706433",
+    "0x7f000001",
+    "0X7F000001",
+    "0x7f.0.0.1",
+    "0x7f.0x0.0x0.0x1",
+    "0177.0.0.1",
+    "0177.0.0.01",
+    "00000177.0.0.1",
+    "017700000001",
+    "0x7f.1",
+    "%31%32%37.0.0.1",
+  ],
+  // OUT-007
+  "link-local": [
+    "169.254.169.254",
+    "169.254.0.1",
+    "0xa9.0xfe.0xa9.0xfe",
+    "2852039166",
+    "0251.0376.0251.0376",
+    "169.254.43518",
+  ],
+  // OUT-008
+  shared: ["100.64.0.1", "100.127.255.255", "1681915905", "0x64.0x40.0.1"],
+  // OUT-009
+  multicast: ["224.0.0.1", "239.255.255.255", "0xe0000001", "3758096385"],
+  reserved: [
+    "240.0.0.1",
+    "250.1.2.3",
+    "255.255.255.254",
+    "192.0.0.8",
+    "192.88.99.1",
+  ],
+  broadcast: ["255.255.255.255", "4294967295", "0xffffffff"],
+  "this network": ["0.0.0.0", "0", "0.1.2.3", "0x0"],
+  // OUT-010
+  benchmarking: ["198.18.0.1", "198.19.255.255", "3323068417"],
+  documentation: [
+    "192.0.2.1",
+    "198.51.100.7",
+    "203.0.113.9",
+    "0xcb007109",
+  ],
+};
+
+for (const [kind, hosts] of Object.entries(refusedLiterals)) {
+  Deno.test(`checkDestination() refuses ${kind} IPv4 literals in every spelling (OUT-005..OUT-012)`, () => {
+    for (const host of hosts) {
+      const check = checkDestination(`https://${host}/svc/manifest.json`);
+      equal(check.ok, false, host);
+      if (!check.ok) equal(check.code, "url_destination_refused", host);
+    }
+  });
+}
+
+Deno.test("checkDestination() accepts public IPv4 literals, normalised (OUT-011)", () => {
+  for (
+    const [host, normal] of [
+      ["93.184.215.14", "93.184.215.14"],
+      ["1.1.1.1", "1.1.1.1"],
+      ["0x01010101", "1.1.1.1"],
+      ["16843009", "1.1.1.1"],
+      ["8.8.8.8.", "8.8.8.8"],
+      ["172.32.0.1", "172.32.0.1"],
+      ["100.128.0.1", "100.128.0.1"],
+      ["198.20.0.1", "198.20.0.1"],
+      ["223.255.255.255", "223.255.255.255"],
+    ]
+  ) {
+    const check = checkDestination(`https://${host}/m.json`);
+    equal(check.ok, true, host);
+    if (check.ok) {
+      equal(check.host, normal);
+      equal(check.hostKind, "ipv4");
+    }
+  }
+});
+
+Deno.test("checkDestination() refuses every IPv6 literal (OUT-013)", () => {
+  for (
+    const host of [
+      "[::1]",
+      "[2606:4700::1]",
+      "[2001:4860:4860::8888]",
+      "[::ffff:127.0.0.1]",
+      "[::ffff:7f00:1]",
+      "[::]",
+      "[fe80::1]",
+      "[fc00::1]",
+      "[64:ff9b::7f00:1]",
+      "[0:0:0:0:0:0:0:1]",
+    ]
+  ) {
+    const check = checkDestination(`https://${host}/m.json`);
+    equal(check.ok, false, host);
+    if (!check.ok) equal(check.code, "url_destination_refused", host);
+  }
+});
+
+Deno.test("checkDestination() refuses dotless and local names (OUT-014, OUT-015)", () => {
+  for (
+    const host of [
+      "intranet",
+      "intranet.",
+      "localhost",
+      "LOCALHOST",
+      "localhost.",
+      "app.localhost",
+      "localdomain",
+      "box.localdomain",
+      "printer.local",
+      "printer.local.",
+      "local",
+      "x.internal",
+      "metadata.google.internal",
+      "X.INTERNAL",
+      "internal",
+      "home.arpa",
+      "nas.home.arpa",
+    ]
+  ) {
+    const check = checkDestination(`https://${host}/m.json`);
+    equal(check.ok, false, host);
+    if (!check.ok) equal(check.code, "url_destination_refused", host);
+  }
+});
+
+Deno.test("checkDestination() accepts public names, including look-alikes of refused suffixes", () => {
+  for (
+    const host of [
+      "plugin.example.com",
+      "notlocalhost.com",
+      "internal.example.com",
+      "local.example.org",
+      "home.arpa.example.net",
+      "xn--bcher-kva.example",
+      "1e2.com",
+    ]
+  ) {
+    const check = checkDestination(`https://${host}/m.json`);
+    equal(check.ok, true, host);
+    if (check.ok) equal(check.hostKind, "name");
+  }
+});
+
+Deno.test("checkDestination() refuses http, credentials and fragments (OUT-002..OUT-004)", () => {
+  const cases: [string, string][] = [
+    ["http://plugin.example.com/m.json", "url_not_https"],
+    ["ftp://plugin.example.com/m.json", "url_not_https"],
+    ["ws://plugin.example.com/m.json", "url_not_https"],
+    ["https://u:p@plugin.example.com/m.json", "url_destination_refused"],
+    ["https://u@plugin.example.com/m.json", "url_destination_refused"],
+    ["https://:p@plugin.example.com/m.json", "url_destination_refused"],
+    ["https://plugin.example.com/m.json#x", "url_destination_refused"],
+    ["https://plugin.example.com/m.json#", "url_destination_refused"],
+    ["not a url", "url_destination_refused"],
+    ["https://", "url_destination_refused"],
+  ];
+  for (const [url, code] of cases) {
+    const check = checkDestination(url);
+    equal(check.ok, false, url);
+    if (!check.ok) {
+      equal(check.code, code, url);
+      equal(check.message.includes("u:p"), false);
+    }
+  }
+});
+
+Deno.test("checkDestination() allows an exact development origin over http only in development (OUT-018)", () => {
+  const dev = { development: true, devOrigins: ["http://localhost:8787"] };
+  const ok = checkDestination("http://localhost:8787/svc/manifest.json", dev);
+  equal(ok.ok, true);
+  if (ok.ok) equal(ok.devOrigin, true);
+  for (
+    const url of [
+      "http://localhost:8788/svc/manifest.json",
+      "http://127.0.0.1:8787/svc/manifest.json",
+      "http://localhost/svc/manifest.json",
+      "http://sub.localhost:8787/svc/manifest.json",
+    ]
+  ) {
+    const check = checkDestination(url, dev);
+    equal(check.ok, false, url);
+    if (!check.ok) equal(check.code, "url_not_https", url);
+  }
+  const off = checkDestination("http://localhost:8787/svc/manifest.json", {
+    development: false,
+    devOrigins: ["http://localhost:8787"],
+  });
+  equal(off.ok, false);
+  // A listed origin still refuses credentials and fragments.
+  equal(checkDestination("http://u:p@localhost:8787/", dev).ok, false);
+  equal(checkDestination("http://localhost:8787/#x", dev).ok, false);
+  // https to a local name needs the exact https origin listed, not just the host.
+  equal(checkDestination("https://localhost:8787/", dev).ok, false);
+});
+
+Deno.test("parseIpv4() reads short, octal and hexadecimal forms and refuses overflow", () => {
+  deepEqual(parseIpv4("127.1"), [127, 0, 0, 1]);
+  deepEqual(parseIpv4("10.0.258"), [10, 0, 1, 2]);
+  deepEqual(parseIpv4("0x7f.0.0.1"), [127, 0, 0, 1]);
+  deepEqual(parseIpv4("0x"), [0, 0, 0, 0]);
+  deepEqual(parseIpv4("4294967295"), [255, 255, 255, 255]);
+  equal(parseIpv4("4294967296"), null);
+  equal(parseIpv4("256.0.0.1"), null);
+  equal(parseIpv4("1.2.3.4.5"), null);
+  equal(parseIpv4("09.0.0.1"), null);
+  equal(parseIpv4("example.com"), null);
+  equal(parseIpv4("1..2"), null);
+});
+
+Deno.test("refusedAddressReason() judges resolved addresses: IPv4 ranges and non-global IPv6", () => {
+  for (
+    const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "169.254.169.254",
+      "100.64.1.1",
+      "0.0.0.0",
+      "::1",
+      "::",
+      "::ffff:127.0.0.1",
+      "::ffff:8.8.8.8",
+      "fe80::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "64:ff9b::a00:1",
+      "2001:db8::1",
+      "2002:7f00:1::1",
+      "2001:0:4136:e378::1",
+      "3fff::1",
+      "garbage",
+    ]
+  ) {
+    equal(typeof refusedAddressReason(address), "string", address);
+  }
+  for (
+    const address of [
+      "93.184.215.14",
+      "2606:4700::6810:84e5",
+      "2a00:1450:4001::200e",
+    ]
+  ) {
+    equal(refusedAddressReason(address), null, address);
+  }
+});
+
+Deno.test("parseIpv6() reads compressed forms and a dotted tail", () => {
+  deepEqual(parseIpv6("::1"), [0, 0, 0, 0, 0, 0, 0, 1]);
+  deepEqual(parseIpv6("::ffff:1.2.3.4"), [0, 0, 0, 0, 0, 0xffff, 0x102, 0x304]);
+  deepEqual(parseIpv6("[2606:4700::1]"), [0x2606, 0x4700, 0, 0, 0, 0, 0, 1]);
+  equal(parseIpv6("1::2::3"), null);
+  equal(parseIpv6("1.2.3.4"), null);
+  equal(parseIpv6("12345::"), null);
+});
