@@ -15,6 +15,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     logRequests: true,
     secureCookies: false,
     publicAnswerCacheBytes: 32 * 1024 * 1024,
+    mediaS3: null,
   });
 });
 
@@ -93,5 +94,47 @@ Deno.test("loadConfig() defaults the public URL to localhost on the configured p
     loadConfig({ PORT: "9000", PUBLIC_URL: "https://cms.example.com" })
       .publicUrl,
     "https://cms.example.com",
+  );
+});
+
+Deno.test("loadConfig() reads the MEDIA_S3_* settings as one value, region and prefix defaulted", () => {
+  const config = loadConfig({
+    MEDIA_S3_ENDPOINT: "http://127.0.0.1:9000/",
+    MEDIA_S3_BUCKET: "stave-media",
+    MEDIA_S3_ACCESS_KEY_ID: "AKIDEXAMPLE",
+    MEDIA_S3_SECRET_ACCESS_KEY: "not-a-real-secret-value",
+  });
+  deepEqual(config.mediaS3, {
+    endpoint: "http://127.0.0.1:9000",
+    bucket: "stave-media",
+    region: "us-east-1",
+    accessKeyId: "AKIDEXAMPLE",
+    secretAccessKey: "not-a-real-secret-value",
+    prefix: "",
+  });
+});
+
+Deno.test("loadConfig() refuses a partial MEDIA_S3_* set naming what is missing, never a value", () => {
+  throws(
+    () =>
+      loadConfig({
+        MEDIA_S3_ENDPOINT: "http://127.0.0.1:9000",
+        MEDIA_S3_SECRET_ACCESS_KEY: "very-secret-value-here",
+      }),
+    (error: Error) => {
+      equal(error instanceof ConfigError, true);
+      match(error.message, /MEDIA_S3_BUCKET/);
+      match(error.message, /MEDIA_S3_ACCESS_KEY_ID/);
+      equal(error.message.includes("very-secret-value-here"), false);
+      return true;
+    },
+  );
+  throws(
+    () => loadConfig({ MEDIA_S3_BUCKET: "Bad_Bucket" }),
+    /MEDIA_S3_BUCKET/,
+  );
+  throws(
+    () => loadConfig({ MEDIA_S3_ENDPOINT: "ftp://x" }),
+    /MEDIA_S3_ENDPOINT/,
   );
 });
