@@ -67,6 +67,13 @@ export interface Operation<
   errors: readonly ErrorCode[];
   /** Largest body in bytes; defaults to {@link DEFAULT_BODY_LIMIT}. */
   bodyLimit?: number;
+  /**
+   * The body is `multipart/form-data`: one `file` part plus text parts that `body` reads as
+   * strings (an unknown, missing or doubled part is `invalid_request`).
+   */
+  multipart?: boolean;
+  /** The code of a body over `bodyLimit` (default `payload_too_large`); 413 either way. */
+  tooLargeCode?: ErrorCode;
 }
 
 /** Any operation. */
