@@ -59,7 +59,22 @@ export async function sweepOrphanObjects(
 ): Promise<{ deleted: string[] }> {
   const cutoff = ctx.clock.now().getTime() - ORPHAN_GRACE_MS;
   const deleted: string[] = [];
-  for await (const object of ctx.storage.list("sites/")) {
+  // Only the folders of this database's sites: storage shared with another installation (or a
+  // developer's demo data) is never swept by a database that does not know its sites.
+  const sites = await ctx.db.selectFrom("sites").select("id").execute();
+  for (const site of sites) {
+    await sweepSite(ctx, `sites/${site.id}/`, cutoff, deleted);
+  }
+  return { deleted };
+}
+
+async function sweepSite(
+  ctx: CleanupContext,
+  prefix: string,
+  cutoff: number,
+  deleted: string[],
+) {
+  for await (const object of ctx.storage.list(prefix)) {
     if (object.lastModified.getTime() > cutoff) continue;
     const named = await ctx.db.selectFrom("media_files").select("id")
       .where("storage_key", "=", object.key)
@@ -76,5 +91,4 @@ export async function sweepOrphanObjects(
     ).execute();
     deleted.push(object.key);
   }
-  return { deleted };
 }
