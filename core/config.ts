@@ -44,6 +44,18 @@ const configSchema = z.object({
     }
     return origins;
   }).optional(),
+  MEDIA_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  MEDIA_S3_BUCKET: z.string().regex(
+    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+    "expected an S3 bucket name (3 to 63 lowercase letters, digits, dots, dashes)",
+  ).optional(),
+  MEDIA_S3_REGION: z.string().regex(/^[a-z0-9-]{1,40}$/).optional(),
+  MEDIA_S3_ACCESS_KEY_ID: z.string().min(1).max(256).optional(),
+  MEDIA_S3_SECRET_ACCESS_KEY: z.string().min(1).max(256).optional(),
+  MEDIA_S3_PREFIX: z.string().regex(
+    /^([a-z0-9][a-z0-9._-]*\/)*$/,
+    "expected lowercase path segments each ending in /",
+  ).optional(),
 });
 
 /**
@@ -79,6 +91,16 @@ function isExactOrigin(value: string): boolean {
   }
 }
 
+/** S3-compatible media storage; absent means files under `DATA_DIR/media`. */
+export interface MediaS3Config {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  prefix: string;
+}
+
 /** The validated settings of one process. */
 export interface Config {
   port: number;
@@ -103,6 +125,8 @@ export interface Config {
    * when `environment` is `development`, always empty otherwise.
    */
   pluginDevOrigins: string[];
+  /** Media bytes go to this bucket when set, else to files under `dataDir/media`. */
+  mediaS3: MediaS3Config | null;
 }
 
 /** Raised when a setting is invalid; its message names the setting but never echoes the value. */
@@ -127,6 +151,7 @@ export function loadConfig(
     throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
   }
   const v = parsed.data;
+  const mediaS3 = mediaS3Of(v);
   // Unset, the public URL follows the port, so `PORT=9000` alone gives working links.
   const publicUrl = v.PUBLIC_URL ?? `http://localhost:${v.PORT}`;
   return {
@@ -145,5 +170,39 @@ export function loadConfig(
     pluginDevOrigins: v.ENVIRONMENT === "development"
       ? v.PLUGIN_DEV_ORIGINS ?? []
       : [],
+    mediaS3,
+  };
+}
+
+/** The S3 settings as one value: all of endpoint, bucket and keys, or none of the MEDIA_S3_* settings. */
+function mediaS3Of(v: z.output<typeof configSchema>): MediaS3Config | null {
+  const named = {
+    MEDIA_S3_ENDPOINT: v.MEDIA_S3_ENDPOINT,
+    MEDIA_S3_BUCKET: v.MEDIA_S3_BUCKET,
+    MEDIA_S3_ACCESS_KEY_ID: v.MEDIA_S3_ACCESS_KEY_ID,
+    MEDIA_S3_SECRET_ACCESS_KEY: v.MEDIA_S3_SECRET_ACCESS_KEY,
+  };
+  const missing = Object.entries(named).filter(([, value]) => !value).map((
+    [key],
+  ) => key);
+  const anySet = missing.length < 4 || v.MEDIA_S3_REGION !== undefined ||
+    v.MEDIA_S3_PREFIX !== undefined;
+  if (!anySet) return null;
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `Invalid configuration: ${
+        missing.map((key) =>
+          `setting ${key}: required when any MEDIA_S3_* setting is given`
+        ).join("; ")
+      }`,
+    );
+  }
+  return {
+    endpoint: v.MEDIA_S3_ENDPOINT!.replace(/\/$/, ""),
+    bucket: v.MEDIA_S3_BUCKET!,
+    region: v.MEDIA_S3_REGION ?? "us-east-1",
+    accessKeyId: v.MEDIA_S3_ACCESS_KEY_ID!,
+    secretAccessKey: v.MEDIA_S3_SECRET_ACCESS_KEY!,
+    prefix: v.MEDIA_S3_PREFIX ?? "",
   };
 }

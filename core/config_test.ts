@@ -17,6 +17,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     publicAnswerCacheBytes: 32 * 1024 * 1024,
     environment: "production",
     pluginDevOrigins: [],
+    mediaS3: null,
   });
 });
 
@@ -186,4 +187,45 @@ Deno.test("loadConfig() refuses a PLUGIN_DEV_ORIGINS entry that is not an exact 
     );
   }
   throws(() => loadConfig({ ENVIRONMENT: "staging" }), /setting ENVIRONMENT/);
+});
+Deno.test("loadConfig() reads the MEDIA_S3_* settings as one value, region and prefix defaulted", () => {
+  const config = loadConfig({
+    MEDIA_S3_ENDPOINT: "http://127.0.0.1:9000/",
+    MEDIA_S3_BUCKET: "stave-media",
+    MEDIA_S3_ACCESS_KEY_ID: "AKIDEXAMPLE",
+    MEDIA_S3_SECRET_ACCESS_KEY: "not-a-real-secret-value",
+  });
+  deepEqual(config.mediaS3, {
+    endpoint: "http://127.0.0.1:9000",
+    bucket: "stave-media",
+    region: "us-east-1",
+    accessKeyId: "AKIDEXAMPLE",
+    secretAccessKey: "not-a-real-secret-value",
+    prefix: "",
+  });
+});
+
+Deno.test("loadConfig() refuses a partial MEDIA_S3_* set naming what is missing, never a value", () => {
+  throws(
+    () =>
+      loadConfig({
+        MEDIA_S3_ENDPOINT: "http://127.0.0.1:9000",
+        MEDIA_S3_SECRET_ACCESS_KEY: "very-secret-value-here",
+      }),
+    (error: Error) => {
+      equal(error instanceof ConfigError, true);
+      match(error.message, /MEDIA_S3_BUCKET/);
+      match(error.message, /MEDIA_S3_ACCESS_KEY_ID/);
+      equal(error.message.includes("very-secret-value-here"), false);
+      return true;
+    },
+  );
+  throws(
+    () => loadConfig({ MEDIA_S3_BUCKET: "Bad_Bucket" }),
+    /MEDIA_S3_BUCKET/,
+  );
+  throws(
+    () => loadConfig({ MEDIA_S3_ENDPOINT: "ftp://x" }),
+    /MEDIA_S3_ENDPOINT/,
+  );
 });

@@ -2,11 +2,22 @@
 import { deleteExpiredSessions } from "./auth/session_store.ts";
 import { pruneSyncChanges } from "./sync/change_log.ts";
 import type { Services } from "./services.ts";
+import { finishPendingCleanup, sweepOrphanObjects } from "./media/cleanup.ts";
+import { mediaStorageOf } from "./media/storage_of.ts";
 
-/** Prunes what has outlived its retention: sync changes older than 30 days and expired sessions. */
+/**
+ * Prunes what has outlived its retention (sync changes older than 30 days, expired sessions)
+ * and tidies media storage: deletions left pending, and objects no row names (a crash between
+ * writing the bytes and the row).
+ */
 export async function runDailyMaintenance(
   services: Services,
-): Promise<{ syncChanges: number; sessions: number }> {
+): Promise<{
+  syncChanges: number;
+  sessions: number;
+  mediaCleanup: { deleted: number; pending: number } | null;
+  mediaOrphans: number | null;
+}> {
   const now = services.clock.now();
   const sites = await services.db.selectFrom("sites").select("id").execute();
   let syncChanges = 0;
@@ -14,5 +25,19 @@ export async function runDailyMaintenance(
     syncChanges += await pruneSyncChanges(services.db, site.id, now);
   }
   const sessions = await deleteExpiredSessions(services);
-  return { syncChanges, sessions };
+  const ctx = { ...services, storage: mediaStorageOf(services) };
+  let mediaCleanup = null;
+  let mediaOrphans = null;
+  try {
+    mediaCleanup = await finishPendingCleanup(ctx);
+    mediaOrphans = (await sweepOrphanObjects(ctx)).deleted.length;
+  } catch (error) {
+    // Storage being down must not stop the rest; the next run tries again.
+    services.log({
+      level: "warn",
+      msg: "media maintenance failed",
+      error: (error as Error).message,
+    });
+  }
+  return { syncChanges, sessions, mediaCleanup, mediaOrphans };
 }

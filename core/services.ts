@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/database.ts";
 import type { IslandAssets } from "./web/islands_build.ts";
 import type { LogEntry } from "./web/env.ts";
+import type { MediaStorage } from "./media/storage.ts";
 
 /** What routes reach through `c.var.services`, and commands receive directly. */
 export interface Services {
@@ -13,6 +14,8 @@ export interface Services {
   clock: Clock;
   log: (entry: LogEntry) => void;
   assets: IslandAssets;
+  /** Where media bytes live; made from `config` on first use when absent (core/media/storage_of.ts). */
+  media?: MediaStorage;
 }
 
 /** Writes log entries as JSON lines on stdout. */

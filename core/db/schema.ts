@@ -227,6 +227,11 @@ export interface Database {
   sync_entry_state: SyncEntryStateTable;
   search_documents: SearchDocumentsTable;
   site_menus: SiteMenusTable;
+  media_folders: MediaFoldersTable;
+  media_files: MediaFilesTable;
+  media_originals: MediaOriginalsTable;
+  media_cleanup: MediaCleanupTable;
+  media_writes: MediaWritesTable;
 }
 
 export interface EntryReviewsTable {
@@ -482,4 +487,76 @@ export interface PublicItemValuesTable {
    * the same on every row of the item; NULL when too long.
    */
   facets: Json | null;
+}
+
+/** A folder of a site's media library (migration 0150). */
+export interface MediaFoldersTable {
+  id: string;
+  site_id: string;
+  parent_id: string | null;
+  name: string;
+  revision: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One media library item (migration 0150). */
+export interface MediaFilesTable {
+  id: string;
+  site_id: string;
+  folder_id: string | null;
+  kind: "image" | "document" | "audio" | "video" | "file";
+  object_id: string;
+  storage_key: string;
+  file_name: string;
+  mime_type: string;
+  format: string;
+  byte_length: number | string;
+  width: number | null;
+  height: number | null;
+  aspect_ratio: string | null;
+  digest: string;
+  alt_texts: Json;
+  default_focal: Json | null;
+  loading: "eager" | "lazy";
+  fetch_priority: "high" | "low" | "auto";
+  tags: Json;
+  credit: string | null;
+  attribution: Json | null;
+  external: boolean;
+  edited_from: string | null;
+  revision: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** A per-language override of a media item's original (migration 0150). */
+export interface MediaOriginalsTable {
+  site_id: string;
+  media_id: string;
+  lang: string;
+  object_id: string;
+  storage_key: string;
+  mime_type: string;
+  format: string;
+  byte_length: number | string;
+  width: number | null;
+  height: number | null;
+  created_at: Timestamp;
+}
+
+/** A stored object still to delete (migration 0150). */
+export interface MediaCleanupTable {
+  storage_key: string;
+  site_id: string;
+  since: Timestamp;
+  attempts: number;
+}
+
+/** The answer of a keyed media write (migration 0150). */
+export interface MediaWritesTable {
+  site_id: string;
+  key_digest: string;
+  answer: Json;
+  created_at: Timestamp;
 }

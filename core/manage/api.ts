@@ -28,6 +28,8 @@ import {
   runKeyed,
   type SentAnswer,
 } from "./idempotency.ts";
+import { decodeMultipart } from "./multipart.ts";
+import { requireContentType } from "../web/json_body.ts";
 import {
   decodeBody,
   parseBody,
@@ -70,8 +72,9 @@ export function createManagementApi(
         onError: () => {
           throw new HttpError(
             413,
-            "payload_too_large",
+            operation.tooLargeCode ?? "payload_too_large",
             "Request body is larger than this route accepts",
+            { limit_bytes: operation.bodyLimit ?? DEFAULT_BODY_LIMIT },
           );
         },
       }),
@@ -148,13 +151,28 @@ async function serve(
   const url = new URL(c.req.url);
   const rawQuery = queryObject(url);
   refuseSiteNaming("query", rawQuery);
-  const rawBody = new Uint8Array(await c.req.arrayBuffer());
-  const decoded = decodeBody(operation, rawBody, c.req.raw.headers);
+  let rawBody = new Uint8Array(await c.req.arrayBuffer());
+  let file: OperationInput<AnyOperation>["file"];
+  let decoded: unknown;
+  if (operation.multipart) {
+    requireContentType(c.req.raw.headers, ["multipart/form-data"]);
+    const form = await decodeMultipart(
+      c.req.header("content-type") ?? "",
+      rawBody,
+    );
+    decoded = form.fields;
+    file = form.file;
+    // The key's fingerprint is what the parts say, not the boundary a client happened to pick.
+    rawBody = new TextEncoder().encode(form.fingerprint);
+  } else {
+    decoded = decodeBody(operation, rawBody, c.req.raw.headers);
+  }
   refuseSiteNaming("body", decoded);
   const input: OperationInput<AnyOperation> = {
     params: parseParams(operation, c.req.param() as Record<string, string>),
     query: parseQuery(operation, rawQuery),
     body: parseBody(operation, decoded),
+    file,
   };
   const run = async (ctx: ManageContext) =>
     toSent(operation, await handler.run(ctx, input));
@@ -202,7 +220,7 @@ function toSent(
     );
   }
   return {
-    status: operation.status,
+    status: answer.status ?? operation.status,
     headers: {
       ...answer.headers,
       "content-type": "application/json; charset=UTF-8",

@@ -120,6 +120,7 @@ export interface Operations {
             "image" | "document" | "audio" | "video" | "file"
           >;
           "max_upload_bytes": number;
+          "enabled_formats"?: Array<string>;
         } | {
           "enabled": boolean;
           "types": Array<{
@@ -196,6 +197,7 @@ export interface Operations {
             "image" | "document" | "audio" | "video" | "file"
           >;
           "max_upload_bytes": number;
+          "enabled_formats"?: Array<string>;
         } | {
           "enabled": boolean;
           "types": Array<{
@@ -258,6 +260,7 @@ export interface Operations {
             "image" | "document" | "audio" | "video" | "file"
           >;
           "max_upload_bytes": number;
+          "enabled_formats"?: Array<string>;
         } | {
           "enabled": boolean;
           "types": Array<{
@@ -3190,6 +3193,580 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** List the site's media library, newest first. */
+  "list-media": {
+    method: "GET";
+    path: "/media";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: {
+      "folder_id"?: string | "unfiled";
+      "q"?: string;
+      "kind"?: "image" | "document" | "audio" | "video" | "file";
+      "limit"?: number;
+      "cursor"?: string;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "kind": "image" | "document" | "audio" | "video" | "file";
+        /** null: Unfiled */
+        "folder_id": string | null;
+        "file_name": string;
+        /** Read from the bytes, never from the name */
+        "mime_type": string;
+        /** png, jpg, pdf, mp4, txt, bin, … */
+        "format": string;
+        "byte_length": number;
+        "width": number | null;
+        "height": number | null;
+        "aspect_ratio": string | null;
+        /** SHA-256 of the bytes (hex) */
+        "digest": string;
+        /** The stored bytes; a replace changes it */
+        "object_id": string;
+        /** Public delivery address; null for a private original */
+        "url": string | null;
+        "alt_texts": {
+          [key: string]: string;
+        };
+        "default_focal": {
+          "x": number;
+          "y": number;
+        } | null;
+        "loading": "eager" | "lazy";
+        "fetch_priority": "high" | "low" | "auto";
+        "tags": Array<string>;
+        "credit": string | null;
+        /** null for files not added from a source */
+        "attribution": unknown;
+        /** true for reference imports */
+        "external": boolean;
+        "edited_from": string | null;
+        "revision": number;
+        "created_at": string;
+        "updated_at": string;
+      }>;
+      "next_cursor": string | null;
+    };
+  };
+  /** Upload a file (multipart: file plus optional alt_texts, width, height, aspectRatio, on_duplicate, folder_id, edited_from). */
+  "upload-media": {
+    method: "POST";
+    path: "/media";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      /** JSON object of language to text, e.g. {"en":"A red door"} */
+      "alt_texts"?: string;
+      /** Used only when the file's header has no dimensions */
+      "width"?: string;
+      "height"?: string;
+      "aspectRatio"?: string;
+      "on_duplicate"?: "ask" | "use_existing" | "copy";
+      /** A folder, or empty for Unfiled */
+      "folder_id"?: string | "";
+      "edited_from"?: string;
+    };
+    answer: {
+      "id": string;
+      "kind": "image" | "document" | "audio" | "video" | "file";
+      /** null: Unfiled */
+      "folder_id": string | null;
+      "file_name": string;
+      /** Read from the bytes, never from the name */
+      "mime_type": string;
+      /** png, jpg, pdf, mp4, txt, bin, … */
+      "format": string;
+      "byte_length": number;
+      "width": number | null;
+      "height": number | null;
+      "aspect_ratio": string | null;
+      /** SHA-256 of the bytes (hex) */
+      "digest": string;
+      /** The stored bytes; a replace changes it */
+      "object_id": string;
+      /** Public delivery address; null for a private original */
+      "url": string | null;
+      "alt_texts": {
+        [key: string]: string;
+      };
+      "default_focal": {
+        "x": number;
+        "y": number;
+      } | null;
+      "loading": "eager" | "lazy";
+      "fetch_priority": "high" | "low" | "auto";
+      "tags": Array<string>;
+      "credit": string | null;
+      /** null for files not added from a source */
+      "attribution": unknown;
+      /** true for reference imports */
+      "external": boolean;
+      "edited_from": string | null;
+      "revision": number;
+      "created_at": string;
+      "updated_at": string;
+      /** on_duplicate=use_existing found the same bytes (status 200) */
+      "reused"?: true;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** The folder tree depth first, with Unfiled, the total and the limits. */
+  "list-media-folders": {
+    method: "GET";
+    path: "/media/folders";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "parent_id": string | null;
+        "name": string;
+        "revision": number;
+        "depth": number;
+        "media_count": number;
+        "subtree_folder_count": number;
+        "subtree_media_count": number;
+        "created_at": string;
+        "updated_at": string;
+      }>;
+      "unfiled": number;
+      "total": number;
+      "limits": {
+        "max_depth": number;
+        "max_folders": number;
+        "name_min": number;
+        "name_max": number;
+      };
+    };
+  };
+  /** Create a folder (top level or under parent_id). */
+  "create-media-folder": {
+    method: "POST";
+    path: "/media/folders";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "name": string;
+      "parent_id"?: string | null;
+    };
+    answer: {
+      "id": string;
+      "parent_id": string | null;
+      "name": string;
+      "revision": number;
+      "depth": number;
+      "media_count": number;
+      "subtree_folder_count": number;
+      "subtree_media_count": number;
+      "created_at": string;
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Rename or move a folder pinned to its revision. */
+  "update-media-folder": {
+    method: "PUT";
+    path: "/media/folders/{id}";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_revision": number;
+      "name"?: string;
+      "parent_id"?: string | null;
+    };
+    answer: {
+      "id": string;
+      "parent_id": string | null;
+      "name": string;
+      "revision": number;
+      "depth": number;
+      "media_count": number;
+      "subtree_folder_count": number;
+      "subtree_media_count": number;
+      "created_at": string;
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Delete a folder and the folders below it; their files become Unfiled. */
+  "remove-media-folder": {
+    method: "POST";
+    path: "/media/folders/{id}/remove";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_revision": number;
+      /** subtree_folder_count as read */
+      "expected_folders": number;
+      /** subtree_media_count as read */
+      "expected_media": number;
+    };
+    answer: {
+      "id": string;
+      "removed_folders": number;
+      "unfiled_media": number;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Move 1 to 200 files to one folder, or to Unfiled with folder_id null. */
+  "move-media": {
+    method: "POST";
+    path: "/media/move";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "media_ids": Array<string>;
+      "folder_id": string | null;
+    };
+    answer: {
+      "moved": number;
+      "folder_id": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Read one media item. */
+  "get-media": {
+    method: "GET";
+    path: "/media/{id}";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "kind": "image" | "document" | "audio" | "video" | "file";
+      /** null: Unfiled */
+      "folder_id": string | null;
+      "file_name": string;
+      /** Read from the bytes, never from the name */
+      "mime_type": string;
+      /** png, jpg, pdf, mp4, txt, bin, … */
+      "format": string;
+      "byte_length": number;
+      "width": number | null;
+      "height": number | null;
+      "aspect_ratio": string | null;
+      /** SHA-256 of the bytes (hex) */
+      "digest": string;
+      /** The stored bytes; a replace changes it */
+      "object_id": string;
+      /** Public delivery address; null for a private original */
+      "url": string | null;
+      "alt_texts": {
+        [key: string]: string;
+      };
+      "default_focal": {
+        "x": number;
+        "y": number;
+      } | null;
+      "loading": "eager" | "lazy";
+      "fetch_priority": "high" | "low" | "auto";
+      "tags": Array<string>;
+      "credit": string | null;
+      /** null for files not added from a source */
+      "attribution": unknown;
+      /** true for reference imports */
+      "external": boolean;
+      "edited_from": string | null;
+      "revision": number;
+      "created_at": string;
+      "updated_at": string;
+    };
+  };
+  /** Entries using a file (at most 50 the credential may read). */
+  "get-media-usage": {
+    method: "GET";
+    path: "/media/{id}/usage";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "used_by": Array<{
+        "entry_id": string;
+        "group_id": string;
+        "model_id": string;
+        "locale": string;
+        "slug": string;
+      }>;
+      "hidden": number;
+      "at_least": number;
+      "total": number | null;
+      "more": boolean;
+      "unreadable": boolean;
+    };
+  };
+  /** Change alt_texts, default_focal, loading or fetch_priority; file, dimensions and address never change. */
+  "update-media": {
+    method: "PUT";
+    path: "/media/{id}";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** Omitted languages keep their text; an empty string clears one */
+      "alt_texts"?: {
+        [key: string]: string;
+      };
+      "default_focal"?: {
+        "x": number;
+        "y": number;
+      } | null;
+      "loading"?: "eager" | "lazy";
+      "fetch_priority"?: "high" | "low" | "auto";
+    };
+    answer: {
+      "id": string;
+      "kind": "image" | "document" | "audio" | "video" | "file";
+      /** null: Unfiled */
+      "folder_id": string | null;
+      "file_name": string;
+      /** Read from the bytes, never from the name */
+      "mime_type": string;
+      /** png, jpg, pdf, mp4, txt, bin, … */
+      "format": string;
+      "byte_length": number;
+      "width": number | null;
+      "height": number | null;
+      "aspect_ratio": string | null;
+      /** SHA-256 of the bytes (hex) */
+      "digest": string;
+      /** The stored bytes; a replace changes it */
+      "object_id": string;
+      /** Public delivery address; null for a private original */
+      "url": string | null;
+      "alt_texts": {
+        [key: string]: string;
+      };
+      "default_focal": {
+        "x": number;
+        "y": number;
+      } | null;
+      "loading": "eager" | "lazy";
+      "fetch_priority": "high" | "low" | "auto";
+      "tags": Array<string>;
+      "credit": string | null;
+      /** null for files not added from a source */
+      "attribution": unknown;
+      /** true for reference imports */
+      "external": boolean;
+      "edited_from": string | null;
+      "revision": number;
+      "created_at": string;
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Replace a file's bytes keeping its id, references, folder, tags, credit and framing. */
+  "replace-media": {
+    method: "POST";
+    path: "/media/{id}/replace";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** JSON object of language to text, e.g. {"en":"A red door"} */
+      "alt_texts"?: string;
+      /** Used only when the file's header has no dimensions */
+      "width"?: string;
+      "height"?: string;
+      "aspectRatio"?: string;
+    };
+    answer: {
+      "id": string;
+      "kind": "image" | "document" | "audio" | "video" | "file";
+      /** null: Unfiled */
+      "folder_id": string | null;
+      "file_name": string;
+      /** Read from the bytes, never from the name */
+      "mime_type": string;
+      /** png, jpg, pdf, mp4, txt, bin, … */
+      "format": string;
+      "byte_length": number;
+      "width": number | null;
+      "height": number | null;
+      "aspect_ratio": string | null;
+      /** SHA-256 of the bytes (hex) */
+      "digest": string;
+      /** The stored bytes; a replace changes it */
+      "object_id": string;
+      /** Public delivery address; null for a private original */
+      "url": string | null;
+      "alt_texts": {
+        [key: string]: string;
+      };
+      "default_focal": {
+        "x": number;
+        "y": number;
+      } | null;
+      "loading": "eager" | "lazy";
+      "fetch_priority": "high" | "low" | "auto";
+      "tags": Array<string>;
+      "credit": string | null;
+      /** null for files not added from a source */
+      "attribution": unknown;
+      /** true for reference imports */
+      "external": boolean;
+      "edited_from": string | null;
+      "revision": number;
+      "created_at": string;
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Each language's original: its override, else the fallback's, else the default. */
+  "get-media-originals": {
+    method: "GET";
+    path: "/media/{id}/originals";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "media_id": string;
+      "data": Array<{
+        "lang": string;
+        /** This language has its own file */
+        "override": boolean;
+        /** Language whose override is served; null: the default original */
+        "served_from": string | null;
+        "object_id": string;
+        "url": string | null;
+        "mime_type": string;
+        "byte_length": number;
+        "width": number | null;
+        "height": number | null;
+      }>;
+      "replayed"?: true;
+    };
+  };
+  /** Set one language's original (multipart file and expected_object_id; empty string creates the first override). */
+  "put-media-original": {
+    method: "PUT";
+    path: "/media/{id}/originals/{lang}";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+      "lang": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_object_id": string | "";
+    };
+    answer: {
+      "media_id": string;
+      "data": Array<{
+        "lang": string;
+        /** This language has its own file */
+        "override": boolean;
+        /** Language whose override is served; null: the default original */
+        "served_from": string | null;
+        "object_id": string;
+        "url": string | null;
+        "mime_type": string;
+        "byte_length": number;
+        "width": number | null;
+        "height": number | null;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Remove one language's override; that language then follows its fallback. */
+  "delete-media-original": {
+    method: "DELETE";
+    path: "/media/{id}/originals/{lang}";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+      "lang": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "expected_object_id": string;
+    };
+    answer: {
+      "media_id": string;
+      "data": Array<{
+        "lang": string;
+        /** This language has its own file */
+        "override": boolean;
+        /** Language whose override is served; null: the default original */
+        "served_from": string | null;
+        "object_id": string;
+        "url": string | null;
+        "mime_type": string;
+        "byte_length": number;
+        "width": number | null;
+        "height": number | null;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Delete a file nothing references; storage_cleanup says whether its bytes are gone. */
+  "remove-media": {
+    method: "POST";
+    path: "/media/{id}/remove";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "storage_cleanup": "complete" | "pending";
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
 }
 
 /** The name of an operation. */
@@ -3391,6 +3968,60 @@ export type PutMenuBody = Operations["put-menu"]["body"];
 export type AddMenuLanguageAnswer = Operations["add-menu-language"]["answer"];
 /** Body of `add-menu-language`. */
 export type AddMenuLanguageBody = Operations["add-menu-language"]["body"];
+/** Answer of `list-media`. */
+export type ListMediaAnswer = Operations["list-media"]["answer"];
+/** Answer of `upload-media`. */
+export type UploadMediaAnswer = Operations["upload-media"]["answer"];
+/** Body of `upload-media`. */
+export type UploadMediaBody = Operations["upload-media"]["body"];
+/** Answer of `list-media-folders`. */
+export type ListMediaFoldersAnswer = Operations["list-media-folders"]["answer"];
+/** Answer of `create-media-folder`. */
+export type CreateMediaFolderAnswer =
+  Operations["create-media-folder"]["answer"];
+/** Body of `create-media-folder`. */
+export type CreateMediaFolderBody = Operations["create-media-folder"]["body"];
+/** Answer of `update-media-folder`. */
+export type UpdateMediaFolderAnswer =
+  Operations["update-media-folder"]["answer"];
+/** Body of `update-media-folder`. */
+export type UpdateMediaFolderBody = Operations["update-media-folder"]["body"];
+/** Answer of `remove-media-folder`. */
+export type RemoveMediaFolderAnswer =
+  Operations["remove-media-folder"]["answer"];
+/** Body of `remove-media-folder`. */
+export type RemoveMediaFolderBody = Operations["remove-media-folder"]["body"];
+/** Answer of `move-media`. */
+export type MoveMediaAnswer = Operations["move-media"]["answer"];
+/** Body of `move-media`. */
+export type MoveMediaBody = Operations["move-media"]["body"];
+/** Answer of `get-media`. */
+export type GetMediaAnswer = Operations["get-media"]["answer"];
+/** Answer of `get-media-usage`. */
+export type GetMediaUsageAnswer = Operations["get-media-usage"]["answer"];
+/** Answer of `update-media`. */
+export type UpdateMediaAnswer = Operations["update-media"]["answer"];
+/** Body of `update-media`. */
+export type UpdateMediaBody = Operations["update-media"]["body"];
+/** Answer of `replace-media`. */
+export type ReplaceMediaAnswer = Operations["replace-media"]["answer"];
+/** Body of `replace-media`. */
+export type ReplaceMediaBody = Operations["replace-media"]["body"];
+/** Answer of `get-media-originals`. */
+export type GetMediaOriginalsAnswer =
+  Operations["get-media-originals"]["answer"];
+/** Answer of `put-media-original`. */
+export type PutMediaOriginalAnswer = Operations["put-media-original"]["answer"];
+/** Body of `put-media-original`. */
+export type PutMediaOriginalBody = Operations["put-media-original"]["body"];
+/** Answer of `delete-media-original`. */
+export type DeleteMediaOriginalAnswer =
+  Operations["delete-media-original"]["answer"];
+/** Body of `delete-media-original`. */
+export type DeleteMediaOriginalBody =
+  Operations["delete-media-original"]["body"];
+/** Answer of `remove-media`. */
+export type RemoveMediaAnswer = Operations["remove-media"]["answer"];
 
 /** Every operation's method and path, for a client to build requests from. */
 export const OPERATION_ROUTES: {
@@ -3610,6 +4241,61 @@ export const OPERATION_ROUTES: {
   "add-menu-language": {
     method: "POST",
     path: "/menus/{key}/languages",
+    idempotencyKey: true,
+  },
+  "list-media": { method: "GET", path: "/media", idempotencyKey: false },
+  "upload-media": { method: "POST", path: "/media", idempotencyKey: true },
+  "list-media-folders": {
+    method: "GET",
+    path: "/media/folders",
+    idempotencyKey: false,
+  },
+  "create-media-folder": {
+    method: "POST",
+    path: "/media/folders",
+    idempotencyKey: true,
+  },
+  "update-media-folder": {
+    method: "PUT",
+    path: "/media/folders/{id}",
+    idempotencyKey: true,
+  },
+  "remove-media-folder": {
+    method: "POST",
+    path: "/media/folders/{id}/remove",
+    idempotencyKey: true,
+  },
+  "move-media": { method: "POST", path: "/media/move", idempotencyKey: true },
+  "get-media": { method: "GET", path: "/media/{id}", idempotencyKey: false },
+  "get-media-usage": {
+    method: "GET",
+    path: "/media/{id}/usage",
+    idempotencyKey: false,
+  },
+  "update-media": { method: "PUT", path: "/media/{id}", idempotencyKey: true },
+  "replace-media": {
+    method: "POST",
+    path: "/media/{id}/replace",
+    idempotencyKey: true,
+  },
+  "get-media-originals": {
+    method: "GET",
+    path: "/media/{id}/originals",
+    idempotencyKey: false,
+  },
+  "put-media-original": {
+    method: "PUT",
+    path: "/media/{id}/originals/{lang}",
+    idempotencyKey: true,
+  },
+  "delete-media-original": {
+    method: "DELETE",
+    path: "/media/{id}/originals/{lang}",
+    idempotencyKey: true,
+  },
+  "remove-media": {
+    method: "POST",
+    path: "/media/{id}/remove",
     idempotencyKey: true,
   },
 };

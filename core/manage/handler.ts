@@ -32,12 +32,16 @@ export interface OperationInput<O extends AnyOperation> {
   params: z.output<O["params"]>;
   query: z.output<O["query"]>;
   body: O["body"] extends z.ZodType ? z.output<O["body"]> : undefined;
+  /** The `file` part of a multipart operation (`multipart: true`); absent otherwise. */
+  file?: { bytes: Uint8Array; fileName: string };
 }
 
 /** A successful answer; refusals are thrown with `refuse()` and never stored. */
 export interface OperationAnswer<O extends AnyOperation> {
   body: z.input<O["answer"]>;
   headers?: Record<string, string>;
+  /** Overrides the operation's status (an upload that reuses an existing file answers 200). */
+  status?: 200 | 201;
 }
 
 /** The handler of one operation. */

@@ -142,7 +142,27 @@ function operationObject(operation: AnyOperation): Json {
     };
   }
   if (parameters.length > 0) object.parameters = parameters;
-  if (operation.body) {
+  if (operation.body && operation.multipart) {
+    const parts = jsonSchemaOf(operation.body, "input");
+    object.requestBody = {
+      required: true,
+      content: {
+        "multipart/form-data": {
+          schema: {
+            ...parts,
+            properties: {
+              file: {
+                type: "string",
+                contentMediaType: "application/octet-stream",
+              },
+              ...(parts.properties as Json ?? {}),
+            },
+            required: ["file", ...(parts.required as string[] ?? [])],
+          },
+        },
+      },
+    };
+  } else if (operation.body) {
     object.requestBody = {
       required: true,
       content: {

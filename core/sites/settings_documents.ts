@@ -27,6 +27,13 @@ const mediaFiles = z.strictObject({
   enabled_kinds: z.array(z.enum(MEDIA_KINDS)).min(1),
   /** Upload ceiling for the admin; the API's own ceiling is 32 MiB (spec 2 part 8). */
   max_upload_bytes: z.number().int().min(1).max(5_000_000_000),
+  /**
+   * Formats (as the library names them from the bytes: `png`, `jpg`, `pdf`, `mp4`, …) an upload
+   * may have; absent allows every format of an enabled kind (docs/media.md).
+   */
+  enabled_formats: z.array(z.string().regex(/^[a-z0-9-]{1,16}$/)).min(1).max(
+    64,
+  ).optional(),
 });
 
 const rankedField = z.strictObject({

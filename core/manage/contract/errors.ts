@@ -46,6 +46,24 @@ export const ERROR_STATUS = {
   role_seeded: 409,
   role_in_use: 409,
   role_last_access_granter: 409,
+  // Media (spec 2 parts 2.4, 4.3, 7; statuses the spec leaves open are ours, see docs/media.md).
+  media_framing_not_image: 400,
+  media_edit_source_not_found: 404,
+  media_folder_not_found: 404,
+  media_duplicate: 409,
+  media_folder_changed: 409,
+  media_folder_exists: 409,
+  media_changed: 409,
+  media_in_use: 409,
+  media_external_bytes_unavailable: 409,
+  media_too_large: 413,
+  unsupported_media_type: 415,
+  executable_file: 422,
+  media_format_not_enabled: 422,
+  media_kind_not_enabled: 422,
+  media_folder_cycle: 422,
+  media_folder_too_deep: 422,
+  media_folder_limit: 422,
 } as const;
 
 /** One refusal code. */

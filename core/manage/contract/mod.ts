@@ -8,6 +8,7 @@ import { MENU_OPERATIONS } from "./menus.ts";
 import { ENTRY_MORE_OPERATIONS, ENTRY_OPERATIONS } from "./entries_ops.ts";
 import { PROPOSAL_OPERATIONS } from "./proposals.ts";
 import { RELATED_FROM_OPERATIONS } from "./related_from.ts";
+import { MEDIA_OPERATIONS } from "./media.ts";
 
 export * from "./operation.ts";
 export * from "./errors.ts";
@@ -32,6 +33,7 @@ export const OPERATIONS = [
   ...RELATED_FROM_OPERATIONS,
   ...PROPOSAL_OPERATIONS,
   ...MENU_OPERATIONS,
+  ...MEDIA_OPERATIONS,
 ] as const;
 
 /** The union of declared operations. */

@@ -70,10 +70,17 @@ export interface Operation<
   bodyLimit?: number;
   /**
    * Body types the route takes (anything else is `415 unsupported_content_type`); defaults
-   * to JSON only. Media uploads and import parts add `multipart/form-data` or
-   * `application/octet-stream` and read `input.rawBody` themselves.
+   * to JSON only. Import parts add `application/octet-stream` and read `input.rawBody`
+   * themselves; multipart routes say so with `multipart` instead.
    */
   accepts?: readonly BodyType[];
+  /**
+   * The body is `multipart/form-data`: one `file` part plus text parts that `body` reads as
+   * strings (an unknown, missing or doubled part is `invalid_request`).
+   */
+  multipart?: boolean;
+  /** The code of a body over `bodyLimit` (default `payload_too_large`); 413 either way. */
+  tooLargeCode?: ErrorCode;
 }
 
 /** Any operation. */

@@ -9,6 +9,7 @@ import * as entries from "./entries.ts";
 import * as menus from "./menus.ts";
 import * as proposals from "./proposals.ts";
 import * as relatedFrom from "./related_from.ts";
+import * as media from "./media.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -21,4 +22,5 @@ export const HANDLERS: HandlerMap = {
   ...relatedFrom,
   ...proposals,
   ...menus,
+  ...media,
 };
