@@ -9,6 +9,7 @@ import { requestLog } from "./web/request_log.ts";
 import { serveStaticFile } from "./web/static_files.ts";
 import { csrfProtection } from "./auth/csrf.ts";
 import { createManagementApi } from "./manage/api.ts";
+import { createMcpEndpoint } from "./manage/mcp/endpoint.ts";
 
 /** The project root, where static/ and the island sources live. */
 export const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(
@@ -49,6 +50,13 @@ export function createApp(services: Services): Hono<AppEnv> {
     await next();
   });
   app.route("/api/manage/v1", createManagementApi(services));
+  // Tool calls go through the whole app, so they meet every rule an HTTP request meets.
+  app.route(
+    "/api/manage/mcp",
+    createMcpEndpoint(services, {
+      dispatch: (request) => Promise.resolve(app.fetch(request)),
+    }),
+  );
   registerRoutes(app, {
     manifest,
     assets: services.assets,
