@@ -67,6 +67,12 @@ export interface Operation<
   errors: readonly ErrorCode[];
   /** Largest body in bytes; defaults to {@link DEFAULT_BODY_LIMIT}. */
   bodyLimit?: number;
+  /**
+   * The route takes `multipart/form-data` instead of JSON: `file` names the file part and
+   * `body` (when set) describes the other form fields. Its MCP tool takes the file as
+   * `content_base64` and `file_name` (spec 2 part 4.5).
+   */
+  multipart?: { file: string };
 }
 
 /** Any operation. */

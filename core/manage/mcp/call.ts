@@ -5,6 +5,11 @@ import {
   IDEMPOTENCY_ARGUMENT,
   type ManageTool,
 } from "./tools.ts";
+import {
+  CONTENT_ARGUMENT,
+  decodeUpload,
+  FILE_NAME_ARGUMENT,
+} from "./upload.ts";
 
 /** Sends a request through the service's own app: auth, idempotency, rate limits and audit as over HTTP. */
 export type Dispatch = (request: Request) => Promise<Response>;
@@ -63,8 +68,29 @@ export async function callTool(
       : (options.newKey ?? (() => crypto.randomUUID()))();
     headers.set("idempotency-key", key);
   }
-  let body: string | undefined;
-  if (operation.body) {
+  let body: string | FormData | undefined;
+  if (operation.multipart) {
+    const decoded = decodeUpload(String(args[CONTENT_ARGUMENT]));
+    if (!decoded.ok) {
+      const { ok: _, code, message, ...details } = decoded;
+      const status = code === "media_too_large" ? 413 : 400;
+      const error = { error: { code, message, ...details } };
+      return key === undefined
+        ? { status, body: error }
+        : { status, idempotency_key: key, body: error };
+    }
+    const form = new FormData();
+    form.set(
+      operation.multipart.file,
+      new Blob([decoded.bytes as Uint8Array<ArrayBuffer>]),
+      String(args[FILE_NAME_ARGUMENT]),
+    );
+    const fields = (args[BODY_ARGUMENT] ?? {}) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(fields)) {
+      form.set(name, typeof value === "string" ? value : JSON.stringify(value));
+    }
+    body = form;
+  } else if (operation.body) {
     body = JSON.stringify(args[BODY_ARGUMENT] ?? {});
     headers.set("content-type", "application/json");
   }

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { type AnyOperation, errorBody, pathParams } from "../contract/mod.ts";
 import { answerSchemaOf, type Json, jsonSchemaOf } from "../openapi.ts";
+import { CONTENT_ARGUMENT, FILE_NAME_ARGUMENT } from "./upload.ts";
 
 /** Argument naming the `Idempotency-Key` of a write tool. */
 export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
@@ -43,6 +44,16 @@ export function argumentSchemaOf(operation: AnyOperation): z.ZodObject {
     shape[name] = schema as z.ZodType;
   }
   if (operation.body) shape[BODY_ARGUMENT] = operation.body;
+  if (operation.multipart) {
+    // The size rule is applied while decoding, so a too-large file gets its own named refusal.
+    shape[CONTENT_ARGUMENT] = z.string().describe(
+      "The file's bytes in standard base64; at most 8 MiB decoded",
+    );
+    shape[FILE_NAME_ARGUMENT] = z.string().min(1).max(255).refine(
+      (name) => ![...name].some((ch) => ch === "/" || ch === "\\" || ch < " "),
+      "expected a file name without slashes or control characters",
+    ).describe("The file's name, e.g. photo.jpg");
+  }
   if (operation.key) {
     shape[IDEMPOTENCY_ARGUMENT] = z.string().regex(
       /^[\x21-\x7E]{1,128}$/,
