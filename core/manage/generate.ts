@@ -4,6 +4,7 @@ import { OPERATIONS } from "./contract/mod.ts";
 import { buildClientTypes } from "./client_types.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { toolListDocument } from "./mcp/tools.ts";
+import { buildCli } from "./cli/build.ts";
 
 /** One generated file: its path from the project root and its text. */
 export interface GeneratedFile {
@@ -18,6 +19,9 @@ export const CLIENT_TYPES_PATH = "core/manage/client_types.gen.ts";
 
 /** Path of the MCP tool list, from the project root. */
 export const MCP_TOOLS_PATH = "mcp-tools-v1.json";
+
+/** Path of the command-line client, from the project root. */
+export const CLI_PATH = "svc-manage.mjs";
 
 /** Builds every generated file of the contract (`deno task gen:manage` writes them). */
 export async function generateManageFiles(
@@ -42,11 +46,15 @@ export async function generateManageFiles(
         "json",
       ),
     },
+    { path: CLI_PATH, text: await format(await buildCli(operations), "js") },
   ];
 }
 
 /** Formats `text` with this Deno's own formatter, so the committed files pass `deno fmt --check`. */
-async function format(text: string, ext: "json" | "ts"): Promise<string> {
+async function format(
+  text: string,
+  ext: "json" | "ts" | "js",
+): Promise<string> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["fmt", `--ext=${ext}`, "-"],
     stdin: "piped",
