@@ -10,6 +10,7 @@ import { serveStaticFile } from "./web/static_files.ts";
 import { refuseUnsafeUrlText } from "./web/request_text.ts";
 import { csrfProtection } from "./auth/csrf.ts";
 import { createManagementApi } from "./manage/api.ts";
+import { createMcpEndpoint } from "./manage/mcp/endpoint.ts";
 
 /** The project root, where static/ and the island sources live. */
 export const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(
@@ -52,6 +53,13 @@ export function createApp(services: Services): Hono<AppEnv> {
     await next();
   });
   app.route("/api/manage/v1", createManagementApi(services));
+  // Tool calls go through the whole app, so they meet every rule an HTTP request meets.
+  app.route(
+    "/api/manage/mcp",
+    createMcpEndpoint(services, {
+      dispatch: (request) => Promise.resolve(app.fetch(request)),
+    }),
+  );
   registerRoutes(app, {
     manifest,
     assets: services.assets,

@@ -29,7 +29,8 @@ export interface Caller {
 export interface AuthenticateOptions {
   headers: Headers;
   scope: Scope;
-  rate: RateWindow;
+  /** The credential's rate window; null when the request is counted elsewhere (an MCP tool call counts as the API request it makes). */
+  rate: RateWindow | null;
 }
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
@@ -60,12 +61,12 @@ export async function authenticate(
   if (!match) unauthorized();
   const credential = await findCredentialBySecret(services.db, match[1]);
   if (!credential) unauthorized();
-  const window = await options.rate.hit(
+  const window = options.rate === null ? null : await options.rate.hit(
     ["manage", credential.id],
     MANAGE_RATE_LIMIT,
     MANAGE_RATE_WINDOW_MS,
   );
-  if (!window.allowed) {
+  if (window !== null && !window.allowed) {
     refuse(
       429,
       "rate_limited",

@@ -3,6 +3,8 @@ import type { AnyOperation } from "./contract/mod.ts";
 import { OPERATIONS } from "./contract/mod.ts";
 import { buildClientTypes } from "./client_types.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { toolListDocument } from "./mcp/tools.ts";
+import { buildCli } from "./cli/build.ts";
 
 /** One generated file: its path from the project root and its text. */
 export interface GeneratedFile {
@@ -14,6 +16,12 @@ export interface GeneratedFile {
 export const OPENAPI_PATH = "openapi-v1.json";
 /** Path of the client types, from the project root. */
 export const CLIENT_TYPES_PATH = "core/manage/client_types.gen.ts";
+
+/** Path of the MCP tool list, from the project root. */
+export const MCP_TOOLS_PATH = "mcp-tools-v1.json";
+
+/** Path of the command-line client, from the project root. */
+export const CLI_PATH = "svc-manage.mjs";
 
 /** Builds every generated file of the contract (`deno task gen:manage` writes them). */
 export async function generateManageFiles(
@@ -31,11 +39,22 @@ export async function generateManageFiles(
       path: CLIENT_TYPES_PATH,
       text: await format(buildClientTypes(operations), "ts"),
     },
+    {
+      path: MCP_TOOLS_PATH,
+      text: await format(
+        JSON.stringify(toolListDocument(operations), null, 2),
+        "json",
+      ),
+    },
+    { path: CLI_PATH, text: await format(await buildCli(operations), "js") },
   ];
 }
 
 /** Formats `text` with this Deno's own formatter, so the committed files pass `deno fmt --check`. */
-async function format(text: string, ext: "json" | "ts"): Promise<string> {
+async function format(
+  text: string,
+  ext: "json" | "ts" | "js",
+): Promise<string> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["fmt", `--ext=${ext}`, "-"],
     stdin: "piped",

@@ -151,13 +151,13 @@ function operationObject(operation: AnyOperation): Json {
           schema: {
             ...parts,
             properties: {
-              file: {
+              [operation.multipart.file]: {
                 type: "string",
                 contentMediaType: "application/octet-stream",
               },
               ...(parts.properties as Json ?? {}),
             },
-            required: ["file", ...(parts.required as string[] ?? [])],
+            required: [operation.multipart.file, ...(parts.required as string[] ?? [])],
           },
         },
       },

@@ -2,7 +2,11 @@
 import type { Scope } from "../../core/access/scopes.ts";
 import { insertCredential } from "../../core/credentials/credential_store.ts";
 import { createInstallation } from "../../core/sites/installation.ts";
-import { openTestApp, type TestApp } from "../support/app.ts";
+import {
+  openTestApp,
+  type OpenTestAppOptions,
+  type TestApp,
+} from "../support/app.ts";
 
 /** Base path of the API under test. */
 export const BASE = "http://localhost/api/manage/v1";
@@ -35,8 +39,10 @@ export interface ManageFixture extends TestApp {
 }
 
 /** Opens an app with a site `manage.test` (languages en, de) and an administrator credential. */
-export async function openManageApp(): Promise<ManageFixture> {
-  const t = await openTestApp();
+export async function openManageApp(
+  options: OpenTestAppOptions = {},
+): Promise<ManageFixture> {
+  const t = await openTestApp(options);
   const created = await createInstallation(t.services, {
     domain: "manage.test",
     slug: "manage",

@@ -98,7 +98,7 @@ export const uploadMedia = operation({
   scope: "media:write",
   key: { retention: "short", settle: "prove" },
   status: 201,
-  multipart: true,
+  multipart: { file: "file" },
   tooLargeCode: "media_too_large",
   bodyLimit: MEDIA_UPLOAD_BODY_LIMIT,
   body: uploadParts,
@@ -354,7 +354,7 @@ export const replaceMedia = operation({
   key: { retention: "short", settle: "prove" },
   status: 200,
   params: idParams,
-  multipart: true,
+  multipart: { file: "file" },
   tooLargeCode: "media_too_large",
   bodyLimit: MEDIA_UPLOAD_BODY_LIMIT,
   body: uploadParts.pick({
@@ -424,7 +424,7 @@ export const putMediaOriginal = operation({
   key: { retention: "short", settle: "prove" },
   status: 200,
   params: langParams,
-  multipart: true,
+  multipart: { file: "file" },
   tooLargeCode: "media_too_large",
   bodyLimit: MEDIA_UPLOAD_BODY_LIMIT,
   body: z.strictObject({

@@ -75,10 +75,12 @@ export interface Operation<
    */
   accepts?: readonly BodyType[];
   /**
-   * The body is `multipart/form-data`: one `file` part plus text parts that `body` reads as
-   * strings (an unknown, missing or doubled part is `invalid_request`).
+   * The route takes `multipart/form-data` instead of JSON: `file` names the file part and
+   * `body` (when set) describes the other form fields, read as strings (an unknown, missing
+   * or doubled part is `invalid_request`). Its MCP tool takes the file as `content_base64`
+   * and `file_name` (spec 2 part 4.5).
    */
-  multipart?: boolean;
+  multipart?: { file: string };
   /** The code of a body over `bodyLimit` (default `payload_too_large`); 413 either way. */
   tooLargeCode?: ErrorCode;
 }

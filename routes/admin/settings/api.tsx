@@ -36,6 +36,8 @@ interface CredentialRow {
 interface ApiSettingsData {
   siteName: string;
   csrfToken: string;
+  /** Where an AI agent connects (spec 2 part 4.5). */
+  mcpUrl: string;
   credentials: CredentialRow[];
   models: { id: string; name: string }[];
   /** The secret of the credential just created: shown on this one answer only. */
@@ -59,6 +61,7 @@ async function pageData(
   return {
     siteName: c.var.site.name,
     csrfToken: c.var.csrfToken,
+    mcpUrl: `${c.var.services.config.publicUrl}/api/manage/mcp`,
     credentials: listed.credentials.map((r) => ({
       id: r.id,
       name: r.name,
@@ -200,6 +203,18 @@ export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
               </tbody>
             </table>
           )}
+      </section>
+      <section class="card" aria-labelledby="agents-heading">
+        <h2 id="agents-heading">Command line and AI agents</h2>
+        <p>
+          <a href="/admin/settings/api-client" download="svc-manage.mjs">
+            Download svc-manage.mjs
+          </a>{" "}
+          (Node.js 18+ or Deno; run it with{" "}
+          <code>--help</code>). AI agents connect to <code>{data.mcpUrl}</code>
+          {" "}
+          with a sign-in or a credential.
+        </p>
       </section>
       <section class="card">
         <h2>New credential</h2>
