@@ -9,43 +9,51 @@ import * as $5 from "./routes/admin/settings/public-api.tsx";
 import * as $6 from "./routes/admin/sign-in.tsx";
 import * as $7 from "./routes/admin/sign-out.tsx";
 import * as $8 from "./routes/api/plugin-schemas/[file].ts";
-import * as $9 from "./routes/health.ts";
-import * as $10 from "./routes/media/[site]/[file].ts";
-import * as $11 from "./routes/v1/[model]/[slug].ts";
-import * as $12 from "./routes/v1/[model]/index.ts";
-import * as $13 from "./routes/v1/_chrome/index.ts";
-import * as $14 from "./routes/v1/_client/index.ts";
-import * as $15 from "./routes/v1/_middleware.ts";
-import * as $16 from "./routes/v1/_redirects/index.ts";
-import * as $17 from "./routes/v1/_related/[model].ts";
-import * as $18 from "./routes/v1/_search/index.ts";
-import * as $19 from "./routes/v1/_search/suggest.ts";
-import * as $20 from "./routes/v1/_sync/index.ts";
+import * as $9 from "./routes/docs/index.ts";
+import * as $10 from "./routes/docs/openapi-public-v1.json.ts";
+import * as $11 from "./routes/docs/openapi-v1.json.ts";
+import * as $12 from "./routes/docs/viewer/[file].ts";
+import * as $13 from "./routes/health.ts";
+import * as $14 from "./routes/media/[site]/[file].ts";
+import * as $15 from "./routes/v1/[model]/[slug].ts";
+import * as $16 from "./routes/v1/[model]/index.ts";
+import * as $17 from "./routes/v1/_chrome/index.ts";
+import * as $18 from "./routes/v1/_client/index.ts";
+import * as $19 from "./routes/v1/_middleware.ts";
+import * as $20 from "./routes/v1/_redirects/index.ts";
+import * as $21 from "./routes/v1/_related/[model].ts";
+import * as $22 from "./routes/v1/_search/index.ts";
+import * as $23 from "./routes/v1/_search/suggest.ts";
+import * as $24 from "./routes/v1/_sync/index.ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
     { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $2 },
-    { pattern: "/health", file: "routes/health.ts", folder: "", module: $9 },
+    { pattern: "/docs", file: "routes/docs/index.ts", folder: "docs", module: $9 },
+    { pattern: "/health", file: "routes/health.ts", folder: "", module: $13 },
     { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $6 },
     { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $7 },
-    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $13 },
-    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $14 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $16 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $18 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $20 },
+    { pattern: "/docs/openapi-public-v1.json", file: "routes/docs/openapi-public-v1.json.ts", folder: "docs", module: $10 },
+    { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $11 },
+    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $17 },
+    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $18 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $20 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $22 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $24 },
     { pattern: "/admin/settings/api", file: "routes/admin/settings/api.tsx", folder: "admin/settings", module: $4 },
     { pattern: "/admin/settings/api-client", file: "routes/admin/settings/api-client.ts", folder: "admin/settings", module: $3 },
     { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $5 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $19 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $23 },
     { pattern: "/api/plugin-schemas/:file", file: "routes/api/plugin-schemas/[file].ts", folder: "api/plugin-schemas", module: $8 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $17 },
-    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $12 },
-    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $10 },
-    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $11 },
+    { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $12 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $21 },
+    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $16 },
+    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $14 },
+    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $15 },
   ],
   middlewares: [
     { file: "routes/admin/_middleware.ts", folder: "admin", module: $1 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $15 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $19 },
   ],
   layouts: [
   ],

@@ -5,34 +5,61 @@ import { openServices } from "../core/boot.ts";
 import { type Config, ConfigError, loadConfig } from "../core/config.ts";
 import { DataFolderInUseError } from "../core/db/data_lock.ts";
 import { StartupError, startupMessage } from "../core/startup_error.ts";
+import {
+  type CommandName,
+  COMMANDS,
+  type CommandSpec,
+  commandUsage,
+  overview,
+} from "./usage.ts";
 import { createCredential } from "../core/credentials/credentials.ts";
 import { createInstallation } from "../core/sites/installation.ts";
 import { findSiteByDomain } from "../core/sites/site_store.ts";
 
-const USAGE = `Usage:
-  deno task svc bootstrap --json --domain <host> --locales en,de --admin-email <email>
-                          [--credential-name <name> --scopes <scope,scope,...>] [--name <site name>]
-  deno task svc credential --json --domain <host> --admin-email <email> --name <name>
-                           --scopes <scope,scope,...> [--models <model id,...>]
-  deno task svc migrate`;
+/** Where a command's output goes; tests pass their own to read it. */
+export interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
 
-type Options = Record<string, { type: "string" | "boolean" }>;
+const CONSOLE: Output = {
+  out: (text) => console.log(text),
+  err: (text) => console.error(text),
+};
 
-/** Parses `args` strictly; answers null (after printing why) when they do not fit. */
-function parse(args: string[], options: Options, required: string[]) {
+/**
+ * Parses `args` strictly against `name`'s options; answers the values, or an exit code after
+ * printing: `--help` prints the usage on stdout (0), a bad or missing option the reason and the
+ * usage on stderr (2).
+ */
+export function parseCommand(
+  name: CommandName,
+  args: string[],
+  io: Output = CONSOLE,
+): Record<string, string | undefined> & { json?: boolean } | number {
+  const spec: CommandSpec = COMMANDS[name];
+  if (args.includes("--help") || args.includes("-h")) {
+    io.out(commandUsage(name));
+    return 0;
+  }
+  const options = Object.fromEntries(
+    Object.entries(spec.options).map(([k, o]) => [k, { type: o.type }]),
+  );
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args, strict: true, options }).values;
   } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return null;
+    io.err(`${(error as Error).message}\n\n${commandUsage(name)}`);
+    return 2;
   }
-  const missing = required.filter((k) => !values[k]);
+  const missing = spec.required.filter((k) => !values[k]);
   if (missing.length > 0) {
-    console.error(
-      `Missing: ${missing.map((m) => `--${m}`).join(", ")}\n${USAGE}`,
+    io.err(
+      `Missing: ${missing.map((m) => `--${m}`).join(", ")}\n\n${
+        commandUsage(name)
+      }`,
     );
-    return null;
+    return 2;
   }
   return values as Record<string, string | undefined> & { json?: boolean };
 }
@@ -42,26 +69,20 @@ const split = (text: string) =>
 const unknownScopes = (scopes: string[]) =>
   scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
 
-async function bootstrap(config: Config, args: string[]): Promise<number> {
-  const values = parse(args, {
-    json: { type: "boolean" },
-    domain: { type: "string" },
-    name: { type: "string" },
-    locales: { type: "string" },
-    "admin-email": { type: "string" },
-    "credential-name": { type: "string" },
-    scopes: { type: "string" },
-  }, ["json", "domain", "locales", "admin-email"]);
-  if (!values) return 2;
+async function bootstrap(args: string[]): Promise<number> {
+  const values = parseCommand("bootstrap", args);
+  if (typeof values === "number") return values;
   if (Boolean(values["credential-name"]) !== Boolean(values.scopes)) {
     console.error(
-      `Missing: --credential-name and --scopes go together\n${USAGE}`,
+      `Missing: --credential-name and --scopes go together\n\n${
+        commandUsage("bootstrap")
+      }`,
     );
     return 2;
   }
-  const { services, close } = await openServices(config, {
-    buildIslands: false,
-  });
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  const { services, close } = store;
   try {
     const result = await createInstallation(services, {
       domain: values.domain!.toLowerCase(),
@@ -80,25 +101,20 @@ async function bootstrap(config: Config, args: string[]): Promise<number> {
     }
     const { ok: _ok, ...output } = result;
     console.log(JSON.stringify(output, null, 2));
+    // Humans read stderr; stdout stays one JSON document for scripts.
+    console.error(reachNote(services.config, result.site.domain));
     return 0;
   } finally {
     await close();
   }
 }
 
-async function credential(config: Config, args: string[]): Promise<number> {
-  const values = parse(args, {
-    json: { type: "boolean" },
-    domain: { type: "string" },
-    "admin-email": { type: "string" },
-    name: { type: "string" },
-    scopes: { type: "string" },
-    models: { type: "string" },
-  }, ["json", "domain", "admin-email", "name", "scopes"]);
-  if (!values) return 2;
-  const { services, close } = await openServices(config, {
-    buildIslands: false,
-  });
+async function credential(args: string[]): Promise<number> {
+  const values = parseCommand("credential", args);
+  if (typeof values === "number") return values;
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  const { services, close } = store;
   try {
     const site = await findSiteByDomain(
       services.db,
@@ -152,54 +168,92 @@ async function credential(config: Config, args: string[]): Promise<number> {
   }
 }
 
-/** Runs one command and answers the process exit code. */
-export async function runSvc(args: string[]): Promise<number> {
-  const [command, ...rest] = args;
-  let config;
+async function migrate(args: string[]): Promise<number> {
+  const values = parseCommand("migrate", args);
+  if (typeof values === "number") return values;
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  await store.close();
+  console.error("Migrations applied");
+  return 0;
+}
+
+/**
+ * Opens the stores for a command that needs them, or prints one line and answers exit code 1.
+ * Every command opens the store here and only here: the exclusive lock on an embedded DATA_DIR
+ * (issue 10, point 1) is taken by `openServices`, so a running service's folder is refused in
+ * this one place with the lock's own message.
+ */
+async function openCommandStore(): Promise<
+  Awaited<ReturnType<typeof openServices>> | number
+> {
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      return 1;
-    }
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return 1;
   }
   try {
-    return await runCommand(command, config, rest);
+    return await openServices(config, { buildIslands: false });
   } catch (error) {
-    // The stores could not be opened (a running service holds DATA_DIR, an unreachable
-    // database): one line, nothing changed.
+    // A running service holds DATA_DIR, or the database cannot be reached: the start-up
+    // message names the setting and the cause, never a secret.
     if (
       error instanceof StartupError || error instanceof DataFolderInUseError
     ) {
       console.error(startupMessage(error));
       return 1;
     }
-    throw error;
+    console.error(
+      `Cannot open the store (${
+        config.databaseUrl ? "DATABASE_URL" : `DATA_DIR ${config.dataDir}`
+      }): ${oneLine(error)}`,
+    );
+    return 1;
   }
 }
 
-async function runCommand(
-  command: string | undefined,
-  config: Config,
-  rest: string[],
-): Promise<number> {
-  switch (command) {
-    case "bootstrap":
-      return await bootstrap(config, rest);
-    case "credential":
-      return await credential(config, rest);
-    case "migrate": {
-      const { close } = await openServices(config, { buildIslands: false });
-      await close();
-      console.error("Migrations applied");
-      return 0;
-    }
-    default:
-      console.error(USAGE);
-      return 2;
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0].slice(0, 300);
+}
+
+/** How to reach a new site from this machine (stderr, for the person at the terminal). */
+function reachNote(config: Config, domain: string): string {
+  const port = config.port === 0 ? 8000 : config.port;
+  return [
+    `The site answers requests whose Host is ${domain}. From this machine:`,
+    `  curl -H 'Host: ${domain}' http://localhost:${port}/health`,
+    domain === "127.0.0.1" || domain === "localhost"
+      ? `  or open http://${domain}:${port}/admin in a browser`
+      : `  (bootstrap a site with --domain 127.0.0.1 to open it in a browser here)`,
+  ].join("\n");
+}
+
+const HANDLERS: Record<CommandName, (args: string[]) => Promise<number>> = {
+  bootstrap,
+  credential,
+  migrate,
+};
+
+/** Runs one command and answers the process exit code. */
+export async function runSvc(args: string[]): Promise<number> {
+  const [command, ...rest] = args;
+  if (command === "--help" || command === "-h" || command === "help") {
+    console.log(overview());
+    return 0;
   }
+  if (command && Object.hasOwn(HANDLERS, command)) {
+    return await HANDLERS[command as CommandName](rest);
+  }
+  console.error(
+    `${
+      command === undefined ? "Missing command" : `Unknown command "${command}"`
+    }\n\n${overview()}`,
+  );
+  return 2;
 }
 
 if (import.meta.main) Deno.exit(await runSvc(Deno.args));

@@ -1,4 +1,4 @@
-// deno task gen:manage: writes openapi-v1.json, the client types, the MCP tool list and svc-manage.mjs from the Management API contract.
+// deno task gen:manage: writes openapi-v1.json, the client types, the MCP tool list and svc-manage.mjs from the Management API contract, and openapi-public-v1.json.
 import { generateManageFiles } from "../core/manage/generate.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");

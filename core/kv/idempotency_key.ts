@@ -8,7 +8,13 @@ export const IDEMPOTENCY_RETENTION_LONG_MS: number = 30 * DAY_MS;
 /** Retention of every other key: 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS: number = DAY_MS;
 
+/** Shortest `Idempotency-Key`. */
+export const IDEMPOTENCY_KEY_MIN_LENGTH = 1;
+/** Longest `Idempotency-Key` (spec 2, 4.3). */
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 128;
+
 /** Answers whether `key` is 1 to 128 visible ASCII characters (0x21 to 0x7E, so no spaces). */
 export function isValidIdempotencyKey(key: string): boolean {
-  return /^[\x21-\x7E]{1,128}$/.test(key);
+  return key.length >= IDEMPOTENCY_KEY_MIN_LENGTH &&
+    key.length <= IDEMPOTENCY_KEY_MAX_LENGTH && /^[\x21-\x7E]+$/.test(key);
 }

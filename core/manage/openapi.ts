@@ -12,6 +12,16 @@ import {
   pathParams,
   retentionMs,
 } from "./contract/mod.ts";
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_KEY_MIN_LENGTH,
+} from "../kv/idempotency_key.ts";
+import {
+  type BodySchema,
+  extractComponents,
+  pascalCase,
+  type SchemaNames,
+} from "../openapi/components.ts";
 
 /** A JSON Schema or OpenAPI object, as plain JSON. */
 export type Json = Record<string, unknown>;
@@ -51,17 +61,51 @@ export function answerSchemaOf(operation: AnyOperation): Json {
 
 const ERROR_REF = { $ref: "#/components/schemas/Error" };
 
+/** What each route family is for; a tag not listed here gets a generic line. */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  site: "The site the credential belongs to",
+  languages: "The site's languages: list them and add one",
+  settings:
+    "Settings documents (editorial, language fallback, media files, search, chrome, SEO), each replaced whole at its revision",
+  models: "Content models: their definitions, folders and removal",
+  "model proposals":
+    "Model changes proposed by scripts and agents for a person to apply",
+  roles: "Roles and the permissions they grant",
+  entries: "Entries and their languages, versions, dependents and publication",
+  workflow: "Review stages and who acts next",
+  trash: "Trash: move entries in, bring them back, delete them for good",
+  relations: "Relation fields written from either side",
+  proposals: "Field values proposed for a person to apply",
+  editing: "Working drafts: one person's unsaved edit of one language",
+  menus: "Navigation menus with labels by language",
+};
+
+/** Options of {@link buildOpenApi}. */
+export interface BuildOpenApiOptions {
+  /** Names of shapes by their JSON text (`schemaNamesOf` over the contract modules). */
+  schemaNames?: SchemaNames;
+}
+
 /** The OpenAPI 3.1 document of `operations`. */
-export function buildOpenApi(operations: readonly AnyOperation[]): Json {
+export function buildOpenApi(
+  operations: readonly AnyOperation[],
+  options: BuildOpenApiOptions = {},
+): Json {
   const paths: Record<string, Record<string, Json>> = {};
+  const bodies: BodySchema[] = [];
   for (const operation of operations) {
     paths[operation.path] ??= {};
-    paths[operation.path][operation.method.toLowerCase()] = operationObject(
-      operation,
-    );
+    const object = operationObject(operation);
+    paths[operation.path][operation.method.toLowerCase()] = object;
+    bodies.push(...bodySchemasOf(operation, object));
   }
+  const schemas = {
+    Error: jsonSchemaOf(errorBody, "output"),
+    ...extractComponents(bodies, options.schemaNames ?? new Map()),
+  };
   const tags = [...new Set(operations.map((o) => o.tag))].map((name) => ({
     name,
+    description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name}`,
   }));
   return {
     openapi: "3.1.0",
@@ -90,8 +134,14 @@ export function buildOpenApi(operations: readonly AnyOperation[]): Json {
           in: "header",
           required: true,
           description:
-            "1 to 128 visible ASCII characters (0x21 to 0x7E). A retry with the same key and body answers the first result with replayed: true",
-          schema: { type: "string", pattern: "^[\\x21-\\x7E]{1,128}$" },
+            `${IDEMPOTENCY_KEY_MIN_LENGTH} to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters (0x21 to 0x7E). A retry with the same key and body answers the first result with replayed: true`,
+          schema: {
+            type: "string",
+            minLength: IDEMPOTENCY_KEY_MIN_LENGTH,
+            maxLength: IDEMPOTENCY_KEY_MAX_LENGTH,
+            pattern: "^[\\x21-\\x7E]+$",
+          },
+          example: "publish-hello-1",
         },
       },
       headers: {
@@ -100,7 +150,7 @@ export function buildOpenApi(operations: readonly AnyOperation[]): Json {
           schema: { type: "integer", minimum: 1 },
         },
       },
-      schemas: { Error: jsonSchemaOf(errorBody, "output") },
+      schemas,
     },
   };
 }
@@ -132,6 +182,7 @@ function operationObject(operation: AnyOperation): Json {
   const object: Json = {
     operationId: operation.name,
     summary: operation.summary,
+    description: descriptionOf(operation),
     tags: [operation.tag],
     "x-scope": operation.scope,
   };
@@ -227,4 +278,60 @@ function errorResponses(operation: AnyOperation): Record<string, Json> {
     responses[String(status)] = response;
   }
   return responses;
+}
+
+/** The request body and success answer of an operation object, to be named components. */
+function bodySchemasOf(operation: AnyOperation, object: Json): BodySchema[] {
+  const name = pascalCase(operation.name);
+  const found: BodySchema[] = [];
+  const request = (object.requestBody as Json | undefined)?.content as
+    | Record<string, Json>
+    | undefined;
+  if (request?.["application/json"]) {
+    found.push({
+      holder: request["application/json"],
+      fallbackName: `${name}Request`,
+    });
+  }
+  for (const parameter of (object.parameters ?? []) as Json[]) {
+    if (parameter.schema) {
+      found.push({
+        holder: parameter,
+        fallbackName: `${name}${pascalCase(String(parameter.name))}`,
+        always: false,
+      });
+    }
+  }
+  const answer = ((object.responses as Record<string, Json>)[
+    String(operation.status)
+  ].content as Record<string, Json>)["application/json"];
+  found.push({ holder: answer, fallbackName: `${name}Response` });
+  return found;
+}
+
+/**
+ * The operation's own description, then what every reader needs from the contract: the scope,
+ * the key rule and the refusals, so no operation goes without one.
+ */
+export function descriptionOf(operation: AnyOperation): string {
+  const parts: string[] = [];
+  if (operation.description) parts.push(operation.description);
+  parts.push(
+    `Needs a management credential holding the \`${operation.scope}\` scope.`,
+  );
+  if (operation.key) {
+    const hours = retentionMs(operation.key.retention) / 3_600_000;
+    const kept = hours >= 48 ? `${hours / 24} days` : `${hours} hours`;
+    parts.push(
+      `Send an \`Idempotency-Key\`: a retry with the same key and body within ${kept} answers the first result with \`replayed: true\` instead of repeating the write.`,
+    );
+  }
+  if (operation.errors.length > 0) {
+    parts.push(
+      `Refusals of this operation: ${
+        [...new Set(operation.errors)].map((c) => `\`${c}\``).join(", ")
+      } (the error responses list every code by status).`,
+    );
+  }
+  return parts.join("\n\n");
 }

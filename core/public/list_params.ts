@@ -1,4 +1,5 @@
 // Parses the query string of the public list route (spec 3 part 4.2) into a checked query, or refuses.
+import { PUBLIC_QUERY_PARAMETERS } from "./query_parameters.ts";
 import { HttpError } from "../web/errors.ts";
 
 /** Limits of spec 3 part 8. */
@@ -156,18 +157,9 @@ export function parseExpand(value: string | undefined): string[] {
 
 /** Parses every list parameter; refusals follow spec 3 part 7. */
 export function parseListQuery(params: URLSearchParams): ListQuery {
-  const p = collectParams(params, [
-    "locale",
-    "limit",
-    "cursor",
-    "order",
-    "sort",
-    "origin",
-    "fields",
-    "relation",
-    "tag",
-    "expand",
-  ], { filters: true });
+  const p = collectParams(params, PUBLIC_QUERY_PARAMETERS.list, {
+    filters: true,
+  });
   const one = (name: string) => p.get(name)?.[0];
   const order = one("order");
   if (order !== undefined && !["asc", "desc", "manual"].includes(order)) {

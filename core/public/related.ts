@@ -1,4 +1,5 @@
 // GET /v1/_related/{model}: the rest of an expanded relation field, page by page (spec 3 part 4.4).
+import { PUBLIC_QUERY_PARAMETERS } from "./query_parameters.ts";
 import { HttpError } from "../web/errors.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import {
@@ -35,7 +36,7 @@ export async function readRelated(
   const models = readableModels(ctx.context, ctx.token);
   const model = modelBySlug(models, modelSlug);
   if (!model) throw notFound();
-  const p = collectParams(params, ["cursor", "limit"]);
+  const p = collectParams(params, PUBLIC_QUERY_PARAMETERS.related);
   const text = p.get("cursor")?.[0];
   if (text === undefined) {
     invalid("cursor is required: send page.next_cursor of an expanded field");

@@ -1,4 +1,5 @@
 // GET /v1/{model}/{slug}: one published item (or a preview's current draft) with its alternates (spec 3 part 4.3).
+import { PUBLIC_QUERY_PARAMETERS } from "./query_parameters.ts";
 import { sql } from "kysely";
 import type { StoredModel } from "../models/store_rows.ts";
 import { HttpError } from "../web/errors.ts";
@@ -42,7 +43,7 @@ export async function readItem(
   const models = readableModels(ctx.context, ctx.token);
   const model = modelBySlug(models, path.model);
   if (!model) throw notFound();
-  const p = collectParams(params, ["locale", "preview", "expand"]);
+  const p = collectParams(params, PUBLIC_QUERY_PARAMETERS.single);
   const plan = localePlanOrRefuse(ctx.context);
   const locale = requestedLocale(plan, p.get("locale")?.[0] ?? null);
   const expand = planExpand(model, parseExpand(p.get("expand")?.[0]), models);

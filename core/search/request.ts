@@ -1,4 +1,5 @@
 // Parses the query strings of `/v1/_search` and `/v1/_search/suggest` into search requests.
+import { PUBLIC_QUERY_PARAMETERS } from "../public/query_parameters.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import { boundedInt, singleParams } from "../sync/query.ts";
 import { searchWords } from "./words.ts";
@@ -32,7 +33,7 @@ export function parseSearchQuery(
 ): ParsedSearch {
   const parsed = singleParams(
     url,
-    suggest ? ["q", "locale", "limit"] : ["q", "locale", "limit", "cursor"],
+    suggest ? PUBLIC_QUERY_PARAMETERS.suggest : PUBLIC_QUERY_PARAMETERS.search,
   );
   if (!parsed.ok) return parsed;
   const { q, locale, limit: rawLimit, cursor } = parsed.params;

@@ -21,7 +21,8 @@ export const fieldValues = z.custom<Record<string, unknown>>(
   "Field values by key; fields the credential's creator cannot read are left out",
 );
 
-const entryState = z.enum(["draft", "published", "trashed"]);
+/** The state of an entry or one of its languages. */
+export const entryState = z.enum(["draft", "published", "trashed"]);
 
 /** One language of an entry, as a write answers it. */
 export const localeFacts = z.strictObject({
@@ -53,14 +54,16 @@ export const policyResults = z.array(z.looseObject({})).describe(
   "Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies",
 );
 
-const reviewStage = z.enum([
+/** Where the draft stands in review. */
+export const reviewStage = z.enum([
   "draft",
   "in_review",
   "changes_requested",
   "approved",
 ]);
 
-const transition = z.union([
+/** A workflow move the reader may take now. */
+export const transition = z.union([
   z.strictObject({
     kind: z.enum(["publish", "unpublish", "trash", "restore"]),
     to: entryState,

@@ -51,6 +51,11 @@ export interface Operation<
   path: string;
   /** One sentence for OpenAPI and the docs. */
   summary: string;
+  /**
+   * What a caller should know beyond the summary (Markdown). The OpenAPI description adds the
+   * scope, key rule and refusals from the rest of the declaration.
+   */
+  description?: string;
   /** OpenAPI tag, the route family. */
   tag: string;
   /** The scope a credential must hold (spec 2 part 4.2). */

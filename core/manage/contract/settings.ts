@@ -18,9 +18,15 @@ export const settingsKey = z.enum(
 const settingsDocument = z.looseObject({}).meta({
   description:
     "The whole document of the key in the path; each key has its own closed shape",
-  anyOf: Object.values(SETTINGS_SCHEMAS).map((schema) =>
-    z.toJSONSchema(schema, { target: "draft-2020-12", unrepresentable: "any" })
-  ).map(({ $schema: _, ...rest }) => rest),
+  anyOf: Object.entries(SETTINGS_SCHEMAS).map(([key, schema]) => ({
+    title: `${
+      key.split(/[_-]/).map((w) => w[0].toUpperCase() + w.slice(1)).join("")
+    }Settings`,
+    ...z.toJSONSchema(schema, {
+      target: "draft-2020-12",
+      unrepresentable: "any",
+    }),
+  })).map(({ $schema: _, ...rest }) => rest),
 });
 
 /** A stored settings document with its revision (0: the defaults, never changed). */

@@ -1,4 +1,5 @@
 // GET /v1/_chrome?locale=: menus, placements, footer note and regions of one language (spec 3 part 4.6).
+import { PUBLIC_QUERY_PARAMETERS } from "../../../core/public/query_parameters.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
@@ -8,7 +9,10 @@ import { cachedJson } from "../../../core/chrome/cached_json.ts";
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
-    const parsed = singleParams(new URL(c.req.url), ["locale"]);
+    const parsed = singleParams(
+      new URL(c.req.url),
+      PUBLIC_QUERY_PARAMETERS.chrome,
+    );
     if (!parsed.ok) refuse(400, "public_filter_invalid", parsed.message);
     const site = c.var.site;
     const locale = parsed.params.locale ?? site.defaultLanguage;

@@ -1,4 +1,5 @@
 // GET /v1/_sync: bounded snapshot, then ordered changes with signed checkpoints (spec 3 part 4.5).
+import { PUBLIC_QUERY_PARAMETERS } from "../../../core/public/query_parameters.ts";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
@@ -11,12 +12,10 @@ export const handler = {
   async GET(c: Context<AppEnv>) {
     const { db, clock } = c.var.services;
     const site = c.var.site;
-    const parsed = singleParams(new URL(c.req.url), [
-      "cursor",
-      "limit",
-      "model",
-      "locale",
-    ]);
+    const parsed = singleParams(
+      new URL(c.req.url),
+      PUBLIC_QUERY_PARAMETERS.sync,
+    );
     if (!parsed.ok) refuse(400, "sync_query_invalid", parsed.message);
     const { params } = parsed;
     const limit = boundedInt(

@@ -1,0 +1,136 @@
+// What each `deno task svc` command takes, as printed by --help and after a usage error.
+
+/** One command's options: their parse types, what they mean, and which are required. */
+export interface CommandSpec {
+  summary: string;
+  options: Record<
+    string,
+    { type: "string" | "boolean"; value?: string; help: string }
+  >;
+  required: readonly string[];
+  /** Text after the options: examples and notes. */
+  notes?: string;
+}
+
+/** Every command of `deno task svc`, in the order `--help` lists them. */
+export const COMMANDS = {
+  bootstrap: {
+    summary:
+      "Create a site, its languages, an administrator and optionally a management credential; prints JSON",
+    options: {
+      json: { type: "boolean", help: "Print the result as JSON (required)" },
+      domain: {
+        type: "string",
+        value: "<host>",
+        help: "Host name the site answers, e.g. cms.example.com",
+      },
+      locales: {
+        type: "string",
+        value: "<code,code,...>",
+        help: "Languages, the default first, e.g. en,de",
+      },
+      "admin-email": {
+        type: "string",
+        value: "<email>",
+        help: "The administrator; their password is printed once",
+      },
+      name: { type: "string", value: "<site name>", help: "Display name" },
+      "credential-name": {
+        type: "string",
+        value: "<name>",
+        help: "Also create a management credential (with --scopes)",
+      },
+      scopes: {
+        type: "string",
+        value: "<scope,scope,...>",
+        help: "Scopes of that credential, e.g. content:read,content:write",
+      },
+    },
+    required: ["json", "domain", "locales", "admin-email"],
+    notes: [
+      "A site answers only requests whose Host is its domain. On this machine, either",
+      "send the header:  curl -H 'Host: <domain>' http://localhost:8000/health",
+      "or, for a browser, bootstrap with --domain 127.0.0.1 (the demo site holds",
+      "localhost) and open http://127.0.0.1:8000/admin.",
+    ].join("\n"),
+  },
+  credential: {
+    summary:
+      "Create a management credential acting as an existing person; prints JSON",
+    options: {
+      json: { type: "boolean", help: "Print the result as JSON (required)" },
+      domain: { type: "string", value: "<host>", help: "The site's domain" },
+      "admin-email": {
+        type: "string",
+        value: "<email>",
+        help: "The person the credential acts as",
+      },
+      name: { type: "string", value: "<name>", help: "Credential name" },
+      scopes: {
+        type: "string",
+        value: "<scope,scope,...>",
+        help: "Scopes; only what the person holds now may be granted",
+      },
+      models: {
+        type: "string",
+        value: "<model id,...>",
+        help: "Limit the credential to these models",
+      },
+    },
+    required: ["json", "domain", "admin-email", "name", "scopes"],
+  },
+  migrate: {
+    summary: "Apply pending database migrations and exit",
+    options: {},
+    required: [],
+  },
+} as const satisfies Record<string, CommandSpec>;
+
+/** A command name of `deno task svc`. */
+export type CommandName = keyof typeof COMMANDS;
+
+/** The overview: every command with its one-line summary. */
+export function overview(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length));
+  return [
+    "Usage: deno task svc <command> [options]",
+    "",
+    "Operator commands for scripts and CI. They use the same settings as the service",
+    "(DATABASE_URL, DATA_DIR, KV_PATH); see the README's Settings table.",
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, spec]) =>
+      `  ${name.padEnd(width)}  ${spec.summary}`
+    ),
+    "",
+    "Options for every command:",
+    "  --help, -h  Print the command's usage and exit without touching any data",
+    "",
+    "Run `deno task svc <command> --help` for a command's options.",
+  ].join("\n");
+}
+
+/** One command's usage: its line, each option, then its notes. */
+export function commandUsage(name: CommandName): string {
+  const spec: CommandSpec = COMMANDS[name];
+  const required = new Set(spec.required);
+  const line = Object.entries(spec.options).map(([option, o]) => {
+    const text = `--${option}${o.value ? ` ${o.value}` : ""}`;
+    return required.has(option) ? text : `[${text}]`;
+  }).join(" ");
+  const entries = Object.entries(spec.options).map(([option, o]) => [
+    `--${option}${o.value ? ` ${o.value}` : ""}`,
+    o.help + (required.has(option) ? "" : " (optional)"),
+  ]);
+  entries.push(["--help, -h", "Print this usage and exit"]);
+  const width = Math.max(...entries.map(([a]) => a.length));
+  return [
+    `Usage: deno task svc ${name}${line ? ` ${line}` : ""}`,
+    "",
+    spec.summary,
+    "",
+    "Options:",
+    ...entries.map(([a, b]) => `  ${a.padEnd(width)}  ${b}`),
+    ...(spec.notes ? ["", spec.notes] : []),
+  ].join("\n");
+}
