@@ -208,7 +208,10 @@ function operationObject(operation: AnyOperation): Json {
               },
               ...(parts.properties as Json ?? {}),
             },
-            required: [operation.multipart.file, ...(parts.required as string[] ?? [])],
+            required: [
+              operation.multipart.file,
+              ...(parts.required as string[] ?? []),
+            ],
           },
         },
       },
