@@ -1,6 +1,7 @@
 // Reads a multipart/form-data body of a Management API upload: exactly one `file` part and text parts.
 import { sha256HexSync } from "../kv/digest.ts";
 import { refuse } from "../web/errors.ts";
+import { textProblem } from "../web/request_text.ts";
 
 /** What a multipart body held. */
 export interface MultipartBody {
@@ -34,6 +35,14 @@ export async function decodeMultipart(
   const fields: Record<string, string> = {};
   let file: { bytes: Uint8Array; fileName: string } | null = null;
   for (const [name, value] of form.entries()) {
+    // Part names, text parts and file names reach PostgreSQL like JSON text does.
+    const problem = textProblem(name) ??
+      textProblem(typeof value === "string" ? value : value.name);
+    if (problem) {
+      refuse(400, "invalid_request", `Invalid body.${name}: ${problem}`, {
+        issues: [{ path: `body.${name}`, message: problem }],
+      });
+    }
     const seen = name === "file" ? file !== null : Object.hasOwn(fields, name);
     if (seen) {
       refuse(400, "invalid_request", `Part "${name}" is given twice`, {

@@ -159,6 +159,29 @@ Deno.test("every management route refuses bad text in path, query and JSON body,
       }
       if (op.body === null) continue;
       const keys = Object.keys(op.body.shape);
+      if (op.multipart) {
+        for (const key of [...keys, "file name"]) {
+          const form = new FormData();
+          form.set(
+            op.multipart.file,
+            new Blob([new Uint8Array([0x89, 0x50, 0x4e, 0x47])]),
+            key === "file name" ? "a\u0000b.png" : "a.png",
+          );
+          if (key !== "file name") form.set(key, "a\u0000b");
+          await expectRefused(
+            await request(`${BASE}${path}`, {
+              method: op.method,
+              headers: {
+                authorization: headers.authorization,
+                "idempotency-key": headers["idempotency-key"],
+              },
+              body: form,
+            }),
+            `${what} multipart NUL in ${key}`,
+          );
+        }
+        continue;
+      }
       const bodies: [string, string][] = [
         ["deep", `{"a":${DEEP}}`],
         ["65 deep", `{"a":${"[".repeat(64)}${"]".repeat(64)}}`],
