@@ -916,6 +916,14 @@ const CONTRACT = {
       "in": "query",
       "required": true,
       "type": "string",
+    }, {
+      "name": "kind",
+      "flag": "--kind",
+      "in": "query",
+      "required": false,
+      "type": "draft|holder",
+      "description":
+        "draft (default): the creator's own working draft and who else holds one; holder: only who holds the language's draft (the creator included), never values",
     }],
     "body": null,
     "pages": false,

@@ -8,7 +8,59 @@ export const DEFAULT_SCRYPT = { N: 2 ** 17, r: 8, p: 1 };
 /** The shortest password a person may choose. */
 export const MIN_PASSWORD_LENGTH = 12;
 
+/**
+ * Hashes computed at once by this process. scrypt at the default cost takes about 128 MiB
+ * and a core for a few hundred ms; unbounded, eight parallel sign-ins took 7 s of CPU and
+ * starved every other request. Further hashes wait their turn in a bounded line.
+ */
+export const MAX_CONCURRENT_HASHES = 2;
+/** Hashes that may wait for a turn; beyond it {@link PasswordHashBusyError} is thrown. */
+export const MAX_WAITING_HASHES = 32;
+
+/** Thrown when too many hashes are waiting: the caller answers "busy, retry" without hashing. */
+export class PasswordHashBusyError extends Error {
+  override name = "PasswordHashBusyError";
+  constructor() {
+    super("Cannot hash a password now: too many are waiting");
+  }
+}
+
+// A per-process CPU guard, not a rule: it changes when an answer comes, never what it says
+// (except "busy" under overload), so it does not break scale-out (ARCHITECTURE.md, Scale).
+const gate = { active: 0, peak: 0, started: 0, waiting: [] as (() => void)[] };
+
+/** How many hashes this process has started, and the most it ran at once (for tests). */
+export function passwordHashStats(): { started: number; peak: number } {
+  return { started: gate.started, peak: gate.peak };
+}
+
+async function withHashTurn<T>(work: () => Promise<T>): Promise<T> {
+  if (gate.active >= MAX_CONCURRENT_HASHES) {
+    if (gate.waiting.length >= MAX_WAITING_HASHES) {
+      throw new PasswordHashBusyError();
+    }
+    await new Promise<void>((resolve) => gate.waiting.push(resolve));
+  }
+  gate.active++;
+  gate.started++;
+  gate.peak = Math.max(gate.peak, gate.active);
+  try {
+    return await work();
+  } finally {
+    gate.active--;
+    gate.waiting.shift()?.();
+  }
+}
+
 function derive(
+  password: string,
+  salt: Uint8Array,
+  cost: typeof DEFAULT_SCRYPT,
+): Promise<Uint8Array> {
+  return withHashTurn(() => deriveNow(password, salt, cost));
+}
+
+function deriveNow(
   password: string,
   salt: Uint8Array,
   cost: typeof DEFAULT_SCRYPT,

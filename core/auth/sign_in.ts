@@ -1,14 +1,19 @@
-// Signing a person in to one site with email and password, with a rate window per email and address.
+// Signing a person in to one site with email and password, throttled per email and address and per address, before any hashing.
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { RateWindow } from "../kv/mod.ts";
-import { verifyPassword } from "./password.ts";
+import { PasswordHashBusyError, verifyPassword } from "./password.ts";
 import { type CreatedSession, createSession } from "./session_store.ts";
 
 /** Sign-in attempts allowed per email, client address and site in one window. */
 export const SIGN_IN_LIMIT = 10;
 /** Length of a sign-in rate window: 15 minutes. */
 export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+/**
+ * Sign-in attempts allowed per client address in one window, whatever the email or site:
+ * one address trying a password against many emails is throttled as a whole.
+ */
+export const SIGN_IN_ADDRESS_LIMIT = 30;
 /** Longest email accepted (RFC 5321 path limit). */
 export const MAX_EMAIL_LENGTH = 254;
 /** Longest password accepted, so nobody makes the server hash megabytes. */
@@ -64,14 +69,30 @@ export function normalizeEmail(email: string): string {
  * Checks the password and creates a session when the person is active and a member of the
  * site. Every failure answers the same code after one scrypt verification, so neither the
  * answer nor its time tells whether the email exists. Attempts beyond {@link SIGN_IN_LIMIT}
- * per window for one email, address and site are refused before any hashing.
+ * per window for one email, address and site, and beyond {@link SIGN_IN_ADDRESS_LIMIT} for
+ * one address across every email, are refused before any hashing; at most
+ * `MAX_CONCURRENT_HASHES` hashes run at once (password.ts).
  */
 export async function signIn(
   ctx: SignInContext,
   input: SignInInput,
 ): Promise<SignInResult> {
   const email = normalizeEmail(input.email);
-  const decision = await new RateWindow(ctx.kv, { clock: ctx.clock }).hit(
+  // Both limits are checked before any hashing: a throttled try costs no scrypt.
+  const rate = new RateWindow(ctx.kv, { clock: ctx.clock });
+  const byAddress = await rate.hit(
+    ["sign_in_address", input.clientAddress],
+    SIGN_IN_ADDRESS_LIMIT,
+    SIGN_IN_WINDOW_MS,
+  );
+  if (!byAddress.allowed) {
+    return {
+      ok: false,
+      code: "rate_limited",
+      retryAfterSeconds: byAddress.retryAfterSeconds,
+    };
+  }
+  const decision = await rate.hit(
     ["sign_in", input.siteId, email, input.clientAddress],
     SIGN_IN_LIMIT,
     SIGN_IN_WINDOW_MS,
@@ -100,10 +121,16 @@ export async function signIn(
     ])
     .where("users.email", "=", email)
     .executeTakeFirst();
-  const passwordOk = await verifyPassword(
-    input.password,
-    user?.password_hash ?? DUMMY_PASSWORD_HASH,
-  );
+  let passwordOk: boolean;
+  try {
+    passwordOk = await verifyPassword(
+      input.password,
+      user?.password_hash ?? DUMMY_PASSWORD_HASH,
+    );
+  } catch (error) {
+    if (!(error instanceof PasswordHashBusyError)) throw error;
+    return { ok: false, code: "rate_limited", retryAfterSeconds: 1 };
+  }
   const failure: SignInFailure | null = !user
     ? "unknown_email"
     : !passwordOk

@@ -3,11 +3,19 @@ import { ManualClock } from "../clock.ts";
 import { openTestDb } from "../../tests/support/db.ts";
 import { insertSite } from "../../tests/support/sites.ts";
 import { insertPerson } from "../../tests/admin/helpers.ts";
-import { DEFAULT_SCRYPT, verifyPassword } from "./password.ts";
+import {
+  DEFAULT_SCRYPT,
+  hashPassword,
+  MAX_CONCURRENT_HASHES,
+  passwordHashStats,
+  verifyPassword,
+} from "./password.ts";
 import { sha256Hex } from "./secrets.ts";
+import { RateWindow } from "../kv/rate_window.ts";
 import {
   DUMMY_PASSWORD_HASH,
   normalizeEmail,
+  SIGN_IN_ADDRESS_LIMIT,
   SIGN_IN_LIMIT,
   SIGN_IN_WINDOW_MS,
   signIn,
@@ -144,4 +152,62 @@ Deno.test("signIn() refuses the 11th attempt in a window with rate_limited, befo
 
 Deno.test("normalizeEmail() trims and lowercases", () => {
   equal(normalizeEmail("  Ada@Example.COM\t"), "ada@example.com");
+});
+
+Deno.test("signIn() throttles one address across emails: the 30th try answers, the 31st is rate_limited without hashing; the account lockout still holds", async () => {
+  const { ctx, siteId, close } = await setup();
+  try {
+    const attempt = (
+      email: string,
+      password = "wrong",
+      clientAddress = "192.0.2.9",
+    ) => signIn(ctx, { siteId, email, password, clientAddress });
+    // The first 29 tries are counted straight into the address's window (each real one is
+    // a full scrypt); the 30th is a real try.
+    const rate = new RateWindow(ctx.kv, { clock: ctx.clock });
+    for (let i = 1; i < SIGN_IN_ADDRESS_LIMIT; i++) {
+      await rate.hit(
+        ["sign_in_address", "192.0.2.9"],
+        SIGN_IN_ADDRESS_LIMIT,
+        SIGN_IN_WINDOW_MS,
+      );
+    }
+    const last = await attempt("guess-30@example.com");
+    equal(!last.ok && last.code, "invalid_credentials", "the 30th try");
+    const hashed = passwordHashStats().started;
+    for (let i = 0; i < 5; i++) {
+      const refused = await attempt(`more-${i}@example.com`);
+      equal(!refused.ok && refused.code, "rate_limited");
+    }
+    // The right password of a real person from that address is refused too.
+    equal(!(await attempt("ada@example.com", PASSWORD)).ok, true);
+    equal(passwordHashStats().started, hashed, "throttled tries hash nothing");
+    // Another address is not throttled; the per-account lockout (10 per email and address) stays.
+    for (let i = 1; i < SIGN_IN_LIMIT; i++) {
+      await rate.hit(
+        ["sign_in", siteId, "ada@example.com", "192.0.2.10"],
+        SIGN_IN_LIMIT,
+        SIGN_IN_WINDOW_MS,
+      );
+    }
+    equal((await attempt("ada@example.com", "wrong", "192.0.2.10")).ok, false);
+    const locked = await attempt("ada@example.com", PASSWORD, "192.0.2.10");
+    equal(!locked.ok && locked.code, "rate_limited");
+    equal((await attempt("ada@example.com", PASSWORD, "192.0.2.11")).ok, true);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test("password hashing runs at most MAX_CONCURRENT_HASHES at once, the rest wait their turn", async () => {
+  const cheap = { N: 2 ** 10, r: 8, p: 1 };
+  const stored = await hashPassword("pw", cheap);
+  const before = passwordHashStats().started;
+  const results = await Promise.all(
+    Array.from({ length: 8 }, () => verifyPassword("pw", stored)),
+  );
+  deepEqual(results, Array(8).fill(true));
+  equal(passwordHashStats().started - before, 8);
+  ok(passwordHashStats().peak <= MAX_CONCURRENT_HASHES);
+  equal(MAX_CONCURRENT_HASHES, 2);
 });

@@ -1,4 +1,5 @@
 // Menus as the Management API edits them: list, read, replace, add a language; audited with the key digest.
+import { type DocumentProblem, documentProblems } from "../web/zod_issues.ts";
 import { sql } from "kysely";
 import type { Actor } from "../access/actor.ts";
 import type { Clock } from "../clock.ts";
@@ -75,7 +76,7 @@ export type MenuRefusal =
   | {
     ok: false;
     code: "input_invalid";
-    problems: { path: string; message: string }[];
+    problems: DocumentProblem[];
   }
   | { ok: false; code: "not_found" }
   | { ok: false; code: "unknown_locale"; language: string }
@@ -88,10 +89,9 @@ export async function replaceMenu(
   items: unknown,
 ): Promise<{ ok: true; menu: Menu } | MenuRefusal> {
   const parsed = MENU_ITEMS.safeParse(items);
-  const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({
-    path: `items.${i.path.join(".")}`,
-    message: i.message,
-  }));
+  const problems: DocumentProblem[] = parsed.success
+    ? []
+    : documentProblems(parsed.error.issues, "items.");
   if (!MENU_KEY.test(key)) {
     problems.unshift({ path: "key", message: "Expected a-z, 0-9, _ and -" });
   }

@@ -1,10 +1,10 @@
-// Fixed-window rate counters in Deno KV, e.g. 120 requests per minute per credential.
+// Sliding-window rate limits in Deno KV: no span of `windowMs` admits more than `limit` hits per key.
 
 import { type Clock, systemClock } from "../clock.ts";
 
 /** Options of {@linkcode RateWindow}. */
 export interface RateWindowOptions {
-  /** Source of time for window alignment; defaults to the wall clock. */
+  /** Source of time; defaults to the wall clock. */
   clock?: Clock;
 }
 
@@ -12,19 +12,28 @@ export interface RateWindowOptions {
 export interface RateDecision {
   /** Whether this hit is within the limit (and was counted). */
   allowed: boolean;
-  /** Hits still allowed in this window after this one. */
+  /** Hits still allowed right now after this one. */
   remaining: number;
-  /** 0 when allowed; else whole seconds until the window ends, rounded up, at least 1. */
+  /** 0 when allowed; else whole seconds until a hit is allowed again, rounded up, at least 1. */
   retryAfterSeconds: number;
-  /** When the current window ends and the count starts again. */
+  /** When the oldest counted hit leaves the window and one more hit is allowed. */
   resetAt: Date;
 }
 
-const PREFIX = "rate";
+/** Largest limit: the admitted times of one key are kept in one KV value (64 KiB at most). */
+export const MAX_RATE_LIMIT = 4096;
+
+const PREFIX = "rate-log";
 
 /**
- * Fixed-window counters. Windows start at multiples of `windowMs` from the Unix epoch
- * (a one-minute window starts on each whole UTC minute). Only allowed hits are counted.
+ * A sliding-window log per key: the times of the hits admitted in the last `windowMs` are
+ * kept in one KV value, and a hit is admitted only while fewer than `limit` are. So no span
+ * of `windowMs` (not only each clock minute) ever admits more than `limit`, which a fixed
+ * window cannot promise (it admits up to twice the limit across a boundary). Refused hits
+ * are not counted. Every process sharing the KV store shares the limit: each admission is a
+ * version-checked atomic write, retried on conflict.
+ *
+ * Reusable for any limit: `new RateWindow(kv).hit(["plugin", installationId], 120, 60_000)`.
  */
 export class RateWindow {
   #kv: Deno.Kv;
@@ -36,18 +45,17 @@ export class RateWindow {
   }
 
   /**
-   * Counts one hit on `key` against `limit` hits per `windowMs`. The `limit`-th hit of a
-   * window is allowed, the next is refused with the seconds left in the window. Concurrent
-   * hits never lose counts: each increment is a version-checked atomic write, retried on conflict.
+   * Counts one hit on `key` against `limit` hits in any `windowMs`. The `limit`-th hit in a
+   * span is allowed, the next is refused with the seconds until the oldest one leaves it.
    */
   async hit(
     key: string | readonly string[],
     limit: number,
     windowMs: number,
   ): Promise<RateDecision> {
-    if (!Number.isInteger(limit) || limit < 0) {
+    if (!Number.isInteger(limit) || limit < 0 || limit > MAX_RATE_LIMIT) {
       throw new RangeError(
-        `Cannot count against limit ${limit}: expected a whole number of hits`,
+        `Cannot count against limit ${limit}: expected a whole number of hits from 0 to ${MAX_RATE_LIMIT}`,
       );
     }
     if (!Number.isInteger(windowMs) || windowMs < 1) {
@@ -56,34 +64,37 @@ export class RateWindow {
       );
     }
     const parts = typeof key === "string" ? [key] : key;
-    // A failed commit means another hit was counted, which happens at most `limit` times per
-    // window, so this bound is only reached when windows keep rolling over under contention.
+    const kvKey = [PREFIX, ...parts];
+    // A failed commit means another hit was admitted, which happens at most `limit` times
+    // per window, so this bound is only reached under sustained contention.
     const maxAttempts = limit + 10;
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       const now = this.#clock.now().getTime();
-      const windowStart = Math.floor(now / windowMs) * windowMs;
-      const resetAt = windowStart + windowMs;
-      const kvKey = [PREFIX, ...parts, windowStart];
-      const current = await this.#kv.get<number>(kvKey);
-      const count = current.value ?? 0;
-      if (count >= limit) {
+      const current = await this.#kv.get<number[]>(kvKey);
+      // KV expiry is lazy and clocks are injected: the stored times are re-checked here.
+      const times = (current.value ?? []).filter((t) =>
+        t > now - windowMs && t <= now
+      );
+      if (times.length >= limit) {
+        const freesAt = (times[times.length - limit] ?? now) + windowMs;
         return {
           allowed: false,
           remaining: 0,
-          retryAfterSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
-          resetAt: new Date(resetAt),
+          retryAfterSeconds: Math.max(1, Math.ceil((freesAt - now) / 1000)),
+          resetAt: new Date(freesAt),
         };
       }
+      times.push(now);
       const committed = await this.#kv.atomic()
         .check(current)
-        .set(kvKey, count + 1, { expireIn: resetAt - now })
+        .set(kvKey, times, { expireIn: windowMs })
         .commit();
       if (committed.ok) {
         return {
           allowed: true,
-          remaining: limit - count - 1,
+          remaining: limit - times.length,
           retryAfterSeconds: 0,
-          resetAt: new Date(resetAt),
+          resetAt: new Date(times[0] + windowMs),
         };
       }
     }

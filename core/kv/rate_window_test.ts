@@ -1,4 +1,4 @@
-import { deepEqual, equal, rejects } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { ManualClock } from "../clock.ts";
 import { openKvStore } from "./open.ts";
 import { RateWindow } from "./rate_window.ts";
@@ -11,55 +11,52 @@ async function setup(start = "2026-03-01T12:00:00.000Z") {
   return { kv, clock, rate: new RateWindow(kv, { clock }) };
 }
 
-Deno.test("RateWindow.hit() allows the limit-th hit and refuses the next with the seconds left", async () => {
+Deno.test("RateWindow.hit() allows the limit-th hit and refuses the next until the oldest hit is a window old", async () => {
   const { kv, clock, rate } = await setup("2026-03-01T12:00:10.000Z");
   try {
-    const resetAt = new Date("2026-03-01T12:01:00.000Z");
-    for (let i = 1; i < 120; i++) {
-      deepEqual(await rate.hit("cred-1", 120, MINUTE), {
-        allowed: true,
-        remaining: 120 - i,
-        retryAfterSeconds: 0,
-        resetAt,
-      });
-    }
-    deepEqual(await rate.hit("cred-1", 120, MINUTE), {
+    const first = await rate.hit("cred-1", 120, MINUTE);
+    deepEqual(first, {
       allowed: true,
-      remaining: 0,
+      remaining: 119,
       retryAfterSeconds: 0,
-      resetAt,
+      resetAt: new Date("2026-03-01T12:01:10.000Z"),
     });
+    for (let i = 2; i <= 120; i++) {
+      equal((await rate.hit("cred-1", 120, MINUTE)).remaining, 120 - i);
+    }
     clock.advance(200);
     deepEqual(await rate.hit("cred-1", 120, MINUTE), {
       allowed: false,
       remaining: 0,
-      retryAfterSeconds: 50, // 49.8 s left, rounded up
-      resetAt,
+      retryAfterSeconds: 60, // 59.8 s until the first hit leaves the window, rounded up
+      resetAt: new Date("2026-03-01T12:01:10.000Z"),
     });
+    clock.set("2026-03-01T12:01:09.999Z");
+    equal((await rate.hit("cred-1", 120, MINUTE)).retryAfterSeconds, 1);
+    // All 120 were counted at 12:00:10.000, so all leave the window together.
+    clock.set("2026-03-01T12:01:10.000Z");
+    equal((await rate.hit("cred-1", 120, MINUTE)).remaining, 119);
   } finally {
     kv.close();
   }
 });
 
-Deno.test("RateWindow.hit() aligns windows to the epoch and resets in a new window", async () => {
+Deno.test("RateWindow.hit() admits at most the limit in any span of the window, across minute boundaries", async () => {
+  // A fixed window admitted 120 at 12:00:59 and 120 more at 12:01:00; a sliding one does not.
   const { kv, clock, rate } = await setup("2026-03-01T12:00:59.000Z");
   try {
-    equal((await rate.hit("k", 1, MINUTE)).allowed, true);
-    equal((await rate.hit("k", 1, MINUTE)).allowed, false);
-    clock.set("2026-03-01T12:00:59.999Z");
-    deepEqual(await rate.hit("k", 1, MINUTE), {
-      allowed: false,
-      remaining: 0,
-      retryAfterSeconds: 1, // 1 ms left still answers at least one second
-      resetAt: new Date("2026-03-01T12:01:00.000Z"),
-    });
-    clock.set("2026-03-01T12:01:00.000Z");
-    deepEqual(await rate.hit("k", 1, MINUTE), {
-      allowed: true,
-      remaining: 0,
-      retryAfterSeconds: 0,
-      resetAt: new Date("2026-03-01T12:02:00.000Z"),
-    });
+    const admitted: number[] = [];
+    for (let step = 0; step < 400; step++) {
+      if ((await rate.hit("k", 120, MINUTE)).allowed) {
+        admitted.push(clock.now().getTime());
+      }
+      clock.advance(250); // 4 tries per second for 100 s
+    }
+    for (const start of admitted) {
+      const inSpan = admitted.filter((t) => t >= start && t < start + MINUTE);
+      ok(inSpan.length <= 120, `${inSpan.length} admitted in one minute`);
+    }
+    ok(admitted.length >= 200, "the limit keeps admitting as hits age out");
   } finally {
     kv.close();
   }
@@ -103,9 +100,7 @@ Deno.test("RateWindow.hit() never loses a count under concurrent hits", async ()
       results.filter((r) => r.allowed).map((r) => r.remaining).sort((a, b) =>
         a - b
       ),
-      [
-        ...Array(20).keys(),
-      ],
+      [...Array(20).keys()],
     );
     const counted = await Promise.all(
       Array.from({ length: 25 }, () => rate.hit("j", 1000, MINUTE)),
@@ -123,6 +118,7 @@ Deno.test("RateWindow.hit() refuses every hit with limit 0 and throws for a bad 
     equal((await rate.hit("k", 0, MINUTE)).allowed, false);
     await rejects(rate.hit("k", -1, MINUTE), RangeError);
     await rejects(rate.hit("k", 1.5, MINUTE), RangeError);
+    await rejects(rate.hit("k", 4097, MINUTE), RangeError);
     await rejects(rate.hit("k", 1, 0), RangeError);
   } finally {
     kv.close();

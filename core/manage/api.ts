@@ -147,6 +147,12 @@ async function serve(
     headers: c.req.raw.headers,
     scope: operation.scope,
     rate: options.rate,
+    // Set on the context so refusals thrown later carry them too.
+    onRate: (headers) => {
+      for (const [name, value] of Object.entries(headers)) {
+        c.header(name, value);
+      }
+    },
   });
   const url = new URL(c.req.url);
   const rawQuery = queryObject(url);

@@ -6,7 +6,7 @@ import {
   type CredentialRecord,
   findCredentialBySecret,
 } from "../credentials/credential_store.ts";
-import type { RateWindow } from "../kv/rate_window.ts";
+import type { RateDecision, RateWindow } from "../kv/rate_window.ts";
 import type { Services } from "../services.ts";
 import { findSiteById, type SiteRecord } from "../sites/site_store.ts";
 import { refuse } from "../web/errors.ts";
@@ -31,6 +31,8 @@ export interface AuthenticateOptions {
   scope: Scope;
   /** The credential's rate window; null when the request is counted elsewhere (an MCP tool call counts as the API request it makes). */
   rate: RateWindow | null;
+  /** Receives the rate headers every answer of an authenticated request carries. */
+  onRate?: (headers: Record<string, string>) => void;
 }
 
 const BEARER = /^Bearer[ ]+([^\s]+)[ ]*$/i;
@@ -57,6 +59,33 @@ export async function authenticate(
   services: Services,
   options: AuthenticateOptions,
 ): Promise<Caller> {
+  return await authenticateCaller(services, options);
+}
+
+/**
+ * The rate headers of a decision (draft-ietf-httpapi-ratelimit-headers): the policy of 120
+ * per 60 s and what is left now, with `t` the seconds until one more request is allowed.
+ */
+export function rateLimitHeaders(
+  decision: RateDecision,
+  now: Date,
+): Record<string, string> {
+  const seconds = decision.allowed && decision.remaining > 0 ? 0 : Math.max(
+    1,
+    Math.ceil((decision.resetAt.getTime() - now.getTime()) / 1000),
+  );
+  return {
+    "RateLimit-Policy": `"manage";q=${MANAGE_RATE_LIMIT};w=${
+      MANAGE_RATE_WINDOW_MS / 1000
+    }`,
+    "RateLimit": `"manage";r=${decision.remaining};t=${seconds}`,
+  };
+}
+
+async function authenticateCaller(
+  services: Services,
+  options: AuthenticateOptions,
+): Promise<Caller> {
   const match = BEARER.exec(options.headers.get("authorization") ?? "");
   if (!match) unauthorized();
   const credential = await findCredentialBySecret(services.db, match[1]);
@@ -66,13 +95,19 @@ export async function authenticate(
     MANAGE_RATE_LIMIT,
     MANAGE_RATE_WINDOW_MS,
   );
+  if (window !== null) {
+    options.onRate?.(rateLimitHeaders(window, services.clock.now()));
+  }
   if (window !== null && !window.allowed) {
     refuse(
       429,
       "rate_limited",
       `Rate limit of ${MANAGE_RATE_LIMIT} requests per minute reached: retry after ${window.retryAfterSeconds} s`,
       { retry_after_seconds: window.retryAfterSeconds },
-      { "Retry-After": String(window.retryAfterSeconds) },
+      {
+        "Retry-After": String(window.retryAfterSeconds),
+        ...rateLimitHeaders(window, services.clock.now()),
+      },
     );
   }
   const header = SITE_NAMING_HEADERS.find((h) => options.headers.has(h));

@@ -2475,11 +2475,14 @@ export interface Operations {
     };
     query: {
       "locale": string;
+      /** draft (default): the creator's own working draft and who else holds one; holder: only who holds the language's draft (the creator included), never values */
+      "kind"?: "draft" | "holder";
     };
     body: never;
     answer: {
       "id": string;
       "locale": string;
+      "kind": "draft" | "holder";
       "draft": {
         "group_id": string;
         "locale": string;

@@ -2,6 +2,7 @@
 import type { z } from "zod";
 import { refuse } from "../web/errors.ts";
 import { decodeJsonBody, requireContentType } from "../web/json_body.ts";
+import { type DocumentProblem, unknownKeys } from "../web/zod_issues.ts";
 import type { AnyOperation } from "./contract/mod.ts";
 
 /** One problem of a request, by where it is (`body.code`, `query.limit`). */
@@ -143,4 +144,29 @@ function check(schema: z.ZodType, value: unknown, where: string): unknown {
     }`
     : `Invalid ${first.path}: ${first.message}`;
   return refuse(400, "invalid_request", message, { issues });
+}
+
+/**
+ * JSON bodies are closed at every depth (MAPI-003): an unknown key inside a nested document
+ * (settings, menus) is `400 invalid_request` naming it, like one at the top, not the
+ * document's own `input_invalid`.
+ */
+export function refuseUnknownKeys(
+  problems: readonly DocumentProblem[],
+  prefix: string,
+): void {
+  const unknown = unknownKeys(problems);
+  if (unknown.length === 0) return;
+  const issues = unknown.map((p) => ({
+    path: `${prefix}${p.path}`,
+    message: "unknown key",
+  }));
+  refuse(
+    400,
+    "invalid_request",
+    `Unknown key "${
+      issues[0].path.slice(issues[0].path.lastIndexOf(".") + 1)
+    }" in ${issues[0].path.slice(0, issues[0].path.lastIndexOf("."))}`,
+    { issues },
+  );
 }

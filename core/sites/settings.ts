@@ -1,4 +1,5 @@
 // Reads and writes the site-level settings documents, validated and pinned to their revision.
+import { type DocumentProblem, documentProblems } from "../web/zod_issues.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { rebuildPublicItems } from "../public/projection.ts";
@@ -17,11 +18,8 @@ export interface StoredSettings<K extends SettingsKey> {
   updated_at: string | null;
 }
 
-/** One reason a document was refused, with the path inside it. */
-export interface SettingsProblem {
-  path: string;
-  message: string;
-}
+/** One reason a document was refused, with the path inside it (unknown keys marked). */
+export type SettingsProblem = DocumentProblem;
 
 /** Refusals of {@link putSettings}. */
 export type PutSettingsRefusal =
@@ -88,10 +86,7 @@ export async function putSettings<K extends SettingsKey>(
     return {
       ok: false,
       code: "input_invalid",
-      problems: parsed.error.issues.map((i) => ({
-        path: i.path.join("."),
-        message: i.message,
-      })),
+      problems: documentProblems(parsed.error.issues),
     };
   }
   const document = parsed.data as SettingsDocument<K>;

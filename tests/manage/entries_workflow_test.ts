@@ -544,6 +544,7 @@ Deno.test("editing: draft write and read without Idempotency-Key, 409 draft_conf
     assert.deepEqual(empty, {
       id: post.id,
       locale: "en",
+      kind: "draft",
       draft: null,
       held_by: null,
     });
@@ -582,6 +583,20 @@ Deno.test("editing: draft write and read without Idempotency-Key, 409 draft_conf
     );
     assert.equal(seen.draft, null);
     assert.equal(seen.held_by.person_id, t.adminId);
+    // ENT-017: `kind=holder` names the holder, the creator included, and never values.
+    const mine = await s.json(
+      await s.call("GET", `${base}?locale=en&kind=holder`),
+    );
+    assert.equal(mine.kind, "holder");
+    assert.equal(mine.draft, null);
+    assert.equal(mine.held_by.person_id, t.adminId);
+    const ownDraft = await s.json(
+      await s.call("GET", `${base}?locale=en&kind=draft`),
+    );
+    assert.deepEqual(ownDraft.draft.fields, { title: "Work" });
+    const badKind = await s.call("GET", `${base}?locale=en&kind=page`);
+    assert.equal(badKind.status, 400);
+    assert.equal((await refusal(badKind)).code, "invalid_request");
     const held = await s.call(
       "POST",
       `${base}/draft/discard`,

@@ -41,6 +41,20 @@ Deno.test("PUT /menus/{key} refuses labels in a language the site lacks, a bad k
     assert.deepEqual((body.problems as { path: string }[]).map((p) => p.path), [
       "items.0.label.fr",
     ]);
+    // MAPI-003: an unknown key inside an item is invalid_request naming it.
+    const extra = await t.call("PUT", "/menus/main", {
+      body: {
+        items: [{ id: "x", label: { en: "Home" }, href: "/", colour: 1 }],
+      },
+      key: "m-2b",
+    });
+    assert.equal(extra.status, 400);
+    const extraBody = await refusal(extra);
+    assert.equal(extraBody.code, "invalid_request");
+    assert.deepEqual(extraBody.issues, [{
+      path: "body.items.0.colour",
+      message: "unknown key",
+    }]);
     const badKey = await t.call("PUT", "/menus/Main", {
       body: { items: [] },
       key: "m-3",

@@ -114,7 +114,7 @@ Deno.test("GET /settings/{key} answers each of the six documents with its revisi
     assert.equal((await refusal(unknown)).code, "not_found");
   }));
 
-Deno.test("PUT /settings/{key} stores the document under expected_revision; stale is 409 conflict, invalid is 400 input_invalid", () =>
+Deno.test("PUT /settings/{key} stores the document under expected_revision; stale is 409 conflict, invalid is 400 input_invalid, an unknown nested key 400 invalid_request (MAPI-003)", () =>
   withManageApp(async (t) => {
     const document = {
       policy: "fallback",
@@ -171,8 +171,29 @@ Deno.test("PUT /settings/{key} stores the document under expected_revision; stal
         },
       },
     });
+    // MAPI-003: an unknown key inside the document is invalid_request naming it.
     assert.equal(extra.status, 400);
-    assert.equal((await refusal(extra)).code, "input_invalid");
+    const unknown = await refusal(extra);
+    assert.equal(unknown.code, "invalid_request");
+    assert.deepEqual(unknown.issues, [{
+      path: "body.document.colour",
+      message: "unknown key",
+    }]);
+    const nestedExtra = await t.call("PUT", "/settings/seo", {
+      key: "p4b",
+      body: {
+        expected_revision: 0,
+        document: {
+          ...SETTINGS_DEFAULTS.seo,
+          robots: { index: true, extra: "", colour: 1 },
+        },
+      },
+    });
+    assert.equal(nestedExtra.status, 400);
+    assert.deepEqual((await refusal(nestedExtra)).issues, [{
+      path: "body.document.robots.colour",
+      message: "unknown key",
+    }]);
     const noPin = await t.call("PUT", "/settings/editorial", {
       key: "p5",
       body: { document: SETTINGS_DEFAULTS.editorial },

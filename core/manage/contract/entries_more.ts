@@ -361,7 +361,7 @@ const DRAFT_ERRORS: ErrorCode[] = [
   "draft_held",
 ];
 
-/** `GET /entries/{id}/editing?locale=`. */
+/** `GET /entries/{id}/editing?locale=&kind=` (ENT-017). */
 export const getEntryEditing = operation({
   name: "get-entry-editing",
   method: "GET",
@@ -373,10 +373,16 @@ export const getEntryEditing = operation({
   key: null,
   status: 200,
   params: entryParams,
-  query: z.strictObject({ locale: languageCode }),
+  query: z.strictObject({
+    locale: languageCode,
+    kind: z.enum(["draft", "holder"]).optional().describe(
+      "draft (default): the creator's own working draft and who else holds one; holder: only who holds the language's draft (the creator included), never values",
+    ),
+  }),
   answer: z.strictObject({
     id: z.uuid(),
     locale: z.string(),
+    kind: z.enum(["draft", "holder"]),
     draft: draft.nullable(),
     held_by: holder.nullable(),
   }),

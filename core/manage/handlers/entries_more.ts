@@ -433,12 +433,16 @@ export const getEntryEditing = defineHandler(contract.getEntryEditing, {
         locale: query.locale,
       }),
     );
+    const kind = query.kind ?? "draft";
+    // `holder` answers who is editing the language, whoever it is, and no values.
+    const holder = result.draft?.holder ?? result.held_by;
     return {
       body: plain({
         id: result.group_id,
         locale: result.locale,
-        draft: result.draft,
-        held_by: result.held_by,
+        kind,
+        draft: kind === "draft" ? result.draft : null,
+        held_by: kind === "draft" ? result.held_by : holder,
       }),
     };
   },

@@ -1,4 +1,5 @@
 // Handlers of the menu routes over core/chrome/menu_admin.ts.
+import { refuseUnknownKeys } from "../input.ts";
 import {
   addMenuLanguage as addLanguage,
   findMenuWrite,
@@ -50,6 +51,7 @@ function refuseMenu(refusal: MenuRefusal, key: string): never {
       );
       break;
     default:
+      refuseUnknownKeys(refusal.problems, "body.");
       refuse(400, "input_invalid", `Menu "${key}" is not valid`, {
         problems: refusal.problems,
       });

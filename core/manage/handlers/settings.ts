@@ -7,6 +7,7 @@ import type { SettingsKey } from "../../sites/settings_documents.ts";
 import { refuse } from "../../web/errors.ts";
 import * as contract from "../contract/settings.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
+import { refuseUnknownKeys } from "../input.ts";
 import { requireAllowed } from "./require.ts";
 
 /** Search settings need `site:infra`; every other document `site:settings` (spec 2 part 5.1). */
@@ -47,6 +48,7 @@ export const putSettings = defineHandler(contract.putSettings, {
           { current_revision: result.current_revision },
         );
       }
+      refuseUnknownKeys(result.problems, "body.document.");
       refuse(400, "input_invalid", `Settings "${params.key}" are not valid`, {
         problems: result.problems,
       });
