@@ -284,31 +284,34 @@ export async function outboundFetch(
       address = resolved.address;
     }
     const connect = options.connect ?? defaultConnect;
-    const opened = await Promise.race([
-      connect({ address, port: destination.port }).then(
-        (c) => ({ ok: true as const, conn: c }),
-        () => ({ ok: false as const }),
-      ),
-      timeout,
-    ]);
-    if (opened === "timeout") return timeoutRefusal;
+    const connecting = connect({ address, port: destination.port }).then(
+      (c) => ({ ok: true as const, conn: c }),
+      () => ({ ok: false as const }),
+    );
+    const opened = await Promise.race([connecting, timeout]);
+    if (opened === "timeout") {
+      // A connection that completes after the deadline is closed, not leaked.
+      connecting.then((late) => late.ok && closeQuietly(late.conn));
+      return timeoutRefusal;
+    }
     if (!opened.ok) {
       return refusal("plugin_unreachable", "The plugin could not be reached");
     }
     conn = opened.conn;
     if (timedOut) return timeoutRefusal;
     if (destination.tls) {
-      const secured = await Promise.race([
-        Deno.startTls(opened.conn, {
-          hostname: destination.host,
-          caCerts: options.caCerts,
-        }).then(
-          (c) => ({ ok: true as const, conn: c }),
-          () => ({ ok: false as const }),
-        ),
-        timeout,
-      ]);
-      if (secured === "timeout") return timeoutRefusal;
+      const securing = Deno.startTls(opened.conn, {
+        hostname: destination.host,
+        caCerts: options.caCerts,
+      }).then(
+        (c) => ({ ok: true as const, conn: c }),
+        () => ({ ok: false as const }),
+      );
+      const secured = await Promise.race([securing, timeout]);
+      if (secured === "timeout") {
+        securing.then((late) => late.ok && closeQuietly(late.conn));
+        return timeoutRefusal;
+      }
       if (!secured.ok) {
         return refusal(
           "plugin_unreachable",
@@ -371,6 +374,12 @@ export async function outboundFetch(
       conn?.close();
     } catch { /* already closed */ }
   }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch { /* already closed */ }
 }
 
 async function resolveChecked(

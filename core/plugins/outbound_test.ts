@@ -646,3 +646,48 @@ Deno.test("outboundFetch() never sends a credential or cookie header: a caller p
     );
   }
 });
+
+Deno.test("outboundFetch() times out a connection that never opens, and closes it if it opens later", async () => {
+  let finish: (conn: Deno.TcpConn) => void = () => {};
+  const server = rawServer(() => json(200, "{}"));
+  let fire: () => void = () => {};
+  try {
+    const pending = outboundFetch(
+      {
+        url: "https://plugin.example.com/m.json",
+        method: "GET",
+        purpose: "manifest",
+      },
+      {
+        resolveDns: (_n, type) =>
+          Promise.resolve(type === "A" ? ["93.184.215.14"] : []),
+        connect: () => new Promise((resolve) => (finish = resolve)),
+        startTimer: (_ms, f) => {
+          fire = f;
+          return () => {};
+        },
+      },
+    );
+    await new Promise((r) => setTimeout(r, 0));
+    fire();
+    const result = await pending;
+    equal(result.ok, false);
+    if (!result.ok) equal(result.code, "plugin_timeout");
+    const late = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    finish(late);
+    await new Promise((r) => setTimeout(r, 0));
+    // Closed by outboundFetch: closing again throws BadResource.
+    let closedAlready = false;
+    try {
+      late.close();
+    } catch {
+      closedAlready = true;
+    }
+    equal(closedAlready, true);
+  } finally {
+    await server.close();
+  }
+});
