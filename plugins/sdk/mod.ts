@@ -25,3 +25,13 @@ export {
   type TerminalReason,
 } from "./classify.ts";
 export { OUTCOMES, PROTOCOL_VERSION } from "./outcomes.gen.ts";
+export {
+  type ActivationHandoff,
+  activationHandoffSchema,
+  type InvocationEnvelope,
+  invocationEnvelopeSchema,
+  parseActivationHandoff,
+  parseInvocationEnvelope,
+  sha256Hex,
+  timingSafeEqual,
+} from "./messages.ts";

@@ -128,3 +128,59 @@ Deno.test("plugins/sdk imports nothing from core/ (a plugin author copies it alo
     }
   }
 });
+
+Deno.test("the SDK's hand-off and envelope parsers agree with the published protocol $defs", async () => {
+  const { parseActivationHandoff, parseInvocationEnvelope } = await import(
+    "../../plugins/sdk/mod.ts"
+  );
+  const ajv = new Ajv2020({ strict: false });
+  const protocol = JSON.parse(
+    await Deno.readTextFile(`${root}/protocol-v1.schema.json`),
+  );
+  ajv.addSchema(protocol);
+  const handoff = ajv.compile({
+    $ref: "protocol-v1.schema.json#/$defs/activation_handoff",
+  });
+  const envelope = ajv.compile({
+    $ref: "protocol-v1.schema.json#/$defs/invocation_envelope",
+  });
+  const goodHandoff = {
+    kind: "rotate",
+    code: "c",
+    token: `svp_${"x".repeat(43)}`,
+    installation_id: "i",
+    site_id: "s",
+    service_url: "https://cms.example.com",
+  };
+  const goodEnvelope = {
+    installation_id: "i",
+    invocation_id: "v",
+    code: "c",
+    expires_at: 5,
+  };
+  const cases: [unknown, boolean][] = [
+    [goodHandoff, true],
+    [{ ...goodHandoff, extra: 1 }, false],
+    [{ ...goodHandoff, token: "svp_short" }, false],
+    [{ ...goodHandoff, kind: "install" }, false],
+  ];
+  for (const [value, valid] of cases) {
+    equal(handoff(value), valid, JSON.stringify(value));
+    equal(parseActivationHandoff(value) !== null, valid, JSON.stringify(value));
+  }
+  for (
+    const [value, valid] of [
+      [goodEnvelope, true],
+      [{ ...goodEnvelope, entry_id: "e" }, false],
+      [{ ...goodEnvelope, expires_at: 1.5 }, false],
+      [{ installation_id: "i", invocation_id: "v", code: "c" }, false],
+    ] as [unknown, boolean][]
+  ) {
+    equal(envelope(value), valid, JSON.stringify(value));
+    equal(
+      parseInvocationEnvelope(value) !== null,
+      valid,
+      JSON.stringify(value),
+    );
+  }
+});
