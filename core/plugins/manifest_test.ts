@@ -272,3 +272,90 @@ Deno.test("launchUrl() fills {installation_id} and adds svc_launch and svc_view"
     equal(launchUrl(min.manifest, { installationId: "i", code: "c" }), null);
   }
 });
+
+Deno.test("parseManifest() takes each list up to its limit and refuses one more", () => {
+  const op = (i: number) => ({
+    id: `op-${i}`,
+    label: `Op ${i}`,
+    url: `https://plugin.example.com/op/${i}`,
+    scope: "entry" as const,
+    audience: "interactive" as const,
+    requires: [],
+    result: ["text" as const],
+  });
+  const lists: [string, number, (i: number) => unknown][] = [
+    ["manage_views", 10, (i) => ({ id: `v${i}`, label: "V" })],
+    [
+      "content_actions",
+      20,
+      (i) => ({ id: `a${i}`, label: "A", scope: "entry" }),
+    ],
+    ["operations", 50, op],
+    [
+      "policies",
+      20,
+      (i) => ({
+        id: `p${i}`,
+        label: "P",
+        url: "https://plugin.example.com/p",
+        kind: "save",
+        mode: "advisory",
+      }),
+    ],
+    [
+      "media_sources",
+      10,
+      (i) => ({
+        id: `m${i}`,
+        label: "M",
+        url: "https://plugin.example.com/m",
+        modes: ["copy"],
+      }),
+    ],
+    [
+      "ui_extensions",
+      20,
+      (i) => ({
+        id: `c${i}`,
+        placement: "settings_row",
+        title: "T",
+        button_label: "Open",
+        opens: { kind: "manage" },
+      }),
+    ],
+  ];
+  for (const [list, limit, make] of lists) {
+    const base = {
+      ...minimalManifest(),
+      capabilities: ["content:read", "media:source"],
+      management_url: "https://plugin.example.com/i/{installation_id}",
+    };
+    const at = parseManifest({
+      ...base,
+      [list]: Array.from({ length: limit }, (_, i) => make(i)),
+    }, {
+      manifestUrl,
+    });
+    ok(at.ok, `${list} at ${limit}: ${JSON.stringify(!at.ok && at.issues)}`);
+    refusedAt(
+      { ...base, [list]: Array.from({ length: limit + 1 }, (_, i) => make(i)) },
+      list,
+    );
+  }
+  const inputs = (n: number) => {
+    const m = fullManifest();
+    m.operations![0].input = Array.from({ length: n }, (_, i) => ({
+      name: `f${i}`,
+      label: "F",
+      type: "text" as const,
+    }));
+    return m;
+  };
+  ok(parseManifest(inputs(20), { manifestUrl }).ok);
+  refusedAt(inputs(21), "operations.0.input");
+  ok(
+    parseManifest({ ...minimalManifest(), name: "n".repeat(80) }, {
+      manifestUrl,
+    }).ok,
+  );
+});

@@ -691,3 +691,29 @@ Deno.test("outboundFetch() times out a connection that never opens, and closes i
     await server.close();
   }
 });
+
+Deno.test("outboundFetch() gives an invocation answer exactly what the 64 KB budget leaves: the last byte accepted, the first over refused (OUT-022)", async () => {
+  const request = { a: "b" }; // 9 bytes of JSON
+  const exchange = 30_000;
+  const room = 65_536 - exchange - 9;
+  for (const [size, accepted] of [[room, true], [room + 1, false]] as const) {
+    const server = rawServer(() => json(200, "q".repeat(size)));
+    try {
+      const budget = new OutboundBudget(
+        { maxBytes: 65_536, timeoutMs: 10_000 },
+        0,
+      );
+      budget.spend(exchange);
+      const result = await outboundFetch({
+        url: `${server.origin}/op`,
+        method: "POST",
+        purpose: "invocation",
+        json: request,
+      }, devOptions(server.origin, { budget, now: () => 0 }));
+      equal(result.ok, accepted, String(size));
+      if (!result.ok) equal(result.code, "plugin_response_invalid");
+    } finally {
+      await server.close();
+    }
+  }
+});
