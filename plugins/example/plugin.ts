@@ -255,10 +255,9 @@ export function createExamplePlugin(options: ExamplePluginOptions) {
         { status: 403, headers },
       );
     }
-    const delegation = exchanged.body as {
-      delegation_id?: unknown;
-      action?: unknown;
-    };
+    // Plugin API reads answer `{ data: … }`.
+    const delegation = ((exchanged.body as { data?: unknown } | null)?.data ??
+      {}) as { delegation_id?: unknown; action?: unknown };
     const escape = (v: unknown) =>
       String(v ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
     return new Response(

@@ -28,10 +28,14 @@ function fakeService(expectedToken: () => string) {
         }, { status: 401 });
       }
       if (path === "/api/plugin/v1/invocations/exchange") {
-        return Response.json({ delegation_id: "dlg_1", operation: "hello" });
+        return Response.json({
+          data: { delegation_id: "dlg_1", operation: "hello" },
+        });
       }
       if (path === "/api/plugin/v1/launch/exchange") {
-        return Response.json({ delegation_id: "dlg_2", action: "inspect" });
+        return Response.json({
+          data: { delegation_id: "dlg_2", action: "inspect" },
+        });
       }
       return Response.json({
         outcome: { code: "content_not_found", message: "No", retry: false },
