@@ -1,11 +1,13 @@
 // outboundFetch(): no connection for a refused destination, DNS checked before connect, real local servers for faults (OUT-*).
-import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import {
   type ConnectTcp,
   OutboundBudget,
+  outboundDownload,
   outboundFetch,
   type OutboundOptions,
   outboundPolicyFromConfig,
+  OutboundStreamError,
   type ResolveDns,
   type StartTimer,
 } from "./outbound.ts";
@@ -715,5 +717,132 @@ Deno.test("outboundFetch() gives an invocation answer exactly what the 64 KB bud
     } finally {
       await server.close();
     }
+  }
+});
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<number> {
+  let total = 0;
+  for await (const chunk of stream) total += chunk.byteLength;
+  return total;
+}
+
+Deno.test("outboundDownload() streams a media file within its byte limit, the last byte accepted and the first over refused (OUT-023)", async () => {
+  const size = 200_000;
+  for (
+    const [shape, reply] of [
+      [
+        "content-length",
+        `HTTP/1.1 200 OK\r\ncontent-length: ${size}\r\n\r\n${"m".repeat(size)}`,
+      ],
+      ["until close", `HTTP/1.1 200 OK\r\n\r\n${"m".repeat(size)}`],
+      [
+        "chunked",
+        `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${
+          (size / 2).toString(16)
+        }\r\n${"m".repeat(size / 2)}\r\n${(size / 2).toString(16)}\r\n${
+          "m".repeat(size / 2)
+        }\r\n0\r\n\r\n`,
+      ],
+    ] as const
+  ) {
+    const server = rawServer(() => reply);
+    try {
+      const at = await outboundDownload(
+        {
+          url: `${server.origin}/d.jpg`,
+          method: "GET",
+          purpose: "media_download",
+        },
+        devOptions(server.origin, { limits: { maxBytes: size } }),
+      );
+      ok(at.ok, shape);
+      if (at.ok) equal(await readAll(at.body), size, shape);
+      const over = await outboundDownload(
+        {
+          url: `${server.origin}/d.jpg`,
+          method: "GET",
+          purpose: "media_download",
+        },
+        devOptions(server.origin, { limits: { maxBytes: size - 1 } }),
+      );
+      if (shape === "content-length") {
+        // A declared length over the limit is refused before any body is read.
+        equal(over.ok, false);
+        if (!over.ok) equal(over.code, "plugin_response_invalid");
+      } else {
+        ok(over.ok, shape);
+        if (over.ok) {
+          await rejects(
+            readAll(over.body),
+            (error: unknown) =>
+              error instanceof OutboundStreamError &&
+              error.code === "plugin_response_invalid",
+          );
+        }
+      }
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+Deno.test("outboundDownload() errors the stream with plugin_timeout when the body stalls past the deadline, and refuses redirects", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const origin = `http://127.0.0.1:${port}`;
+  const accepted = (async () => {
+    const conn = await listener.accept();
+    const buf = new Uint8Array(4096);
+    await conn.read(buf);
+    await conn.write(
+      new TextEncoder().encode(
+        "HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc",
+      ),
+    );
+    return conn;
+  })();
+  let fire: () => void = () => {};
+  try {
+    const result = await outboundDownload(
+      { url: `${origin}/d.jpg`, method: "GET", purpose: "media_download" },
+      devOptions(origin, {
+        startTimer: (_ms, f) => {
+          fire = f;
+          return () => {};
+        },
+      }),
+    );
+    ok(result.ok);
+    if (!result.ok) return;
+    const reader = result.body.getReader();
+    const first = await reader.read();
+    equal(first.value?.byteLength, 3);
+    const stalled = reader.read();
+    fire();
+    await rejects(
+      stalled,
+      (error: unknown) =>
+        error instanceof OutboundStreamError && error.code === "plugin_timeout",
+    );
+  } finally {
+    (await accepted).close();
+    listener.close();
+  }
+  const redirect = rawServer(() =>
+    "HTTP/1.1 302 Found\r\nlocation: /x\r\n\r\n"
+  );
+  try {
+    const refused = await outboundDownload(
+      {
+        url: `${redirect.origin}/d.jpg`,
+        method: "GET",
+        purpose: "media_download",
+      },
+      devOptions(redirect.origin),
+    );
+    equal(refused.ok, false);
+    if (!refused.ok) equal(refused.code, "remote_redirect_refused");
+  } finally {
+    await redirect.close();
   }
 });
