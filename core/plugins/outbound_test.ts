@@ -11,6 +11,7 @@ import {
   type ResolveDns,
   type StartTimer,
 } from "./outbound.ts";
+import { refusedLiterals, refusedNames } from "./_address_cases.ts";
 
 /** Counts every resolution and connection; resolves names from a table; connects nowhere unless told. */
 function recorder(
@@ -74,6 +75,42 @@ Deno.test("outboundFetch() refuses every refused URL without resolving or connec
     if (!result.ok) equal(result.code, code, url);
     deepEqual(r.calls, { dns: [], connect: [] }, url);
   }
+});
+
+Deno.test("outboundFetch() refuses every spelling of every refused class and attempts no lookup or connection (OUT-005..OUT-015)", async () => {
+  const ipv6 = [
+    "[::1]",
+    "[::]",
+    "[::ffff:127.0.0.1]",
+    "[fe80::1]",
+    "[fd00::1]",
+    "[2606:4700::1]",
+  ];
+  const hosts = [
+    ...Object.values(refusedLiterals).flat(),
+    ...refusedNames,
+    ...ipv6,
+  ];
+  for (const host of hosts) {
+    for (
+      const purpose of ["manifest", "invocation", "media_download"] as const
+    ) {
+      const r = recorder();
+      const result = await outboundFetch(
+        {
+          url: `https://${host}:8443/svc/x?y=1`,
+          method: "POST",
+          purpose,
+          json: {},
+        },
+        { resolveDns: r.resolveDns, connect: r.connect },
+      );
+      equal(result.ok, false, host);
+      if (!result.ok) equal(result.code, "url_destination_refused", host);
+      deepEqual(r.calls, { dns: [], connect: [] }, host);
+    }
+  }
+  ok(hosts.length > 90, String(hosts.length));
 });
 
 Deno.test("outboundFetch() refuses a name resolving to a refused address and never connects (no DNS-rebinding gap)", async () => {
