@@ -211,6 +211,8 @@ Deno.test("example plugin: an operation exchanges its invocation with the stored
       },
     }, { policy });
     ok(activated.ok && activated.status === 204);
+    // PLG-031: the activation handler makes no protocol call of its own.
+    equal(service.calls.length, 0);
 
     const envelope = {
       installation_id: "inst_1",
