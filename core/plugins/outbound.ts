@@ -120,9 +120,12 @@ export class OutboundBudget {
   readonly maxBytes: number;
   readonly deadlineMs: number;
   #spent = 0;
-  constructor(limits: OutboundLimits, nowMs: number) {
+  #now: () => number;
+  /** Starts the budget now by `now` (the service clock), which also judges what time is left. */
+  constructor(limits: OutboundLimits, now: () => number) {
+    this.#now = now;
     this.maxBytes = limits.maxBytes;
-    this.deadlineMs = nowMs + limits.timeoutMs;
+    this.deadlineMs = now() + limits.timeoutMs;
   }
   /** Records bytes used outside outboundFetch (the exchange request and answer). */
   spend(bytes: number): void {
@@ -134,8 +137,8 @@ export class OutboundBudget {
   remainingBytes(): number {
     return Math.max(0, this.maxBytes - this.#spent);
   }
-  remainingMs(nowMs: number): number {
-    return Math.max(0, this.deadlineMs - nowMs);
+  remainingMs(): number {
+    return Math.max(0, this.deadlineMs - this.#now());
   }
 }
 
@@ -174,7 +177,6 @@ export interface OutboundOptions {
   /** Extra root certificates (tests with a local TLS server). */
   caCerts?: string[];
   startTimer?: StartTimer;
-  now?: () => number;
   /** Overrides the purpose's limits (tests keep timeouts short with this). */
   limits?: Partial<OutboundLimits>;
   /** The invocation budget shared with the exchange; bounds bytes and time together. */
@@ -261,7 +263,6 @@ async function call(
   const destination = checkDestination(request.url, policy);
   if (!destination.ok) return destination;
 
-  const now = options.now ?? Date.now;
   const base = OUTBOUND_LIMITS[request.purpose];
   let maxBytes = options.limits?.maxBytes ?? base.maxBytes;
   let timeoutMs = options.limits?.timeoutMs ?? base.timeoutMs;
@@ -272,7 +273,7 @@ async function call(
   if (budget) {
     budget.spend(body?.byteLength ?? 0);
     maxBytes = Math.min(maxBytes, budget.remainingBytes());
-    timeoutMs = Math.min(timeoutMs, budget.remainingMs(now()));
+    timeoutMs = Math.min(timeoutMs, budget.remainingMs());
     if (budget.remainingBytes() === 0 && body && body.byteLength > 0) {
       return refusal(
         "plugin_response_invalid",

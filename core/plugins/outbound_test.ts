@@ -351,7 +351,7 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
     let now = 1_000;
     const budget = new OutboundBudget(
       { maxBytes: 65_536, timeoutMs: 10_000 },
-      now,
+      () => now,
     );
     budget.spend(45_000); // the plugin's exchange request and answer
     const fits = await outboundFetch({
@@ -359,12 +359,12 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
       method: "POST",
       purpose: "invocation",
       json: { a: "b" },
-    }, devOptions(server.origin, { budget, now: () => now }));
+    }, devOptions(server.origin, { budget }));
     equal(fits.ok, true);
     budget.spend(0);
     const tight = new OutboundBudget(
       { maxBytes: 65_536, timeoutMs: 10_000 },
-      now,
+      () => now,
     );
     tight.spend(46_000);
     const over = await outboundFetch({
@@ -372,7 +372,7 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
       method: "POST",
       purpose: "invocation",
       json: { a: "b" },
-    }, devOptions(server.origin, { budget: tight, now: () => now }));
+    }, devOptions(server.origin, { budget: tight }));
     equal(over.ok, false);
     if (!over.ok) equal(over.code, "plugin_response_invalid");
     now += 10_000;
@@ -381,7 +381,7 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
       method: "POST",
       purpose: "invocation",
       json: {},
-    }, devOptions(server.origin, { budget, now: () => now }));
+    }, devOptions(server.origin, { budget }));
     equal(late.ok, false);
     if (!late.ok) equal(late.code, "plugin_timeout");
   } finally {
@@ -740,7 +740,7 @@ Deno.test("outboundFetch() gives an invocation answer exactly what the 64 KB bud
     try {
       const budget = new OutboundBudget(
         { maxBytes: 65_536, timeoutMs: 10_000 },
-        0,
+        () => 0,
       );
       budget.spend(exchange);
       const result = await outboundFetch({
@@ -748,7 +748,7 @@ Deno.test("outboundFetch() gives an invocation answer exactly what the 64 KB bud
         method: "POST",
         purpose: "invocation",
         json: request,
-      }, devOptions(server.origin, { budget, now: () => 0 }));
+      }, devOptions(server.origin, { budget }));
       equal(result.ok, accepted, String(size));
       if (!result.ok) equal(result.code, "plugin_response_invalid");
     } finally {
