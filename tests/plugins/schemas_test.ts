@@ -184,3 +184,14 @@ Deno.test("the SDK's hand-off and envelope parsers agree with the published prot
     );
   }
 });
+
+Deno.test("the manifest example in docs/plugins.md is a valid manifest", async () => {
+  const { parseManifest } = await import("../../core/plugins/manifest.ts");
+  const doc = await Deno.readTextFile(`${root}/docs/plugins.md`);
+  const block = /## Manifest v1[\s\S]*?```json\n([\s\S]*?)```/.exec(doc);
+  ok(block, "docs/plugins.md has a json example under Manifest v1");
+  const parsed = parseManifest(JSON.parse(block[1]), {
+    manifestUrl: "https://plugin.example.com/svc/manifest.json",
+  });
+  ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
+});
