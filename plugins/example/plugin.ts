@@ -187,11 +187,9 @@ export function createExamplePlugin(options: ExamplePluginOptions) {
         message: "Unknown installation or expired invocation",
       });
     }
-    const exchanged = await clientFor(installation).request({
-      method: "POST",
-      path: "/invocations/exchange",
-      json: { code: envelope.code },
-    });
+    const exchanged = await clientFor(installation).exchangeInvocation(
+      envelope.code,
+    );
     if (exchanged.kind !== "success") {
       return Response.json({
         status: "refused",
@@ -244,11 +242,7 @@ export function createExamplePlugin(options: ExamplePluginOptions) {
         { headers },
       );
     }
-    const exchanged = await clientFor(installation).request({
-      method: "POST",
-      path: "/launch/exchange",
-      json: { code },
-    });
+    const exchanged = await clientFor(installation).exchangeLaunch(code);
     if (exchanged.kind !== "success") {
       return new Response(
         "<!doctype html><title>Launch refused</title><h1>Launch refused</h1>",

@@ -10,6 +10,7 @@ export {
   ProtocolMismatchError,
   type ReadToken,
   type ServiceUrlPolicy,
+  type TransitionCommandBody,
 } from "./client.ts";
 export {
   backoffMs,
