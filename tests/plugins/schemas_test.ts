@@ -46,6 +46,17 @@ Deno.test("GET /api/plugin-schemas/… serves both schema files publicly, and 40
         JSON.parse(await Deno.readTextFile(`${root}/${name}`)),
       );
     }
+    const first = await t.app.request(
+      "/api/plugin-schemas/protocol-v1.schema.json",
+    );
+    const etag = first.headers.get("etag");
+    ok(etag);
+    await first.body?.cancel();
+    const again = await t.app.request(
+      "/api/plugin-schemas/protocol-v1.schema.json",
+      { headers: { "if-none-match": etag } },
+    );
+    equal(again.status, 304);
     const missing = await t.app.request("/api/plugin-schemas/openapi-v1.json");
     equal(missing.status, 404);
     equal((await missing.json()).error.code, "not_found");
