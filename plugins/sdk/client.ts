@@ -56,8 +56,8 @@ export interface PluginRequest {
 /** The body of a transition command (spec 1 part 2.7). */
 export interface TransitionCommandBody {
   kind: "publish" | "unpublish";
-  expected_current_version_id?: string;
-  expected_published_version_id?: string;
+  expected_current_version_id?: string | null;
+  expected_published_version_id?: string | null;
   expected_workflow_revision: number;
   delegation_id: string;
   locale?: string;
