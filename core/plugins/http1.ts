@@ -33,12 +33,20 @@ const maxHeaderBytes = 16_384;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Writes `request` with `Connection: close` and reads one answer of at most `maxBodyBytes`. */
-export async function exchangeHttp1(
+/** An answer whose head is read; its body is read on demand, never past the byte limit. */
+export interface Http1Answer {
+  status: number;
+  headers: Headers;
+  /** The body in chunks as they arrive; throws Http1Error past the limit or on bad framing. */
+  chunks(): AsyncGenerator<Uint8Array>;
+}
+
+/** Writes `request` with `Connection: close` and reads the answer's head (skipping 1xx). */
+export async function startHttp1(
   conn: Deno.Conn,
   request: Http1Request,
   maxBodyBytes: number,
-): Promise<Http1Response> {
+): Promise<Http1Answer> {
   const headers = new Headers(request.headers);
   headers.set("host", request.host);
   headers.set("connection", "close");
@@ -60,13 +68,38 @@ export async function exchangeHttp1(
     const response = await readHead(reader);
     // Informational answers (100 Continue) precede the real one.
     if (response.status >= 100 && response.status < 200) continue;
-    // A redirect is refused whatever it carries: its body is never read.
-    if (response.status >= 300 && response.status < 400) {
-      return { ...response, body: new Uint8Array(0) };
-    }
-    const body = await readBody(reader, response, request.method, maxBodyBytes);
-    return { status: response.status, headers: response.headers, body };
+    return {
+      ...response,
+      chunks: () => bodyChunks(reader, response, request.method, maxBodyBytes),
+    };
   }
+}
+
+/** Writes `request` and reads one whole answer of at most `maxBodyBytes` (a redirect's body unread). */
+export async function exchangeHttp1(
+  conn: Deno.Conn,
+  request: Http1Request,
+  maxBodyBytes: number,
+): Promise<Http1Response> {
+  const answer = await startHttp1(conn, request, maxBodyBytes);
+  const { status, headers } = answer;
+  // A redirect is refused whatever it carries: its body is never read.
+  if (status >= 300 && status < 400) {
+    return { status, headers, body: new Uint8Array(0) };
+  }
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of answer.chunks()) {
+    parts.push(chunk);
+    total += chunk.byteLength;
+  }
+  const body = new Uint8Array(total);
+  let offset = 0;
+  for (const part of parts) {
+    body.set(part, offset);
+    offset += part.byteLength;
+  }
+  return { status, headers, body };
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
@@ -175,15 +208,20 @@ async function readHead(
   return { status: Number(match[1]), headers };
 }
 
-async function readBody(
+function tooLarge(maxBodyBytes: number): Http1Error {
+  return new Http1Error(
+    "too_large",
+    `The answer is larger than ${maxBodyBytes} bytes`,
+  );
+}
+
+async function* bodyChunks(
   reader: ConnReader,
   head: { status: number; headers: Headers },
   method: string,
   maxBodyBytes: number,
-): Promise<Uint8Array> {
-  if (
-    method === "HEAD" || head.status === 204 || head.status === 304
-  ) return new Uint8Array(0);
+): AsyncGenerator<Uint8Array> {
+  if (method === "HEAD" || head.status === 204 || head.status === 304) return;
   const transfer = head.headers.get("transfer-encoding");
   if (transfer !== null) {
     if (transfer.toLowerCase() !== "chunked") {
@@ -192,7 +230,8 @@ async function readBody(
         "The answer uses an unsupported transfer encoding",
       );
     }
-    return await readChunked(reader, maxBodyBytes);
+    yield* chunkedChunks(reader, maxBodyBytes);
+    return;
   }
   const lengthHeader = head.headers.get("content-length");
   if (lengthHeader !== null) {
@@ -202,35 +241,30 @@ async function readBody(
         "The answer's Content-Length is invalid",
       );
     }
-    const length = Number(lengthHeader);
-    if (length > maxBodyBytes) {
-      throw new Http1Error(
-        "too_large",
-        `The answer is larger than ${maxBodyBytes} bytes`,
-      );
-    }
-    while (reader.buffered.byteLength < length) {
-      if (!await reader.fill()) {
+    let remaining = Number(lengthHeader);
+    if (remaining > maxBodyBytes) throw tooLarge(maxBodyBytes);
+    while (remaining > 0) {
+      if (reader.buffered.byteLength === 0 && !await reader.fill()) {
         throw new Http1Error("malformed", "The answer ended before its length");
       }
-    }
-    return reader.consume(length);
-  }
-  while (await reader.fill()) {
-    if (reader.buffered.byteLength > maxBodyBytes) {
-      throw new Http1Error(
-        "too_large",
-        `The answer is larger than ${maxBodyBytes} bytes`,
+      const chunk = reader.consume(
+        Math.min(remaining, reader.buffered.byteLength),
       );
+      remaining -= chunk.byteLength;
+      yield chunk;
     }
+    return;
   }
-  if (reader.buffered.byteLength > maxBodyBytes) {
-    throw new Http1Error(
-      "too_large",
-      `The answer is larger than ${maxBodyBytes} bytes`,
-    );
+  // No length: the body runs to the end of the connection.
+  let total = 0;
+  for (;;) {
+    if (reader.buffered.byteLength > 0) {
+      total += reader.buffered.byteLength;
+      if (total > maxBodyBytes) throw tooLarge(maxBodyBytes);
+      yield reader.consume(reader.buffered.byteLength);
+    }
+    if (!await reader.fill()) return;
   }
-  return reader.consume(reader.buffered.byteLength);
 }
 
 async function readLine(reader: ConnReader): Promise<string> {
@@ -238,8 +272,7 @@ async function readLine(reader: ConnReader): Promise<string> {
     const bytes = reader.buffered;
     for (let i = 0; i + 1 < bytes.byteLength; i++) {
       if (bytes[i] === 13 && bytes[i + 1] === 10) {
-        const line = decoder.decode(reader.consume(i + 2)).slice(0, i);
-        return line;
+        return decoder.decode(reader.consume(i + 2)).slice(0, i);
       }
     }
     if (bytes.byteLength > 1024) {
@@ -251,11 +284,10 @@ async function readLine(reader: ConnReader): Promise<string> {
   }
 }
 
-async function readChunked(
+async function* chunkedChunks(
   reader: ConnReader,
   maxBodyBytes: number,
-): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
+): AsyncGenerator<Uint8Array> {
   let total = 0;
   for (;;) {
     const sizeLine = (await readLine(reader)).split(";")[0].trim();
@@ -265,18 +297,23 @@ async function readChunked(
     const size = parseInt(sizeLine, 16);
     if (size === 0) break;
     total += size;
-    if (total > maxBodyBytes) {
-      throw new Http1Error(
-        "too_large",
-        `The answer is larger than ${maxBodyBytes} bytes`,
+    if (total > maxBodyBytes) throw tooLarge(maxBodyBytes);
+    let remaining = size;
+    while (remaining > 0) {
+      if (reader.buffered.byteLength === 0 && !await reader.fill()) {
+        throw new Http1Error("malformed", "The answer ended inside a chunk");
+      }
+      const part = reader.consume(
+        Math.min(remaining, reader.buffered.byteLength),
       );
+      remaining -= part.byteLength;
+      yield part;
     }
-    while (reader.buffered.byteLength < size + 2) {
+    while (reader.buffered.byteLength < 2) {
       if (!await reader.fill()) {
         throw new Http1Error("malformed", "The answer ended inside a chunk");
       }
     }
-    parts.push(reader.consume(size));
     const crlf = reader.consume(2);
     if (crlf[0] !== 13 || crlf[1] !== 10) {
       throw new Http1Error("malformed", "The answer has a malformed chunk");
@@ -292,11 +329,4 @@ async function readChunked(
     }
     if (line === "") break;
   }
-  const body = new Uint8Array(total);
-  let offset = 0;
-  for (const part of parts) {
-    body.set(part, offset);
-    offset += part.byteLength;
-  }
-  return body;
 }

@@ -1,6 +1,10 @@
 // Manifest v1: closed objects, every declaration of spec 1 part 2.1, one origin (PLG-007, PEXT-005..PEXT-010).
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { type GroupControlInput, parseManifest } from "./manifest.ts";
+import {
+  type GroupControlInput,
+  launchUrl,
+  parseManifest,
+} from "./manifest.ts";
 import { fullManifest, minimalManifest } from "./_testing.ts";
 
 const manifestUrl = "https://plugin.example.com/svc/manifest.json";
@@ -244,4 +248,114 @@ Deno.test("parseManifest() checks policies' kind and mode (PEXT-010)", () => {
   const mode = fullManifest();
   (mode.policies![0] as Record<string, unknown>).mode = "maybe";
   refusedAt(mode, "policies.0.mode");
+});
+
+Deno.test("launchUrl() fills {installation_id} and adds svc_launch and svc_view", () => {
+  const parsed = parseManifest(fullManifest(), { manifestUrl });
+  ok(parsed.ok);
+  if (!parsed.ok) return;
+  equal(
+    launchUrl(parsed.manifest, { installationId: "in st", code: "svl_abc" }),
+    "https://plugin.example.com/installations/in%20st?svc_launch=svl_abc",
+  );
+  equal(
+    launchUrl(parsed.manifest, {
+      installationId: "i1",
+      code: "svl_abc",
+      view: "calendar",
+    }),
+    "https://plugin.example.com/installations/i1?svc_launch=svl_abc&svc_view=calendar",
+  );
+  const min = parseManifest(minimalManifest(), { manifestUrl });
+  ok(min.ok);
+  if (min.ok) {
+    equal(launchUrl(min.manifest, { installationId: "i", code: "c" }), null);
+  }
+});
+
+Deno.test("parseManifest() takes each list up to its limit and refuses one more", () => {
+  const op = (i: number) => ({
+    id: `op-${i}`,
+    label: `Op ${i}`,
+    url: `https://plugin.example.com/op/${i}`,
+    scope: "entry" as const,
+    audience: "interactive" as const,
+    requires: [],
+    result: ["text" as const],
+  });
+  const lists: [string, number, (i: number) => unknown][] = [
+    ["manage_views", 10, (i) => ({ id: `v${i}`, label: "V" })],
+    [
+      "content_actions",
+      20,
+      (i) => ({ id: `a${i}`, label: "A", scope: "entry" }),
+    ],
+    ["operations", 50, op],
+    [
+      "policies",
+      20,
+      (i) => ({
+        id: `p${i}`,
+        label: "P",
+        url: "https://plugin.example.com/p",
+        kind: "save",
+        mode: "advisory",
+      }),
+    ],
+    [
+      "media_sources",
+      10,
+      (i) => ({
+        id: `m${i}`,
+        label: "M",
+        url: "https://plugin.example.com/m",
+        modes: ["copy"],
+      }),
+    ],
+    [
+      "ui_extensions",
+      20,
+      (i) => ({
+        id: `c${i}`,
+        placement: "settings_row",
+        title: "T",
+        button_label: "Open",
+        opens: { kind: "manage" },
+      }),
+    ],
+  ];
+  for (const [list, limit, make] of lists) {
+    const base = {
+      ...minimalManifest(),
+      capabilities: ["content:read", "media:source"],
+      management_url: "https://plugin.example.com/i/{installation_id}",
+    };
+    const at = parseManifest({
+      ...base,
+      [list]: Array.from({ length: limit }, (_, i) => make(i)),
+    }, {
+      manifestUrl,
+    });
+    ok(at.ok, `${list} at ${limit}: ${JSON.stringify(!at.ok && at.issues)}`);
+    refusedAt(
+      { ...base, [list]: Array.from({ length: limit + 1 }, (_, i) => make(i)) },
+      list,
+    );
+  }
+  const inputs = (n: number) => {
+    const m = fullManifest();
+    m.operations![0].input = Array.from({ length: n }, (_, i) => ({
+      name: `f${i}`,
+      label: "F",
+      type: "text" as const,
+    }));
+    return m;
+  };
+  ok(parseManifest(inputs(20), { manifestUrl }).ok);
+  refusedAt(inputs(21), "operations.0.input");
+  ok(
+    parseManifest({ ...minimalManifest(), name: "n".repeat(80) }, {
+      manifestUrl,
+    }).ok,
+  );
 });

@@ -40,34 +40,29 @@ export const invocationEnvelopeSchema = z.strictObject({
 /** A parsed invocation envelope. */
 export type InvocationEnvelope = z.output<typeof invocationEnvelopeSchema>;
 
-/** The transition command of spec 1 part 2.7 (with header `Idempotency-Key`). */
+const versionId = z.uuid().nullable();
+
+/**
+ * The transition command of spec 1 part 2.7 (with header `Idempotency-Key`): a publish
+ * pins `expected_current_version_id`, an unpublish `expected_published_version_id`
+ * (null pins "none"). The same rules as the plugin API's transition route.
+ */
 export const transitionCommandSchema = z.strictObject({
   kind: z.enum(["publish", "unpublish"]),
-  expected_current_version_id: z.string().min(1).max(100).optional(),
-  expected_published_version_id: z.string().min(1).max(100).optional(),
+  expected_current_version_id: versionId.optional(),
+  expected_published_version_id: versionId.optional(),
   expected_workflow_revision: z.number().int().min(0),
-  delegation_id: z.string().min(1).max(100),
-  locale: z.string().min(1).max(35).optional(),
+  delegation_id: z.string().min(1).max(64),
+  locale: z.string().min(2).max(35).optional(),
 }).superRefine((command, ctx) => {
-  const publish = command.kind === "publish";
-  const pin = publish
+  const pin = command.kind === "publish"
     ? "expected_current_version_id"
     : "expected_published_version_id";
-  const other = publish
-    ? "expected_published_version_id"
-    : "expected_current_version_id";
   if (command[pin] === undefined) {
     ctx.addIssue({
       code: "custom",
       path: [pin],
       message: `A ${command.kind} pins ${pin}`,
-    });
-  }
-  if (command[other] !== undefined) {
-    ctx.addIssue({
-      code: "custom",
-      path: [other],
-      message: `A ${command.kind} does not carry ${other}`,
     });
   }
 });

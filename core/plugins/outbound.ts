@@ -5,7 +5,7 @@ import {
   refusedAddressReason,
   strictOutboundPolicy,
 } from "./destination.ts";
-import { exchangeHttp1, Http1Error } from "./http1.ts";
+import { exchangeHttp1, Http1Error, startHttp1 } from "./http1.ts";
 import { LIMITS } from "./protocol.ts";
 
 export type { OutboundPolicy } from "./destination.ts";
@@ -47,6 +47,26 @@ export interface OutboundAnswer {
 
 /** The answer of outboundFetch(). */
 export type OutboundResult = OutboundAnswer | OutboundRefusal;
+
+/** A streamed answer of outboundDownload() (any status but 3xx). */
+export interface OutboundStreamAnswer {
+  ok: true;
+  status: number;
+  headers: Headers;
+  body: ReadableStream<Uint8Array>;
+  address: string;
+}
+
+/** The answer of outboundDownload(). */
+export type OutboundStreamResult = OutboundStreamAnswer | OutboundRefusal;
+
+/** Raised inside a download stream when the answer breaks a limit or the connection fails. */
+export class OutboundStreamError extends Error {
+  override name = "OutboundStreamError";
+  constructor(readonly code: OutboundRefusalCode, message: string) {
+    super(message);
+  }
+}
 
 /** The kinds of call, each with its limits from spec 1 part 8. */
 export type OutboundPurpose =
@@ -100,9 +120,12 @@ export class OutboundBudget {
   readonly maxBytes: number;
   readonly deadlineMs: number;
   #spent = 0;
-  constructor(limits: OutboundLimits, nowMs: number) {
+  #now: () => number;
+  /** Starts the budget now by `now` (the service clock), which also judges what time is left. */
+  constructor(limits: OutboundLimits, now: () => number) {
+    this.#now = now;
     this.maxBytes = limits.maxBytes;
-    this.deadlineMs = nowMs + limits.timeoutMs;
+    this.deadlineMs = now() + limits.timeoutMs;
   }
   /** Records bytes used outside outboundFetch (the exchange request and answer). */
   spend(bytes: number): void {
@@ -114,8 +137,8 @@ export class OutboundBudget {
   remainingBytes(): number {
     return Math.max(0, this.maxBytes - this.#spent);
   }
-  remainingMs(nowMs: number): number {
-    return Math.max(0, this.deadlineMs - nowMs);
+  remainingMs(): number {
+    return Math.max(0, this.deadlineMs - this.#now());
   }
 }
 
@@ -154,7 +177,6 @@ export interface OutboundOptions {
   /** Extra root certificates (tests with a local TLS server). */
   caCerts?: string[];
   startTimer?: StartTimer;
-  now?: () => number;
   /** Overrides the purpose's limits (tests keep timeouts short with this). */
   limits?: Partial<OutboundLimits>;
   /** The invocation budget shared with the exchange; bounds bytes and time together. */
@@ -208,6 +230,27 @@ export async function outboundFetch(
   request: OutboundRequest,
   options: OutboundOptions = {},
 ): Promise<OutboundResult> {
+  return await call(request, options, "buffer") as OutboundResult;
+}
+
+/**
+ * Like outboundFetch(), but the answer's body arrives as a stream (a media download): the
+ * byte limit and the deadline still hold while it is read, and the stream errors with an
+ * OutboundStreamError (`plugin_response_invalid`, `plugin_timeout`, `plugin_unreachable`)
+ * when one is broken. Cancel the stream to give up early; it closes the connection.
+ */
+export async function outboundDownload(
+  request: OutboundRequest,
+  options: OutboundOptions = {},
+): Promise<OutboundStreamResult> {
+  return await call(request, options, "stream") as OutboundStreamResult;
+}
+
+async function call(
+  request: OutboundRequest,
+  options: OutboundOptions,
+  mode: "buffer" | "stream",
+): Promise<OutboundResult | OutboundStreamResult> {
   for (const name of Object.keys(request.headers ?? {})) {
     if (forbiddenHeaders.has(name.toLowerCase())) {
       // A bug, not a remote fault: no credential or cookie ever goes to a plugin.
@@ -220,7 +263,6 @@ export async function outboundFetch(
   const destination = checkDestination(request.url, policy);
   if (!destination.ok) return destination;
 
-  const now = options.now ?? Date.now;
   const base = OUTBOUND_LIMITS[request.purpose];
   let maxBytes = options.limits?.maxBytes ?? base.maxBytes;
   let timeoutMs = options.limits?.timeoutMs ?? base.timeoutMs;
@@ -231,7 +273,7 @@ export async function outboundFetch(
   if (budget) {
     budget.spend(body?.byteLength ?? 0);
     maxBytes = Math.min(maxBytes, budget.remainingBytes());
-    timeoutMs = Math.min(timeoutMs, budget.remainingMs(now()));
+    timeoutMs = Math.min(timeoutMs, budget.remainingMs());
     if (budget.remainingBytes() === 0 && body && body.byteLength > 0) {
       return refusal(
         "plugin_response_invalid",
@@ -251,6 +293,7 @@ export async function outboundFetch(
   const startTimer = options.startTimer ?? defaultStartTimer;
   const abort = new AbortController();
   let timedOut = false;
+  let handedOff = false;
   let conn: Deno.Conn | undefined;
   let fireTimeout: () => void = () => {};
   const timeout = new Promise<"timeout">((resolve) => {
@@ -284,31 +327,34 @@ export async function outboundFetch(
       address = resolved.address;
     }
     const connect = options.connect ?? defaultConnect;
-    const opened = await Promise.race([
-      connect({ address, port: destination.port }).then(
-        (c) => ({ ok: true as const, conn: c }),
-        () => ({ ok: false as const }),
-      ),
-      timeout,
-    ]);
-    if (opened === "timeout") return timeoutRefusal;
+    const connecting = connect({ address, port: destination.port }).then(
+      (c) => ({ ok: true as const, conn: c }),
+      () => ({ ok: false as const }),
+    );
+    const opened = await Promise.race([connecting, timeout]);
+    if (opened === "timeout") {
+      // A connection that completes after the deadline is closed, not leaked.
+      connecting.then((late) => late.ok && closeQuietly(late.conn));
+      return timeoutRefusal;
+    }
     if (!opened.ok) {
       return refusal("plugin_unreachable", "The plugin could not be reached");
     }
     conn = opened.conn;
     if (timedOut) return timeoutRefusal;
     if (destination.tls) {
-      const secured = await Promise.race([
-        Deno.startTls(opened.conn, {
-          hostname: destination.host,
-          caCerts: options.caCerts,
-        }).then(
-          (c) => ({ ok: true as const, conn: c }),
-          () => ({ ok: false as const }),
-        ),
-        timeout,
-      ]);
-      if (secured === "timeout") return timeoutRefusal;
+      const securing = Deno.startTls(opened.conn, {
+        hostname: destination.host,
+        caCerts: options.caCerts,
+      }).then(
+        (c) => ({ ok: true as const, conn: c }),
+        () => ({ ok: false as const }),
+      );
+      const secured = await Promise.race([securing, timeout]);
+      if (secured === "timeout") {
+        securing.then((late) => late.ok && closeQuietly(late.conn));
+        return timeoutRefusal;
+      }
       if (!secured.ok) {
         return refusal(
           "plugin_unreachable",
@@ -326,37 +372,85 @@ export async function outboundFetch(
     const hostHeader = destination.port === defaultPort
       ? url.hostname
       : `${url.hostname}:${destination.port}`;
+    const target = {
+      method: request.method,
+      target: `${url.pathname}${url.search}`,
+      host: hostHeader,
+      headers,
+      body,
+    };
+    if (mode === "stream") {
+      const started = await Promise.race([
+        startHttp1(conn, target, maxBytes).then(
+          (answer) => ({ ok: true as const, answer }),
+          (error: unknown) => ({ ok: false as const, error }),
+        ),
+        timeout,
+      ]);
+      if (started === "timeout" || timedOut) return timeoutRefusal;
+      if (!started.ok) return readFailure(started.error);
+      const { answer } = started;
+      if (answer.status >= 300 && answer.status < 400) {
+        return redirectRefusal(answer.status);
+      }
+      const declared = answer.headers.get("content-length");
+      if (declared !== null && Number(declared) > maxBytes) {
+        return refusal(
+          "plugin_response_invalid",
+          `The answer is larger than ${maxBytes} bytes`,
+        );
+      }
+      // The stream owns the connection and the deadline from here on.
+      const owned = conn;
+      handedOff = true;
+      const finish = () => {
+        cancelTimer();
+        closeQuietly(owned);
+      };
+      const chunks = answer.chunks();
+      const stream = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          try {
+            const next = await chunks.next();
+            if (next.done) {
+              finish();
+              controller.close();
+            } else {
+              controller.enqueue(next.value);
+            }
+          } catch (error) {
+            finish();
+            const failed = timedOut ? timeoutRefusal : readFailure(error);
+            controller.error(
+              new OutboundStreamError(failed.code, failed.message),
+            );
+          }
+        },
+        cancel() {
+          finish();
+        },
+      });
+      return {
+        ok: true,
+        status: answer.status,
+        headers: answer.headers,
+        body: stream,
+        address,
+      };
+    }
     const exchanged = await Promise.race([
-      exchangeHttp1(conn, {
-        method: request.method,
-        target: `${url.pathname}${url.search}`,
-        host: hostHeader,
-        headers,
-        body,
-      }, maxBytes).then(
+      exchangeHttp1(conn, target, maxBytes).then(
         (response) => ({ ok: true as const, response }),
         (error: unknown) => ({ ok: false as const, error }),
       ),
       timeout,
     ]);
     if (exchanged === "timeout" || timedOut) return timeoutRefusal;
-    if (!exchanged.ok) {
-      const error = exchanged.error;
-      if (error instanceof Http1Error && error.kind !== "closed") {
-        return refusal("plugin_response_invalid", error.message);
-      }
-      return refusal(
-        "plugin_unreachable",
-        "The plugin closed the connection without an answer",
-      );
-    }
+    if (!exchanged.ok) return readFailure(exchanged.error);
     const { response } = exchanged;
     budget?.spend(response.body.byteLength);
     if (response.status >= 300 && response.status < 400) {
-      return refusal(
-        "remote_redirect_refused",
-        `The plugin answered a redirect (${response.status}): plugin calls never follow redirects`,
-      );
+      return redirectRefusal(response.status);
     }
     return {
       ok: true,
@@ -366,11 +460,34 @@ export async function outboundFetch(
       address,
     };
   } finally {
-    cancelTimer();
-    try {
-      conn?.close();
-    } catch { /* already closed */ }
+    if (!handedOff) {
+      cancelTimer();
+      if (conn) closeQuietly(conn);
+    }
   }
+}
+
+function readFailure(error: unknown): OutboundRefusal {
+  if (error instanceof Http1Error && error.kind !== "closed") {
+    return refusal("plugin_response_invalid", error.message);
+  }
+  return refusal(
+    "plugin_unreachable",
+    "The plugin closed the connection without an answer",
+  );
+}
+
+function redirectRefusal(status: number): OutboundRefusal {
+  return refusal(
+    "remote_redirect_refused",
+    `The plugin answered a redirect (${status}): plugin calls never follow redirects`,
+  );
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch { /* already closed */ }
 }
 
 async function resolveChecked(

@@ -1,14 +1,17 @@
 // outboundFetch(): no connection for a refused destination, DNS checked before connect, real local servers for faults (OUT-*).
-import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import {
   type ConnectTcp,
   OutboundBudget,
+  outboundDownload,
   outboundFetch,
   type OutboundOptions,
   outboundPolicyFromConfig,
+  OutboundStreamError,
   type ResolveDns,
   type StartTimer,
 } from "./outbound.ts";
+import { refusedLiterals, refusedNames } from "./_address_cases.ts";
 
 /** Counts every resolution and connection; resolves names from a table; connects nowhere unless told. */
 function recorder(
@@ -72,6 +75,42 @@ Deno.test("outboundFetch() refuses every refused URL without resolving or connec
     if (!result.ok) equal(result.code, code, url);
     deepEqual(r.calls, { dns: [], connect: [] }, url);
   }
+});
+
+Deno.test("outboundFetch() refuses every spelling of every refused class and attempts no lookup or connection (OUT-005..OUT-015)", async () => {
+  const ipv6 = [
+    "[::1]",
+    "[::]",
+    "[::ffff:127.0.0.1]",
+    "[fe80::1]",
+    "[fd00::1]",
+    "[2606:4700::1]",
+  ];
+  const hosts = [
+    ...Object.values(refusedLiterals).flat(),
+    ...refusedNames,
+    ...ipv6,
+  ];
+  for (const host of hosts) {
+    for (
+      const purpose of ["manifest", "invocation", "media_download"] as const
+    ) {
+      const r = recorder();
+      const result = await outboundFetch(
+        {
+          url: `https://${host}:8443/svc/x?y=1`,
+          method: "POST",
+          purpose,
+          json: {},
+        },
+        { resolveDns: r.resolveDns, connect: r.connect },
+      );
+      equal(result.ok, false, host);
+      if (!result.ok) equal(result.code, "url_destination_refused", host);
+      deepEqual(r.calls, { dns: [], connect: [] }, host);
+    }
+  }
+  ok(hosts.length > 90, String(hosts.length));
 });
 
 Deno.test("outboundFetch() refuses a name resolving to a refused address and never connects (no DNS-rebinding gap)", async () => {
@@ -312,7 +351,7 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
     let now = 1_000;
     const budget = new OutboundBudget(
       { maxBytes: 65_536, timeoutMs: 10_000 },
-      now,
+      () => now,
     );
     budget.spend(45_000); // the plugin's exchange request and answer
     const fits = await outboundFetch({
@@ -320,12 +359,12 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
       method: "POST",
       purpose: "invocation",
       json: { a: "b" },
-    }, devOptions(server.origin, { budget, now: () => now }));
+    }, devOptions(server.origin, { budget }));
     equal(fits.ok, true);
     budget.spend(0);
     const tight = new OutboundBudget(
       { maxBytes: 65_536, timeoutMs: 10_000 },
-      now,
+      () => now,
     );
     tight.spend(46_000);
     const over = await outboundFetch({
@@ -333,7 +372,7 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
       method: "POST",
       purpose: "invocation",
       json: { a: "b" },
-    }, devOptions(server.origin, { budget: tight, now: () => now }));
+    }, devOptions(server.origin, { budget: tight }));
     equal(over.ok, false);
     if (!over.ok) equal(over.code, "plugin_response_invalid");
     now += 10_000;
@@ -342,7 +381,7 @@ Deno.test("outboundFetch() counts an invocation's request, exchange and answer a
       method: "POST",
       purpose: "invocation",
       json: {},
-    }, devOptions(server.origin, { budget, now: () => now }));
+    }, devOptions(server.origin, { budget }));
     equal(late.ok, false);
     if (!late.ok) equal(late.code, "plugin_timeout");
   } finally {
@@ -644,5 +683,203 @@ Deno.test("outboundFetch() never sends a credential or cookie header: a caller p
       }),
       TypeError,
     );
+  }
+});
+
+Deno.test("outboundFetch() times out a connection that never opens, and closes it if it opens later", async () => {
+  let finish: (conn: Deno.TcpConn) => void = () => {};
+  const server = rawServer(() => json(200, "{}"));
+  let fire: () => void = () => {};
+  try {
+    const pending = outboundFetch(
+      {
+        url: "https://plugin.example.com/m.json",
+        method: "GET",
+        purpose: "manifest",
+      },
+      {
+        resolveDns: (_n, type) =>
+          Promise.resolve(type === "A" ? ["93.184.215.14"] : []),
+        connect: () => new Promise((resolve) => (finish = resolve)),
+        startTimer: (_ms, f) => {
+          fire = f;
+          return () => {};
+        },
+      },
+    );
+    await new Promise((r) => setTimeout(r, 0));
+    fire();
+    const result = await pending;
+    equal(result.ok, false);
+    if (!result.ok) equal(result.code, "plugin_timeout");
+    const late = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    finish(late);
+    await new Promise((r) => setTimeout(r, 0));
+    // Closed by outboundFetch: closing again throws BadResource.
+    let closedAlready = false;
+    try {
+      late.close();
+    } catch {
+      closedAlready = true;
+    }
+    equal(closedAlready, true);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("outboundFetch() gives an invocation answer exactly what the 64 KB budget leaves: the last byte accepted, the first over refused (OUT-022)", async () => {
+  const request = { a: "b" }; // 9 bytes of JSON
+  const exchange = 30_000;
+  const room = 65_536 - exchange - 9;
+  for (const [size, accepted] of [[room, true], [room + 1, false]] as const) {
+    const server = rawServer(() => json(200, "q".repeat(size)));
+    try {
+      const budget = new OutboundBudget(
+        { maxBytes: 65_536, timeoutMs: 10_000 },
+        () => 0,
+      );
+      budget.spend(exchange);
+      const result = await outboundFetch({
+        url: `${server.origin}/op`,
+        method: "POST",
+        purpose: "invocation",
+        json: request,
+      }, devOptions(server.origin, { budget }));
+      equal(result.ok, accepted, String(size));
+      if (!result.ok) equal(result.code, "plugin_response_invalid");
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<number> {
+  let total = 0;
+  for await (const chunk of stream) total += chunk.byteLength;
+  return total;
+}
+
+Deno.test("outboundDownload() streams a media file within its byte limit, the last byte accepted and the first over refused (OUT-023)", async () => {
+  const size = 200_000;
+  for (
+    const [shape, reply] of [
+      [
+        "content-length",
+        `HTTP/1.1 200 OK\r\ncontent-length: ${size}\r\n\r\n${"m".repeat(size)}`,
+      ],
+      ["until close", `HTTP/1.1 200 OK\r\n\r\n${"m".repeat(size)}`],
+      [
+        "chunked",
+        `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n${
+          (size / 2).toString(16)
+        }\r\n${"m".repeat(size / 2)}\r\n${(size / 2).toString(16)}\r\n${
+          "m".repeat(size / 2)
+        }\r\n0\r\n\r\n`,
+      ],
+    ] as const
+  ) {
+    const server = rawServer(() => reply);
+    try {
+      const at = await outboundDownload(
+        {
+          url: `${server.origin}/d.jpg`,
+          method: "GET",
+          purpose: "media_download",
+        },
+        devOptions(server.origin, { limits: { maxBytes: size } }),
+      );
+      ok(at.ok, shape);
+      if (at.ok) equal(await readAll(at.body), size, shape);
+      const over = await outboundDownload(
+        {
+          url: `${server.origin}/d.jpg`,
+          method: "GET",
+          purpose: "media_download",
+        },
+        devOptions(server.origin, { limits: { maxBytes: size - 1 } }),
+      );
+      if (shape === "content-length") {
+        // A declared length over the limit is refused before any body is read.
+        equal(over.ok, false);
+        if (!over.ok) equal(over.code, "plugin_response_invalid");
+      } else {
+        ok(over.ok, shape);
+        if (over.ok) {
+          await rejects(
+            readAll(over.body),
+            (error: unknown) =>
+              error instanceof OutboundStreamError &&
+              error.code === "plugin_response_invalid",
+          );
+        }
+      }
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+Deno.test("outboundDownload() errors the stream with plugin_timeout when the body stalls past the deadline, and refuses redirects", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const origin = `http://127.0.0.1:${port}`;
+  const accepted = (async () => {
+    const conn = await listener.accept();
+    const buf = new Uint8Array(4096);
+    await conn.read(buf);
+    await conn.write(
+      new TextEncoder().encode(
+        "HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nabc",
+      ),
+    );
+    return conn;
+  })();
+  let fire: () => void = () => {};
+  try {
+    const result = await outboundDownload(
+      { url: `${origin}/d.jpg`, method: "GET", purpose: "media_download" },
+      devOptions(origin, {
+        startTimer: (_ms, f) => {
+          fire = f;
+          return () => {};
+        },
+      }),
+    );
+    ok(result.ok);
+    if (!result.ok) return;
+    const reader = result.body.getReader();
+    const first = await reader.read();
+    equal(first.value?.byteLength, 3);
+    const stalled = reader.read();
+    fire();
+    await rejects(
+      stalled,
+      (error: unknown) =>
+        error instanceof OutboundStreamError && error.code === "plugin_timeout",
+    );
+  } finally {
+    (await accepted).close();
+    listener.close();
+  }
+  const redirect = rawServer(() =>
+    "HTTP/1.1 302 Found\r\nlocation: /x\r\n\r\n"
+  );
+  try {
+    const refused = await outboundDownload(
+      {
+        url: `${redirect.origin}/d.jpg`,
+        method: "GET",
+        purpose: "media_download",
+      },
+      devOptions(redirect.origin),
+    );
+    equal(refused.ok, false);
+    if (!refused.ok) equal(refused.code, "remote_redirect_refused");
+  } finally {
+    await redirect.close();
   }
 });

@@ -115,3 +115,38 @@ Deno.test("capabilities and installation states are the spec's names", () => {
     "revoked",
   ]);
 });
+
+Deno.test("transitionCommandSchema pins by kind and is closed (spec 1 part 2.7)", async () => {
+  const { transitionCommandSchema } = await import("./messages.ts");
+  const v = "0190d6a4-1b2c-7d3e-8f40-123456789abc";
+  const ok = (value: unknown) =>
+    transitionCommandSchema.safeParse(value).success;
+  const base = { expected_workflow_revision: 0, delegation_id: "d1" };
+  equal(ok({ ...base, kind: "publish", expected_current_version_id: v }), true);
+  equal(ok({ ...base, kind: "publish" }), false);
+  equal(
+    ok({ ...base, kind: "unpublish", expected_published_version_id: v }),
+    true,
+  );
+  equal(
+    ok({ ...base, kind: "unpublish", expected_current_version_id: v }),
+    false,
+  );
+  equal(
+    ok({ ...base, kind: "publish", expected_current_version_id: v, site: "x" }),
+    false,
+  );
+  equal(
+    ok({ ...base, kind: "publish", expected_current_version_id: "not-a-uuid" }),
+    false,
+  );
+  equal(
+    ok({
+      ...base,
+      kind: "publish",
+      expected_current_version_id: v,
+      expected_workflow_revision: -1,
+    }),
+    false,
+  );
+});

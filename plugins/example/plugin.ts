@@ -2,8 +2,12 @@
 import { z } from "zod";
 import {
   checkServiceUrl,
+  parseActivationHandoff,
+  parseInvocationEnvelope,
   PluginClient,
   type ServiceUrlPolicy,
+  sha256Hex as sha256,
+  timingSafeEqual,
 } from "../sdk/mod.ts";
 import { exampleManifest } from "./manifest.ts";
 
@@ -30,33 +34,6 @@ export interface ExamplePluginOptions {
 
 const CODE_TTL_MS = 15 * 60_000;
 
-const handoffSchema = z.strictObject({
-  kind: z.enum(["activate", "rotate"]),
-  code: z.string().min(1).max(256),
-  token: z.string().regex(/^svp_[A-Za-z0-9_-]{43}$/),
-  installation_id: z.string().min(1).max(100),
-  site_id: z.string().min(1).max(100),
-  service_url: z.string().max(2048),
-});
-
-const envelopeSchema = z.strictObject({
-  installation_id: z.string().min(1).max(100),
-  invocation_id: z.string().min(1).max(100),
-  code: z.string().min(1).max(256),
-  expires_at: z.number().int(),
-});
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(text),
-  );
-  return Array.from(
-    new Uint8Array(digest),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-}
-
 function randomCode(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(24));
   return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll(
@@ -64,16 +41,6 @@ function randomCode(): string {
     "_",
   )
     .replace(/=+$/, "");
-}
-
-function timingSafeEqual(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  }
-  return diff === 0;
 }
 
 function refuse(status: number, code: string, message: string): Response {
@@ -160,11 +127,10 @@ export function createExamplePlugin(options: ExamplePluginOptions) {
   }
 
   async function activate(req: Request): Promise<Response> {
-    const parsed = handoffSchema.safeParse(await req.json().catch(() => null));
-    if (!parsed.success) {
+    const handoff = parseActivationHandoff(await req.json().catch(() => null));
+    if (handoff === null) {
       return refuse(400, "invalid_request", "The hand-off is malformed");
     }
-    const handoff = parsed.data;
     const digest = await sha256(handoff.code);
     const entry = codes.get(digest);
     // A code works once, for its purpose, before it expires.
@@ -203,27 +169,27 @@ export function createExamplePlugin(options: ExamplePluginOptions) {
   }
 
   async function hello(req: Request): Promise<Response> {
-    const parsed = envelopeSchema.safeParse(await req.json().catch(() => null));
-    if (!parsed.success) {
+    const envelope = parseInvocationEnvelope(
+      await req.json().catch(() => null),
+    );
+    if (envelope === null) {
       return Response.json({
         status: "refused",
         code: "invalid_envelope",
         message: "The invocation envelope is malformed",
       });
     }
-    const installation = installations.get(parsed.data.installation_id);
-    if (!installation || parsed.data.expires_at <= now()) {
+    const installation = installations.get(envelope.installation_id);
+    if (!installation || envelope.expires_at <= now()) {
       return Response.json({
         status: "refused",
         code: "invocation_refused",
         message: "Unknown installation or expired invocation",
       });
     }
-    const exchanged = await clientFor(installation).request({
-      method: "POST",
-      path: "/invocations/exchange",
-      json: { code: parsed.data.code },
-    });
+    const exchanged = await clientFor(installation).exchangeInvocation(
+      envelope.code,
+    );
     if (exchanged.kind !== "success") {
       return Response.json({
         status: "refused",
@@ -276,21 +242,16 @@ export function createExamplePlugin(options: ExamplePluginOptions) {
         { headers },
       );
     }
-    const exchanged = await clientFor(installation).request({
-      method: "POST",
-      path: "/launch/exchange",
-      json: { code },
-    });
+    const exchanged = await clientFor(installation).exchangeLaunch(code);
     if (exchanged.kind !== "success") {
       return new Response(
         "<!doctype html><title>Launch refused</title><h1>Launch refused</h1>",
         { status: 403, headers },
       );
     }
-    const delegation = exchanged.body as {
-      delegation_id?: unknown;
-      action?: unknown;
-    };
+    // Plugin API reads answer `{ data: … }`.
+    const delegation = ((exchanged.body as { data?: unknown } | null)?.data ??
+      {}) as { delegation_id?: unknown; action?: unknown };
     const escape = (v: unknown) =>
       String(v ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
     return new Response(

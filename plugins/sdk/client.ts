@@ -53,6 +53,16 @@ export interface PluginRequest {
   startedAt?: number;
 }
 
+/** The body of a transition command (spec 1 part 2.7). */
+export interface TransitionCommandBody {
+  kind: "publish" | "unpublish";
+  expected_current_version_id?: string | null;
+  expected_published_version_id?: string | null;
+  expected_workflow_revision: number;
+  delegation_id: string;
+  locale?: string;
+}
+
 /** What a call came to. */
 export type PluginResult =
   | {
@@ -282,6 +292,60 @@ export class PluginClient {
       code: last.code,
       attempts,
     };
+  }
+
+  /** `GET /context`: the installation context for the token. */
+  context(): Promise<PluginResult> {
+    return this.request({ method: "GET", path: "/context" });
+  }
+
+  /** `GET /content/{id}`, narrowed to what the person may do when `delegationId` is given. */
+  content(instanceId: string, delegationId?: string): Promise<PluginResult> {
+    const query = delegationId === undefined
+      ? ""
+      : `?delegation_id=${encodeURIComponent(delegationId)}`;
+    return this.request({
+      method: "GET",
+      path: `/content/${encodeURIComponent(instanceId)}${query}`,
+    });
+  }
+
+  /**
+   * The transition command of spec 1 part 2.7. The same key and body are sent on every
+   * retry; pass `deadline` and `startedAt` from the schedule's lease and due time.
+   */
+  transition(
+    instanceId: string,
+    targetState: string,
+    command: TransitionCommandBody,
+    options: { idempotencyKey: string; deadline?: number; startedAt?: number },
+  ): Promise<PluginResult> {
+    return this.request({
+      method: "POST",
+      path: `/content/${encodeURIComponent(instanceId)}/transitions/${
+        encodeURIComponent(targetState)
+      }`,
+      json: command,
+      ...options,
+    });
+  }
+
+  /** `POST /launch/exchange`: a launch code (`svc_launch`) for a delegation record. */
+  exchangeLaunch(code: string): Promise<PluginResult> {
+    return this.request({
+      method: "POST",
+      path: "/launch/exchange",
+      json: { code },
+    });
+  }
+
+  /** `POST /invocations/exchange`: an invocation envelope's code for what the call may see. */
+  exchangeInvocation(code: string): Promise<PluginResult> {
+    return this.request({
+      method: "POST",
+      path: "/invocations/exchange",
+      json: { code },
+    });
   }
 
   async #attempt(

@@ -475,3 +475,42 @@ Deno.test("checkServiceUrl() wants https without credentials, query or fragment;
     TypeError,
   );
 });
+
+Deno.test("PluginClient's named calls reach the plugin API paths with their bodies", async () => {
+  const service = scriptedService(() => Response.json({ data: {} }));
+  try {
+    const { client } = clientFor(service.origin);
+    await client.context();
+    await client.content("c 1", "d/1");
+    await client.transition("c1", "published", {
+      kind: "publish",
+      expected_current_version_id: "v1",
+      expected_workflow_revision: 2,
+      delegation_id: "d1",
+    }, { idempotencyKey: "k1" });
+    await client.exchangeLaunch("svl_x");
+    await client.exchangeInvocation("svi_y");
+    deepEqual(
+      service.seen.map((s) => [s.method, s.path, s.key, s.body]),
+      [
+        ["GET", "/api/plugin/v1/context", null, ""],
+        ["GET", "/api/plugin/v1/content/c%201", null, ""],
+        [
+          "POST",
+          "/api/plugin/v1/content/c1/transitions/published",
+          "k1",
+          '{"kind":"publish","expected_current_version_id":"v1","expected_workflow_revision":2,"delegation_id":"d1"}',
+        ],
+        ["POST", "/api/plugin/v1/launch/exchange", null, '{"code":"svl_x"}'],
+        [
+          "POST",
+          "/api/plugin/v1/invocations/exchange",
+          null,
+          '{"code":"svi_y"}',
+        ],
+      ],
+    );
+  } finally {
+    await service.close();
+  }
+});

@@ -10,6 +10,7 @@ export {
   ProtocolMismatchError,
   type ReadToken,
   type ServiceUrlPolicy,
+  type TransitionCommandBody,
 } from "./client.ts";
 export {
   backoffMs,
@@ -25,3 +26,13 @@ export {
   type TerminalReason,
 } from "./classify.ts";
 export { OUTCOMES, PROTOCOL_VERSION } from "./outcomes.gen.ts";
+export {
+  type ActivationHandoff,
+  activationHandoffSchema,
+  type InvocationEnvelope,
+  invocationEnvelopeSchema,
+  parseActivationHandoff,
+  parseInvocationEnvelope,
+  sha256Hex,
+  timingSafeEqual,
+} from "./messages.ts";

@@ -28,10 +28,14 @@ function fakeService(expectedToken: () => string) {
         }, { status: 401 });
       }
       if (path === "/api/plugin/v1/invocations/exchange") {
-        return Response.json({ delegation_id: "dlg_1", operation: "hello" });
+        return Response.json({
+          data: { delegation_id: "dlg_1", operation: "hello" },
+        });
       }
       if (path === "/api/plugin/v1/launch/exchange") {
-        return Response.json({ delegation_id: "dlg_2", action: "inspect" });
+        return Response.json({
+          data: { delegation_id: "dlg_2", action: "inspect" },
+        });
       }
       return Response.json({
         outcome: { code: "content_not_found", message: "No", retry: false },
@@ -207,6 +211,8 @@ Deno.test("example plugin: an operation exchanges its invocation with the stored
       },
     }, { policy });
     ok(activated.ok && activated.status === 204);
+    // PLG-031: the activation handler makes no protocol call of its own.
+    equal(service.calls.length, 0);
 
     const envelope = {
       installation_id: "inst_1",

@@ -46,6 +46,17 @@ Deno.test("GET /api/plugin-schemas/… serves both schema files publicly, and 40
         JSON.parse(await Deno.readTextFile(`${root}/${name}`)),
       );
     }
+    const first = await t.app.request(
+      "/api/plugin-schemas/protocol-v1.schema.json",
+    );
+    const etag = first.headers.get("etag");
+    ok(etag);
+    await first.body?.cancel();
+    const again = await t.app.request(
+      "/api/plugin-schemas/protocol-v1.schema.json",
+      { headers: { "if-none-match": etag } },
+    );
+    equal(again.status, 304);
     const missing = await t.app.request("/api/plugin-schemas/openapi-v1.json");
     equal(missing.status, 404);
     equal((await missing.json()).error.code, "not_found");
@@ -127,4 +138,71 @@ Deno.test("plugins/sdk imports nothing from core/ (a plugin author copies it alo
       ok(!match[1].includes("core/"), `${entry.name} imports ${match[1]}`);
     }
   }
+});
+
+Deno.test("the SDK's hand-off and envelope parsers agree with the published protocol $defs", async () => {
+  const { parseActivationHandoff, parseInvocationEnvelope } = await import(
+    "../../plugins/sdk/mod.ts"
+  );
+  const ajv = new Ajv2020({ strict: false });
+  const protocol = JSON.parse(
+    await Deno.readTextFile(`${root}/protocol-v1.schema.json`),
+  );
+  ajv.addSchema(protocol);
+  const handoff = ajv.compile({
+    $ref: "protocol-v1.schema.json#/$defs/activation_handoff",
+  });
+  const envelope = ajv.compile({
+    $ref: "protocol-v1.schema.json#/$defs/invocation_envelope",
+  });
+  const goodHandoff = {
+    kind: "rotate",
+    code: "c",
+    token: `svp_${"x".repeat(43)}`,
+    installation_id: "i",
+    site_id: "s",
+    service_url: "https://cms.example.com",
+  };
+  const goodEnvelope = {
+    installation_id: "i",
+    invocation_id: "v",
+    code: "c",
+    expires_at: 5,
+  };
+  const cases: [unknown, boolean][] = [
+    [goodHandoff, true],
+    [{ ...goodHandoff, extra: 1 }, false],
+    [{ ...goodHandoff, token: "svp_short" }, false],
+    [{ ...goodHandoff, kind: "install" }, false],
+  ];
+  for (const [value, valid] of cases) {
+    equal(handoff(value), valid, JSON.stringify(value));
+    equal(parseActivationHandoff(value) !== null, valid, JSON.stringify(value));
+  }
+  for (
+    const [value, valid] of [
+      [goodEnvelope, true],
+      [{ ...goodEnvelope, entry_id: "e" }, false],
+      [{ ...goodEnvelope, expires_at: 1.5 }, false],
+      [{ installation_id: "i", invocation_id: "v", code: "c" }, false],
+    ] as [unknown, boolean][]
+  ) {
+    equal(envelope(value), valid, JSON.stringify(value));
+    equal(
+      parseInvocationEnvelope(value) !== null,
+      valid,
+      JSON.stringify(value),
+    );
+  }
+});
+
+Deno.test("the manifest example in docs/plugins.md is a valid manifest", async () => {
+  const { parseManifest } = await import("../../core/plugins/manifest.ts");
+  const doc = await Deno.readTextFile(`${root}/docs/plugins.md`);
+  const block = /## Manifest v1[\s\S]*?```json\n([\s\S]*?)```/.exec(doc);
+  ok(block, "docs/plugins.md has a json example under Manifest v1");
+  const parsed = parseManifest(JSON.parse(block[1]), {
+    manifestUrl: "https://plugin.example.com/svc/manifest.json",
+  });
+  ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
 });

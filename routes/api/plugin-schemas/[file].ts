@@ -8,16 +8,32 @@ import protocolSchema from "../../../protocol-v1.schema.json" with {
   type: "json",
 };
 
-const FILES: Record<string, string> = {
-  "manifest-v1.schema.json": JSON.stringify(manifestSchema),
-  "protocol-v1.schema.json": JSON.stringify(protocolSchema),
+async function published(
+  doc: unknown,
+): Promise<{ text: string; etag: string }> {
+  const text = JSON.stringify(doc);
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(text),
+  );
+  const hex = Array.from(
+    new Uint8Array(digest).slice(0, 12),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+  return { text, etag: `"${hex}"` };
+}
+
+// The documents never change while the service runs: digest them once.
+const FILES: Record<string, { text: string; etag: string }> = {
+  "manifest-v1.schema.json": await published(manifestSchema),
+  "protocol-v1.schema.json": await published(protocolSchema),
 };
 
 export const handler = {
   GET(c: Context<AppEnv>) {
     const name = c.req.param("file") ?? "";
-    const text = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
-    if (text === undefined) {
+    const file = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
+    if (file === undefined) {
       return c.json({
         error: {
           code: "not_found",
@@ -26,11 +42,20 @@ export const handler = {
         },
       }, 404);
     }
-    return c.body(text, 200, {
+    const headers = {
       "Content-Type": "application/schema+json; charset=utf-8",
       "Cache-Control": "public, max-age=300",
+      ETag: file.etag,
       // A public document: plugin tooling in a browser may read it.
       "Access-Control-Allow-Origin": "*",
-    });
+    };
+    const match = c.req.header("if-none-match");
+    if (
+      match !== undefined &&
+      match.split(",").some((t) => t.trim() === file.etag)
+    ) {
+      return c.body(null, 304, headers);
+    }
+    return c.body(file.text, 200, headers);
   },
 };
