@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/database.ts";
 import type { IslandAssets } from "./web/islands_build.ts";
 import type { LogEntry } from "./web/env.ts";
+import type { OutboundOptions } from "./plugins/outbound.ts";
 
 /** What routes reach through `c.var.services`, and commands receive directly. */
 export interface Services {
@@ -13,6 +14,8 @@ export interface Services {
   clock: Clock;
   log: (entry: LogEntry) => void;
   assets: IslandAssets;
+  /** Overrides for calls to plugins (tests shorten time limits); the policy always comes from `config`. */
+  pluginOutbound?: Omit<OutboundOptions, "policy">;
 }
 
 /** Writes log entries as JSON lines on stdout. */
