@@ -7,73 +7,75 @@ import * as $3 from "./routes/admin/settings/api.tsx";
 import * as $4 from "./routes/admin/settings/public-api.tsx";
 import * as $5 from "./routes/admin/sign-in.tsx";
 import * as $6 from "./routes/admin/sign-out.tsx";
-import * as $7 from "./routes/api/plugin/v1/[...rest].ts";
-import * as $8 from "./routes/api/plugin/v1/_middleware.ts";
-import * as $9 from "./routes/api/plugin/v1/content/[instance_id]/index.ts";
-import * as $10 from "./routes/api/plugin/v1/content/[instance_id]/proposals.ts";
-import * as $11 from "./routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts";
-import * as $12 from "./routes/api/plugin/v1/content/index.ts";
-import * as $13 from "./routes/api/plugin/v1/context.ts";
-import * as $14 from "./routes/api/plugin/v1/drafts/discard.ts";
-import * as $15 from "./routes/api/plugin/v1/drafts/index.ts";
-import * as $16 from "./routes/api/plugin/v1/launch/exchange.ts";
-import * as $17 from "./routes/api/plugin/v1/media.ts";
-import * as $18 from "./routes/api/plugin/v1/proposals/[id].ts";
-import * as $19 from "./routes/api/plugins/[id]/[act].ts";
-import * as $20 from "./routes/api/plugins/[id]/index.ts";
-import * as $21 from "./routes/api/plugins/[id]/launch.ts";
-import * as $22 from "./routes/api/plugins/_middleware.ts";
-import * as $23 from "./routes/api/plugins/index.ts";
-import * as $24 from "./routes/health.ts";
-import * as $25 from "./routes/v1/[model]/[slug].ts";
-import * as $26 from "./routes/v1/[model]/index.ts";
-import * as $27 from "./routes/v1/_chrome/index.ts";
-import * as $28 from "./routes/v1/_client/index.ts";
-import * as $29 from "./routes/v1/_middleware.ts";
-import * as $30 from "./routes/v1/_redirects/index.ts";
-import * as $31 from "./routes/v1/_related/[model].ts";
-import * as $32 from "./routes/v1/_search/index.ts";
-import * as $33 from "./routes/v1/_search/suggest.ts";
-import * as $34 from "./routes/v1/_sync/index.ts";
+import * as $7 from "./routes/api/plugin-schemas/[file].ts";
+import * as $8 from "./routes/api/plugin/v1/[...rest].ts";
+import * as $9 from "./routes/api/plugin/v1/_middleware.ts";
+import * as $10 from "./routes/api/plugin/v1/content/[instance_id]/index.ts";
+import * as $11 from "./routes/api/plugin/v1/content/[instance_id]/proposals.ts";
+import * as $12 from "./routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts";
+import * as $13 from "./routes/api/plugin/v1/content/index.ts";
+import * as $14 from "./routes/api/plugin/v1/context.ts";
+import * as $15 from "./routes/api/plugin/v1/drafts/discard.ts";
+import * as $16 from "./routes/api/plugin/v1/drafts/index.ts";
+import * as $17 from "./routes/api/plugin/v1/launch/exchange.ts";
+import * as $18 from "./routes/api/plugin/v1/media.ts";
+import * as $19 from "./routes/api/plugin/v1/proposals/[id].ts";
+import * as $20 from "./routes/api/plugins/[id]/[act].ts";
+import * as $21 from "./routes/api/plugins/[id]/index.ts";
+import * as $22 from "./routes/api/plugins/[id]/launch.ts";
+import * as $23 from "./routes/api/plugins/_middleware.ts";
+import * as $24 from "./routes/api/plugins/index.ts";
+import * as $25 from "./routes/health.ts";
+import * as $26 from "./routes/v1/[model]/[slug].ts";
+import * as $27 from "./routes/v1/[model]/index.ts";
+import * as $28 from "./routes/v1/_chrome/index.ts";
+import * as $29 from "./routes/v1/_client/index.ts";
+import * as $30 from "./routes/v1/_middleware.ts";
+import * as $31 from "./routes/v1/_redirects/index.ts";
+import * as $32 from "./routes/v1/_related/[model].ts";
+import * as $33 from "./routes/v1/_search/index.ts";
+import * as $34 from "./routes/v1/_search/suggest.ts";
+import * as $35 from "./routes/v1/_sync/index.ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
     { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $2 },
-    { pattern: "/health", file: "routes/health.ts", folder: "", module: $24 },
+    { pattern: "/health", file: "routes/health.ts", folder: "", module: $25 },
     { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $5 },
     { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $6 },
-    { pattern: "/api/plugins", file: "routes/api/plugins/index.ts", folder: "api/plugins", module: $23 },
-    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $27 },
-    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $28 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $30 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $32 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $34 },
+    { pattern: "/api/plugins", file: "routes/api/plugins/index.ts", folder: "api/plugins", module: $24 },
+    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $28 },
+    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $29 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $31 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $33 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $35 },
     { pattern: "/admin/settings/api", file: "routes/admin/settings/api.tsx", folder: "admin/settings", module: $3 },
     { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $4 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $33 },
-    { pattern: "/api/plugin/v1/content", file: "routes/api/plugin/v1/content/index.ts", folder: "api/plugin/v1/content", module: $12 },
-    { pattern: "/api/plugin/v1/context", file: "routes/api/plugin/v1/context.ts", folder: "api/plugin/v1", module: $13 },
-    { pattern: "/api/plugin/v1/drafts", file: "routes/api/plugin/v1/drafts/index.ts", folder: "api/plugin/v1/drafts", module: $15 },
-    { pattern: "/api/plugin/v1/media", file: "routes/api/plugin/v1/media.ts", folder: "api/plugin/v1", module: $17 },
-    { pattern: "/api/plugin/v1/drafts/discard", file: "routes/api/plugin/v1/drafts/discard.ts", folder: "api/plugin/v1/drafts", module: $14 },
-    { pattern: "/api/plugin/v1/launch/exchange", file: "routes/api/plugin/v1/launch/exchange.ts", folder: "api/plugin/v1/launch", module: $16 },
-    { pattern: "/api/plugin/v1/content/:instance_id", file: "routes/api/plugin/v1/content/[instance_id]/index.ts", folder: "api/plugin/v1/content/[instance_id]", module: $9 },
-    { pattern: "/api/plugin/v1/proposals/:id", file: "routes/api/plugin/v1/proposals/[id].ts", folder: "api/plugin/v1/proposals", module: $18 },
-    { pattern: "/api/plugin/v1/content/:instance_id/proposals", file: "routes/api/plugin/v1/content/[instance_id]/proposals.ts", folder: "api/plugin/v1/content/[instance_id]", module: $10 },
-    { pattern: "/api/plugin/v1/content/:instance_id/transitions/:target_state", file: "routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts", folder: "api/plugin/v1/content/[instance_id]/transitions", module: $11 },
-    { pattern: "/api/plugin/v1/:rest{.+}", file: "routes/api/plugin/v1/[...rest].ts", folder: "api/plugin/v1", module: $7 },
-    { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $20 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $31 },
-    { pattern: "/api/plugins/:id/launch", file: "routes/api/plugins/[id]/launch.ts", folder: "api/plugins/[id]", module: $21 },
-    { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $19 },
-    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $26 },
-    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $25 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $34 },
+    { pattern: "/api/plugin/v1/content", file: "routes/api/plugin/v1/content/index.ts", folder: "api/plugin/v1/content", module: $13 },
+    { pattern: "/api/plugin/v1/context", file: "routes/api/plugin/v1/context.ts", folder: "api/plugin/v1", module: $14 },
+    { pattern: "/api/plugin/v1/drafts", file: "routes/api/plugin/v1/drafts/index.ts", folder: "api/plugin/v1/drafts", module: $16 },
+    { pattern: "/api/plugin/v1/media", file: "routes/api/plugin/v1/media.ts", folder: "api/plugin/v1", module: $18 },
+    { pattern: "/api/plugin/v1/drafts/discard", file: "routes/api/plugin/v1/drafts/discard.ts", folder: "api/plugin/v1/drafts", module: $15 },
+    { pattern: "/api/plugin/v1/launch/exchange", file: "routes/api/plugin/v1/launch/exchange.ts", folder: "api/plugin/v1/launch", module: $17 },
+    { pattern: "/api/plugin/v1/content/:instance_id", file: "routes/api/plugin/v1/content/[instance_id]/index.ts", folder: "api/plugin/v1/content/[instance_id]", module: $10 },
+    { pattern: "/api/plugin/v1/proposals/:id", file: "routes/api/plugin/v1/proposals/[id].ts", folder: "api/plugin/v1/proposals", module: $19 },
+    { pattern: "/api/plugin/v1/content/:instance_id/proposals", file: "routes/api/plugin/v1/content/[instance_id]/proposals.ts", folder: "api/plugin/v1/content/[instance_id]", module: $11 },
+    { pattern: "/api/plugin/v1/content/:instance_id/transitions/:target_state", file: "routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts", folder: "api/plugin/v1/content/[instance_id]/transitions", module: $12 },
+    { pattern: "/api/plugin/v1/:rest{.+}", file: "routes/api/plugin/v1/[...rest].ts", folder: "api/plugin/v1", module: $8 },
+    { pattern: "/api/plugin-schemas/:file", file: "routes/api/plugin-schemas/[file].ts", folder: "api/plugin-schemas", module: $7 },
+    { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $21 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $32 },
+    { pattern: "/api/plugins/:id/launch", file: "routes/api/plugins/[id]/launch.ts", folder: "api/plugins/[id]", module: $22 },
+    { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $20 },
+    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $27 },
+    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $26 },
   ],
   middlewares: [
     { file: "routes/admin/_middleware.ts", folder: "admin", module: $1 },
-    { file: "routes/api/plugin/v1/_middleware.ts", folder: "api/plugin/v1", module: $8 },
-    { file: "routes/api/plugins/_middleware.ts", folder: "api/plugins", module: $22 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $29 },
+    { file: "routes/api/plugin/v1/_middleware.ts", folder: "api/plugin/v1", module: $9 },
+    { file: "routes/api/plugins/_middleware.ts", folder: "api/plugins", module: $23 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $30 },
   ],
   layouts: [
   ],

@@ -60,6 +60,10 @@ export async function exchangeHttp1(
     const response = await readHead(reader);
     // Informational answers (100 Continue) precede the real one.
     if (response.status >= 100 && response.status < 200) continue;
+    // A redirect is refused whatever it carries: its body is never read.
+    if (response.status >= 300 && response.status < 400) {
+      return { ...response, body: new Uint8Array(0) };
+    }
     const body = await readBody(reader, response, request.method, maxBodyBytes);
     return { status: response.status, headers: response.headers, body };
   }

@@ -638,6 +638,8 @@ export type ManifestOperation = z.output<typeof operationSchema>;
 export type ManifestPolicy = z.output<typeof policySchema>;
 /** One declared media source. */
 export type ManifestMediaSource = z.output<typeof mediaSourceSchema>;
+/** One declared rich block. */
+export type ManifestRichBlock = z.output<typeof richBlockSchema>;
 
 /** One problem found in a manifest: where and what. */
 export interface ManifestIssue {
@@ -736,4 +738,35 @@ function addDuplicateIssues(
     }
     seen.add(value);
   });
+}
+
+/** Options of launchUrl(). */
+export interface LaunchUrlOptions {
+  installationId: string;
+  /** The one-time launch code (`svl_…`), carried only as the `svc_launch` query parameter. */
+  code: string;
+  /** A declared manage view (`calendar`, `releases`), carried as `svc_view`. */
+  view?: string;
+}
+
+/**
+ * The plugin page a launch opens: `management_url` with `{installation_id}` replaced and
+ * `svc_launch` (and `svc_view`) added. Null when the manifest declares no management URL.
+ */
+export function launchUrl(
+  manifest: Pick<ManifestV1, "management_url">,
+  options: LaunchUrlOptions,
+): string | null {
+  if (manifest.management_url === undefined) return null;
+  const url = new URL(
+    manifest.management_url.replaceAll(
+      "{installation_id}",
+      encodeURIComponent(options.installationId),
+    ),
+  );
+  url.searchParams.set("svc_launch", options.code);
+  if (options.view !== undefined) {
+    url.searchParams.set("svc_view", options.view);
+  }
+  return url.href;
 }

@@ -1,6 +1,10 @@
 // Manifest v1: closed objects, every declaration of spec 1 part 2.1, one origin (PLG-007, PEXT-005..PEXT-010).
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { type GroupControlInput, parseManifest } from "./manifest.ts";
+import {
+  type GroupControlInput,
+  launchUrl,
+  parseManifest,
+} from "./manifest.ts";
 import { fullManifest, minimalManifest } from "./_testing.ts";
 
 const manifestUrl = "https://plugin.example.com/svc/manifest.json";
@@ -244,4 +248,27 @@ Deno.test("parseManifest() checks policies' kind and mode (PEXT-010)", () => {
   const mode = fullManifest();
   (mode.policies![0] as Record<string, unknown>).mode = "maybe";
   refusedAt(mode, "policies.0.mode");
+});
+
+Deno.test("launchUrl() fills {installation_id} and adds svc_launch and svc_view", () => {
+  const parsed = parseManifest(fullManifest(), { manifestUrl });
+  ok(parsed.ok);
+  if (!parsed.ok) return;
+  equal(
+    launchUrl(parsed.manifest, { installationId: "in st", code: "svl_abc" }),
+    "https://plugin.example.com/installations/in%20st?svc_launch=svl_abc",
+  );
+  equal(
+    launchUrl(parsed.manifest, {
+      installationId: "i1",
+      code: "svl_abc",
+      view: "calendar",
+    }),
+    "https://plugin.example.com/installations/i1?svc_launch=svl_abc&svc_view=calendar",
+  );
+  const min = parseManifest(minimalManifest(), { manifestUrl });
+  ok(min.ok);
+  if (min.ok) {
+    equal(launchUrl(min.manifest, { installationId: "i", code: "c" }), null);
+  }
 });

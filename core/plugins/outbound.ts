@@ -162,6 +162,15 @@ export interface OutboundOptions {
 }
 
 const encoder = new TextEncoder();
+const forbiddenHeaders = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "host",
+  "connection",
+  "content-length",
+  "transfer-encoding",
+]);
 
 function refusal(code: OutboundRefusalCode, message: string): OutboundRefusal {
   return { ok: false, code, message };
@@ -199,6 +208,14 @@ export async function outboundFetch(
   request: OutboundRequest,
   options: OutboundOptions = {},
 ): Promise<OutboundResult> {
+  for (const name of Object.keys(request.headers ?? {})) {
+    if (forbiddenHeaders.has(name.toLowerCase())) {
+      // A bug, not a remote fault: no credential or cookie ever goes to a plugin.
+      throw new TypeError(
+        `Cannot send header "${name}" to a plugin: calls carry no credential or cookie`,
+      );
+    }
+  }
   const policy = options.policy ?? strictOutboundPolicy;
   const destination = checkDestination(request.url, policy);
   if (!destination.ok) return destination;
@@ -267,31 +284,34 @@ export async function outboundFetch(
       address = resolved.address;
     }
     const connect = options.connect ?? defaultConnect;
-    const opened = await Promise.race([
-      connect({ address, port: destination.port }).then(
-        (c) => ({ ok: true as const, conn: c }),
-        () => ({ ok: false as const }),
-      ),
-      timeout,
-    ]);
-    if (opened === "timeout") return timeoutRefusal;
+    const connecting = connect({ address, port: destination.port }).then(
+      (c) => ({ ok: true as const, conn: c }),
+      () => ({ ok: false as const }),
+    );
+    const opened = await Promise.race([connecting, timeout]);
+    if (opened === "timeout") {
+      // A connection that completes after the deadline is closed, not leaked.
+      connecting.then((late) => late.ok && closeQuietly(late.conn));
+      return timeoutRefusal;
+    }
     if (!opened.ok) {
       return refusal("plugin_unreachable", "The plugin could not be reached");
     }
     conn = opened.conn;
     if (timedOut) return timeoutRefusal;
     if (destination.tls) {
-      const secured = await Promise.race([
-        Deno.startTls(opened.conn, {
-          hostname: destination.host,
-          caCerts: options.caCerts,
-        }).then(
-          (c) => ({ ok: true as const, conn: c }),
-          () => ({ ok: false as const }),
-        ),
-        timeout,
-      ]);
-      if (secured === "timeout") return timeoutRefusal;
+      const securing = Deno.startTls(opened.conn, {
+        hostname: destination.host,
+        caCerts: options.caCerts,
+      }).then(
+        (c) => ({ ok: true as const, conn: c }),
+        () => ({ ok: false as const }),
+      );
+      const secured = await Promise.race([securing, timeout]);
+      if (secured === "timeout") {
+        securing.then((late) => late.ok && closeQuietly(late.conn));
+        return timeoutRefusal;
+      }
       if (!secured.ok) {
         return refusal(
           "plugin_unreachable",
@@ -354,6 +374,12 @@ export async function outboundFetch(
       conn?.close();
     } catch { /* already closed */ }
   }
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch { /* already closed */ }
 }
 
 async function resolveChecked(

@@ -1,5 +1,5 @@
 // outboundFetch(): no connection for a refused destination, DNS checked before connect, real local servers for faults (OUT-*).
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
 import {
   type ConnectTcp,
   OutboundBudget,
@@ -450,6 +450,243 @@ Deno.test("outboundFetch() hands 4xx and 5xx answers to the caller and skips 100
       equal(result.status, 503);
       equal(result.headers.get("retry-after"), "3");
     }
+  } finally {
+    await server.close();
+  }
+});
+
+/** A throwaway CA and a leaf certificate for `names`, made with openssl; null where openssl is missing. */
+async function testCertificates(
+  names: string[],
+): Promise<{ ca: string; cert: string; key: string } | null> {
+  const dir = await Deno.makeTempDir();
+  const run = async (args: string[]) => {
+    const out = await new Deno.Command("openssl", {
+      args,
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  };
+  try {
+    const ec = [
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+    ];
+    await run([
+      "req",
+      "-x509",
+      ...ec,
+      "-keyout",
+      "ca.key",
+      "-out",
+      "ca.pem",
+      "-days",
+      "2",
+      "-subj",
+      "/CN=Stave Test CA",
+    ]);
+    await run([
+      "req",
+      ...ec,
+      "-keyout",
+      "leaf.key",
+      "-out",
+      "leaf.csr",
+      "-subj",
+      `/CN=${names[0]}`,
+    ]);
+    await Deno.writeTextFile(
+      `${dir}/ext.cnf`,
+      `subjectAltName=${
+        names.map((n) => `DNS:${n}`).join(",")
+      }\nbasicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+    );
+    await run([
+      "x509",
+      "-req",
+      "-in",
+      "leaf.csr",
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      "leaf.pem",
+      "-days",
+      "2",
+      "-extfile",
+      "ext.cnf",
+    ]);
+    return {
+      ca: await Deno.readTextFile(`${dir}/ca.pem`),
+      cert: await Deno.readTextFile(`${dir}/leaf.pem`),
+      key: await Deno.readTextFile(`${dir}/leaf.key`),
+    };
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("outboundFetch() connects over TLS to the checked address, verifying the certificate for the name (SNI), with no second lookup", async () => {
+  const certs = await testCertificates(["plugin.example.com"]);
+  if (certs === null) {
+    console.warn("openssl is missing: the TLS path is not exercised");
+    return;
+  }
+  const seen: { host: string | null }[] = [];
+  const server = Deno.serve(
+    {
+      hostname: "127.0.0.1",
+      port: 0,
+      cert: certs.cert,
+      key: certs.key,
+      onListen() {},
+    },
+    (request) => {
+      seen.push({ host: request.headers.get("host") });
+      return Response.json({ manifest_version: 1 });
+    },
+  );
+  try {
+    const r = recorder(
+      {
+        "plugin.example.com": { A: ["93.184.215.14"] },
+        "other.example.com": { A: ["93.184.215.15"] },
+      },
+      server.addr.port,
+    );
+    const result = await outboundFetch(
+      {
+        url: "https://plugin.example.com/svc/manifest.json",
+        method: "GET",
+        purpose: "manifest",
+      },
+      { resolveDns: r.resolveDns, connect: r.connect, caCerts: [certs.ca] },
+    );
+    equal(result.ok, true, JSON.stringify(result));
+    if (result.ok) {
+      equal(result.status, 200);
+      equal(result.address, "93.184.215.14");
+      deepEqual(JSON.parse(new TextDecoder().decode(result.body)), {
+        manifest_version: 1,
+      });
+    }
+    deepEqual(r.calls.connect, ["93.184.215.14:443"]);
+    deepEqual(r.calls.dns.sort(), [
+      "A plugin.example.com",
+      "AAAA plugin.example.com",
+    ]);
+    equal(seen[0].host, "plugin.example.com");
+    // A certificate for another name is refused even though the address was fine.
+    const wrong = await outboundFetch(
+      {
+        url: "https://other.example.com/svc/manifest.json",
+        method: "GET",
+        purpose: "manifest",
+      },
+      { resolveDns: r.resolveDns, connect: r.connect, caCerts: [certs.ca] },
+    );
+    equal(wrong.ok, false);
+    if (!wrong.ok) equal(wrong.code, "plugin_unreachable");
+    // Without the test CA, the default roots refuse the certificate.
+    const untrusted = await outboundFetch(
+      {
+        url: "https://plugin.example.com/svc/manifest.json",
+        method: "GET",
+        purpose: "manifest",
+      },
+      { resolveDns: r.resolveDns, connect: r.connect },
+    );
+    equal(untrusted.ok, false);
+    equal(seen.length, 1);
+  } finally {
+    await server.shutdown();
+  }
+});
+
+Deno.test("outboundFetch() refuses a redirect without reading its body, however large", async () => {
+  const server = rawServer(() =>
+    `HTTP/1.1 302 Found\r\nlocation: https://example.com/\r\ncontent-length: 10000000\r\n\r\n${
+      "z".repeat(100_000)
+    }`
+  );
+  try {
+    const result = await outboundFetch(
+      { url: `${server.origin}/m.json`, method: "GET", purpose: "manifest" },
+      devOptions(server.origin),
+    );
+    equal(result.ok, false);
+    if (!result.ok) equal(result.code, "remote_redirect_refused");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("outboundFetch() never sends a credential or cookie header: a caller passing one is a bug", async () => {
+  for (
+    const name of ["Authorization", "cookie", "Proxy-Authorization", "Host"]
+  ) {
+    await rejects(
+      outboundFetch({
+        url: "https://plugin.example.com/x",
+        method: "GET",
+        purpose: "media_download",
+        headers: { [name]: "x" },
+      }),
+      TypeError,
+    );
+  }
+});
+
+Deno.test("outboundFetch() times out a connection that never opens, and closes it if it opens later", async () => {
+  let finish: (conn: Deno.TcpConn) => void = () => {};
+  const server = rawServer(() => json(200, "{}"));
+  let fire: () => void = () => {};
+  try {
+    const pending = outboundFetch(
+      {
+        url: "https://plugin.example.com/m.json",
+        method: "GET",
+        purpose: "manifest",
+      },
+      {
+        resolveDns: (_n, type) =>
+          Promise.resolve(type === "A" ? ["93.184.215.14"] : []),
+        connect: () => new Promise((resolve) => (finish = resolve)),
+        startTimer: (_ms, f) => {
+          fire = f;
+          return () => {};
+        },
+      },
+    );
+    await new Promise((r) => setTimeout(r, 0));
+    fire();
+    const result = await pending;
+    equal(result.ok, false);
+    if (!result.ok) equal(result.code, "plugin_timeout");
+    const late = await Deno.connect({
+      hostname: "127.0.0.1",
+      port: server.port,
+    });
+    finish(late);
+    await new Promise((r) => setTimeout(r, 0));
+    // Closed by outboundFetch: closing again throws BadResource.
+    let closedAlready = false;
+    try {
+      late.close();
+    } catch {
+      closedAlready = true;
+    }
+    equal(closedAlready, true);
   } finally {
     await server.close();
   }

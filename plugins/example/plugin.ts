@@ -1,311 +1,365 @@
-// An example plugin as a small real HTTP server: manifest, activation and rotation hand-offs,
-// a launch page that exchanges its code, lifecycle notifications, and a client for the plugin API.
-// The service's test suite installs it through PLUGIN_DEV_ORIGINS; plugin authors can read it as a
-// complete minimal plugin (docs/plugins.md, "Plugin API routes").
+// A small example plugin: manifest, one-time activation codes, the hand-off, a launch page and one operation, using the SDK.
+import { z } from "zod";
+import {
+  checkServiceUrl,
+  PluginClient,
+  type ServiceUrlPolicy,
+} from "../sdk/mod.ts";
+import { exampleManifest } from "./manifest.ts";
 
-/** How the example answers the service's calls; tests switch these to reach every outcome. */
-export interface ExampleBehaviour {
-  /** `ok` (2xx), `refuse` (403), `hang` (never answers), `redirect` (302), `huge` (64 KB body). */
-  activation: "ok" | "refuse" | "hang" | "redirect" | "huge";
-  /** `ok`, `garbage` (not JSON), `unknown_key`, `other_id` (another plugin id), `redirect`. */
-  manifest: "ok" | "garbage" | "unknown_key" | "other_id" | "redirect";
-  /** The version the manifest carries. */
-  version: string;
-  /** Capabilities the manifest requests. */
-  capabilities: string[];
-  /** Status the notification endpoint answers. */
-  events: number;
-}
-
-/** One installation the plugin holds: the token lives only in memory here (a real plugin encrypts it at rest). */
+/** One installation as the plugin keeps it (tokens in memory: an example, not a store). */
 export interface ExampleInstallation {
-  id: string;
+  installationId: string;
   siteId: string;
   serviceUrl: string;
   token: string;
 }
 
-interface CodeRecord {
-  purpose: "activate" | "rotate";
-  installationId: string | null;
-  expiresAt: number;
-  used: boolean;
+/** Options of createExamplePlugin(). */
+export interface ExamplePluginOptions {
+  /** The origin the plugin is reached at (`PUBLIC_ORIGIN`). */
+  origin: string;
+  /** Operator secret for `/admin/activation-codes` (at least 16 characters). */
+  adminSecret: string;
+  /** Service base URLs allowed over plain HTTP (development only). */
+  servicePolicy?: ServiceUrlPolicy;
+  now?: () => number;
+  /** Injected into the SDK client (tests). */
+  fetch?: typeof fetch;
 }
 
-const CODE_TTL_MS = 15 * 60 * 1000;
-const HANDOFF_KEYS = [
-  "kind",
-  "code",
-  "token",
-  "installation_id",
-  "site_id",
-  "service_url",
-];
+const CODE_TTL_MS = 15 * 60_000;
+
+const handoffSchema = z.strictObject({
+  kind: z.enum(["activate", "rotate"]),
+  code: z.string().min(1).max(256),
+  token: z.string().regex(/^svp_[A-Za-z0-9_-]{43}$/),
+  installation_id: z.string().min(1).max(100),
+  site_id: z.string().min(1).max(100),
+  service_url: z.string().max(2048),
+});
+
+const envelopeSchema = z.strictObject({
+  installation_id: z.string().min(1).max(100),
+  invocation_id: z.string().min(1).max(100),
+  code: z.string().min(1).max(256),
+  expires_at: z.number().int(),
+});
 
 async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest(
     "SHA-256",
     new TextEncoder().encode(text),
   );
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0"))
-    .join("");
+  return Array.from(
+    new Uint8Array(digest),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
 }
 
-/** Options of {@linkcode startExamplePlugin}. */
-export interface ExamplePluginOptions {
-  hostname?: string;
-  port?: number;
-  /** How the plugin reaches the service; tests route it to `app.request()`. */
-  serviceFetch?: (url: string, init: RequestInit) => Promise<Response>;
-  /** Time source of code expiry. */
-  now?: () => number;
+function randomCode(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll(
+    "/",
+    "_",
+  )
+    .replace(/=+$/, "");
 }
 
-/** A running example plugin. */
-export interface ExamplePlugin {
-  origin: string;
-  manifestUrl: string;
-  behaviour: ExampleBehaviour;
-  installations: Map<string, ExampleInstallation>;
-  /** Delegations the launch page received, by installation id. */
-  delegations: Map<string, unknown>;
-  /** Lifecycle notifications received. */
-  events: unknown[];
-  /** Hand-off bodies received, with the token and code removed. */
-  handoffs: { kind: string; installation_id: string }[];
-  serviceFetch: (url: string, init: RequestInit) => Promise<Response>;
-  /** Issues a one-time activation (no id) or rotation code, valid 15 minutes; only its digest is kept. */
-  issueCode(installationId?: string): Promise<string>;
-  /** Calls the plugin API with the installation's token. */
-  api(
-    installationId: string,
-    path: string,
-    init?: { method?: string; body?: unknown; key?: string },
-  ): Promise<Response>;
-  close(): Promise<void>;
+function timingSafeEqual(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
+  }
+  return diff === 0;
 }
 
-/** The manifest v1 of the example plugin on `origin`. */
-export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
-  return {
-    manifest_version: 1,
-    protocol_version: 1,
-    id: behaviour.manifest === "other_id"
-      ? "com.example.impostor"
-      : "com.example.publisher",
-    name: "Example publisher",
-    version: behaviour.version,
-    description: "Publishes and unpublishes content for a person",
-    base_url: `${origin}/`,
-    activation_url: `${origin}/svc/activate`,
-    management_url: `${origin}/installations/{installation_id}`,
-    capabilities: behaviour.capabilities,
-    manage_views: [{ id: "calendar", label: "Calendar" }],
-    content_actions: [{
-      id: "publish-later",
-      label: "Publish later",
-      scope: "entry",
-    }],
-    ui_extensions: [{
-      id: "publish-card",
-      placement: "entry_sidebar",
-      title: "Publish later",
-      body: "Choose a time to publish this entry.",
-      button_label: "Open",
-      opens: { kind: "content_action", id: "publish-later" },
-    }],
-    ...(behaviour.manifest === "unknown_key" ? { surprise: true } : {}),
-  };
+function refuse(status: number, code: string, message: string): Response {
+  return Response.json({ error: { code, message } }, { status });
 }
 
-/** Starts the example plugin on 127.0.0.1 (a free port by default). */
-export function startExamplePlugin(
-  options: ExamplePluginOptions = {},
-): Promise<ExamplePlugin> {
+/** The example plugin as a request handler plus the state a test may look at. */
+export function createExamplePlugin(options: ExamplePluginOptions) {
+  if (options.adminSecret.length < 16) {
+    throw new TypeError("ADMIN_SECRET must be at least 16 characters");
+  }
   const now = options.now ?? Date.now;
-  const codes = new Map<string, CodeRecord>();
-  const hanging = new Set<() => void>();
-  const plugin: ExamplePlugin = {
-    origin: "",
-    manifestUrl: "",
-    behaviour: {
-      activation: "ok",
-      manifest: "ok",
-      version: "1.0.0",
-      capabilities: [
-        "content:read",
-        "content:write",
-        "content:propose",
-        "draft:write",
-        "workflow:read",
-        "workflow:publish",
-        "workflow:unpublish",
-        "workflow:locale",
-        "workflow:release",
-      ],
-      events: 204,
-    },
-    installations: new Map(),
-    delegations: new Map(),
-    events: [],
-    handoffs: [],
-    serviceFetch: options.serviceFetch ?? ((url, init) => fetch(url, init)),
-    async issueCode(installationId) {
-      const code = crypto.randomUUID() + crypto.randomUUID();
-      codes.set(await sha256(code), {
-        purpose: installationId ? "rotate" : "activate",
-        installationId: installationId ?? null,
-        expiresAt: now() + CODE_TTL_MS,
-        used: false,
-      });
-      return code;
-    },
-    async api(installationId, path, init = {}) {
-      const installation = plugin.installations.get(installationId);
-      if (!installation) {
-        throw new Error(`No installation "${installationId}" in the plugin`);
-      }
-      const headers: Record<string, string> = {
-        authorization: `Bearer ${installation.token}`,
-      };
-      if (init.body !== undefined) headers["content-type"] = "application/json";
-      if (init.key !== undefined) headers["idempotency-key"] = init.key;
-      return await plugin.serviceFetch(
-        `${installation.serviceUrl}/api/plugin/v1${path}`,
-        {
-          method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-          headers,
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        },
-      );
-    },
-    async close() {
-      for (const release of hanging) release();
-      await server.shutdown();
-    },
-  };
+  const origin = options.origin.replace(/\/$/, "");
+  // Only the SHA-256 of each code is kept, with its purpose and expiry.
+  const codes = new Map<
+    string,
+    {
+      purpose: "activate" | "rotate";
+      installationId: string | null;
+      expiresAt: number;
+    }
+  >();
+  const installations = new Map<string, ExampleInstallation>();
+  const clients = new Map<string, PluginClient>();
 
-  async function activate(request: Request): Promise<Response> {
-    const mode = plugin.behaviour.activation;
-    if (mode === "hang") {
-      await new Promise<void>((resolve) => hanging.add(resolve));
-      return new Response(null, { status: 503 });
-    }
-    if (mode === "redirect") {
-      return new Response(null, {
-        status: 302,
-        headers: { location: `${plugin.origin}/elsewhere` },
+  function clientFor(installation: ExampleInstallation): PluginClient {
+    let client = clients.get(installation.installationId);
+    if (!client) {
+      client = new PluginClient({
+        serviceUrl: installation.serviceUrl,
+        servicePolicy: options.servicePolicy,
+        // Re-read on every call, so a rotation is picked up by calls already in flight.
+        readToken: () =>
+          installations.get(installation.installationId)?.token ?? "",
+        fetch: options.fetch,
+        now,
+        maxAttempts: 2,
       });
+      clients.set(installation.installationId, client);
     }
-    if (mode === "huge") return new Response("x".repeat(65_536));
-    if (mode === "refuse") return new Response(null, { status: 403 });
-    let body: Record<string, unknown>;
-    try {
-      body = await request.json();
-    } catch {
-      return new Response(null, { status: 400 });
+    return client;
+  }
+
+  async function issueCode(
+    purpose: "activate" | "rotate",
+    installationId: string | null,
+  ): Promise<{ code: string; expiresAt: number }> {
+    const code = randomCode();
+    const expiresAt = now() + CODE_TTL_MS;
+    codes.set(await sha256(code), { purpose, installationId, expiresAt });
+    return { code, expiresAt };
+  }
+
+  async function activationCodes(req: Request): Promise<Response> {
+    const auth = req.headers.get("authorization") ?? "";
+    if (!timingSafeEqual(auth, `Bearer ${options.adminSecret}`)) {
+      return refuse(
+        401,
+        "unauthorized",
+        "Operator routes need the ADMIN_SECRET bearer",
+      );
     }
-    // Closed: an unknown key makes the plugin refuse.
-    const keys = Object.keys(body);
+    const body = z.strictObject({
+      installation_id: z.string().min(1).max(100).optional(),
+    })
+      .safeParse(await req.json().catch(() => null));
+    if (!body.success) {
+      return refuse(
+        400,
+        "invalid_request",
+        "Body is {} or { installation_id }",
+      );
+    }
+    const installationId = body.data.installation_id ?? null;
+    if (installationId !== null && !installations.has(installationId)) {
+      return refuse(404, "not_found", "No such installation");
+    }
+    const purpose = installationId === null ? "activate" : "rotate";
+    const { code, expiresAt } = await issueCode(purpose, installationId);
+    return Response.json(
+      { code, purpose, installation_id: installationId, expires_at: expiresAt },
+      { status: 201 },
+    );
+  }
+
+  async function activate(req: Request): Promise<Response> {
+    const parsed = handoffSchema.safeParse(await req.json().catch(() => null));
+    if (!parsed.success) {
+      return refuse(400, "invalid_request", "The hand-off is malformed");
+    }
+    const handoff = parsed.data;
+    const digest = await sha256(handoff.code);
+    const entry = codes.get(digest);
+    // A code works once, for its purpose, before it expires.
     if (
-      keys.length !== HANDOFF_KEYS.length ||
-      !keys.every((k) => HANDOFF_KEYS.includes(k))
+      !entry || entry.expiresAt <= now() || entry.purpose !== handoff.kind ||
+      (entry.installationId !== null &&
+        entry.installationId !== handoff.installation_id)
     ) {
-      return new Response(null, { status: 400 });
+      return refuse(
+        403,
+        "activation_refused",
+        "The code is unknown, used or expired",
+      );
     }
-    const digest = await sha256(String(body.code));
-    const record = codes.get(digest);
-    if (
-      !record || record.used || now() >= record.expiresAt ||
-      record.purpose !== body.kind ||
-      (body.kind === "rotate" && record.installationId !== body.installation_id)
-    ) {
-      return new Response(null, { status: 403 });
+    const service = checkServiceUrl(handoff.service_url, options.servicePolicy);
+    if (!service.ok) return refuse(400, "invalid_request", service.message);
+    const existing = installations.get(handoff.installation_id);
+    if (handoff.kind === "activate" && existing) {
+      return refuse(
+        409,
+        "activation_refused",
+        "This installation is already active",
+      );
     }
-    const id = String(body.installation_id);
-    if (body.kind === "activate" && plugin.installations.has(id)) {
-      return new Response(null, { status: 409 });
+    if (handoff.kind === "rotate" && !existing) {
+      return refuse(404, "not_found", "No such installation to rotate");
     }
-    if (body.kind === "rotate" && !plugin.installations.has(id)) {
-      return new Response(null, { status: 404 });
-    }
-    record.used = true;
-    plugin.installations.set(id, {
-      id,
-      siteId: String(body.site_id),
-      serviceUrl: String(body.service_url),
-      token: String(body.token),
+    codes.delete(digest);
+    installations.set(handoff.installation_id, {
+      installationId: handoff.installation_id,
+      siteId: handoff.site_id,
+      serviceUrl: service.url,
+      token: handoff.token,
     });
-    plugin.handoffs.push({ kind: String(body.kind), installation_id: id });
     return new Response(null, { status: 204 });
   }
 
-  async function launchPage(request: Request, id: string): Promise<Response> {
-    const url = new URL(request.url);
-    const code = url.searchParams.get("svc_launch");
-    const headers = { "referrer-policy": "no-referrer" };
-    if (code === null) {
-      return new Response(
-        "<!doctype html><title>Example</title><p>Open me from the service.",
-        {
-          headers: { ...headers, "content-type": "text/html" },
-        },
-      );
+  async function hello(req: Request): Promise<Response> {
+    const parsed = envelopeSchema.safeParse(await req.json().catch(() => null));
+    if (!parsed.success) {
+      return Response.json({
+        status: "refused",
+        code: "invalid_envelope",
+        message: "The invocation envelope is malformed",
+      });
     }
-    const exchanged = await plugin.api(id, "/launch/exchange", {
-      body: { code },
+    const installation = installations.get(parsed.data.installation_id);
+    if (!installation || parsed.data.expires_at <= now()) {
+      return Response.json({
+        status: "refused",
+        code: "invocation_refused",
+        message: "Unknown installation or expired invocation",
+      });
+    }
+    const exchanged = await clientFor(installation).request({
+      method: "POST",
+      path: "/invocations/exchange",
+      json: { code: parsed.data.code },
     });
-    if (!exchanged.ok) return new Response(null, { status: 403, headers });
-    plugin.delegations.set(id, (await exchanged.json()).data);
-    // The code never stays in the address bar or history.
-    return new Response(null, {
-      status: 303,
-      headers: { ...headers, location: `/installations/${id}` },
+    if (exchanged.kind !== "success") {
+      return Response.json({
+        status: "refused",
+        code: "exchange_refused",
+        message: "The service would not exchange the invocation",
+      });
+    }
+    return Response.json({
+      status: "ok",
+      blocks: [
+        {
+          type: "text",
+          text: "Hello from the example plugin",
+          tone: "success",
+        },
+        {
+          type: "json",
+          filename: "exchange.json",
+          data: exchanged.body ?? null,
+        },
+      ],
     });
   }
 
-  const server = Deno.serve({
-    hostname: options.hostname ?? "127.0.0.1",
-    port: options.port ?? 0,
-    onListen: () => {},
-  }, async (request) => {
-    const url = new URL(request.url);
-    if (request.method === "GET" && url.pathname === "/svc/manifest.json") {
-      const mode = plugin.behaviour.manifest;
-      if (mode === "garbage") return new Response("<html>not json");
-      if (mode === "redirect") {
-        return new Response(null, {
-          status: 301,
-          headers: { location: "https://elsewhere.example.com/m.json" },
-        });
-      }
-      return Response.json(exampleManifest(plugin.origin, plugin.behaviour));
+  async function launchPage(
+    req: Request,
+    installationId: string,
+  ): Promise<Response> {
+    const url = new URL(req.url);
+    const headers = {
+      "content-type": "text/html; charset=utf-8",
+      "referrer-policy": "no-referrer",
+      "content-security-policy":
+        "default-src 'none'; style-src 'unsafe-inline'",
+    };
+    const installation = installations.get(installationId);
+    if (!installation) {
+      return new Response(
+        "<!doctype html><title>Not found</title><h1>Not found</h1>",
+        {
+          status: 404,
+          headers,
+        },
+      );
     }
-    if (request.method === "POST" && url.pathname === "/svc/activate") {
-      return await activate(request);
+    const code = url.searchParams.get("svc_launch");
+    if (code === null) {
+      return new Response(
+        "<!doctype html><title>Example plugin</title><h1>Example plugin</h1><p>Open me from Stave.</p>",
+        { headers },
+      );
     }
-    if (request.method === "POST" && url.pathname === "/svc/events") {
-      plugin.events.push(await request.json());
-      return new Response(null, { status: plugin.behaviour.events });
+    const exchanged = await clientFor(installation).request({
+      method: "POST",
+      path: "/launch/exchange",
+      json: { code },
+    });
+    if (exchanged.kind !== "success") {
+      return new Response(
+        "<!doctype html><title>Launch refused</title><h1>Launch refused</h1>",
+        { status: 403, headers },
+      );
     }
-    const launch = /^\/installations\/([0-9a-f-]{36})$/.exec(url.pathname);
-    if (request.method === "GET" && launch) {
-      return await launchPage(request, launch[1]);
+    const delegation = exchanged.body as {
+      delegation_id?: unknown;
+      action?: unknown;
+    };
+    const escape = (v: unknown) =>
+      String(v ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    return new Response(
+      `<!doctype html><html lang="en"><title>Example plugin</title><h1>Example plugin</h1><p data-testid="launched">Launched: ${
+        escape(delegation.action)
+      }</p><p>Delegation ${escape(delegation.delegation_id)}</p></html>`,
+      { headers },
+    );
+  }
+
+  async function handler(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    if (req.method === "GET" && path === "/svc/manifest.json") {
+      return Response.json(exampleManifest(origin));
     }
-    return new Response("Not found", { status: 404 });
-  });
-  const address = server.addr as Deno.NetAddr;
-  plugin.origin = `http://${address.hostname}:${address.port}`;
-  plugin.manifestUrl = `${plugin.origin}/svc/manifest.json`;
-  return Promise.resolve(plugin);
+    if (req.method === "POST" && path === "/admin/activation-codes") {
+      return await activationCodes(req);
+    }
+    if (req.method === "POST" && path === "/svc/activate") {
+      return await activate(req);
+    }
+    if (req.method === "POST" && path === "/svc/operations/hello") {
+      return await hello(req);
+    }
+    const launch = /^\/installations\/([^/]+)$/.exec(path);
+    if (req.method === "GET" && launch) {
+      return await launchPage(req, decodeURIComponent(launch[1]));
+    }
+    return refuse(404, "not_found", "Not found");
+  }
+
+  return { handler, installations, issueCode, origin };
 }
 
-if (import.meta.main) {
-  const plugin = await startExamplePlugin({
-    port: Number(Deno.env.get("PORT") ?? 8787),
-  });
-  console.log(
-    `Example plugin on ${plugin.origin}; manifest ${plugin.manifestUrl}`,
+/** A running example plugin on 127.0.0.1 (for tests and `deno task`-less local runs). */
+export interface RunningExamplePlugin {
+  origin: string;
+  manifestUrl: string;
+  installations: Map<string, ExampleInstallation>;
+  /** Issues a one-time code as the operator route would. */
+  issueCode(
+    purpose: "activate" | "rotate",
+    installationId?: string,
+  ): Promise<{ code: string; expiresAt: number }>;
+  close(): Promise<void>;
+}
+
+/** Starts the example plugin on a free port of 127.0.0.1; its origin is `http://127.0.0.1:<port>`. */
+export function startExamplePlugin(
+  options: Omit<ExamplePluginOptions, "origin"> & { port?: number } = {
+    adminSecret: "example-admin-secret",
+  },
+): RunningExamplePlugin {
+  // The origin names the port, which exists only once the server listens.
+  const holder: { plugin?: ReturnType<typeof createExamplePlugin> } = {};
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: options.port ?? 0, onListen() {} },
+    (req) => holder.plugin?.handler(req) ?? new Response(null, { status: 503 }),
   );
-  console.log(`Activation code (15 minutes): ${await plugin.issueCode()}`);
+  const origin = `http://127.0.0.1:${server.addr.port}`;
+  const started = createExamplePlugin({ ...options, origin });
+  holder.plugin = started;
+  return {
+    origin,
+    manifestUrl: `${origin}/svc/manifest.json`,
+    installations: started.installations,
+    issueCode: (purpose, installationId) =>
+      started.issueCode(purpose, installationId ?? null),
+    close: () => server.shutdown(),
+  };
 }

@@ -7,7 +7,7 @@ import { createInstallation } from "../../core/sites/installation.ts";
 import {
   type ExamplePlugin,
   startExamplePlugin,
-} from "../../plugins/example/plugin.ts";
+} from "../../plugins/testing/plugin.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
 
 /** The Host of the test site. */
