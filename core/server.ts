@@ -45,6 +45,9 @@ export function createApp(services: Services): Hono<AppEnv> {
         frameAncestors: ["'none'"],
       },
       crossOriginResourcePolicy: false,
+      // A route that sets one of these itself keeps it: plugin launches answer
+      // `Referrer-Policy: no-referrer` (spec 1 part 5 item 6).
+      overwrite: false,
     }),
   );
   app.on(["GET", "HEAD"], "/_static/*", async function staticFiles(c, next) {

@@ -5,6 +5,7 @@ import type { Db } from "./db/database.ts";
 import type { IslandAssets } from "./web/islands_build.ts";
 import type { LogEntry } from "./web/env.ts";
 import type { MediaStorage } from "./media/storage.ts";
+import type { OutboundOptions } from "./plugins/outbound.ts";
 
 /** What routes reach through `c.var.services`, and commands receive directly. */
 export interface Services {
@@ -16,6 +17,8 @@ export interface Services {
   assets: IslandAssets;
   /** Where media bytes live; made from `config` on first use when absent (core/media/storage_of.ts). */
   media?: MediaStorage;
+  /** Overrides for calls to plugins (tests shorten time limits); the policy always comes from `config`. */
+  pluginOutbound?: Omit<OutboundOptions, "policy">;
 }
 
 /** Writes log entries as JSON lines on stdout. */

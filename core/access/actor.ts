@@ -30,6 +30,12 @@ export interface PluginActor {
   delegatedUserId: string;
   /** Kept for audit only. */
   delegatedEmail: string;
+  /** The plugin's reverse-domain id, copied into audit snapshots (spec 1 part 2.9). */
+  pluginId?: string;
+  /** The protocol version the installation speaks. */
+  protocolVersion?: number;
+  /** The delegation that authorised the act. */
+  delegationId?: string;
 }
 
 /** Any actor; a value passed to services, never a fake user row. */

@@ -31,6 +31,9 @@ export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
     if (!UNSAFE.has(c.req.method) && /^\/v1(\/|$)/.test(c.req.path)) {
       return await next();
     }
+    // The plugin API reads only its bearer token and refuses a session cookie outright, so
+    // there is no ambient credential to forge; its middleware answers before any body is read.
+    if (/^\/api\/plugin\/v1(\/|$)/.test(c.req.path)) return await next();
     let token = getCookie(c, CSRF_COOKIE);
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
       token = randomToken();

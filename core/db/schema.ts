@@ -232,6 +232,9 @@ export interface Database {
   media_originals: MediaOriginalsTable;
   media_cleanup: MediaCleanupTable;
   media_writes: MediaWritesTable;
+  plugin_installations: PluginInstallationsTable;
+  plugin_delegations: PluginDelegationsTable;
+  plugin_notifications: PluginNotificationsTable;
 }
 
 export interface EntryReviewsTable {
@@ -559,4 +562,57 @@ export interface MediaWritesTable {
   key_digest: string;
   answer: Json;
   created_at: Timestamp;
+}
+/** One plugin on one site (migration 0140): token digests only, the pinned manifest and the grant. */
+export interface PluginInstallationsTable {
+  id: string;
+  site_id: string;
+  plugin_id: string;
+  name: string;
+  version: string;
+  protocol_version: number;
+  state: "pending" | "active" | "disabled" | "revoked";
+  token_hash: string | null;
+  previous_token_hash: string | null;
+  previous_token_expires_at: Timestamp | null;
+  grant_capabilities: Json;
+  grant_model_ids: Json;
+  manifest: Json;
+  manifest_url: string;
+  installed_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+/** A delegation: who a plugin acts for, identity only (migration 0140, spec 1 part 2.4). */
+export interface PluginDelegationsTable {
+  id: string;
+  site_id: string;
+  installation_id: string;
+  source: "launch" | "invocation";
+  user_id: string;
+  user_email: string;
+  action: string;
+  view: string | null;
+  instance_id: string | null;
+  group_id: string | null;
+  model_ids: Json;
+  invocation_id: string | null;
+  created_at: Timestamp;
+}
+
+/** One outbound lifecycle notification, queued in the effect's transaction (migration 0140). */
+export interface PluginNotificationsTable {
+  id: string;
+  site_id: string;
+  installation_id: string;
+  event: string;
+  payload: Json;
+  status: "pending" | "delivered" | "failed";
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  last_code: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }

@@ -61,6 +61,13 @@ export async function snapshotActor(
         version: actor.version,
         person_id: actor.delegatedUserId,
         person_email: actor.delegatedEmail,
+        ...(actor.pluginId === undefined ? {} : { plugin_id: actor.pluginId }),
+        ...(actor.protocolVersion === undefined
+          ? {}
+          : { protocol_version: actor.protocolVersion }),
+        ...(actor.delegationId === undefined
+          ? {}
+          : { delegation_id: actor.delegationId }),
       };
   }
 }

@@ -17,7 +17,8 @@ export interface AuditEntryInput {
       model_id: string;
       locale: string | null;
     }
-    | { kind: "credential"; credential_id: string; name: string };
+    | { kind: "credential"; credential_id: string; name: string }
+    | { kind: "installation"; installation_id: string; plugin_id: string };
   details: Record<string, unknown>;
   at: Date;
 }

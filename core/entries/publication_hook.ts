@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import { refreshPublicItemsOfGroup } from "../public/projection.ts";
 import { refreshSyncLog } from "../sync/change_log.ts";
 import { refreshSearchDocuments } from "../search/index_documents.ts";
+import { queueContentNotifications } from "../plugins/notifications.ts";
 
 /** Refreshes what the public side derives from one translation group, in the caller's transaction. */
 export type PublicationRefresher = (
@@ -20,6 +21,7 @@ const REFRESHERS: PublicationRefresher[] = [
   refreshPublicItemsOfGroup,
   refreshSyncLog, // after public_items: it diffs what that projection now serves
   refreshSearchDocuments,
+  queueContentNotifications, // outbound plugin notifications, committed with the effect
 ];
 
 /** Runs every refresher for `groupId`; called by the lifecycle command runner before it commits. */

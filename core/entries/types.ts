@@ -66,6 +66,9 @@ export type ActorSnapshot =
     version: string;
     person_id: string;
     person_email: string;
+    plugin_id?: string;
+    protocol_version?: number;
+    delegation_id?: string;
   };
 
 /** The workflow state of a group or one language instance. */

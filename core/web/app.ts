@@ -124,12 +124,17 @@ export function registerRoutes(
         (result as PageResult).headers as Record<string, string>,
       );
     };
+    // The plugin API's door must refuse a disabled or revoked installation before the body is
+    // read (spec 1 part 5 item 4), and a body limit reads a chunked body to count it; there the
+    // limit runs after the door. The app-wide CSRF check skips the plugin API (it reads no cookie).
+    const limitLast = route.pattern.startsWith("/api/plugin/v1/");
     app.all(
       route.pattern,
       markKind,
-      limit,
+      ...(limitLast ? [] : [limit]),
       ...(options.beforeRoutes ?? []),
       ...chain,
+      ...(limitLast ? [limit] : []),
       final,
     );
   }

@@ -1,6 +1,7 @@
 // The variables every request carries on `c.var`, set by app-wide middleware.
 import type { Services } from "../services.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
+import type { Installation } from "../plugins/installation_store.ts";
 
 /** One structured log line; values must never hold a secret. */
 export type LogEntry =
@@ -28,5 +29,7 @@ export interface AppEnv {
     user: SignedInUser | undefined;
     /** The CSRF token forms of this response must carry. */
     csrfToken: string;
+    /** The installation an `/api/plugin/v1` request's token names (set by its middleware). */
+    installation: Installation | undefined;
   };
 }

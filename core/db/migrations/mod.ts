@@ -14,6 +14,7 @@ import * as m0100 from "./0100_public_read_speed.ts";
 import * as m0110 from "./0110_search_speed.ts";
 import * as m0120 from "./0120_public_item_facets.ts";
 import * as m0150 from "./0150_media.ts";
+import * as m0140 from "./0140_plugins.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   "0110_search_speed": m0110,
   "0120_public_item_facets": m0120,
   "0150_media": m0150,
+  "0140_plugins": m0140,
 };

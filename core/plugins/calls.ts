@@ -1,0 +1,28 @@
+// The one door for calls the service makes to a plugin: the guarded outbound fetch with the service's policy.
+import type { Services } from "../services.ts";
+import {
+  type OutboundBudget,
+  outboundFetch,
+  outboundPolicyFromConfig,
+  type OutboundRequest,
+  type OutboundResult,
+} from "./outbound.ts";
+
+/** Calls a plugin; remote faults are values (`plugin_unreachable`, `plugin_timeout`...), never thrown. */
+export type PluginCall = (
+  request: OutboundRequest,
+  options?: { budget?: OutboundBudget },
+) => Promise<OutboundResult>;
+
+/** The plugin call of a service container: its development origins only with `ENVIRONMENT=development`. */
+export function pluginCallOf(
+  services: Pick<Services, "config" | "pluginOutbound">,
+): PluginCall {
+  const policy = outboundPolicyFromConfig(services.config);
+  return (request, options = {}) =>
+    outboundFetch(request, {
+      ...services.pluginOutbound,
+      ...options,
+      policy,
+    });
+}

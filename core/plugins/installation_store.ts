@@ -1,0 +1,94 @@
+// Installation rows: reading them by site or token digest, and their plain shape.
+import type { Selectable } from "kysely";
+import type { Db } from "../db/database.ts";
+import type { PluginInstallationsTable } from "../db/schema.ts";
+import type { ManifestV1 } from "./manifest.ts";
+import type { Capability, InstallationState } from "./protocol.ts";
+
+/** A stored installation row. */
+export type InstallationRow = Selectable<PluginInstallationsTable>;
+
+/** An installation as services see it: the grant and manifest parsed, no token digests. */
+export interface Installation {
+  id: string;
+  siteId: string;
+  pluginId: string;
+  name: string;
+  version: string;
+  protocolVersion: number;
+  state: InstallationState;
+  capabilities: Capability[];
+  modelIds: string[];
+  manifest: ManifestV1;
+  manifestUrl: string;
+  createdAt: Date;
+  updatedAt: Date;
+  /** True while a previous token still works after a rotation. */
+  overlapping: boolean;
+}
+
+function jsonValue<T>(value: unknown): T {
+  return (typeof value === "string" ? JSON.parse(value) : value) as T;
+}
+
+/** The plain shape of a row. */
+export function installationOf(row: InstallationRow): Installation {
+  return {
+    id: row.id,
+    siteId: row.site_id,
+    pluginId: row.plugin_id,
+    name: row.name,
+    version: row.version,
+    protocolVersion: row.protocol_version,
+    state: row.state,
+    capabilities: jsonValue<Capability[]>(row.grant_capabilities),
+    modelIds: jsonValue<string[]>(row.grant_model_ids),
+    manifest: jsonValue<ManifestV1>(row.manifest),
+    manifestUrl: row.manifest_url,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+    overlapping: row.previous_token_hash !== null,
+  };
+}
+
+/** One installation of the site, or undefined (also for a malformed id). */
+export async function readInstallation(
+  db: Db,
+  siteId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<InstallationRow | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  let query = db.selectFrom("plugin_installations").selectAll()
+    .where("site_id", "=", siteId).where("id", "=", id);
+  if (options.lock) query = query.forUpdate();
+  return await query.executeTakeFirst();
+}
+
+/** Every installation of the site, newest first (revoked ones too: their audit trail stays readable). */
+export async function listInstallationRows(
+  db: Db,
+  siteId: string,
+): Promise<InstallationRow[]> {
+  return await db.selectFrom("plugin_installations").selectAll()
+    .where("site_id", "=", siteId).orderBy("created_at", "desc")
+    .orderBy("id").execute();
+}
+
+/**
+ * The installation holding a token digest as its current or previous token: one indexed
+ * lookup (both digest columns carry a unique partial index).
+ */
+export async function installationByDigest(
+  db: Db,
+  digest: string,
+): Promise<InstallationRow | undefined> {
+  return await db.selectFrom("plugin_installations").selectAll()
+    .where((eb) =>
+      eb.or([
+        eb("token_hash", "=", digest),
+        eb("previous_token_hash", "=", digest),
+      ])
+    )
+    .executeTakeFirst();
+}

@@ -1,0 +1,131 @@
+// The transition command at the plugin door: capability, key, body, pins, then the one lifecycle service.
+import type { Context } from "hono";
+import { z } from "zod";
+import { IdempotencyStore } from "../kv/idempotency_store.ts";
+import type { AppEnv } from "../web/env.ts";
+import {
+  installationOf,
+  outcomeWith,
+  parseBody,
+  pluginRefusal,
+  refusalResponse,
+  requireCapabilities,
+} from "./api_support.ts";
+import {
+  applyTransition,
+  checkTransition,
+  scopedItem,
+  type TransitionCommand,
+} from "./content_api.ts";
+import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
+import type { Capability } from "./protocol.ts";
+
+const versionId = z.uuid().nullable();
+
+/** The closed transition command of spec 1 part 2.7. */
+export const transitionSchema = z.strictObject({
+  kind: z.enum(["publish", "unpublish"]),
+  expected_current_version_id: versionId.optional(),
+  expected_published_version_id: versionId.optional(),
+  expected_workflow_revision: z.number().int().min(0),
+  delegation_id: z.string().min(1).max(64),
+  locale: z.string().min(2).max(35).optional(),
+}).superRefine((command, ctx) => {
+  if (
+    command.kind === "publish" &&
+    command.expected_current_version_id === undefined
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["expected_current_version_id"],
+      message: "a publish pins expected_current_version_id",
+    });
+  }
+  if (
+    command.kind === "unpublish" &&
+    command.expected_published_version_id === undefined
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["expected_published_version_id"],
+      message: "an unpublish pins expected_published_version_id",
+    });
+  }
+});
+
+const TARGET: Record<TransitionCommand["kind"], string> = {
+  publish: "published",
+  unpublish: "draft",
+};
+
+/** Serves `POST /content/{instance_id}/transitions/{target_state}`. */
+export async function transitionRoute(c: Context<AppEnv>): Promise<Response> {
+  const installation = installationOf(c);
+  const key = commandKey(c.req.raw.headers);
+  if (key instanceof Response) return key;
+  const rawBody = await c.req.text();
+  const parsed = await parseBody(c, transitionSchema);
+  if (!parsed.ok) return refusalResponse(parsed);
+  const command = parsed.value as TransitionCommand;
+  const target = c.req.param("target_state") ?? "";
+  if (TARGET[command.kind] !== target) {
+    return refusalResponse(pluginRefusal(
+      "invalid_request",
+      `A ${command.kind} moves to "${TARGET[command.kind]}", not "${target}"`,
+    ));
+  }
+  const needed: Capability[] = [
+    command.kind === "publish" ? "workflow:publish" : "workflow:unpublish",
+  ];
+  if (command.locale !== undefined) needed.push("workflow:locale");
+  const denied = requireCapabilities(installation, needed);
+  if (denied) return refusalResponse(denied);
+  const { db, kv, clock } = c.var.services;
+  const digest = keyDigest(installation, key);
+  return await runPluginCommand({
+    store: new IdempotencyStore(kv, { clock }),
+    installation,
+    key,
+    method: "POST",
+    path: new URL(c.req.url).pathname,
+    rawBody,
+    async run() {
+      const item = await scopedItem(
+        db,
+        installation,
+        c.req.param("instance_id") ?? "",
+      );
+      if (!("instance" in item)) {
+        return { applied: false, response: refusalResponse(item) };
+      }
+      const ctx = {
+        db,
+        clock,
+        installation,
+        keyDigest: digest,
+      };
+      const checked = await checkTransition(ctx, item, command);
+      if (!checked.ok) {
+        return { applied: false, response: refusalResponse(checked) };
+      }
+      const result = await applyTransition(
+        ctx,
+        item,
+        command,
+        checked.delegation,
+      );
+      if (!result.ok) {
+        return { applied: false, response: refusalResponse(result) };
+      }
+      const { ok: _ok, ...facts } = result;
+      return {
+        applied: true,
+        response: outcomeWith(
+          "transition_applied",
+          `${command.kind} applied`,
+          { result: facts },
+        ),
+      };
+    },
+  });
+}

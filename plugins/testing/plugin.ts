@@ -1,0 +1,310 @@
+// The protocol test plugin: a small real HTTP server the service's plugin suite installs through
+// PLUGIN_DEV_ORIGINS, with switchable faults (refused, hung, redirected, oversized, garbage answers)
+// so every outcome of spec 1 part 7 can be reached. `plugins/example/` is the one to read first.
+
+/** How the example answers the service's calls; tests switch these to reach every outcome. */
+export interface ExampleBehaviour {
+  /** `ok` (2xx), `refuse` (403), `hang` (never answers), `redirect` (302), `huge` (64 KB body). */
+  activation: "ok" | "refuse" | "hang" | "redirect" | "huge";
+  /** `ok`, `garbage` (not JSON), `unknown_key`, `other_id` (another plugin id), `redirect`. */
+  manifest: "ok" | "garbage" | "unknown_key" | "other_id" | "redirect";
+  /** The version the manifest carries. */
+  version: string;
+  /** Capabilities the manifest requests. */
+  capabilities: string[];
+  /** Status the notification endpoint answers. */
+  events: number;
+}
+
+/** One installation the plugin holds: the token lives only in memory here (a real plugin encrypts it at rest). */
+export interface ExampleInstallation {
+  id: string;
+  siteId: string;
+  serviceUrl: string;
+  token: string;
+}
+
+interface CodeRecord {
+  purpose: "activate" | "rotate";
+  installationId: string | null;
+  expiresAt: number;
+  used: boolean;
+}
+
+const CODE_TTL_MS = 15 * 60 * 1000;
+const HANDOFF_KEYS = [
+  "kind",
+  "code",
+  "token",
+  "installation_id",
+  "site_id",
+  "service_url",
+];
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(text),
+  );
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+}
+
+/** Options of {@linkcode startExamplePlugin}. */
+export interface ExamplePluginOptions {
+  hostname?: string;
+  port?: number;
+  /** How the plugin reaches the service; tests route it to `app.request()`. */
+  serviceFetch?: (url: string, init: RequestInit) => Promise<Response>;
+  /** Time source of code expiry. */
+  now?: () => number;
+}
+
+/** A running example plugin. */
+export interface ExamplePlugin {
+  origin: string;
+  manifestUrl: string;
+  behaviour: ExampleBehaviour;
+  installations: Map<string, ExampleInstallation>;
+  /** Delegations the launch page received, by installation id. */
+  delegations: Map<string, unknown>;
+  /** Lifecycle notifications received. */
+  events: unknown[];
+  /** Hand-off bodies received, with the token and code removed. */
+  handoffs: { kind: string; installation_id: string }[];
+  serviceFetch: (url: string, init: RequestInit) => Promise<Response>;
+  /** Issues a one-time activation (no id) or rotation code, valid 15 minutes; only its digest is kept. */
+  issueCode(installationId?: string): Promise<string>;
+  /** Calls the plugin API with the installation's token. */
+  api(
+    installationId: string,
+    path: string,
+    init?: { method?: string; body?: unknown; key?: string },
+  ): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** The manifest v1 of the example plugin on `origin`. */
+export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
+  return {
+    manifest_version: 1,
+    protocol_version: 1,
+    id: behaviour.manifest === "other_id"
+      ? "com.example.impostor"
+      : "com.example.publisher",
+    name: "Example publisher",
+    version: behaviour.version,
+    description: "Publishes and unpublishes content for a person",
+    base_url: `${origin}/`,
+    activation_url: `${origin}/svc/activate`,
+    management_url: `${origin}/installations/{installation_id}`,
+    capabilities: behaviour.capabilities,
+    manage_views: [{ id: "calendar", label: "Calendar" }],
+    content_actions: [{
+      id: "publish-later",
+      label: "Publish later",
+      scope: "entry",
+    }],
+    ui_extensions: [{
+      id: "publish-card",
+      placement: "entry_sidebar",
+      title: "Publish later",
+      body: "Choose a time to publish this entry.",
+      button_label: "Open",
+      opens: { kind: "content_action", id: "publish-later" },
+    }],
+    ...(behaviour.manifest === "unknown_key" ? { surprise: true } : {}),
+  };
+}
+
+/** Starts the example plugin on 127.0.0.1 (a free port by default). */
+export function startExamplePlugin(
+  options: ExamplePluginOptions = {},
+): Promise<ExamplePlugin> {
+  const now = options.now ?? Date.now;
+  const codes = new Map<string, CodeRecord>();
+  const hanging = new Set<() => void>();
+  const plugin: ExamplePlugin = {
+    origin: "",
+    manifestUrl: "",
+    behaviour: {
+      activation: "ok",
+      manifest: "ok",
+      version: "1.0.0",
+      capabilities: [
+        "content:read",
+        "content:write",
+        "content:propose",
+        "draft:write",
+        "workflow:read",
+        "workflow:publish",
+        "workflow:unpublish",
+        "workflow:locale",
+        "workflow:release",
+      ],
+      events: 204,
+    },
+    installations: new Map(),
+    delegations: new Map(),
+    events: [],
+    handoffs: [],
+    serviceFetch: options.serviceFetch ?? ((url, init) => fetch(url, init)),
+    async issueCode(installationId) {
+      const code = crypto.randomUUID() + crypto.randomUUID();
+      codes.set(await sha256(code), {
+        purpose: installationId ? "rotate" : "activate",
+        installationId: installationId ?? null,
+        expiresAt: now() + CODE_TTL_MS,
+        used: false,
+      });
+      return code;
+    },
+    async api(installationId, path, init = {}) {
+      const installation = plugin.installations.get(installationId);
+      if (!installation) {
+        throw new Error(`No installation "${installationId}" in the plugin`);
+      }
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${installation.token}`,
+      };
+      if (init.body !== undefined) headers["content-type"] = "application/json";
+      if (init.key !== undefined) headers["idempotency-key"] = init.key;
+      return await plugin.serviceFetch(
+        `${installation.serviceUrl}/api/plugin/v1${path}`,
+        {
+          method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+          headers,
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        },
+      );
+    },
+    async close() {
+      for (const release of hanging) release();
+      await server.shutdown();
+    },
+  };
+
+  async function activate(request: Request): Promise<Response> {
+    const mode = plugin.behaviour.activation;
+    if (mode === "hang") {
+      await new Promise<void>((resolve) => hanging.add(resolve));
+      return new Response(null, { status: 503 });
+    }
+    if (mode === "redirect") {
+      return new Response(null, {
+        status: 302,
+        headers: { location: `${plugin.origin}/elsewhere` },
+      });
+    }
+    if (mode === "huge") return new Response("x".repeat(65_536));
+    if (mode === "refuse") return new Response(null, { status: 403 });
+    let body: Record<string, unknown>;
+    try {
+      body = await request.json();
+    } catch {
+      return new Response(null, { status: 400 });
+    }
+    // Closed: an unknown key makes the plugin refuse.
+    const keys = Object.keys(body);
+    if (
+      keys.length !== HANDOFF_KEYS.length ||
+      !keys.every((k) => HANDOFF_KEYS.includes(k))
+    ) {
+      return new Response(null, { status: 400 });
+    }
+    const digest = await sha256(String(body.code));
+    const record = codes.get(digest);
+    if (
+      !record || record.used || now() >= record.expiresAt ||
+      record.purpose !== body.kind ||
+      (body.kind === "rotate" && record.installationId !== body.installation_id)
+    ) {
+      return new Response(null, { status: 403 });
+    }
+    const id = String(body.installation_id);
+    if (body.kind === "activate" && plugin.installations.has(id)) {
+      return new Response(null, { status: 409 });
+    }
+    if (body.kind === "rotate" && !plugin.installations.has(id)) {
+      return new Response(null, { status: 404 });
+    }
+    record.used = true;
+    plugin.installations.set(id, {
+      id,
+      siteId: String(body.site_id),
+      serviceUrl: String(body.service_url),
+      token: String(body.token),
+    });
+    plugin.handoffs.push({ kind: String(body.kind), installation_id: id });
+    return new Response(null, { status: 204 });
+  }
+
+  async function launchPage(request: Request, id: string): Promise<Response> {
+    const url = new URL(request.url);
+    const code = url.searchParams.get("svc_launch");
+    const headers = { "referrer-policy": "no-referrer" };
+    if (code === null) {
+      return new Response(
+        "<!doctype html><title>Example</title><p>Open me from the service.",
+        {
+          headers: { ...headers, "content-type": "text/html" },
+        },
+      );
+    }
+    const exchanged = await plugin.api(id, "/launch/exchange", {
+      body: { code },
+    });
+    if (!exchanged.ok) return new Response(null, { status: 403, headers });
+    plugin.delegations.set(id, (await exchanged.json()).data);
+    // The code never stays in the address bar or history.
+    return new Response(null, {
+      status: 303,
+      headers: { ...headers, location: `/installations/${id}` },
+    });
+  }
+
+  const server = Deno.serve({
+    hostname: options.hostname ?? "127.0.0.1",
+    port: options.port ?? 0,
+    onListen: () => {},
+  }, async (request) => {
+    const url = new URL(request.url);
+    if (request.method === "GET" && url.pathname === "/svc/manifest.json") {
+      const mode = plugin.behaviour.manifest;
+      if (mode === "garbage") return new Response("<html>not json");
+      if (mode === "redirect") {
+        return new Response(null, {
+          status: 301,
+          headers: { location: "https://elsewhere.example.com/m.json" },
+        });
+      }
+      return Response.json(exampleManifest(plugin.origin, plugin.behaviour));
+    }
+    if (request.method === "POST" && url.pathname === "/svc/activate") {
+      return await activate(request);
+    }
+    if (request.method === "POST" && url.pathname === "/svc/events") {
+      plugin.events.push(await request.json());
+      return new Response(null, { status: plugin.behaviour.events });
+    }
+    const launch = /^\/installations\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (request.method === "GET" && launch) {
+      return await launchPage(request, launch[1]);
+    }
+    return new Response("Not found", { status: 404 });
+  });
+  const address = server.addr as Deno.NetAddr;
+  plugin.origin = `http://${address.hostname}:${address.port}`;
+  plugin.manifestUrl = `${plugin.origin}/svc/manifest.json`;
+  return Promise.resolve(plugin);
+}
+
+if (import.meta.main) {
+  const plugin = await startExamplePlugin({
+    port: Number(Deno.env.get("PORT") ?? 8787),
+  });
+  console.log(
+    `Example plugin on ${plugin.origin}; manifest ${plugin.manifestUrl}`,
+  );
+  console.log(`Activation code (15 minutes): ${await plugin.issueCode()}`);
+}

@@ -1,0 +1,360 @@
+// The plugin API on content with a real plugin server: launches, delegated reads, pinned transitions
+// with Idempotency-Key, rotation overlap, and authority re-checked on every command (LAU, PAPI, PEXT, AUD).
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { withPluginWorld } from "./world.ts";
+
+async function json(res: Response) {
+  return await res.json();
+}
+
+Deno.test("launch, exchange, delegated read and a publish then unpublish with pins and idempotency (LAU-001, PAPI-010, PAPI-012, AUD-001)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { groupId, instances } = await w.entry({
+      en: { title: "Hello" },
+      de: { title: "Hallo" },
+    });
+    const launch = await w.admin("POST", `/api/plugins/${id}/launch`, {
+      kind: "content_action",
+      action: "publish-later",
+      instance_id: instances.en,
+    });
+    equal(launch.status, 201);
+    equal(launch.headers.get("referrer-policy"), "no-referrer");
+    const launched = (await json(launch)).data;
+    match(launched.code, /^svl_[A-Za-z0-9_-]{43}$/);
+    ok(
+      launched.url.startsWith(
+        `${w.plugin.origin}/installations/${id}?svc_launch=svl_`,
+      ),
+    );
+    const page = await fetch(launched.url, { redirect: "manual" });
+    await page.body?.cancel();
+    equal(page.status, 303);
+    equal(page.headers.get("location"), `/installations/${id}`);
+    const delegation = w.plugin.delegations.get(id) as Record<string, unknown>;
+    equal(delegation.instance_id, instances.en);
+    equal(delegation.group_id, groupId);
+    deepEqual(delegation.model_ids, [{ model_id: w.modelId, access: "read" }]);
+    deepEqual(delegation.user, { id: w.adminId, email: "admin@plugins.test" });
+    // One-time: the same code again is refused.
+    const again = await w.plugin.api(id, "/launch/exchange", {
+      body: { code: launched.code },
+    });
+    equal((await json(again)).outcome.code, "invalid_request");
+
+    const delegationId = String(delegation.delegation_id);
+    const read = await json(
+      await w.plugin.api(
+        id,
+        `/content/${instances.en}?delegation_id=${delegationId}`,
+      ),
+    );
+    equal(read.data.fields.title, "Hello");
+    const wf = read.data.workflow;
+    deepEqual(wf.transitions.map((t: { kind: string }) => t.kind).sort(), [
+      "publish",
+      "submit",
+      "trash",
+    ]);
+    deepEqual(wf.locales.de.transitions, [{
+      kind: "publish",
+      to: "published",
+    }]);
+    equal(read.data.current_version_id, wf.current_version_id);
+    equal(read.data.published_version_id, null);
+
+    const command = {
+      kind: "publish",
+      expected_current_version_id: wf.current_version_id,
+      expected_workflow_revision: wf.revision,
+      delegation_id: delegationId,
+    };
+    const path = `/content/${instances.en}/transitions/published`;
+    const noKey = await w.plugin.api(id, path, { body: command });
+    equal((await json(noKey)).outcome.code, "invalid_request");
+    const first = await w.plugin.api(id, path, { body: command, key: "k1" });
+    equal(first.status, 200);
+    const applied = await json(first);
+    equal(applied.outcome.code, "transition_applied");
+    equal(applied.result.state, "published");
+    equal(applied.result.redirect, null);
+    equal(applied.result.revision, wf.revision + 1);
+    const replay = await json(
+      await w.plugin.api(id, path, { body: command, key: "k1" }),
+    );
+    equal(replay.outcome.code, "idempotent_replay");
+    deepEqual(replay.result, applied.result);
+    const reused = await w.plugin.api(id, path, {
+      body: { ...command, expected_workflow_revision: 99 },
+      key: "k1",
+    });
+    equal(reused.status, 409);
+    equal((await json(reused)).outcome.code, "idempotency_key_reused");
+    const events = await w.services.db.selectFrom("workflow_events")
+      .selectAll().where("group_id", "=", groupId).where("kind", "=", "publish")
+      .execute();
+    equal(events.length, 2, "one event per language, once");
+    const actor = events[0].actor as Record<string, unknown>;
+    equal(actor.kind, "plugin");
+    equal(actor.installation_id, id);
+    equal(actor.plugin_id, "com.example.publisher");
+    equal(actor.version, "1.0.0");
+    equal(actor.person_email, "admin@plugins.test");
+    const details = events[0].details as Record<string, unknown>;
+    match(String(details.idempotency_key_digest), /^[0-9a-f]{64}$/);
+    equal(details.protocol_version, "1");
+    ok(!JSON.stringify(events).includes('"k1"'), "never the key itself");
+
+    // Stale pins: the revision moved.
+    const stale = await w.plugin.api(
+      id,
+      `/content/${instances.en}/transitions/draft`,
+      {
+        body: {
+          kind: "unpublish",
+          expected_published_version_id: applied.result.published_version_id,
+          expected_workflow_revision: wf.revision,
+          delegation_id: delegationId,
+        },
+        key: "k2",
+      },
+    );
+    equal((await json(stale)).outcome.code, "workflow_conflict");
+    const wrongPin = await w.plugin.api(
+      id,
+      `/content/${instances.en}/transitions/draft`,
+      {
+        body: {
+          kind: "unpublish",
+          expected_published_version_id: crypto.randomUUID(),
+          expected_workflow_revision: applied.result.revision,
+          delegation_id: delegationId,
+        },
+        key: "k3",
+      },
+    );
+    equal((await json(wrongPin)).outcome.code, "scheduled_target_stale");
+    const un = await w.plugin.api(
+      id,
+      `/content/${instances.en}/transitions/draft`,
+      {
+        body: {
+          kind: "unpublish",
+          expected_published_version_id: applied.result.published_version_id,
+          expected_workflow_revision: applied.result.revision,
+          delegation_id: delegationId,
+        },
+        key: "k4",
+      },
+    );
+    const unpublished = await json(un);
+    equal(unpublished.outcome.code, "transition_applied");
+    equal(unpublished.result.state, "draft");
+    ok(!("redirect" in unpublished.result), "an unpublish reports no redirect");
+    const offNow = await w.plugin.api(
+      id,
+      `/content/${instances.en}/transitions/draft`,
+      {
+        body: {
+          kind: "unpublish",
+          expected_published_version_id: applied.result.published_version_id,
+          expected_workflow_revision: unpublished.result.revision,
+          delegation_id: delegationId,
+        },
+        key: "k5",
+      },
+    );
+    equal((await json(offNow)).outcome.code, "transition_unavailable");
+  }));
+
+Deno.test("one language with workflow:locale; an unknown language is locale_unavailable; without the capability capability_refused (PAPI-013)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { instances } = await w.entry({
+      en: { title: "A" },
+      de: { title: "B" },
+    });
+    const delegationId = await w.delegate(id, instances.en);
+    const read = (await json(
+      await w.plugin.api(
+        id,
+        `/content/${instances.en}?delegation_id=${delegationId}`,
+      ),
+    )).data;
+    const body = (locale: string) => ({
+      kind: "publish",
+      expected_current_version_id: read.current_version_id,
+      expected_workflow_revision: read.workflow.revision,
+      delegation_id: delegationId,
+      locale,
+    });
+    const path = `/content/${instances.en}/transitions/published`;
+    const fr = await w.plugin.api(id, path, { body: body("fr"), key: "a" });
+    equal((await json(fr)).outcome.code, "locale_unavailable");
+    const de = await json(
+      await w.plugin.api(id, path, { body: body("de"), key: "b" }),
+    );
+    equal(de.outcome.code, "transition_applied");
+    deepEqual(
+      de.result.languages.map((
+        l: { locale: string; published_version_id: string | null },
+      ) => [l.locale, l.published_version_id !== null]),
+      [["en", false], ["de", true]],
+    );
+    await w.admin("POST", `/api/plugins/${id}/grant`, {
+      capabilities: ["content:read", "workflow:read", "workflow:publish"],
+      model_ids: [w.modelId],
+    });
+    const narrowed = await w.plugin.api(id, path, {
+      body: body("en"),
+      key: "c",
+    });
+    equal(narrowed.status, 403);
+    equal((await json(narrowed)).outcome.code, "capability_refused");
+  }));
+
+Deno.test("a person who loses their role is requester_unauthorized and nothing is written; an applied key still replays (PAPI-015, LAU-008)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { groupId, instances } = await w.entry({ en: { title: "A" } });
+    const delegationId = await w.delegate(id, instances.en);
+    const read = (await json(
+      await w.plugin.api(
+        id,
+        `/content/${instances.en}?delegation_id=${delegationId}`,
+      ),
+    )).data;
+    const command = {
+      kind: "publish",
+      expected_current_version_id: read.current_version_id,
+      expected_workflow_revision: read.workflow.revision,
+      delegation_id: delegationId,
+    };
+    const path = `/content/${instances.en}/transitions/published`;
+    const applied = await json(
+      await w.plugin.api(id, path, { body: command, key: "first" }),
+    );
+    equal(applied.outcome.code, "transition_applied");
+    await w.services.db.deleteFrom("site_members").where(
+      "user_id",
+      "=",
+      w.adminId,
+    )
+      .execute();
+    const replay = await json(
+      await w.plugin.api(id, path, { body: command, key: "first" }),
+    );
+    equal(replay.outcome.code, "idempotent_replay");
+    const before = await w.services.db.selectFrom("entry_groups").select(
+      "revision",
+    )
+      .where("id", "=", groupId).executeTakeFirstOrThrow();
+    const refused = await w.plugin.api(
+      id,
+      `/content/${instances.en}/transitions/draft`,
+      {
+        body: {
+          kind: "unpublish",
+          expected_published_version_id: applied.result.published_version_id,
+          expected_workflow_revision: applied.result.revision,
+          delegation_id: delegationId,
+        },
+        key: "second",
+      },
+    );
+    equal(refused.status, 403);
+    equal((await json(refused)).outcome.code, "requester_unauthorized");
+    const after = await w.services.db.selectFrom("entry_groups").select(
+      "revision",
+    )
+      .where("id", "=", groupId).executeTakeFirstOrThrow();
+    equal(after.revision, before.revision, "nothing written");
+    const reread = await w.plugin.api(
+      id,
+      `/content/${instances.en}?delegation_id=${delegationId}`,
+    );
+    equal((await json(reread)).outcome.code, "requester_unauthorized");
+  }));
+
+Deno.test("a content-action delegation reaches only its translation group; another installation's delegation is unusable; ungranted models are content_not_found (LAU-009, PAPI-011)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const one = await w.entry({ en: { title: "One" } });
+    const two = await w.entry({ en: { title: "Two" } });
+    const delegationId = await w.delegate(id, one.instances.en);
+    const other = await w.plugin.api(
+      id,
+      `/content/${two.instances.en}?delegation_id=${delegationId}`,
+    );
+    equal((await json(other)).outcome.code, "requester_unauthorized");
+    const unknown = await w.plugin.api(
+      id,
+      `/content/${two.instances.en}?delegation_id=${crypto.randomUUID()}`,
+    );
+    equal((await json(unknown)).outcome.code, "requester_unauthorized");
+    const missing = await w.plugin.api(id, `/content/${crypto.randomUUID()}`);
+    equal(missing.status, 404);
+    equal((await json(missing)).outcome.code, "content_not_found");
+    await w.admin("POST", `/api/plugins/${id}/grant`, {
+      capabilities: ["content:read"],
+      model_ids: [],
+    });
+    const ungranted = await w.plugin.api(id, `/content/${one.instances.en}`);
+    equal((await json(ungranted)).outcome.code, "content_not_found");
+    const list = await json(await w.plugin.api(id, "/content"));
+    deepEqual(list.data, []);
+    const launch = await w.admin("POST", `/api/plugins/${id}/launch`, {
+      kind: "content_action",
+      action: "publish-later",
+      instance_id: one.instances.en,
+    });
+    equal(launch.status, 403);
+    equal((await json(launch)).error.code, "model_not_granted");
+  }));
+
+Deno.test("rotation goes to the pinned activation URL; the old token works until the new one is first used (PLG-010, PAPI-003)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const oldToken = w.plugin.installations.get(id)!.token;
+    const rotated = await w.admin("POST", `/api/plugins/${id}/rotate`, {
+      code: await w.plugin.issueCode(id),
+    });
+    equal(rotated.status, 200);
+    equal((await json(rotated)).data.rotation_overlap, true);
+    const newToken = w.plugin.installations.get(id)!.token;
+    ok(newToken !== oldToken);
+    deepEqual(w.plugin.handoffs.map((h) => h.kind), ["activate", "rotate"]);
+    const call = (token: string) =>
+      w.app.request("http://plugins.test/api/plugin/v1/context", {
+        headers: { host: "plugins.test", authorization: `Bearer ${token}` },
+      });
+    equal((await call(oldToken)).status, 200, "overlap");
+    equal((await call(newToken)).status, 200);
+    equal(
+      (await call(oldToken)).status,
+      401,
+      "the new token ended the overlap",
+    );
+    // A second rotation whose overlap simply runs out.
+    await w.admin("POST", `/api/plugins/${id}/rotate`, {
+      code: await w.plugin.issueCode(id),
+    });
+    const third = w.plugin.installations.get(id)!.token;
+    w.clock.advance(10 * 60 * 1000 - 1);
+    equal(
+      (await call(newToken)).status,
+      200,
+      "last millisecond of the overlap",
+    );
+    w.clock.advance(1);
+    equal((await call(newToken)).status, 401, "ten minutes at most");
+    equal((await call(third)).status, 200);
+    // A refused rotation leaves the current token working.
+    w.plugin.behaviour.activation = "refuse";
+    const refused = await w.admin("POST", `/api/plugins/${id}/rotate`, {
+      code: await w.plugin.issueCode(id),
+    });
+    equal((await json(refused)).error.code, "activation_refused");
+    equal((await call(third)).status, 200);
+  }));

@@ -1,0 +1,196 @@
+// A service and the example plugin as a real HTTP server, wired for plugin protocol tests.
+import { createSession } from "../../core/auth/session_store.ts";
+import { personActor } from "../../core/access/actor.ts";
+import { modelValidator, saveEntry } from "../../core/entries/mod.ts";
+import { createModel } from "../../core/models/store.ts";
+import { createInstallation } from "../../core/sites/installation.ts";
+import {
+  type ExamplePlugin,
+  startExamplePlugin,
+} from "../../plugins/testing/plugin.ts";
+import { openTestApp, type TestApp } from "../support/app.ts";
+
+/** The Host of the test site. */
+export const SITE_HOST = "plugins.test";
+const CSRF = "c".repeat(43);
+
+/** A test world: the service, one site with an administrator, a model, and the running plugin. */
+export interface PluginWorld extends TestApp {
+  plugin: ExamplePlugin;
+  siteId: string;
+  adminId: string;
+  modelId: string;
+  /** A signed-in person's session token (the administrator's unless another is made). */
+  session: string;
+  /** Calls an admin-side route as the signed-in administrator (session, CSRF header). */
+  admin(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { session?: string },
+  ): Promise<Response>;
+  /** Creates an entry with one saved version per language, as the administrator. */
+  entry(values: Record<string, Record<string, unknown>>): Promise<{
+    groupId: string;
+    instances: Record<string, string>;
+  }>;
+  /** Installs and activates the plugin with the whole grant; answers its installation id. */
+  install(
+    grant?: { capabilities?: string[]; model_ids?: string[] },
+  ): Promise<string>;
+  /** Launches a content action on an instance and exchanges it through the plugin's page. */
+  delegate(
+    installationId: string,
+    instanceId?: string,
+    session?: string,
+  ): Promise<string>;
+  sessionFor(userId: string): Promise<string>;
+}
+
+/** Opens a world; `outbound` shortens the plugin call limits (timeouts) for a test. */
+export async function openPluginWorld(
+  options: { timeoutMs?: number } = {},
+): Promise<PluginWorld> {
+  const plugin = await startExamplePlugin();
+  const t = await openTestApp({
+    env: {
+      ENVIRONMENT: "development",
+      PLUGIN_DEV_ORIGINS: plugin.origin,
+      PUBLIC_URL: `http://${SITE_HOST}`,
+    },
+  });
+  if (options.timeoutMs !== undefined) {
+    t.services.pluginOutbound = { limits: { timeoutMs: options.timeoutMs } };
+  }
+  plugin.serviceFetch = async (url, init) =>
+    await t.app.request(url, {
+      ...init,
+      headers: { ...init.headers as Record<string, string>, host: SITE_HOST },
+    });
+  const created = await createInstallation(t.services, {
+    domain: SITE_HOST,
+    locales: ["en", "de"],
+    adminEmail: "admin@plugins.test",
+  });
+  if (!created.ok) throw new Error(created.message);
+  const siteId = created.site.id;
+  const model = await createModel(
+    { db: t.services.db, clock: t.clock, siteId },
+    {
+      model: { name: "Posts", slug: "posts", enableI18n: true },
+      fields: [{ key: "title", label: "Title", type: "text", localized: true }],
+    },
+  );
+  if (!model.ok) throw new Error(`Cannot create the test model: ${model.code}`);
+  const sessionFor = async (userId: string) =>
+    (await createSession({ db: t.services.db, clock: t.clock }, userId)).token;
+  const session = await sessionFor(created.admin.id);
+  const world: PluginWorld = {
+    ...t,
+    close: async () => {
+      await plugin.close();
+      await t.close();
+    },
+    plugin,
+    siteId,
+    adminId: created.admin.id,
+    modelId: model.model_id,
+    session,
+    sessionFor,
+    admin(method, path, body, opts = {}) {
+      const headers: Record<string, string> = {
+        host: SITE_HOST,
+        cookie: `stave_session=${opts.session ?? session}; stave_csrf=${CSRF}`,
+        "x-csrf-token": CSRF,
+        origin: `http://${SITE_HOST}`,
+      };
+      if (body !== undefined) headers["content-type"] = "application/json";
+      return Promise.resolve(t.app.request(`http://${SITE_HOST}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }));
+    },
+    async entry(values) {
+      let groupId: string | undefined;
+      const instances: Record<string, string> = {};
+      for (const [locale, fields] of Object.entries(values)) {
+        const saved = await saveEntry({
+          db: t.services.db,
+          clock: t.clock,
+          siteId,
+          actor: personActor(created.admin.id),
+          validate: modelValidator(),
+        }, {
+          group_id: groupId,
+          model_id: model.model_id,
+          locale,
+          slug: `${locale}-${crypto.randomUUID().slice(0, 8)}`,
+          fields,
+          expected_current_version_id: null,
+        });
+        if (!saved.ok) throw new Error(`Cannot save the entry: ${saved.code}`);
+        groupId = saved.group_id;
+        for (const i of saved.instances) instances[i.locale] = i.entry_id;
+      }
+      return { groupId: groupId!, instances };
+    },
+    async install(grant = {}) {
+      const code = await plugin.issueCode();
+      const res = await world.admin("POST", "/api/plugins", {
+        manifest_url: plugin.manifestUrl,
+        activation_code: code,
+        grant: {
+          capabilities: grant.capabilities ?? plugin.behaviour.capabilities,
+          model_ids: grant.model_ids ?? [model.model_id],
+        },
+      });
+      const body = await res.json();
+      if (res.status !== 201) {
+        throw new Error(
+          `Install failed: ${res.status} ${JSON.stringify(body)}`,
+        );
+      }
+      return body.data.id;
+    },
+    async delegate(installationId, instanceId, asSession) {
+      const res = await world.admin(
+        "POST",
+        `/api/plugins/${installationId}/launch`,
+        instanceId === undefined ? { kind: "manage", view: "calendar" } : {
+          kind: "content_action",
+          action: "publish-later",
+          instance_id: instanceId,
+        },
+        { session: asSession },
+      );
+      const body = await res.json();
+      if (res.status !== 201) {
+        throw new Error(`Launch failed: ${res.status} ${JSON.stringify(body)}`);
+      }
+      const page = await fetch(body.data.url, { redirect: "manual" });
+      await page.body?.cancel();
+      if (page.status !== 303) {
+        throw new Error(`The plugin's launch page answered ${page.status}`);
+      }
+      const delegation = plugin.delegations.get(installationId) as {
+        delegation_id: string;
+      };
+      return delegation.delegation_id;
+    },
+  };
+  return world;
+}
+
+/** Runs `fn` in a fresh world and closes it afterwards. */
+export async function withPluginWorld(
+  fn: (w: PluginWorld) => Promise<void>,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const world = await openPluginWorld(options);
+  try {
+    await fn(world);
+  } finally {
+    await world.close();
+  }
+}
