@@ -3,6 +3,7 @@ import type { Db } from "../db/database.ts";
 import { getModel } from "../models/model_reads.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { CommandScope } from "./command.ts";
+import { checkMediaReferences } from "./media_refs.ts";
 import { writeRelationLinks } from "./relations.ts";
 import { claimUniqueValues } from "./unique.ts";
 import type { LifecycleRefusal } from "./types.ts";
@@ -37,7 +38,7 @@ export interface WrittenVersion {
 
 /**
  * Applies the rules after a new version's rows are written and before the command records
- * it: relation targets and links, then unique claims. A refusal rolls the command back.
+ * it: media references (MOD-055), relation targets and links, then unique claims. A refusal rolls the command back.
  */
 export async function enforceEntryRules(
   scope: CommandScope,
@@ -45,6 +46,8 @@ export async function enforceEntryRules(
 ): Promise<LifecycleRefusal | null> {
   const { model } = written;
   if (model === null) return null;
+  const media = await checkMediaReferences(scope, { ...written, model });
+  if (media) return media;
   const links = await writeRelationLinks(scope, { ...written, model });
   if (links) return links;
   return await claimUniqueValues(

@@ -19,6 +19,7 @@ import {
 } from "./upload.ts";
 import { releaseObjects } from "./cleanup.ts";
 import { localeChainsOf } from "./locales.ts";
+import { logPublicMediaChange } from "./sync_log.ts";
 
 /** What `PUT /media/{id}` may change (MED-015). */
 export interface MediaChanges {
@@ -78,6 +79,7 @@ export async function updateMedia(
       revision: next.revision,
       updated_at: now,
     }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
+    await logPublicMediaChange(tx, ctx.siteId, id, now);
     await recordWrite(tx, ctx, item);
   });
   return { ok: true, item };
@@ -173,6 +175,7 @@ export async function replaceMedia(
         since: now,
         attempts: 0,
       }).onConflict((oc) => oc.doNothing()).execute();
+      await logPublicMediaChange(tx, ctx.siteId, id, now);
       await recordWrite(tx, ctx, item);
     });
   } catch (error) {
@@ -328,6 +331,7 @@ export async function putOriginal(
         revision: row.revision + 1,
         updated_at: now,
       }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
+      await logPublicMediaChange(tx, ctx.siteId, id, now);
       await recordWrite(tx, ctx, { media_id: id, lang, object_id: objectId });
     });
   } catch (error) {
@@ -377,6 +381,7 @@ export async function deleteOriginal(
       revision: row.revision + 1,
       updated_at: now,
     }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
+    await logPublicMediaChange(tx, ctx.siteId, id, now);
     await recordWrite(tx, ctx, { media_id: id, lang, removed: true });
   });
   await releaseObjects(ctx, [current.storage_key]);

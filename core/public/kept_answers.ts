@@ -58,6 +58,7 @@ export async function servePublicRead(
     siteId: c.var.site.id,
     token,
     context: c.var.publicContext,
+    publicUrl: config.publicUrl,
   }, url.searchParams);
   if (answer.preview) return publicJson(c, answer, { cache: "none" });
   const serialized = serializeAnswer(answer);

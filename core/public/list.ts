@@ -10,6 +10,8 @@ import {
   visibleTargets,
 } from "./expand.ts";
 import { PAGE_CONTRACT_SERVED, shapeItem } from "./items.ts";
+import { expandMedia, withExpandedTargets } from "./media_expand.ts";
+import { localeChain } from "../sites/settings.ts";
 import { invalid, parseListQuery } from "./list_params.ts";
 import { type PageRow as Row, scanned, sortedByValues } from "./list_pages.ts";
 import {
@@ -36,6 +38,8 @@ export interface PublicReadContext {
   token: SiteTokenScope | null;
   /** What the /v1 middleware read in its one statement (site, policy, models). */
   context: PublicContext;
+  /** Origin of media delivery URLs (`PUBLIC_URL`); absent gives site-relative URLs. */
+  publicUrl?: string;
 }
 
 /** A public answer and the cache tags of what it shows. */
@@ -140,6 +144,11 @@ export async function listItems(
   const shown = expand.length > 0
     ? await expandItems(scope, model, expand, rows, data)
     : [];
+  await expandMedia(ctx.db, withExpandedTargets(data), {
+    siteId: ctx.siteId,
+    chain: localeChain(plan.policy, locale, plan.defaultLanguage),
+    publicUrl: ctx.publicUrl ?? "",
+  });
   const last = rows.at(-1);
   const next = hasMore && last
     ? await encodeCursor(ctx.db, {

@@ -1,5 +1,7 @@
 // GET /v1/_related/{model}: the rest of an expanded relation field, page by page (spec 3 part 4.4).
 import { PUBLIC_QUERY_PARAMETERS } from "./query_parameters.ts";
+import { expandMedia } from "./media_expand.ts";
+import { localeChain } from "../sites/settings.ts";
 import { HttpError } from "../web/errors.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import {
@@ -99,6 +101,14 @@ export async function readRelated(
       modelSlugs: slugs(scope),
     })
   );
+  const plan = ctx.context.localePlan;
+  await expandMedia(ctx.db, data, {
+    siteId: ctx.siteId,
+    chain: plan
+      ? localeChain(plan.policy, locale, plan.defaultLanguage)
+      : [locale],
+    publicUrl: ctx.publicUrl ?? "",
+  });
   const last = page.rows.at(-1);
   const next = page.hasMore && last
     ? await encodeCursor(ctx.db, {

@@ -11,6 +11,8 @@ import {
   visibleTargets,
 } from "./expand.ts";
 import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
+import { expandMedia, withExpandedTargets } from "./media_expand.ts";
+import { localeChain } from "../sites/settings.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
 import { collectParams, parseExpand } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
@@ -70,6 +72,11 @@ export async function readItem(
   const shown = expand.length > 0
     ? await expandItems(scope, model, expand, [row], [item])
     : [];
+  await expandMedia(ctx.db, withExpandedTargets([item]), {
+    siteId: ctx.siteId,
+    chain: localeChain(plan.policy, locale, plan.defaultLanguage),
+    publicUrl: ctx.publicUrl ?? "",
+  });
   return {
     body: { data: item, contracts: { page: { served: PAGE_CONTRACT_SERVED } } },
     tags: [

@@ -1,4 +1,6 @@
 // Seeds the demo site's models and content: tags, posts in en and de, private notes and pages.
+import type { MediaStorage } from "../media/storage.ts";
+import { API_UPLOAD_LIMIT, uploadMedia } from "../media/upload.ts";
 import type { Actor } from "../access/actor.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
@@ -64,6 +66,63 @@ export interface SeedDemoOptions {
   siteId: string;
   /** The person the seed acts as (the demo admin). */
   adminId: string;
+  /** Where the demo's cover images go; absent seeds no images (most tests). */
+  media?: { storage: MediaStorage; publicUrl: string };
+}
+
+/** The demo's cover images (drawn by scripts/gen_demo_images.ts) with alt texts. */
+const DEMO_IMAGES: [string, string, string][] = [
+  [
+    "sunrise",
+    "An orange sun rising over dark hills",
+    "Orange Sonne über dunklen Hügeln",
+  ],
+  [
+    "harbour",
+    "A white sail on a dark blue sea",
+    "Ein weißes Segel auf dunkelblauem Meer",
+  ],
+  [
+    "forest",
+    "Four green fir trees under a pale sky",
+    "Vier grüne Tannen unter hellem Himmel",
+  ],
+  [
+    "grid",
+    "A glowing blue grid on a dark background",
+    "Ein leuchtend blaues Raster auf dunklem Grund",
+  ],
+];
+
+/** Posts with a cover: every third one, so lists show both kinds. */
+const COVER_EVERY = 3;
+
+async function seedDemoImages(
+  options: SeedDemoOptions,
+): Promise<string[]> {
+  if (!options.media) return [];
+  const ctx = {
+    db: options.db,
+    clock: options.clock,
+    siteId: options.siteId,
+    storage: options.media.storage,
+    publicUrl: options.media.publicUrl,
+    keyDigest: null,
+  };
+  const ids: string[] = [];
+  for (const [name, en, de] of DEMO_IMAGES) {
+    const bytes = await Deno.readFile(
+      new URL(`./demo_media/${name}.png`, import.meta.url),
+    );
+    const result = await uploadMedia(ctx, { bytes, fileName: `${name}.png` }, {
+      altTexts: { en, de },
+      onDuplicate: "use_existing",
+      limitBytes: API_UPLOAD_LIMIT,
+    });
+    if (!result.ok) throw new Error(`Cannot seed demo image: ${result.code}`);
+    ids.push(result.item.id);
+  }
+  return ids;
 }
 
 /** Creates the demo models and content once; throws if any step is refused, as that is a bug. */
@@ -197,6 +256,7 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
     }),
   );
 
+  const imageIds = await seedDemoImages(options);
   const tagIds: string[] = [];
   for (const [slug, en, de] of TAGS) {
     const created = expectSaved(
@@ -232,6 +292,9 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
       published_on: day,
       category: CATEGORIES[i % CATEGORIES.length],
       reading_minutes: 3 + (i * 7) % 15,
+      ...(imageIds.length > 0 && i % COVER_EVERY === 0
+        ? { cover: imageIds[(i / COVER_EVERY) % imageIds.length] }
+        : {}),
     };
     let saved = expectSaved(
       await saveEntry(ctx, {

@@ -3,6 +3,7 @@ import type { Services } from "../services.ts";
 import { findSiteByDomain } from "./site_store.ts";
 import { createInstallation } from "./installation.ts";
 import { seedDemoContent } from "./demo_content.ts";
+import { mediaStorageOf } from "../media/storage_of.ts";
 
 /** What start-up prints about the demo site. */
 export interface DemoSite {
@@ -31,6 +32,10 @@ export async function ensureDemoSite(services: Services): Promise<DemoSite> {
     clock: services.clock,
     siteId: created.site.id,
     adminId: created.admin.id,
+    // The service itself (not tests building a demo site) ships the demo's cover images.
+    media: config.demoSite
+      ? { storage: mediaStorageOf(services), publicUrl: config.publicUrl }
+      : undefined,
   });
   const note =
     `email: ${created.admin.email}\npassword: ${created.admin.password}\n`;

@@ -82,6 +82,12 @@ export default function AdminHome({ data }: PageProps<HomeData>) {
           </dl>
         </section>
         <section class="card">
+          <h2>Content</h2>
+          <p>
+            <a href="/admin/media">Media library</a>
+          </p>
+        </section>
+        <section class="card">
           <h2>Settings</h2>
           <p>
             <a href="/admin/settings/api">Management credentials</a>

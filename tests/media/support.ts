@@ -41,6 +41,7 @@ export async function withMediaApp(
     "media:write",
     "settings:write",
     "schema:write",
+    "lifecycle:publish",
   ]);
   const fixture: MediaFixture = {
     ...t,

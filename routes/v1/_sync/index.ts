@@ -7,6 +7,8 @@ import { boundedInt, singleParams } from "../../../core/sync/query.ts";
 import { readSync, SYNC_LIMITS } from "../../../core/sync/read_sync.ts";
 import type { SiteTokenScope } from "../../../core/public/site_tokens.ts";
 import { modelsInScope } from "../../../core/sync/models_in_scope.ts";
+import { expandMedia } from "../../../core/public/media_expand.ts";
+import { localeChain } from "../../../core/sites/settings.ts";
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
@@ -62,6 +64,20 @@ export const handler = {
           );
       }
     }
+    // Media references become the media's public fields, as in list and single reads (SYNC-003).
+    const plan = c.var.publicContext.localePlan;
+    const locale = outcome.answer.data[0]?.locale ?? site.defaultLanguage;
+    await expandMedia(db, outcome.answer.data as never, {
+      siteId: site.id,
+      chain: plan
+        ? localeChain(
+          plan.policy,
+          params.locale ?? locale,
+          plan.defaultLanguage,
+        )
+        : [locale],
+      publicUrl: c.var.services.config.publicUrl,
+    });
     return c.json(outcome.answer, 200, { "Cache-Control": "no-store" });
   },
 };

@@ -1,0 +1,354 @@
+// GET/POST /admin/media: the media library — folders, search, upload, alt texts, focal point, replace, usage, remove.
+import type { Context } from "hono";
+import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
+import { personMedia } from "../../../core/media/admin_access.ts";
+import {
+  moveMedia,
+  replaceMedia,
+  updateMedia,
+} from "../../../core/media/edit.ts";
+import { createFolder, listFolders } from "../../../core/media/folders.ts";
+import {
+  listMedia,
+  type MediaItem,
+  readMediaRow,
+  toItem,
+} from "../../../core/media/items.ts";
+import { type MediaRefusal, uploadMedia } from "../../../core/media/upload.ts";
+import { readUsage, removeMedia } from "../../../core/media/usage.ts";
+import type { AppEnv } from "../../../core/web/env.ts";
+import { refuse } from "../../../core/web/errors.ts";
+import { page, type PageProps } from "../../../core/web/manifest.ts";
+import { type LibraryData, LibraryPage } from "./_view.tsx";
+
+export const middleware = requireSignedIn;
+
+/** Largest file the admin accepts: the site's media setting caps it further (spec 2 part 8). */
+const ADMIN_UPLOAD_LIMIT = 100_000_000;
+
+async function person(c: Context<AppEnv>) {
+  const found = await personMedia(
+    c.var.services,
+    c.var.site.id,
+    c.var.user!.id,
+  );
+  if (!found) refuse(403, "missing_permission", "No access to this site");
+  return found;
+}
+
+/** Sentences for people, by refusal code. */
+export function sayRefusal(refusal: MediaRefusal): string {
+  switch (refusal.code) {
+    case "executable_file":
+      return "Programs and scripts cannot be uploaded.";
+    case "unsupported_media_type":
+      return refusal.reason === "markup"
+        ? "SVG, HTML and XML files cannot be uploaded: they can carry script."
+        : refusal.reason === "empty"
+        ? "The file is empty."
+        : refusal.reason === "damaged"
+        ? "The image is damaged or cut short: export it again and retry."
+        : refusal.reason === "kind_changed"
+        ? `A file can only be replaced by one of the same kind: ${refusal.detail}.`
+        : "This kind of file is not accepted.";
+    case "media_too_large":
+      return `The file is too large: this site accepts up to ${
+        Math.floor(Number(refusal.limit_bytes) / 1_000_000)
+      } MB.`;
+    case "media_kind_not_enabled":
+      return `This site does not accept ${refusal.kind} files (Settings → Media files).`;
+    case "media_format_not_enabled":
+      return `This site does not accept .${refusal.format} files (Settings → Media files).`;
+    case "media_in_use": {
+      const usage = refusal.usage as { at_least: number; hidden: number };
+      return `This file cannot be removed: ${usage.at_least} ${
+        usage.at_least === 1 ? "entry uses" : "entries use"
+      } it${
+        usage.hidden > 0 ? ` (${usage.hidden} you cannot open)` : ""
+      }. Remove it from them first, or replace the file instead.`;
+    }
+    case "media_framing_not_image":
+      return "Only images have a focal point.";
+    case "media_folder_exists":
+      return "A folder of this name is already there (letter case is ignored).";
+    case "media_folder_too_deep":
+      return "Folders nest at most 5 levels.";
+    case "media_folder_limit":
+      return "A site holds at most 500 folders.";
+    case "media_folder_not_found":
+      return "That folder no longer exists.";
+    case "unknown_locale":
+      return "That language is not one of the site's languages.";
+    case "missing_permission":
+      return "Your role does not allow this: ask an administrator.";
+    case "media_changed":
+      return "The file changed meanwhile: reload the page and try again.";
+    case "not_found":
+      return "That file no longer exists.";
+    default:
+      return `That did not work (${refusal.code}).`;
+  }
+}
+
+async function pageData(
+  c: Context<AppEnv>,
+  extra: Partial<LibraryData> = {},
+  /** The file a refused form was about, so its panel (and usage) shows with the refusal. */
+  formItem?: string,
+): Promise<LibraryData> {
+  const me = await person(c);
+  const url = new URL(c.req.url);
+  const folderParam = url.searchParams.get("folder") ?? undefined;
+  const q = url.searchParams.get("q")?.trim() || undefined;
+  const itemId = formItem || url.searchParams.get("item");
+  const folders = await listFolders(me.ctx.db, me.ctx.siteId);
+  const folder = folderParam === "unfiled"
+    ? "unfiled"
+    : folders.data.find((f) => f.id === folderParam)?.id;
+  const page = await listMedia(me.ctx, {
+    folder,
+    q: q?.slice(0, 200),
+    limit: 60,
+    cursor: url.searchParams.get("cursor") ?? undefined,
+  });
+  let selected: LibraryData["selected"] = null;
+  if (itemId && /^[0-9a-f-]{36}$/.test(itemId)) {
+    const row = await readMediaRow(me.ctx.db, me.ctx.siteId, itemId);
+    if (row) {
+      selected = {
+        item: toItem(me.ctx.publicUrl, row),
+        usage: await readUsage(me.ctx.db, me.ctx.siteId, row.id, me.canRead),
+      };
+    }
+  }
+  return {
+    siteName: c.var.site.name,
+    csrfToken: c.var.csrfToken,
+    languages: c.var.site.languages,
+    folders: folders.data,
+    unfiled: folders.unfiled,
+    folder: folder ?? null,
+    q: q ?? "",
+    items: page?.data ?? [],
+    nextCursor: page?.next_cursor ?? null,
+    selected,
+    may: me.may,
+    ...extra,
+  };
+}
+
+function back(c: Context<AppEnv>, itemId?: string) {
+  const url = new URL(c.req.url);
+  const params = new URLSearchParams();
+  const folder = url.searchParams.get("folder");
+  if (folder) params.set("folder", folder);
+  if (itemId) params.set("item", itemId);
+  const query = params.toString();
+  return c.redirect(`/admin/media${query ? `?${query}` : ""}`, 303);
+}
+
+function files(value: unknown): File[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((v): v is File => v instanceof File && v.name !== "");
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+export const handler = {
+  async GET(c: Context<AppEnv>) {
+    return page(await pageData(c));
+  },
+
+  async POST(c: Context<AppEnv>) {
+    const me = await person(c);
+    const form = await c.req.parseBody({ all: true });
+    const action = text(form.action);
+    const itemId = text(form.id);
+    const wantsJson = (c.req.header("accept") ?? "").includes(
+      "application/json",
+    );
+    const fail = async (refusal: MediaRefusal, status = 422) => {
+      if (wantsJson) {
+        const { ok: _ok, ...details } = refusal;
+        return c.json(
+          { error: { ...details, message: sayRefusal(refusal) } },
+          status as 422,
+        );
+      }
+      return page(await pageData(c, { error: sayRefusal(refusal) }, itemId), {
+        status,
+      });
+    };
+    if (action === "upload") {
+      if (!me.may.upload) {
+        return await fail({ ok: false, code: "missing_permission" }, 403);
+      }
+      const chosen = files(form.file);
+      if (chosen.length === 0) {
+        return await fail({
+          ok: false,
+          code: "unsupported_media_type",
+          reason: "empty",
+        }, 400);
+      }
+      const onDuplicate =
+        ["ask", "use_existing", "copy"].includes(text(form.on_duplicate))
+          ? text(form.on_duplicate) as "ask"
+          : "ask";
+      const folderId = text(form.folder_id) || null;
+      let last: MediaItem | null = null;
+      for (const file of chosen) {
+        const result = await uploadMedia(me.ctx, {
+          bytes: new Uint8Array(await file.arrayBuffer()),
+          fileName: file.name,
+        }, { onDuplicate, folderId, limitBytes: ADMIN_UPLOAD_LIMIT });
+        if (!result.ok) {
+          if (result.code === "media_duplicate" && !wantsJson) {
+            return page(
+              await pageData(c, {
+                duplicate: {
+                  fileName: file.name,
+                  existing: result.existing as MediaItem,
+                  copies: Number(result.copy_count),
+                },
+              }),
+              { status: 409 },
+            );
+          }
+          return await fail(
+            result,
+            result.code === "media_duplicate" ? 409 : 422,
+          );
+        }
+        last = result.item;
+        if (wantsJson) {
+          return c.json(
+            { item: result.item, reused: !result.created },
+            result.created ? 201 : 200,
+          );
+        }
+      }
+      return back(c, last?.id);
+    }
+    if (action === "folder") {
+      if (!me.may.update) {
+        return await fail({ ok: false, code: "missing_permission" }, 403);
+      }
+      const name = text(form.name).trim();
+      if (name.length < 1 || name.length > 80) {
+        return page(
+          await pageData(c, { error: "A folder name has 1 to 80 characters." }),
+          { status: 400 },
+        );
+      }
+      const created = await createFolder(me.ctx, {
+        name,
+        parent_id: text(form.parent_id) || null,
+      });
+      if (!created.ok) return await fail(created, 409);
+      return c.redirect(`/admin/media?folder=${created.folder.id}`, 303);
+    }
+    if (!/^[0-9a-f-]{36}$/.test(itemId)) {
+      refuse(404, "not_found", "No such file");
+    }
+    if (action === "alt" || action === "framing") {
+      if (!me.may.update) {
+        return await fail({ ok: false, code: "missing_permission" }, 403);
+      }
+      const changes: Parameters<typeof updateMedia>[2] = {};
+      if (action === "alt") {
+        changes.alt_texts = Object.fromEntries(
+          c.var.site.languages.map((
+            lang,
+          ) => [lang, text(form[`alt_${lang}`]).slice(0, 1000)]),
+        );
+      } else {
+        const x = text(form.focal_x);
+        const y = text(form.focal_y);
+        if (x !== "" || y !== "") {
+          const fx = Number(x);
+          const fy = Number(y);
+          if (
+            !(fx >= 0 && fx <= 1 && fy >= 0 && fy <= 1) || x === "" || y === ""
+          ) {
+            return page(
+              await pageData(c, {
+                error: "The focal point needs both values, each from 0 to 1.",
+              }),
+              {
+                status: 400,
+              },
+            );
+          }
+          changes.default_focal = { x: fx, y: fy };
+        } else if (text(form.kind) === "image") {
+          changes.default_focal = null;
+        }
+        const loading = text(form.loading);
+        if (loading === "eager" || loading === "lazy") {
+          changes.loading = loading;
+        }
+        const priority = text(form.fetch_priority);
+        if (priority === "high" || priority === "low" || priority === "auto") {
+          changes.fetch_priority = priority;
+        }
+      }
+      const updated = await updateMedia(me.ctx, itemId, changes);
+      if (!updated.ok) {
+        return await fail(
+          updated,
+          updated.code === "media_framing_not_image" ? 400 : 422,
+        );
+      }
+      return back(c, itemId);
+    }
+    if (action === "replace") {
+      if (!me.may.update) {
+        return await fail({ ok: false, code: "missing_permission" }, 403);
+      }
+      const [file] = files(form.file);
+      if (!file) {
+        return await fail({
+          ok: false,
+          code: "unsupported_media_type",
+          reason: "empty",
+        }, 400);
+      }
+      const replaced = await replaceMedia(me.ctx, itemId, {
+        bytes: new Uint8Array(await file.arrayBuffer()),
+        fileName: file.name,
+      }, { limitBytes: ADMIN_UPLOAD_LIMIT });
+      if (!replaced.ok) return await fail(replaced);
+      return back(c, itemId);
+    }
+    if (action === "move") {
+      if (!me.may.update) {
+        return await fail({ ok: false, code: "missing_permission" }, 403);
+      }
+      const moved = await moveMedia(
+        me.ctx,
+        [itemId],
+        text(form.folder_id) || null,
+      );
+      if (!moved.ok) return await fail(moved, 404);
+      return back(c, itemId);
+    }
+    if (action === "remove") {
+      if (!me.may.delete) {
+        return await fail({ ok: false, code: "missing_permission" }, 403);
+      }
+      const removed = await removeMedia(me.ctx, itemId, me.canRead);
+      if (!removed.ok) {
+        return await fail(removed, removed.code === "media_in_use" ? 409 : 404);
+      }
+      return back(c);
+    }
+    refuse(400, "invalid_request", "Unknown action");
+  },
+};
+
+export default function MediaLibrary(props: PageProps<LibraryData>) {
+  return <LibraryPage {...props} />;
+}
