@@ -67,7 +67,7 @@ const CONTRACT = {
     "key": false,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--settings-key",
       "in": "path",
       "required": true,
       "type": "editorial|language-fallback|media-files|search|chrome|seo",
@@ -85,7 +85,7 @@ const CONTRACT = {
     "key": true,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--settings-key",
       "in": "path",
       "required": true,
       "type": "editorial|language-fallback|media-files|search|chrome|seo",
@@ -1114,7 +1114,7 @@ const CONTRACT = {
     "key": false,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--menus-key",
       "in": "path",
       "required": true,
       "type": "string",
@@ -1131,7 +1131,7 @@ const CONTRACT = {
     "key": true,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--menus-key",
       "in": "path",
       "required": true,
       "type": "string",
@@ -1149,7 +1149,7 @@ const CONTRACT = {
     "key": true,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--menus-key",
       "in": "path",
       "required": true,
       "type": "string",
