@@ -247,6 +247,18 @@ Deno.test({
       assert.ok(Deno.statSync(copy).isFile, "the file is kept");
       Deno.removeSync(copy);
 
+      // A login revoked on the service (here: its credential, under Settings → API) makes commands exit 2.
+      const revokedAt = new Date();
+      await service.t.services.db.updateTable("management_credentials")
+        .set({ revoked_at: revokedAt }).where("name", "like", "Sign-in:%")
+        .execute();
+      const revoked = await runCli(["get-site", "--url", service.origin], {
+        env,
+      });
+      assert.equal(revoked.code, 2);
+      assert.match(revoked.stderr, /no longer valid/);
+      assert.equal(revoked.stderr.trim().split("\n").length, 1);
+
       const current = JSON.parse(Deno.readTextFileSync(file));
       const out = await runCli(["logout", "--url", service.origin], { env });
       assert.equal(out.code, 0, out.stderr);
@@ -312,6 +324,33 @@ Deno.test("svc-manage.mjs login exits 2 when the issuer is not the origin or S25
     assert.match(plain.stderr, /S256/);
 
     metadata = good;
+    // Cancel on the connect page exits 1; another issuer or two codes exit 2.
+    for (
+      const [extra, code] of [
+        [{ error: "access_denied" }, 1],
+        [{ code: "c", iss: "https://evil.example" }, 2],
+        [{ code: "c&code=d" }, 2],
+      ] as const
+    ) {
+      const login = startLogin(stand.url, env);
+      const address = await login.address;
+      const redirect = address.searchParams.get("redirect_uri")!;
+      const state = address.searchParams.get("state")!;
+      const params = new URLSearchParams({ state, iss: stand.url });
+      for (const [name, value] of Object.entries(extra)) {
+        params.set(name, value);
+      }
+      const answer = await fetch(
+        `${redirect}?${params.toString().replace("%26code%3Dd", "&code=d")}`,
+      );
+      await answer.body?.cancel();
+      const ended = await login.ended;
+      assert.equal(
+        ended.code,
+        code,
+        `${JSON.stringify(extra)}: ${ended.stderr}`,
+      );
+    }
     const waiting = startLogin(stand.url, {
       ...env,
       SVC_LOGIN_TIMEOUT_MS: "1500",

@@ -390,3 +390,75 @@ Deno.test("refresh tokens rotate on use, stop after revocation, and expire after
     await t.close();
   }
 });
+
+Deno.test("the token, registration and revocation endpoints answer bad input with OAuth error codes, never a 500, and change nothing", async () => {
+  const { t, email, siteId } = await setup();
+  try {
+    const clientId = await register(t);
+    const otherClient = await register(t, ["http://127.0.0.1:9999/callback"]);
+    const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    const { code } = await authorize(t, { clientId, verifier, email, siteId });
+    const cases: [Record<string, string>, string][] = [
+      [{}, "invalid_client"],
+      [{ grant_type: "password", username: "a", password: "b" }, ""],
+      [{ grant_type: "client_credentials", client_id: clientId }, ""],
+      [{
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: REDIRECT,
+        client_id: "svcl_unknown",
+        code_verifier: verifier,
+      }, "invalid_client"],
+      [{
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: REDIRECT,
+        client_id: otherClient,
+        code_verifier: verifier,
+      }, "invalid_grant"],
+      [{
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: "http://127.0.0.1:1/callback",
+        client_id: clientId,
+        code_verifier: verifier,
+      }, "invalid_request"],
+      [{
+        grant_type: "authorization_code",
+        code,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+      }, "invalid_request"],
+      [{
+        grant_type: "refresh_token",
+        refresh_token: "svr_nothing",
+        client_id: clientId,
+      }, "invalid_grant"],
+    ];
+    for (const [body, error] of cases) {
+      const response = await post(t, "/oauth/token", body);
+      assert.ok(
+        response.status === 400 || response.status === 401,
+        `${JSON.stringify(body)}: ${response.status}`,
+      );
+      const answer = await response.json();
+      assert.equal(typeof answer.error, "string");
+      if (error) assert.equal(answer.error, error, JSON.stringify(body));
+    }
+    assert.equal(
+      (await t.services.db.selectFrom("oauth_refresh_tokens").selectAll()
+        .execute()).length,
+      0,
+    );
+    const notJson = await t.app.request(`${ORIGIN}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{",
+    });
+    assert.equal(notJson.status, 400);
+    const revoke = await post(t, "/oauth/revoke", { token: "garbage" });
+    assert.equal(revoke.status, 200);
+  } finally {
+    await t.close();
+  }
+});
