@@ -67,7 +67,7 @@ const CONTRACT = {
     "key": false,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--settings-key",
       "in": "path",
       "required": true,
       "type": "editorial|language-fallback|media-files|search|chrome|seo",
@@ -85,7 +85,7 @@ const CONTRACT = {
     "key": true,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--settings-key",
       "in": "path",
       "required": true,
       "type": "editorial|language-fallback|media-files|search|chrome|seo",
@@ -1122,7 +1122,7 @@ const CONTRACT = {
     "key": false,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--menus-key",
       "in": "path",
       "required": true,
       "type": "string",
@@ -1139,7 +1139,7 @@ const CONTRACT = {
     "key": true,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--menus-key",
       "in": "path",
       "required": true,
       "type": "string",
@@ -1157,7 +1157,7 @@ const CONTRACT = {
     "key": true,
     "options": [{
       "name": "key",
-      "flag": "--key",
+      "flag": "--menus-key",
       "in": "path",
       "required": true,
       "type": "string",

@@ -11,6 +11,7 @@ import { refuseUnsafeUrlText } from "./web/request_text.ts";
 import { csrfProtection } from "./auth/csrf.ts";
 import { createManagementApi } from "./manage/api.ts";
 import { createMcpEndpoint } from "./manage/mcp/endpoint.ts";
+import { createOAuthEndpoints } from "./oauth/endpoints.ts";
 
 /** The project root, where static/ and the island sources live. */
 export const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(
@@ -63,6 +64,8 @@ export function createApp(services: Services): Hono<AppEnv> {
       dispatch: (request) => Promise.resolve(app.fetch(request)),
     }),
   );
+  // Token, registration and revocation take form and JSON posts from programs, not pages: no CSRF cookie.
+  app.route("/", createOAuthEndpoints(services));
   registerRoutes(app, {
     manifest,
     assets: services.assets,

@@ -85,3 +85,25 @@ export async function findCredentialBySecret(
     revokedAt: row.revoked_at,
   };
 }
+
+/** A live credential by id: how an interactive sign-in's access token finds the credential it stands for. */
+export async function findLiveCredentialById(
+  db: Db,
+  id: string,
+): Promise<CredentialRecord | null> {
+  const row = await db.selectFrom("management_credentials").selectAll()
+    .where("id", "=", id)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  if (!row) return null;
+  return {
+    id: row.id,
+    siteId: row.site_id,
+    creatorId: row.creator_id,
+    name: row.name,
+    scopes: row.scopes as string[],
+    models: row.models as string[] | null,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}

@@ -235,6 +235,25 @@ export interface Database {
   plugin_installations: PluginInstallationsTable;
   plugin_delegations: PluginDelegationsTable;
   plugin_notifications: PluginNotificationsTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
+}
+
+/** A client registered for interactive login, loopback redirects only (migration 0180). */
+export interface OAuthClientsTable {
+  id: string;
+  name: string;
+  redirect_uris: Json;
+  created_at: Timestamp;
+}
+
+/** The current refresh token of a sign-in, as a digest (migration 0180). */
+export interface OAuthRefreshTokensTable {
+  token_digest: string;
+  credential_id: string;
+  client_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
 }
 
 export interface EntryReviewsTable {

@@ -5,7 +5,12 @@ import { type Scope, scopeHeld, SCOPES } from "../access/scopes.ts";
 import {
   type CredentialRecord,
   findCredentialBySecret,
+  findLiveCredentialById,
 } from "../credentials/credential_store.ts";
+import {
+  ACCESS_TOKEN_PREFIX,
+  credentialIdOfAccessToken,
+} from "../oauth/store.ts";
 import type { RateDecision, RateWindow } from "../kv/rate_window.ts";
 import type { Services } from "../services.ts";
 import { findSiteById, type SiteRecord } from "../sites/site_store.ts";
@@ -49,6 +54,21 @@ function unauthorized(): never {
 }
 
 /**
+ * The credential a bearer names: a management credential's secret, or an access token of
+ * an interactive sign-in (spec 2 part 5.2), which acts as the sign-in's credential.
+ */
+async function findCaller(
+  services: Services,
+  bearer: string,
+): Promise<CredentialRecord | null> {
+  if (bearer.startsWith(ACCESS_TOKEN_PREFIX)) {
+    const id = await credentialIdOfAccessToken(services, bearer);
+    return id === null ? null : await findLiveCredentialById(services.db, id);
+  }
+  return await findCredentialBySecret(services.db, bearer);
+}
+
+/**
  * Authenticates a request and loads what it may do now, in this order: the bearer
  * credential (401 `unauthorized`), 120 requests per minute per credential (429
  * `rate_limited` with `Retry-After`), no header naming a site or database (400
@@ -88,7 +108,7 @@ async function authenticateCaller(
 ): Promise<Caller> {
   const match = BEARER.exec(options.headers.get("authorization") ?? "");
   if (!match) unauthorized();
-  const credential = await findCredentialBySecret(services.db, match[1]);
+  const credential = await findCaller(services, match[1]);
   if (!credential) unauthorized();
   const window = options.rate === null ? null : await options.rate.hit(
     ["manage", credential.id],

@@ -21,6 +21,16 @@ interface SignInData {
   /** The email typed last time, so a failed attempt does not make the person retype it. */
   email: string;
   error: string | null;
+  /** Where to go after signing in (an admin path, e.g. the connect page of a login). */
+  next: string | null;
+}
+
+/** An admin path to return to after signing in; anything else (another host, a scheme) is dropped. */
+function safeNext(value: unknown): string | null {
+  if (typeof value !== "string" || value.length > 4000) return null;
+  return /^\/admin(\/|\?|$)/.test(value) && !/[\\\s]/.test(value)
+    ? value
+    : null;
 }
 
 /** The one message every failed attempt gets, whatever the reason. */
@@ -34,6 +44,7 @@ function signInPage(
     error?: string;
     status?: number;
     headers?: HeadersInit;
+    next?: string | null;
   } = {},
 ) {
   const data: SignInData = {
@@ -41,20 +52,23 @@ function signInPage(
     csrfToken: c.var.csrfToken,
     email: options.email ?? "",
     error: options.error ?? null,
+    next: options.next ?? null,
   };
   return page(data, { status: options.status, headers: options.headers });
 }
 
 export const handler = {
   GET(c: Context<AppEnv>) {
-    if (c.var.user) return c.redirect("/admin", 303);
-    return signInPage(c);
+    const next = safeNext(c.req.query("next"));
+    if (c.var.user) return c.redirect(next ?? "/admin", 303);
+    return signInPage(c, { next });
   },
 
   async POST(c: Context<AppEnv>) {
     const form = await c.req.parseBody();
     const email = typeof form.email === "string" ? form.email.trim() : "";
     const password = typeof form.password === "string" ? form.password : "";
+    const next = safeNext(form.next);
     if (
       email === "" || password === "" || email.length > MAX_EMAIL_LENGTH ||
       password.length > MAX_PASSWORD_LENGTH
@@ -63,6 +77,7 @@ export const handler = {
         email: email.slice(0, MAX_EMAIL_LENGTH),
         error: "Enter your email and your password",
         status: 400,
+        next,
       });
     }
     const result = await signIn(c.var.services, {
@@ -87,9 +102,10 @@ export const handler = {
           }`,
           status: 429,
           headers: { "Retry-After": String(result.retryAfterSeconds) },
+          next,
         });
       }
-      return signInPage(c, { email, error: FAILED, status: 401 });
+      return signInPage(c, { email, error: FAILED, status: 401, next });
     }
     // A fresh token on every sign-in; the session the browser held before (if any) ends.
     const previous = readSessionToken(c);
@@ -104,7 +120,7 @@ export const handler = {
       user_id: result.user.id,
       session_id: result.session.id,
     });
-    return c.redirect("/admin", 303);
+    return c.redirect(next ?? "/admin", 303);
   },
 };
 
@@ -123,6 +139,7 @@ export default function SignInPage({ data }: PageProps<SignInData>) {
         aria-describedby={data.error ? "sign-in-error" : undefined}
       >
         <input type="hidden" name="_csrf" value={data.csrfToken} />
+        {data.next && <input type="hidden" name="next" value={data.next} />}
         <label for="email">Email</label>
         <input
           id="email"

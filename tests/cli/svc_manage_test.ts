@@ -144,6 +144,14 @@ Deno.test("svc-manage.mjs reads and writes with SVC_MANAGEMENT_TOKEN: key on std
     const saved = [...Deno.readDirSync(home)].map((e) => e.name);
     assert.deepEqual(saved, []);
 
+    // A path parameter named like a global flag gets a flag named after its place.
+    const settings = await runCli(
+      ["get-settings", "--settings-key", "editorial"],
+      { env },
+    );
+    assert.equal(settings.code, 0, settings.stderr);
+    assert.equal(typeof JSON.parse(settings.stdout).revision, "number");
+
     const status = await runCli(["status"], { env });
     assert.equal(status.code, 0, status.stderr);
     assert.deepEqual(

@@ -298,3 +298,23 @@ Deno.test("MCP wrong argument types and unknown arguments are -32602 naming them
       ["en", "de"],
     );
   }));
+
+Deno.test("MCP messages share the credential's 120 per minute; a tool call counts once, as its API request", () =>
+  withManageApp(async (t) => {
+    for (let i = 1; i <= 119; i++) {
+      const ok = await post(t, request(i, "ping"));
+      assert.equal(ok.status, 200, `message ${i}`);
+    }
+    // The 120th request is the tool call's own API request.
+    const call = await (await post(
+      t,
+      request(120, "tools/call", { name: "get_site", arguments: {} }),
+    )).json();
+    assert.equal(call.result.structuredContent.status, 200);
+    const over = await post(t, request(121, "ping"));
+    assert.equal(over.status, 429);
+    assert.ok(Number(over.headers.get("retry-after")) >= 1);
+    assert.equal((await refusal(over)).code, "rate_limited");
+    t.clock.advance(60_000);
+    assert.equal((await post(t, request(122, "ping"))).status, 200);
+  }));

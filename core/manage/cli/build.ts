@@ -51,8 +51,28 @@ function typeOf(schema: Json | undefined): string {
   return "value";
 }
 
-function flagOf(name: string): string {
-  return `--${name.replaceAll("_", "-")}`;
+/** Flags every command reads itself; an option of the same name gets a longer flag. */
+const RESERVED_FLAGS = new Set([
+  "key",
+  "url",
+  "body",
+  "all",
+  "help",
+  "scope",
+  "no-open",
+  "follow",
+]);
+
+/**
+ * The flag of a path or query parameter: `--model-id`. One that would shadow a global flag
+ * is named after its place: `/settings/{key}` gives `--settings-key`, a query `key` `--query-key`.
+ */
+function flagOf(name: string, path: string, place: "path" | "query"): string {
+  const plain = name.replaceAll("_", "-");
+  if (!RESERVED_FLAGS.has(plain)) return `--${plain}`;
+  if (place === "query") return `--query-${plain}`;
+  const before = path.split(`/{${name}}`)[0].split("/").pop() || "path";
+  return `--${before}-${plain}`;
 }
 
 /** The command table of `operations`. */
@@ -64,7 +84,7 @@ export function cliCommands(operations: readonly AnyOperation[]): CliCommand[] {
       const property = (params.properties as Record<string, Json>)?.[name];
       options.push({
         name,
-        flag: flagOf(name),
+        flag: flagOf(name, operation.path, "path"),
         in: "path",
         required: true,
         type: typeOf(property),
@@ -80,7 +100,7 @@ export function cliCommands(operations: readonly AnyOperation[]): CliCommand[] {
     ) {
       options.push({
         name,
-        flag: flagOf(name),
+        flag: flagOf(name, operation.path, "query"),
         in: "query",
         required: required.includes(name),
         type: typeOf(property),

@@ -82,6 +82,15 @@ export function createMcpEndpoint(
         headers: c.req.raw.headers,
         scope: "content:read",
         rate: call ? null : rate,
+      }).catch((error) => {
+        // An agent given only the address learns here where to sign the person in.
+        if (error instanceof HttpError && error.status === 401) {
+          throw new HttpError(401, error.code, error.message, error.details, {
+            "WWW-Authenticate":
+              `Bearer realm="manage", resource_metadata="${origin}/.well-known/oauth-protected-resource/api/manage/mcp"`,
+          });
+        }
+        throw error;
       });
       if (message.kind !== "request") return c.body(null, 202);
       const allowed = tools.filter((t) =>

@@ -37,6 +37,24 @@ export function toolName(operation: AnyOperation): string {
  */
 export function argumentSchemaOf(operation: AnyOperation): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
+  const reserved = [
+    BODY_ARGUMENT,
+    IDEMPOTENCY_ARGUMENT,
+    CONTENT_ARGUMENT,
+    FILE_NAME_ARGUMENT,
+  ];
+  for (
+    const name of [
+      ...Object.keys(operation.params.shape),
+      ...Object.keys(operation.query.shape),
+    ]
+  ) {
+    if (reserved.includes(name)) {
+      throw new Error(
+        `Cannot make a tool of operation "${operation.name}": parameter "${name}" is a tool argument of its own; rename it`,
+      );
+    }
+  }
   for (const [name, schema] of Object.entries(operation.params.shape)) {
     shape[name] = schema as z.ZodType;
   }
