@@ -3,7 +3,13 @@ import { openServices } from "./core/boot.ts";
 import { ConfigError, loadConfig } from "./core/config.ts";
 import { createApp } from "./core/server.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
-import { ensureDemoSite } from "./core/sites/demo_site.ts";
+import {
+  closingBlock,
+  closingFacts,
+  type DemoFacts,
+  demoStep,
+  stepPrinter,
+} from "./core/startup_report.ts";
 
 let config;
 try {
@@ -14,25 +20,11 @@ try {
   Deno.exit(1);
 }
 
-const { services, close } = await openServices(config);
-if (config.demoSite) {
-  const demo = await ensureDemoSite(services);
-  console.log(
-    `Demo site "${demo.slug}" answers on http://${config.demoDomain}:${config.port}`,
-  );
-  if (demo.createdAdmin) {
-    console.log(
-      `Sign in at ${config.publicUrl}/admin as ${demo.createdAdmin.email} with password ${demo.createdAdmin.password}`,
-    );
-    console.log(
-      `This password is shown once; it is also written to ${config.dataDir}/demo-admin.txt for local use.`,
-    );
-  } else {
-    console.log(
-      `Sign in at ${config.publicUrl}/admin with the demo admin (see ${config.dataDir}/demo-admin.txt)`,
-    );
-  }
-}
+const startedAt = performance.now();
+const step = stepPrinter((line) => console.log(line));
+const { services, close } = await openServices(config, { step });
+let demo: DemoFacts | null = null;
+if (config.demoSite) demo = await demoStep(services, step);
 
 const app = createApp(services);
 const shutdown = new AbortController();
@@ -64,6 +56,20 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     shutdown.abort();
   });
 }
+const facts = await closingFacts(
+  services.db,
+  config.demoSite ? config.demoDomain : null,
+);
+for (
+  const line of closingBlock({
+    config,
+    port: server.addr.port,
+    demo,
+    ...facts,
+    startedMs: performance.now() - startedAt,
+  })
+) console.log(line);
+
 await server.finished;
 await close();
 console.log("Stopped");

@@ -2,8 +2,7 @@
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import { openDatabase } from "./db/database.ts";
-import { migrateToLatest } from "./db/migrate.ts";
+import { openMigratedDatabase, type StepRunner } from "./db/open_migrated.ts";
 import { openKvStore } from "./kv/open.ts";
 import { PROJECT_ROOT } from "./server.ts";
 import { jsonLineLogger, type Services } from "./services.ts";
@@ -17,6 +16,8 @@ export interface OpenServicesOptions {
   log?: (entry: LogEntry) => void;
   /** Skip the esbuild step (commands that serve no pages). */
   buildIslands?: boolean;
+  /** Times and reports each start-up step (core/startup_report.ts); silent by default. */
+  step?: StepRunner;
 }
 
 /** Opens everything `config` names and answers the container with its closer. */
@@ -25,21 +26,19 @@ export async function openServices(
   options: OpenServicesOptions = {},
 ): Promise<{ services: Services; close: () => Promise<void> }> {
   await Deno.mkdir(config.dataDir, { recursive: true });
-  const db = await openDatabase(
+  const { db } = await openMigratedDatabase(
     config.databaseUrl
       ? { url: config.databaseUrl }
       : { pglitePath: `${config.dataDir}/pglite` },
+    { step: options.step },
   );
-  try {
-    await migrateToLatest(db);
-  } catch (error) {
-    await db.destroy();
-    throw error;
-  }
   const kv = await openKvStore(config.kvPath);
   const assets: IslandAssets = options.buildIslands === false
     ? { boot: "", chunks: {} }
-    : await buildIslands({ root: PROJECT_ROOT, islands: manifest.islands });
+    : await (options.step ?? ((_, run) => run()))(
+      "Admin scripts built",
+      () => buildIslands({ root: PROJECT_ROOT, islands: manifest.islands }),
+    );
   const services: Services = {
     config,
     db,
