@@ -3,40 +3,32 @@ import { openServices } from "./core/boot.ts";
 import { type Config, loadConfig } from "./core/config.ts";
 import { createApp } from "./core/server.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
-import { ensureDemoSite } from "./core/sites/demo_site.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import type { Services } from "./core/services.ts";
+import {
+  closingBlock,
+  closingFacts,
+  type DemoFacts,
+  demoStep,
+  stepPrinter,
+} from "./core/startup_report.ts";
 
+const startedAt = performance.now();
+const step = stepPrinter((line) => console.log(line));
 // Every start-up failure is one line on stderr naming the setting and the cause, then exit 1.
 let config: Config;
 let opened: { services: Services; close: () => Promise<void> };
 try {
   config = loadConfig();
-  opened = await openServices(config);
+  opened = await openServices(config, { step });
 } catch (error) {
   console.error(startupMessage(error));
   Deno.exit(1);
 }
 const { services, close } = opened;
 
-if (config.demoSite) {
-  const demo = await ensureDemoSite(services);
-  console.log(
-    `Demo site "${demo.slug}" answers on http://${config.demoDomain}:${config.port}`,
-  );
-  if (demo.createdAdmin) {
-    console.log(
-      `Sign in at ${config.publicUrl}/admin as ${demo.createdAdmin.email} with password ${demo.createdAdmin.password}`,
-    );
-    console.log(
-      `This password is shown once; it is also written to ${config.dataDir}/demo-admin.txt for local use.`,
-    );
-  } else {
-    console.log(
-      `Sign in at ${config.publicUrl}/admin with the demo admin (see ${config.dataDir}/demo-admin.txt)`,
-    );
-  }
-}
+let demo: DemoFacts | null = null;
+if (config.demoSite) demo = await demoStep(services, step);
 
 const app = createApp(services);
 const shutdown = new AbortController();
@@ -51,7 +43,7 @@ Deno.cron(
     services.log({ level: "info", msg: "maintenance", ...done });
   },
 );
-let server: Deno.HttpServer;
+let server: Deno.HttpServer<Deno.NetAddr>;
 try {
   server = Deno.serve(
     {
@@ -83,6 +75,20 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     shutdown.abort();
   });
 }
+const facts = await closingFacts(
+  services.db,
+  config.demoSite ? config.demoDomain : null,
+);
+for (
+  const line of closingBlock({
+    config,
+    port: server.addr.port,
+    demo,
+    ...facts,
+    startedMs: performance.now() - startedAt,
+  })
+) console.log(line);
+
 await server.finished;
 await close();
 console.log("Stopped");

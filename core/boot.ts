@@ -2,15 +2,14 @@
 import type { Clock } from "./clock.ts";
 import { systemClock } from "./clock.ts";
 import type { Config } from "./config.ts";
-import { sql } from "kysely";
 import {
   DataFolderInUseError,
   type DataLock,
   lockDataFolders,
 } from "./db/data_lock.ts";
-import { type Db, openDatabase } from "./db/database.ts";
+import type { Db } from "./db/database.ts";
+import { openMigratedDatabase, type StepRunner } from "./db/open_migrated.ts";
 import { causeOf, describeDatabaseUrl, StartupError } from "./startup_error.ts";
-import { migrateToLatest } from "./db/migrate.ts";
 import { openKvStore } from "./kv/open.ts";
 import { PROJECT_ROOT } from "./server.ts";
 import { jsonLineLogger, type Services } from "./services.ts";
@@ -24,6 +23,8 @@ export interface OpenServicesOptions {
   log?: (entry: LogEntry) => void;
   /** Skip the esbuild step (commands that serve no pages). */
   buildIslands?: boolean;
+  /** Times and reports each start-up step (core/startup_report.ts); silent by default. */
+  step?: StepRunner;
 }
 
 /** Opens everything `config` names and answers the container with its closer. */
@@ -34,7 +35,7 @@ export async function openServices(
   const lock = prepareDataFolder(config);
   let db: Db;
   try {
-    db = await openMigratedDatabase(config);
+    db = await openStartupDatabase(config, options.step);
   } catch (error) {
     lock?.release();
     throw error;
@@ -49,7 +50,10 @@ export async function openServices(
   }
   const assets: IslandAssets = options.buildIslands === false
     ? { boot: "", chunks: {} }
-    : await buildIslands({ root: PROJECT_ROOT, islands: manifest.islands });
+    : await (options.step ?? ((_, run) => run()))(
+      "Admin scripts built",
+      () => buildIslands({ root: PROJECT_ROOT, islands: manifest.islands }),
+    );
   const services: Services = {
     config,
     db,
@@ -89,7 +93,10 @@ function prepareDataFolder(config: Config): DataLock | null {
   }
 }
 
-async function openMigratedDatabase(config: Config): Promise<Db> {
+async function openStartupDatabase(
+  config: Config,
+  step: StepRunner | undefined,
+): Promise<Db> {
   const where = config.databaseUrl
     ? `setting DATABASE_URL: cannot use PostgreSQL at ${
       describeDatabaseUrl(config.databaseUrl)
@@ -98,24 +105,17 @@ async function openMigratedDatabase(config: Config): Promise<Db> {
   const hint = config.databaseUrl
     ? ""
     : "; restore the folder from a backup, or move it away to start with an empty database";
-  let db: Db;
   try {
-    db = await openDatabase(
+    const { db } = await openMigratedDatabase(
       config.databaseUrl
         ? { url: config.databaseUrl }
         : { pglitePath: `${config.dataDir}/pglite` },
+      { step },
     );
-    await sql`select 1`.execute(db);
+    return db;
   } catch (error) {
     throw new StartupError(`${where}: ${causeOf(error)}${hint}`);
   }
-  try {
-    await migrateToLatest(db);
-  } catch (error) {
-    await db.destroy().catch(() => {});
-    throw new StartupError(`${where}: ${causeOf(error)}`);
-  }
-  return db;
 }
 
 async function openKv(path: string): Promise<Deno.Kv> {

@@ -8,14 +8,27 @@ import type { Database } from "./schema.ts";
 /** The typed query builder every service receives. */
 export type Db = Kysely<Database>;
 
-/** Where the database lives. */
-export type DatabaseTarget = { url: string } | { pglitePath: string | null };
+/**
+ * Where the database lives. An embedded target may start from a `snapshot` (a dumped PGlite
+ * data folder, see pglite_snapshot.ts) instead of an empty cluster.
+ */
+export type DatabaseTarget = { url: string } | {
+  pglitePath: string | null;
+  snapshot?: Blob | null;
+};
 
 // int8 (counts, sums) answers as a JS number on both drivers so code never sees two shapes.
 pg.types.setTypeParser(pgliteTypes.INT8, (value: string) => Number(value));
 
 // The pool behind each PostgreSQL Kysely instance, for named (prepared) statements.
 const pools = new WeakMap<Db, pg.Pool>();
+// The embedded engine behind each PGlite Kysely instance, to dump it as a snapshot.
+const pglites = new WeakMap<Db, PGlite>();
+
+/** The PGlite engine of an embedded database, or undefined on PostgreSQL. */
+export function pgliteOf(db: Db): PGlite | undefined {
+  return pglites.get(db);
+}
 
 /**
  * Runs a compiled query as a named prepared statement on PostgreSQL, so the server plans it
@@ -52,10 +65,13 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   }
   const options = {
     parsers: { [pgliteTypes.INT8]: (value: string) => Number(value) },
+    loadDataDir: target.snapshot ?? undefined,
   };
   const pglite = target.pglitePath === null
     ? new PGlite(options)
     : new PGlite(target.pglitePath, options);
   await pglite.waitReady;
-  return new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  pglites.set(db, pglite);
+  return db;
 }

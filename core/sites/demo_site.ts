@@ -12,6 +12,9 @@ export interface DemoSite {
   createdAdmin?: { email: string; password: string };
 }
 
+/** The demo site's administrator. */
+export const DEMO_ADMIN_EMAIL = "admin@example.com";
+
 /** Ensures the demo site on the configured demo domain exists, creating it on first start. */
 export async function ensureDemoSite(services: Services): Promise<DemoSite> {
   const { config } = services;
@@ -22,7 +25,7 @@ export async function ensureDemoSite(services: Services): Promise<DemoSite> {
     slug: "demo",
     name: "Stave demo",
     locales: ["en", "de"],
-    adminEmail: "admin@example.com",
+    adminEmail: DEMO_ADMIN_EMAIL,
   });
   if (!created.ok) {
     throw new Error(`Cannot create the demo site: ${created.message}`);

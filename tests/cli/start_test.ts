@@ -18,7 +18,8 @@ Deno.test("main.ts starts with its defaults, serves the demo site, prints how to
   let printed = "";
   try {
     let port = 0;
-    while (!port) {
+    // The closing block ends with the curl line naming a host.
+    while (!port || !/curl -H 'Host: [^\n]+\n/.test(printed)) {
       const { value, done } = await lines.read();
       if (done) {
         throw new Error(`main.ts exited early:\n${printed}\n${await stderr}`);

@@ -1,0 +1,106 @@
+// A prepared embedded database: PGlite's data folder right after every migration, so an empty DATA_DIR (or a test) starts without initdb and replay.
+//
+// The migrations stay the one source: a snapshot is made from them on this machine the first
+// time it is missing, and is named by a digest of every migration file, so a changed, added or
+// removed migration names another snapshot and the old one is never used: that start replays the
+// migrations as before (and leaves the new snapshot for the next one).
+import { PGlite } from "@electric-sql/pglite";
+
+const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
+/** Where snapshots are kept: git-ignored, beside the project. */
+export const SNAPSHOT_DIR: URL = new URL(
+  "../../.cache/pglite/",
+  import.meta.url,
+);
+
+/**
+ * Digest of the migration files (names and text), or null when they cannot be read (a compiled
+ * or remote deployment): then no snapshot is used and the migrations are replayed.
+ */
+export async function migrationsFingerprint(
+  dir: URL = MIGRATIONS_DIR,
+): Promise<string | null> {
+  const files: string[] = [];
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isFile && entry.name.endsWith(".ts")) files.push(entry.name);
+    }
+    files.sort();
+    const parts: string[] = [];
+    for (const file of files) {
+      parts.push(file, await Deno.readTextFile(new URL(file, dir)));
+    }
+    const digest = await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode(parts.join("\0")),
+    );
+    return Array.from(new Uint8Array(digest).slice(0, 12))
+      .map((b) => b.toString(16).padStart(2, "0")).join("");
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof Deno.errors.PermissionDenied) return null;
+    throw error;
+  }
+}
+
+/** The snapshot file of `fingerprint`. */
+export function snapshotFile(fingerprint: string, dir = SNAPSHOT_DIR): URL {
+  return new URL(`schema-${fingerprint}.tar.gz`, dir);
+}
+
+/** The snapshot for the current migrations, or null when there is none yet (or it cannot be read). */
+export async function readSnapshot(
+  fingerprint: string | null,
+  dir = SNAPSHOT_DIR,
+): Promise<Blob | null> {
+  if (!fingerprint) return null;
+  try {
+    return new Blob([await Deno.readFile(snapshotFile(fingerprint, dir))]);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    if (error instanceof Deno.errors.PermissionDenied) return null;
+    throw error;
+  }
+}
+
+/**
+ * Saves `pglite`'s data folder as the snapshot of `fingerprint`. Call it only right after the
+ * migrations ran on an empty database. Written to a temporary name and renamed, so parallel
+ * tests and processes never read half a file; a failure to write only costs the speed-up.
+ */
+export async function saveSnapshot(
+  pglite: PGlite,
+  fingerprint: string,
+  dir = SNAPSHOT_DIR,
+): Promise<boolean> {
+  try {
+    const dump = await pglite.dumpDataDir("gzip");
+    await Deno.mkdir(dir, { recursive: true });
+    const target = snapshotFile(fingerprint, dir);
+    const temporary = new URL(
+      `.schema-${fingerprint}-${crypto.randomUUID()}.tmp`,
+      dir,
+    );
+    await Deno.writeFile(temporary, new Uint8Array(await dump.arrayBuffer()));
+    await Deno.rename(temporary, target);
+    return true;
+  } catch (error) {
+    if (
+      error instanceof Deno.errors.PermissionDenied ||
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotSupported
+    ) return false;
+    throw error;
+  }
+}
+
+/** True when `path` holds no PGlite data folder yet. */
+export async function isEmptyDataFolder(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(`${path}/PG_VERSION`);
+    return false;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return true;
+    throw error;
+  }
+}

@@ -1,0 +1,179 @@
+// What a starting service tells the person who started it: one line per step with its duration, then where to go next.
+import type { Config } from "./config.ts";
+import type { Db } from "./db/database.ts";
+import type { StepRunner } from "./db/open_migrated.ts";
+import type { Services } from "./services.ts";
+import { DEMO_ADMIN_EMAIL, ensureDemoSite } from "./sites/demo_site.ts";
+import { findSiteByDomain } from "./sites/site_store.ts";
+
+/**
+ * A step runner that prints `✓ <label> (<detail>) <ms> ms` when a step ends, or
+ * `✗ <label> failed after <ms> ms` before the error travels on.
+ */
+export function stepPrinter(
+  print: (line: string) => void,
+  now: () => number = () => performance.now(),
+): StepRunner {
+  return async function step(label, run, detail) {
+    const started = now();
+    let result;
+    try {
+      result = await run();
+    } catch (error) {
+      print(`✗ ${label} failed after ${Math.round(now() - started)} ms`);
+      throw error;
+    }
+    const extra = detail ? ` (${detail(result)})` : "";
+    print(`✓ ${label}${extra}: ${Math.round(now() - started)} ms`);
+    return result;
+  };
+}
+
+/** How many entries and search documents a site holds, for the demo step's line. */
+export async function contentCounts(
+  db: Db,
+  siteId: string,
+): Promise<{ entries: number; searchDocuments: number }> {
+  const entries = await db.selectFrom("entry_groups")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("site_id", "=", siteId).executeTakeFirstOrThrow();
+  const documents = await db.selectFrom("search_documents")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("site_id", "=", siteId).executeTakeFirstOrThrow();
+  return {
+    entries: Number(entries.n),
+    searchDocuments: Number(documents.n),
+  };
+}
+
+/** Creates the demo site when missing (content and search index in one step) and answers what to print about it. */
+export async function demoStep(
+  services: Services,
+  step: StepRunner,
+): Promise<DemoFacts> {
+  const { config, db } = services;
+  const demo = await step(
+    "Demo site",
+    async () => {
+      const result = await ensureDemoSite(services);
+      const site = await findSiteByDomain(db, config.demoDomain);
+      return { ...result, counts: await contentCounts(db, site!.id) };
+    },
+    (d) =>
+      `${
+        d.createdAdmin ? "created" : "already there"
+      }: ${d.counts.entries} entries, ${d.counts.searchDocuments} search documents`,
+  );
+  return {
+    email: demo.createdAdmin?.email ?? DEMO_ADMIN_EMAIL,
+    password: demo.createdAdmin?.password,
+    passwordFile: `${config.dataDir}/demo-admin.txt`,
+  };
+}
+
+/** What the closing block needs to know about the demo site. */
+export interface DemoFacts {
+  email: string;
+  /** Present only on the start that created the admin (shown once). */
+  password?: string;
+  passwordFile: string;
+}
+
+/** Options of {@link closingBlock}. */
+export interface ClosingBlockOptions {
+  config: Config;
+  /** Port the server listens on (differs from the setting when it is 0). */
+  port: number;
+  /** Every site's domain, with its slug. */
+  sites: { domain: string; slug: string }[];
+  demo: DemoFacts | null;
+  /** A public model of the first site to show as an example read, if any. */
+  exampleModel: { domain: string; slug: string } | null;
+  startedMs: number;
+}
+
+/** The block printed once the service listens: where the admin, docs and API are, and which hosts answer. */
+export function closingBlock(options: ClosingBlockOptions): string[] {
+  const { config, port, sites, demo, exampleModel } = options;
+  const base = config.publicUrl;
+  const local = (domain: string) =>
+    `http://${domain}${port === 80 ? "" : `:${port}`}`;
+  const lines = [
+    "",
+    `Stave is ready after ${(options.startedMs / 1000).toFixed(1)} s`,
+    `  Admin:        ${base}/admin`,
+  ];
+  if (demo) {
+    lines.push(
+      demo.password
+        ? `  Sign in at ${base}/admin as ${demo.email} with password ${demo.password}`
+        : `  Demo admin:   ${demo.email}, password in ${demo.passwordFile}`,
+    );
+    if (demo.password) {
+      lines.push(
+        `  This password is shown once; it is also written to ${demo.passwordFile} for local use.`,
+      );
+    }
+  }
+  lines.push(`  API docs:     ${base}/docs`);
+  if (exampleModel) {
+    lines.push(
+      `  Example read: ${
+        local(exampleModel.domain)
+      }/v1/${exampleModel.slug}?limit=2`,
+    );
+  }
+  if (sites.length === 0) {
+    lines.push(
+      "  Host names:   none yet: create a site with `deno task svc bootstrap`",
+    );
+  } else {
+    lines.push(
+      `  Host names:   ${
+        sites.map((s) => `${s.domain} (${s.slug})`).join(", ")
+      }`,
+      "                A request reaches a site only when its Host header names it, e.g.",
+      `                curl -H 'Host: ${
+        sites[0].domain
+      }' http://localhost:${port}/health`,
+    );
+  }
+  lines.push("");
+  return lines;
+}
+
+/** Reads the sites and one public model to name in the closing block. */
+export async function closingFacts(
+  db: Db,
+  preferDomain: string | null,
+): Promise<{
+  sites: { domain: string; slug: string }[];
+  exampleModel: { domain: string; slug: string } | null;
+}> {
+  const sites = await db.selectFrom("sites").select(["id", "domain", "slug"])
+    .orderBy("created_at").orderBy("domain").execute();
+  const first = sites.find((s) => s.domain === preferDomain) ?? sites[0];
+  let exampleModel = null;
+  if (first) {
+    // The public collection with the most entries makes the most telling example.
+    const models = await db.selectFrom("models").select(["id", "slug"])
+      .where("site_id", "=", first.id).where("is_public", "=", true)
+      .where("kind", "=", "collection").orderBy("slug").execute();
+    const counts = new Map(
+      (await db.selectFrom("entry_groups")
+        .select(["model_id", (eb) => eb.fn.countAll<number>().as("n")])
+        .where("site_id", "=", first.id).groupBy("model_id").execute())
+        .map((r) => [String(r.model_id), Number(r.n)]),
+    );
+    const model = models.sort((a, b) =>
+      (counts.get(String(b.id)) ?? 0) - (counts.get(String(a.id)) ?? 0)
+    )[0];
+    if (model) {
+      exampleModel = { domain: first.domain, slug: model.slug };
+    }
+  }
+  return {
+    sites: sites.map(({ domain, slug }) => ({ domain, slug })),
+    exampleModel,
+  };
+}

@@ -1,0 +1,124 @@
+// The first start of `deno task start` on an empty DATA_DIR: one line per step with its duration, then the closing block; a second start is warm.
+import { equal, match, ok } from "node:assert/strict";
+import { privateProcessEnv, PROJECT_ROOT } from "../support/process.ts";
+
+/** Starts main.ts, reads stdout until the closing block is complete, and answers what it printed and the port. */
+async function startUntilReady(env: Record<string, string>) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "main.ts"],
+    cwd: PROJECT_ROOT,
+    env: { ...env, DATABASE_URL: env.DATABASE_URL ?? "" },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const deadline = setTimeout(() => child.kill("SIGKILL"), 150_000);
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let printed = "";
+  const stop = async () => {
+    clearTimeout(deadline);
+    try {
+      child.kill("SIGINT");
+    } catch { /* already exited */ }
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+    }
+    await child.status;
+    await stderr;
+  };
+  try {
+    while (!/curl -H 'Host: [^\n]+\n/.test(printed)) {
+      const { value, done } = await reader.read();
+      if (done) {
+        throw new Error(`main.ts exited early:\n${printed}\n${await stderr}`);
+      }
+      printed += value;
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const port = Number(
+    /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)![1],
+  );
+  return { printed, port, stop };
+}
+
+const STEP = (label: string) =>
+  new RegExp(`^✓ ${label}(?: \\([^)]*\\))?: \\d+ ms$`, "m");
+
+Deno.test("the first start prints each step with its duration and a closing block with the admin, password file, docs, an example read and the hosts; the second start is warm", async () => {
+  const p = await privateProcessEnv({ PORT: "0", LOG_REQUESTS: "false" });
+  const embedded = !p.env.DATABASE_URL;
+  try {
+    const first = await startUntilReady(p.env);
+    try {
+      const out = first.printed;
+      if (embedded) {
+        ok(
+          STEP("Embedded database created").test(out) ||
+            STEP("Embedded database from the prepared schema").test(out),
+          out,
+        );
+      }
+      match(out, STEP("Migrations"));
+      match(out, /^✓ Migrations \((\d+ applied|none pending)\)/m);
+      match(out, STEP("Admin scripts built"));
+      match(
+        out,
+        /^✓ Demo site \(created: \d+ entries, \d+ search documents\): \d+ ms$/m,
+      );
+      // Steps come before the server listens; the closing block after.
+      ok(out.indexOf("✓ Demo site") < out.indexOf("listening on"));
+      const block = out.slice(out.indexOf("Stave is ready after"));
+      match(block, /^Stave is ready after \d+\.\d s$/m);
+      match(block, /^ {2}Admin: +http:\/\/localhost:\d+\/admin$/m);
+      match(
+        block,
+        /^ {2}Sign in at http:\/\/localhost:\d+\/admin as admin@example\.com with password \S{20,}$/m,
+      );
+      ok(block.includes(`${p.dataDir}/demo-admin.txt`));
+      match(block, /^ {2}API docs: +http:\/\/localhost:\d+\/docs$/m);
+      match(
+        block,
+        new RegExp(
+          `^  Example read: http://localhost:${first.port}/v1/posts\\?limit=2$`,
+          "m",
+        ),
+      );
+      match(block, /^ {2}Host names: +localhost \(demo\)$/m);
+      // What the block names answers.
+      const read = await fetch(
+        `http://localhost:${first.port}/v1/posts?limit=2`,
+      );
+      equal(read.status, 200);
+      equal((await read.json()).data.length, 2);
+      const docs = await fetch(`http://localhost:${first.port}/docs`);
+      equal(docs.status, 200);
+      await docs.body?.cancel();
+    } finally {
+      await first.stop();
+    }
+
+    const second = await startUntilReady(p.env);
+    try {
+      const out = second.printed;
+      if (embedded) match(out, STEP("Embedded database opened"));
+      match(out, /^✓ Migrations \(none pending\): \d+ ms$/m);
+      match(out, /^✓ Demo site \(already there: \d+ entries/m);
+      match(
+        out,
+        new RegExp(
+          `^  Demo admin: +admin@example\\.com, password in ${p.dataDir}/demo-admin\\.txt$`,
+          "m",
+        ),
+      );
+      ok(!/with password/.test(out), "the password is shown only once");
+    } finally {
+      await second.stop();
+    }
+  } finally {
+    await p.cleanup();
+  }
+});
