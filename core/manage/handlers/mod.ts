@@ -9,6 +9,7 @@ import * as entries from "./entries.ts";
 import * as menus from "./menus.ts";
 import * as proposals from "./proposals.ts";
 import * as relatedFrom from "./related_from.ts";
+import * as pages from "./pages.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -20,5 +21,6 @@ export const HANDLERS: HandlerMap = {
   ...entries,
   ...relatedFrom,
   ...proposals,
+  ...pages,
   ...menus,
 };
