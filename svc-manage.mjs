@@ -22,7 +22,7 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 
 const CONTRACT = {
-  "version": "1.12.0",
+  "version": "1.13.0",
   "basePath": "/api/manage/v1",
   "commands": [{
     "command": "get-site",
@@ -1100,6 +1100,74 @@ const CONTRACT = {
       "type": "string",
     }],
     "body": null,
+    "pages": false,
+  }, {
+    "command": "get-page",
+    "tool": "get_page",
+    "method": "GET",
+    "path": "/pages/{id}",
+    "summary":
+      "Read a page: each language's address, pins and current page document",
+    "scope": "content:read",
+    "key": false,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": null,
+    "pages": false,
+  }, {
+    "command": "save-page",
+    "tool": "save_page",
+    "method": "POST",
+    "path": "/pages/{id}/save",
+    "summary":
+      "Save a new draft version of one language's page document (and optionally its address), pinned to the version the edit started from",
+    "scope": "pages:write",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": [
+      { "name": "locale", "required": true, "type": "string" },
+      {
+        "name": "expected_current_version_id",
+        "required": true,
+        "type": "string",
+      },
+      { "name": "document", "required": true, "type": "value" },
+      { "name": "slug", "required": false, "type": "string" },
+    ],
+    "pages": false,
+  }, {
+    "command": "add-page-translation",
+    "tool": "add_page_translation",
+    "method": "POST",
+    "path": "/pages/{id}/translations",
+    "summary":
+      "Add a language to a page with its own address and page document, as a draft",
+    "scope": "pages:write",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": [
+      { "name": "locale", "required": true, "type": "string" },
+      { "name": "slug", "required": true, "type": "string" },
+      { "name": "document", "required": true, "type": "value" },
+      { "name": "fields", "required": false, "type": "object" },
+    ],
     "pages": false,
   }, {
     "command": "list-menus",

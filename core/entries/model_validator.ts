@@ -1,6 +1,7 @@
 // Field validation of entry values against the site's stored model, through the models module.
 import { getModel } from "../models/store.ts";
-import { validateEntryValues } from "../models/validate_values.ts";
+import { isPageField, validateEntryValues } from "../models/validate_values.ts";
+import { checkSharedSections } from "../pages/shared.ts";
 import type { EntryValidator } from "./types.ts";
 
 /** Options of {@linkcode modelValidator}. */
@@ -34,10 +35,21 @@ export function modelValidator(
         locale: request.locale,
       }];
     }
-    return validateEntryValues(found.model, request.values, {
+    const problems = validateEntryValues(found.model, request.values, {
       mode: request.mode,
       locale: request.locale,
       embedOrigins: options.embedOrigins,
+    });
+    if (problems.length > 0 || !found.model.fields.some(isPageField)) {
+      return problems;
+    }
+    // Shared-section rules read other items, so they run here beside the database.
+    return await checkSharedSections(request.db, {
+      siteId: request.siteId,
+      modelSlug: found.model.slug,
+      values: request.values,
+      mode: request.mode,
+      locale: request.locale,
     });
   };
 }

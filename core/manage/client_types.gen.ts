@@ -2,7 +2,7 @@
 // This module is browser compatible.
 
 /** Contract version of these types. */
-export const CONTRACT_VERSION = "1.12.0";
+export const CONTRACT_VERSION = "1.13.0";
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
 
@@ -3051,6 +3051,154 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** Read a page: each language's address, pins and current page document. */
+  "get-page": {
+    method: "GET";
+    path: "/pages/{id}";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      "locales": {
+        [key: string]: {
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          "published_at": string | null;
+          /** The current version's page document, canonical; null when it cannot be read */
+          "document": unknown;
+          /** Why the stored document cannot be read, else null */
+          "document_error": {
+            "code": string;
+            "message": string;
+            "detail": {
+              "path": string;
+              [key: string]: unknown;
+            };
+          } | null;
+          "page_contract": {
+            "required": number | null;
+          };
+          /** The language's other field values (the title and the like) */
+          "fields": {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+  };
+  /** Save a new draft version of one language's page document (and optionally its address), pinned to the version the edit started from. */
+  "save-page": {
+    method: "POST";
+    path: "/pages/{id}/save";
+    scope: "pages:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      "expected_current_version_id": string;
+      /** A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md) */
+      "document": unknown;
+      /** A new address for this language; it takes effect when the version is published */
+      "slug"?: string;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      /** true for the save that made the version; a replay answers false */
+      "created": boolean;
+      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      "policy_results": Array<{
+        [key: string]: unknown;
+      }>;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Add a language to a page with its own address and page document, as a draft. */
+  "add-page-translation": {
+    method: "POST";
+    path: "/pages/{id}/translations";
+    scope: "pages:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      "slug": string;
+      /** A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md) */
+      "document": unknown;
+      /** The language's other field values (the title); the page document goes in `document` */
+      "fields"?: {
+        [key: string]: unknown;
+      };
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      "locale": string;
+      "created": boolean;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
   /** List the site's menus. */
   "list-menus": {
     method: "GET";
@@ -3959,6 +4107,17 @@ export type ApplyModelProposalAnswer =
 /** Answer of `dismiss-model-proposal`. */
 export type DismissModelProposalAnswer =
   Operations["dismiss-model-proposal"]["answer"];
+/** Answer of `get-page`. */
+export type GetPageAnswer = Operations["get-page"]["answer"];
+/** Answer of `save-page`. */
+export type SavePageAnswer = Operations["save-page"]["answer"];
+/** Body of `save-page`. */
+export type SavePageBody = Operations["save-page"]["body"];
+/** Answer of `add-page-translation`. */
+export type AddPageTranslationAnswer =
+  Operations["add-page-translation"]["answer"];
+/** Body of `add-page-translation`. */
+export type AddPageTranslationBody = Operations["add-page-translation"]["body"];
 /** Answer of `list-menus`. */
 export type ListMenusAnswer = Operations["list-menus"]["answer"];
 /** Answer of `get-menu`. */
@@ -4236,6 +4395,17 @@ export const OPERATION_ROUTES: {
   "dismiss-model-proposal": {
     method: "POST",
     path: "/models/proposals/{id}/dismiss",
+    idempotencyKey: true,
+  },
+  "get-page": { method: "GET", path: "/pages/{id}", idempotencyKey: false },
+  "save-page": {
+    method: "POST",
+    path: "/pages/{id}/save",
+    idempotencyKey: true,
+  },
+  "add-page-translation": {
+    method: "POST",
+    path: "/pages/{id}/translations",
     idempotencyKey: true,
   },
   "list-menus": { method: "GET", path: "/menus", idempotencyKey: false },

@@ -75,13 +75,14 @@ export function keyDigestOf(scope: string[], key: string): Promise<string> {
 export function asReplay(
   answer: IdempotentAnswer,
   omit: readonly string[] = [],
+  replayAs: Readonly<Record<string, unknown>> = {},
 ): SentAnswer {
   let body = answer.body;
   try {
     const value = JSON.parse(body);
     if (value !== null && typeof value === "object" && !Array.isArray(value)) {
       for (const key of omit) delete value[key];
-      body = JSON.stringify({ ...value, replayed: true });
+      body = JSON.stringify({ ...value, ...replayAs, replayed: true });
     }
   } catch {
     // Not JSON: replayed as stored; the header still says so.
@@ -116,7 +117,9 @@ export async function runKeyed(options: RunKeyedOptions): Promise<SentAnswer> {
     if (result.ok && !result.replayed) {
       return await runClaimed(options, result.claim);
     }
-    if (result.ok) return asReplay(result.answer, rule.omitOnReplay);
+    if (result.ok) {
+      return asReplay(result.answer, rule.omitOnReplay, rule.replayAs);
+    }
     if (result.code === "idempotency_key_reused") {
       refuse(
         409,
@@ -146,7 +149,9 @@ export async function runKeyed(options: RunKeyedOptions): Promise<SentAnswer> {
       const proved = options.prove ? await options.prove() : null;
       if (proved) {
         const settled = await store.settle(result.claim, stored(proved));
-        if (settled.ok) return asReplay(settled.answer, rule.omitOnReplay);
+        if (settled.ok) {
+          return asReplay(settled.answer, rule.omitOnReplay, rule.replayAs);
+        }
         continue;
       }
     }

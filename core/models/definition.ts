@@ -71,8 +71,11 @@ export type DefinitionResult =
   | { ok: true; definition: ModelDefinition }
   | DefinitionRefusal;
 
-/** Model slugs: lower-case letters, digits and `-`, starting with a letter. */
-export const MODEL_SLUG = /^[a-z][a-z0-9-]{0,63}$/;
+/**
+ * Model slugs: lower-case letters, digits and `-`, starting with a letter; or the reserved
+ * `shared_section` (spec 3 part 2.2), whose items are shared sections of pages.
+ */
+export const MODEL_SLUG = /^(?:[a-z][a-z0-9-]{0,63}|shared_section)$/;
 
 const Combination = z.strictObject({
   name: z.string().regex(

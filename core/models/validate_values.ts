@@ -10,6 +10,7 @@ import {
   type ValueSink,
 } from "./value_lists.ts";
 import { isShown } from "./visibility.ts";
+import { parsePageDocument } from "../pages/parse.ts";
 
 export type { ValueReference } from "./value_lists.ts";
 
@@ -112,6 +113,20 @@ export function inspectEntryValues(
     value: unknown,
     at: string,
   ): boolean => {
+    if (isPageField(field)) {
+      // A page document is checked by the one page parser, each refusal at its exact path.
+      const parsed = parsePageDocument(value);
+      if (!parsed.ok) {
+        const rest = parsed.error.detail.path.slice(1);
+        result.problems.push({
+          path: `${at}${rest}`,
+          code: parsed.error.code,
+          message: `Page "${at}": ${parsed.error.message}`,
+          locale: options.locale,
+        });
+      }
+      return true;
+    }
     if (field.type !== "component") return checkValue(field, value, sinkAt(at));
     if (!field.config.repeatable) {
       checkList(field.config.fields, value, at);
@@ -133,6 +148,11 @@ export function inspectEntryValues(
   };
   checkList(model.fields, values, "");
   return result;
+}
+
+/** True for the field holding a page document: a json field keyed `slides` (spec 3 part 1). */
+export function isPageField(field: FieldDefinition): boolean {
+  return field.type === "json" && field.key === "slides";
 }
 
 /** The problems of `inspectEntryValues` alone; empty when the values may be saved (or published). */

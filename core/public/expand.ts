@@ -5,7 +5,12 @@ import type { FieldDefinition } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import { HttpError } from "../web/errors.ts";
 import { encodeCursor, queryDigest } from "./cursor.ts";
-import { type PublicRow, relationIds, shapeItem } from "./items.ts";
+import {
+  deliverPageRows,
+  type PublicRow,
+  relationIds,
+  shapeItem,
+} from "./items.ts";
 import { singleModelRelation } from "./list_plan.ts";
 import type { ReadableModels } from "./read_context.ts";
 import type { SiteTokenScope } from "./site_tokens.ts";
@@ -155,6 +160,13 @@ export async function expandItems(
       target,
       [...pages.values()].flatMap((p) => p.rows),
     );
+    const documents = await deliverPageRows(
+      scope.db,
+      scope.siteId,
+      target,
+      [...pages.values()].flatMap((p) => p.rows),
+    );
+    for (const d of documents.values()) shown.push(...d.shared);
     for (let i = 0; i < rows.length; i++) {
       const page = pages.get(rows[i].group_id)!;
       const data = page.rows.map((r) => {
@@ -163,6 +175,7 @@ export async function expandItems(
           select: null,
           visibleTargets: visible,
           modelSlugs: slugs(scope),
+          pages: documents,
         });
       });
       const last = page.rows.at(-1);

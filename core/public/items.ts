@@ -1,6 +1,12 @@
 // Shapes projection rows into published items (spec 3 part 2.1), leaving out private fields and hidden targets.
 import type { FieldDefinition } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
+import { isPageField } from "../models/validate_values.ts";
+import {
+  deliveredKey,
+  type DeliveredPage,
+  deliverPages,
+} from "../pages/shared.ts";
 
 /** The page contract version this service serves (`contracts.page.served`). */
 export const PAGE_CONTRACT_SERVED = 5;
@@ -33,6 +39,8 @@ export interface ShapeOptions {
   visibleTargets: ReadonlySet<string>;
   /** Model id -> slug, for multi-model relation values. */
   modelSlugs: ReadonlyMap<string, string>;
+  /** Page documents of the rows as delivery serves them (see {@link deliverPageRows}). */
+  pages?: ReadonlyMap<string, DeliveredPage>;
 }
 
 /** A published item in the public shape. */
@@ -53,6 +61,8 @@ export function shapeItem(
       relations[field.key] = visibleRelation(value, options);
     } else if (field.type === "media") {
       media[field.key] = value;
+    } else if (isPageField(field)) {
+      fields[field.key] = page(row, options)?.document ?? null;
     } else {
       fields[field.key] = publicValue(field, value);
     }
@@ -80,9 +90,47 @@ export function shapeItem(
     f.key === "slides" && f.type === "json" && !f.private
   );
   if (slides && options.select === null) {
-    item.page_contract = { required: requiredContract(row.fields.slides) };
+    const delivered = page(row, options);
+    item.page_contract = delivered?.error
+      ? { required: null, error: delivered.error }
+      : { required: delivered?.required ?? null };
   }
   return item;
+}
+
+/** Whether a model's items carry a page document. */
+export function holdsPages(model: StoredModel): boolean {
+  return model.fields.some((f) => isPageField(f) && !f.private);
+}
+
+/**
+ * The page documents of rows of a model holding pages, expanded for delivery (shared sections
+ * resolved in each row's language); an empty map for other models.
+ */
+export async function deliverPageRows(
+  db: Parameters<typeof deliverPages>[0],
+  siteId: string,
+  model: StoredModel,
+  rows: readonly PublicRow[],
+): Promise<Map<string, DeliveredPage>> {
+  if (!holdsPages(model)) return new Map();
+  return await deliverPages(db, siteId, rows);
+}
+
+/** Cache tags `instance:<id>` of the shared sections the delivered pages embed. */
+export function sharedTags(
+  pages: ReadonlyMap<string, DeliveredPage>,
+): string[] {
+  const ids = new Set<string>();
+  for (const p of pages.values()) p.shared.forEach((id) => ids.add(id));
+  return [...ids].map((id) => `instance:${id}`);
+}
+
+function page(
+  row: PublicRow,
+  options: ShapeOptions,
+): DeliveredPage | undefined {
+  return options.pages?.get(deliveredKey(row.group_id, row.served_locale));
 }
 
 /** Relation ids of readable model fields a value holds (single ids or `{ model, id }`). */
@@ -141,16 +189,4 @@ function publicValue(field: FieldDefinition, value: unknown): unknown {
     return out;
   };
   return Array.isArray(value) ? value.map(clean) : clean(value);
-}
-
-/** The lowest page contract able to read a page document: shared sections need 5. */
-function requiredContract(slides: unknown): number {
-  const sections = (slides as { sections?: unknown })?.sections;
-  if (
-    Array.isArray(sections) &&
-    sections.some((s) => (s as { type?: unknown })?.type === "shared")
-  ) {
-    return 5;
-  }
-  return 1;
 }

@@ -9,7 +9,12 @@ import {
   slugs,
   visibleTargets,
 } from "./expand.ts";
-import { PAGE_CONTRACT_SERVED, shapeItem } from "./items.ts";
+import {
+  deliverPageRows,
+  PAGE_CONTRACT_SERVED,
+  shapeItem,
+  sharedTags,
+} from "./items.ts";
 import { expandMedia, withExpandedTargets } from "./media_expand.ts";
 import { localeChain } from "../sites/settings.ts";
 import { invalid, parseListQuery } from "./list_params.ts";
@@ -138,8 +143,9 @@ export async function listItems(
   };
   const visible = await visibleTargets(scope, model, rows);
   const modelSlugs = slugs(scope);
+  const pages = await deliverPageRows(ctx.db, ctx.siteId, model, rows);
   const data = rows.map((r) =>
-    shapeItem(model, r, { select, visibleTargets: visible, modelSlugs })
+    shapeItem(model, r, { select, visibleTargets: visible, modelSlugs, pages })
   );
   const shown = expand.length > 0
     ? await expandItems(scope, model, expand, rows, data)
@@ -168,6 +174,7 @@ export async function listItems(
       `model:${model.id}`,
       ...rows.map((r) => `instance:${r.group_id}`),
       ...shown.map((id) => `instance:${id}`),
+      ...sharedTags(pages),
     ],
   };
 }

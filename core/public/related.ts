@@ -12,7 +12,12 @@ import {
   targetPage,
   visibleTargets,
 } from "./expand.ts";
-import { PAGE_CONTRACT_SERVED, shapeItem } from "./items.ts";
+import {
+  deliverPageRows,
+  PAGE_CONTRACT_SERVED,
+  shapeItem,
+  sharedTags,
+} from "./items.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
 import { collectParams, invalid, parseLimit } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
@@ -94,11 +99,18 @@ export async function readRelated(
   const page = pages.get(groupId)!;
   const target = models.definitions.get(field.config.targets[0])!;
   const visible = await visibleTargets(scope, target, page.rows);
+  const documents = await deliverPageRows(
+    ctx.db,
+    ctx.siteId,
+    target,
+    page.rows,
+  );
   const data = page.rows.map((r) =>
     shapeItem(target, r, {
       select: null,
       visibleTargets: visible,
       modelSlugs: slugs(scope),
+      pages: documents,
     })
   );
   const plan = ctx.context.localePlan;
@@ -127,6 +139,7 @@ export async function readRelated(
     tags: [
       `instance:${groupId}`,
       ...page.rows.map((r) => `instance:${r.group_id}`),
+      ...sharedTags(documents),
     ],
   };
 }

@@ -10,7 +10,13 @@ import {
   slugs,
   visibleTargets,
 } from "./expand.ts";
-import { PAGE_CONTRACT_SERVED, type PublicRow, shapeItem } from "./items.ts";
+import {
+  deliverPageRows,
+  PAGE_CONTRACT_SERVED,
+  type PublicRow,
+  shapeItem,
+  sharedTags,
+} from "./items.ts";
 import { expandMedia, withExpandedTargets } from "./media_expand.ts";
 import { localeChain } from "../sites/settings.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
@@ -63,10 +69,25 @@ export async function readItem(
   };
   const visible = await visibleTargets(scope, model, [row]);
   const { alternates: known, ...published } = row;
+  const pages = await deliverPageRows(ctx.db, ctx.siteId, model, [row]);
+  const page = pages.values().next().value;
+  if (previewToken !== undefined && page?.error) {
+    // A preview never shows half a page (spec 3 part 4.3, PUB-037).
+    // The media reasons of PUB-037 need the media library (branch `media`); until it lands only
+    // the document itself is checked.
+    const reason = "unreadable_page";
+    throw new HttpError(
+      422,
+      reason,
+      `This page cannot be previewed: ${page.error.message}`,
+      { reason, detail: page.error.detail },
+    );
+  }
   const item = shapeItem(model, published, {
     select: null,
     visibleTargets: visible,
     modelSlugs: slugs(scope),
+    pages,
   });
   item.alternates = known ?? await alternates(ctx, row.group_id);
   const shown = expand.length > 0
@@ -83,6 +104,7 @@ export async function readItem(
       `model:${model.id}`,
       `instance:${row.group_id}`,
       ...shown.map((id) => `instance:${id}`),
+      ...sharedTags(pages),
     ],
     preview: previewToken !== undefined,
   };

@@ -12,6 +12,8 @@ import type {
   LifecycleResult,
 } from "../entries/types.ts";
 import { createModel } from "../models/store.ts";
+import { exampleFooter, exampleHomePage } from "../pages/example.ts";
+import { SHARED_SECTION_MODEL } from "../pages/shared.ts";
 import { putSettings } from "./settings.ts";
 
 /** How many of each thing the demo holds; tests read these to check the seed. */
@@ -23,7 +25,10 @@ export const DEMO_COUNTS = {
   /** Posts left as drafts in every language. */
   draftPosts: 4,
   notes: 3,
+  /** Pages: a home page in en and de, and an about page in en. */
   pages: 2,
+  /** Shared sections: the footer, in en and de. */
+  sharedSections: 1,
 } as const;
 
 const TAGS = [
@@ -251,7 +256,28 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
           required: true,
           localized: true,
         },
-        { key: "slides", label: "Slides", type: "json" },
+        { key: "slides", label: "Slides", type: "json", localized: true },
+      ],
+    }),
+  );
+  const sharedSections = expectModel(
+    await createModel(modelCtx, {
+      model: {
+        name: "Shared sections",
+        slug: SHARED_SECTION_MODEL,
+        description: "Sections several pages show, edited once",
+        enableI18n: true,
+        isPublic: false,
+      },
+      fields: [
+        {
+          key: "title",
+          label: "Title",
+          type: "text",
+          required: true,
+          localized: true,
+        },
+        { key: "slides", label: "Sections", type: "json", localized: true },
       ],
     }),
   );
@@ -349,25 +375,92 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
     );
   }
 
-  const slides = [
-    { heading: "Content first", text: "Model it, write it, publish it." },
-    {
-      heading: "Fast reads",
-      text: "Published content served from PostgreSQL.",
-    },
-  ];
-  for (const [slug, title] of [["home", "Home"], ["about", "About"]] as const) {
-    const page = expectSaved(
+  // The footer every page shares, then the pages that show it (spec 3 part 2.2).
+  const footerEn = expectSaved(
+    await saveEntry(ctx, {
+      model_id: sharedSections,
+      locale: "en",
+      slug: "footer",
+      fields: { title: "Footer", slides: exampleFooter("en") },
+      expected_current_version_id: null,
+    }),
+  );
+  await publishAll(
+    ctx,
+    expectSaved(
       await saveEntry(ctx, {
-        model_id: pages,
-        locale: "en",
-        slug,
-        fields: { title, slides },
+        group_id: footerEn.group_id,
+        locale: "de",
+        slug: "footer",
+        fields: { title: "Fußzeile", slides: exampleFooter("de") },
         expected_current_version_id: null,
       }),
-    );
-    await publishAll(ctx, page);
-  }
+    ),
+  );
+  const footer = footerEn.group_id;
+  const home = expectSaved(
+    await saveEntry(ctx, {
+      model_id: pages,
+      locale: "en",
+      slug: "home",
+      fields: { title: "Home", slides: exampleHomePage("en", footer) },
+      expected_current_version_id: null,
+    }),
+  );
+  await publishAll(
+    ctx,
+    expectSaved(
+      await saveEntry(ctx, {
+        group_id: home.group_id,
+        locale: "de",
+        slug: "start",
+        fields: { title: "Start", slides: exampleHomePage("de", footer) },
+        expected_current_version_id: null,
+      }),
+    ),
+  );
+  const about = expectSaved(
+    await saveEntry(ctx, {
+      model_id: pages,
+      locale: "en",
+      slug: "about",
+      fields: {
+        title: "About",
+        slides: {
+          format: 2,
+          sections: [
+            {
+              id: "story",
+              type: "rich_text",
+              variant: "default",
+              layout: "default",
+              component: null,
+            },
+            {
+              id: "footer",
+              type: "shared",
+              variant: "default",
+              layout: "default",
+              component: null,
+              shared: { entry: footer },
+            },
+          ],
+          props: {
+            story: {
+              heading: "About Stave",
+              paragraphs: [
+                "Stave is a headless CMS: model content, write it, publish it.",
+                "Published content is served from PostgreSQL.",
+              ],
+            },
+            footer: {},
+          },
+        },
+      },
+      expected_current_version_id: null,
+    }),
+  );
+  await publishAll(ctx, about);
 }
 
 async function publishAll(

@@ -1,6 +1,7 @@
 // The demo site of `deno task start`: models, content in two languages, fallback, created once (issue 3).
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { sql } from "kysely";
+import { parsePageDocument } from "../../core/pages/mod.ts";
 import { ensureDemoSite } from "../../core/sites/demo_site.ts";
 import { DEMO_COUNTS } from "../../core/sites/demo_content.ts";
 import { getSettings } from "../../core/sites/settings.ts";
@@ -26,6 +27,7 @@ Deno.test("ensureDemoSite() seeds models, 44 posts in en and de with drafts, not
       "notes:false",
       "pages:true",
       "posts:true",
+      "shared_section:false",
       "tags:true",
     ]);
     const count = async (locale: string, published: boolean) => {
@@ -49,6 +51,15 @@ Deno.test("ensureDemoSite() seeds models, 44 posts in en and de with drafts, not
       policy: "fallback",
       chains: { de: ["en"] },
     });
+    // Pages hold real page documents (PAGE-001): the home page in en and de, about in en.
+    const { rows: pages } = await sql<{ locale: string; slides: unknown }>`
+      select e.locale, v.fields -> 'slides' as slides from entries e
+      join models m on m.id::text = e.model_id::text
+      join entry_versions v on v.id = e.published_version_id
+      where m.slug = 'pages' and e.site_id = ${site.id} order by e.slug`
+      .execute(db);
+    equal(pages.length, 3);
+    for (const page of pages) ok(parsePageDocument(page.slides).ok);
     const note = await Deno.readTextFile(`${dataDir}/demo-admin.txt`);
     ok(note.includes(first.createdAdmin.password));
 

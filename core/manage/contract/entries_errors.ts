@@ -11,6 +11,8 @@ export const ENTRY_ERROR_STATUS = {
   single_entry_exists: 409,
   unique_value_taken: 409,
   slug_taken: 409,
+  slug_reserved: 409,
+  page_address_required: 409,
   relation_target_taken: 409,
   draft_conflict: 409,
   draft_held: 409,

@@ -9,12 +9,13 @@ import { ENTRY_MORE_OPERATIONS, ENTRY_OPERATIONS } from "./entries_ops.ts";
 import { PROPOSAL_OPERATIONS } from "./proposals.ts";
 import { RELATED_FROM_OPERATIONS } from "./related_from.ts";
 import { MEDIA_OPERATIONS } from "./media.ts";
+import { PAGE_OPERATIONS } from "./pages.ts";
 
 export * from "./operation.ts";
 export * from "./errors.ts";
 
 /** Contract version (spec 2 part 9): `info.version` of `openapi-v1.json`. */
-export const CONTRACT_VERSION = "1.12.0";
+export const CONTRACT_VERSION = "1.13.0";
 
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
@@ -32,6 +33,7 @@ export const OPERATIONS = [
   ...ENTRY_MORE_OPERATIONS,
   ...RELATED_FROM_OPERATIONS,
   ...PROPOSAL_OPERATIONS,
+  ...PAGE_OPERATIONS,
   ...MENU_OPERATIONS,
   ...MEDIA_OPERATIONS,
 ] as const;

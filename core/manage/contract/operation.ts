@@ -30,6 +30,8 @@ export interface KeyRule {
   settle: KeySettlement;
   /** Top-level answer keys that only the first answer carries; a replay leaves them out. */
   omitOnReplay?: readonly string[];
+  /** Top-level answer values a replay states instead (pages: `created: false`, spec 2 part 4.1). */
+  replayAs?: Readonly<Record<string, unknown>>;
 }
 
 /** Any zod object schema (params, query and bodies are closed objects). */

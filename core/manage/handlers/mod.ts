@@ -10,6 +10,7 @@ import * as menus from "./menus.ts";
 import * as proposals from "./proposals.ts";
 import * as relatedFrom from "./related_from.ts";
 import * as media from "./media.ts";
+import * as pages from "./pages.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -21,6 +22,7 @@ export const HANDLERS: HandlerMap = {
   ...entries,
   ...relatedFrom,
   ...proposals,
+  ...pages,
   ...menus,
   ...media,
 };
