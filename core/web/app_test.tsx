@@ -282,5 +282,8 @@ Deno.test("an unknown path answers JSON 404 to APIs and an HTML page to browsers
     headers: { accept: "text/html" },
   });
   equal(browser.status, 404);
-  match(await browser.text(), /<h1>404<\/h1>/);
+  const html = await browser.text();
+  match(html, /<p class="status">404<\/p><h1>Page not found<\/h1>/);
+  match(html, /href="\/_static\/admin.css"/);
+  match(html, /href="\/">Go to the home page/);
 });

@@ -86,20 +86,34 @@ function describe(error: unknown): string {
     : String(error).slice(0, 500);
 }
 
-/** The plain error page of HTML routes. */
+/** The styled error page of HTML routes: the admin's stylesheet, the status, a way back. */
 export function errorPage(c: Context, error: HttpError): Response {
-  const title = error.status >= 500 ? "Something went wrong" : error.message;
-  const back = c.req.path.startsWith("/admin")
-    ? `<p><a href="/admin">Back to the admin</a></p>`
+  const title = error.status === 404
+    ? "Page not found"
+    : error.status >= 500
+    ? "Something went wrong"
+    : error.message;
+  const detail = error.status === 404
+    ? error.code === "not_found"
+      ? "There is nothing at this address. It may have moved, or the link may be mistyped."
+      : error.message
+    : error.status >= 500
+    ? "The service could not answer this request. Nothing you typed was lost on our side; try again in a moment."
     : "";
+  const inAdmin = c.req.path.startsWith("/admin");
+  const back = inAdmin
+    ? `<a class="button" href="/admin">Back to the admin</a>`
+    : `<a class="button" href="/">Go to the home page</a>`;
   const html = [
     `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    `<title>${escapeHtml(title)}</title></head><body><main>`,
-    `<h1>${error.status}</h1><p>${escapeHtml(title)}</p>`,
-    `<p>Code: <code>${
-      escapeHtml(error.code)
-    }</code></p>${back}</main></body></html>`,
+    `<title>${escapeHtml(title)} · Stave</title>`,
+    `<link rel="stylesheet" href="/_static/admin.css"></head><body>`,
+    `<main class="error-page"><p class="status">${error.status}</p>`,
+    `<h1>${escapeHtml(title)}</h1>`,
+    detail ? `<p>${escapeHtml(detail)}</p>` : "",
+    `<p class="muted">Code: <code>${escapeHtml(error.code)}</code></p>`,
+    `<p>${back}</p></main></body></html>`,
   ].join("");
   return c.html(html, error.status, error.headers);
 }

@@ -1,108 +1,103 @@
-// GET /admin: the signed-in home of the site named by the Host header.
+// GET /admin: the signed-in home: drafts waiting for review, the person's recent edits, recently published items.
 import type { Context } from "hono";
+import { type Dashboard, loadDashboard } from "../../core/admin/dashboard.ts";
+import type { ShellData } from "../../core/admin/shell.ts";
 import { requireSignedIn } from "../../core/auth/session_middleware.ts";
 import type { AppEnv } from "../../core/web/env.ts";
 import { page, type PageProps } from "../../core/web/manifest.ts";
-import LanguagePreview from "../../islands/LanguagePreview.tsx";
+import { AdminShell, openAdminPage, when } from "./_shell.tsx";
 
 export const middleware = requireSignedIn;
 
 /** What the home page shows. */
 interface HomeData {
-  site: {
-    name: string;
-    domain: string;
-    languages: string[];
-    defaultLanguage: string;
-  };
-  user: { displayName: string; email: string };
-  csrfToken: string;
+  title: string;
+  shell: ShellData;
+  dashboard: Dashboard;
 }
 
 export const handler = {
-  GET(c: Context<AppEnv>) {
-    const { site, user } = c.var;
+  async GET(c: Context<AppEnv>) {
+    const { ctx, shell } = await openAdminPage(c, [{ label: "Dashboard" }]);
     const data: HomeData = {
-      site: {
-        name: site.name,
-        domain: site.domain,
-        languages: site.languages,
-        defaultLanguage: site.defaultLanguage,
-      },
-      user: { displayName: user!.displayName, email: user!.email },
-      csrfToken: c.var.csrfToken,
+      title: "Dashboard",
+      shell,
+      dashboard: await loadDashboard(ctx),
     };
     return page(data);
   },
 };
 
-export default function AdminHome({ data }: PageProps<HomeData>) {
-  const { site, user } = data;
+function ItemList(
+  props: {
+    id: string;
+    heading: string;
+    items: Dashboard["inReview"];
+    empty: string;
+  },
+) {
   return (
-    <>
-      <header class="topbar">
-        <p class="brand">Stave</p>
-        <form method="post" action="/admin/sign-out" class="inline">
-          <input type="hidden" name="_csrf" value={data.csrfToken} />
-          <span class="muted">
-            Signed in as <strong>{user.displayName}</strong>
-          </span>{" "}
-          <button type="submit" class="secondary">Sign out</button>
-        </form>
-      </header>
-      <main>
-        <h1>{site.name}</h1>
-        <section class="card">
-          <h2>Site</h2>
-          <dl>
-            <dt>Domain</dt>
-            <dd>{site.domain}</dd>
-            <dt>Languages</dt>
-            <dd>
-              <ul class="plain">
-                {site.languages.map((code) => (
-                  <li key={code} lang={code}>
-                    {code}
-                    {code === site.defaultLanguage && (
-                      <span class="muted">(default)</span>
-                    )}
-                  </li>
-                ))}
-              </ul>
-            </dd>
-          </dl>
-        </section>
-        <section class="card">
-          <h2>You</h2>
-          <dl>
-            <dt>Name</dt>
-            <dd>{user.displayName}</dd>
-            <dt>Email</dt>
-            <dd>{user.email}</dd>
-          </dl>
-        </section>
-        <section class="card">
-          <h2>Content</h2>
-          <p>
-            <a href="/admin/media">Media library</a>
-          </p>
-        </section>
-        <section class="card">
-          <h2>Settings</h2>
-          <p>
-            <a href="/admin/settings/api">Management credentials</a>
-          </p>
-          <p>
-            <a href="/admin/settings/public-api">
-              Public API: browser origins and site tokens
-            </a>
-          </p>
-        </section>
-        <LanguagePreview
-          languages={site.languages}
-          defaultLanguage={site.defaultLanguage}
+    <section class="card" aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.heading}</h2>
+      {props.items.length === 0
+        ? <p class="muted">{props.empty}</p>
+        : (
+          <ul class="plain">
+            {props.items.map((item) => (
+              <li key={`${item.groupId}:${item.locale}`}>
+                <a
+                  href={`/admin/content/${item.modelSlug}/${item.groupId}?lang=${item.locale}`}
+                >
+                  {item.title}
+                </a>{" "}
+                <span class="muted">
+                  {item.modelName} · {item.locale} · {when(item.at)}
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+    </section>
+  );
+}
+
+export default function AdminHome({ data }: PageProps<HomeData>) {
+  const { dashboard, shell } = data;
+  const first = shell.folders[0]?.models[0];
+  return (
+    <AdminShell
+      shell={shell}
+      title="Dashboard"
+      actions={first && (
+        <a class="button" href={`/admin/content/${first.slug}/new`}>
+          New {first.name.toLowerCase()}
+        </a>
+      )}
+    >
+      <p class="greeting">
+        Welcome, {shell.user.displayName}{" "}
+        <span class="muted">({shell.siteName})</span>
+      </p>
+      <div class="grid">
+        <ItemList
+          id="in-review"
+          heading="Waiting for review"
+          items={dashboard.inReview}
+          empty="No drafts are waiting for review."
         />
-      </main>
-    </>
+        <ItemList
+          id="my-edits"
+          heading="Your recent edits"
+          items={dashboard.myEdits}
+          empty="You have not edited anything yet: open a model in the menu to start."
+        />
+        <ItemList
+          id="recently-published"
+          heading="Recently published"
+          items={dashboard.published}
+          empty="Nothing is published yet."
+        />
+      </div>
+    </AdminShell>
   );
 }

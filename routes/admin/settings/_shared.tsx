@@ -3,6 +3,7 @@
 import type { Context } from "hono";
 import { listModels } from "../../../core/models/model_reads.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
+import CopyButton from "../../../islands/CopyButton.tsx";
 
 /** The signed-in person acting on the request's site. */
 export function personContext(c: Context<AppEnv>) {
@@ -35,8 +36,9 @@ export function ShownOnce(props: { title: string; id: string; value: string }) {
     <section class="card" aria-labelledby={`${props.id}-heading`}>
       <h2 id={`${props.id}-heading`}>{props.title}</h2>
       <p>Copy it now: it is shown only once and cannot be read again.</p>
-      <p>
+      <p class="secret">
         <code id={props.id}>{props.value}</code>
+        <CopyButton targetId={props.id} label={props.title} />
       </p>
     </section>
   );

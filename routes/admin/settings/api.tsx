@@ -11,6 +11,8 @@ import {
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
+import type { ShellData } from "../../../core/admin/shell.ts";
+import { AdminShell, openAdminPage } from "../_shell.tsx";
 
 import {
   formList,
@@ -34,6 +36,8 @@ interface CredentialRow {
 
 /** What the page shows. */
 interface ApiSettingsData {
+  title: string;
+  shell: ShellData;
   siteName: string;
   csrfToken: string;
   /** Where an AI agent connects (spec 2 part 4.5). */
@@ -58,7 +62,13 @@ async function pageData(
     );
   }
   const models = await siteModels(c);
+  const { shell } = await openAdminPage(c, [
+    { label: "Settings", href: "/admin/settings" },
+    { label: "Management credentials" },
+  ]);
   return {
+    title: "Management credentials",
+    shell,
     siteName: c.var.site.name,
     csrfToken: c.var.csrfToken,
     mcpUrl: `${c.var.services.config.publicUrl}/api/manage/mcp`,
@@ -156,12 +166,8 @@ export const handler = {
 
 export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
   return (
-    <main>
-      <p>
-        <a href="/admin">← {data.siteName}</a>
-      </p>
-      <h1>Management credentials</h1>
-      {data.error && <p role="alert" class="error">{data.error}</p>}
+    <AdminShell shell={data.shell} title="Management credentials">
+      {data.error && <p role="alert" class="alert">{data.error}</p>}
       {data.created && (
         <ShownOnce
           title={`Secret of “${data.created.name}”`}
@@ -174,34 +180,38 @@ export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
         {data.credentials.length === 0
           ? <p class="muted">None yet.</p>
           : (
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Scopes</th>
-                  <th scope="col">Models</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">State</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.credentials.map((cred) => (
-                  <tr key={cred.id}>
-                    <td>{cred.name}</td>
-                    <td>{cred.scopes.join(", ")}</td>
-                    <td>{cred.models === null ? "All" : cred.models.length}</td>
-                    <td>{cred.createdAt.slice(0, 16).replace("T", " ")}</td>
-                    <td>
-                      <RevokeCell
-                        csrfToken={data.csrfToken}
-                        id={cred.id}
-                        revoked={cred.revoked}
-                      />
-                    </td>
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Scopes</th>
+                    <th scope="col">Models</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">State</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {data.credentials.map((cred) => (
+                    <tr key={cred.id}>
+                      <td>{cred.name}</td>
+                      <td>{cred.scopes.join(", ")}</td>
+                      <td>
+                        {cred.models === null ? "All" : cred.models.length}
+                      </td>
+                      <td>{cred.createdAt.slice(0, 16).replace("T", " ")}</td>
+                      <td>
+                        <RevokeCell
+                          csrfToken={data.csrfToken}
+                          id={cred.id}
+                          revoked={cred.revoked}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
       </section>
       <section class="card" aria-labelledby="agents-heading">
@@ -245,6 +255,6 @@ export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
           <button type="submit">Create credential</button>
         </form>
       </section>
-    </main>
+    </AdminShell>
   );
 }

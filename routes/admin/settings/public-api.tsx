@@ -12,6 +12,8 @@ import {
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
+import type { ShellData } from "../../../core/admin/shell.ts";
+import { AdminShell, openAdminPage } from "../_shell.tsx";
 
 import {
   formList,
@@ -25,6 +27,8 @@ export const middleware = requireSignedIn;
 
 /** What the page shows. */
 interface PublicApiData {
+  title: string;
+  shell: ShellData;
   siteName: string;
   csrfToken: string;
   origins: string[];
@@ -48,7 +52,13 @@ async function pageData(
     );
   }
   const models = await siteModels(c);
+  const { shell } = await openAdminPage(c, [
+    { label: "Settings", href: "/admin/settings" },
+    { label: "Public API" },
+  ]);
   return {
+    title: "Public API",
+    shell,
     siteName: c.var.site.name,
     csrfToken: c.var.csrfToken,
     origins: settings.origins,
@@ -121,12 +131,8 @@ export const handler = {
 
 export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
   return (
-    <main>
-      <p>
-        <a href="/admin">← {data.siteName}</a>
-      </p>
-      <h1>Public API</h1>
-      {data.error && <p role="alert" class="error">{data.error}</p>}
+    <AdminShell shell={data.shell} title="Public API">
+      {data.error && <p role="alert" class="alert">{data.error}</p>}
       {data.created && (
         <ShownOnce
           title={`Token “${data.created.name}”`}
@@ -159,38 +165,42 @@ export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
           A token reads the private models it names, sent as Authorization:
           Bearer sv_site_….
         </p>
-        {data.tokens.length === 0 ? <p class="muted">None yet.</p> : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Models</th>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.tokens.map((token) => (
-                <tr key={token.id}>
-                  <td>{token.name}</td>
-                  <td>
-                    {token.model_ids.map((id) =>
-                      data.models.find((m) => m.id === id)?.name ?? id
-                    ).join(", ")}
-                  </td>
-                  <td>{token.created_at.slice(0, 16).replace("T", " ")}</td>
-                  <td>
-                    <RevokeCell
-                      csrfToken={data.csrfToken}
-                      id={token.id}
-                      revoked={token.revoked}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
+        {data.tokens.length === 0
+          ? <p class="muted">None yet.</p>
+          : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Models</th>
+                    <th scope="col">Created</th>
+                    <th scope="col">State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.tokens.map((token) => (
+                    <tr key={token.id}>
+                      <td>{token.name}</td>
+                      <td>
+                        {token.model_ids.map((id) =>
+                          data.models.find((m) => m.id === id)?.name ?? id
+                        ).join(", ")}
+                      </td>
+                      <td>{token.created_at.slice(0, 16).replace("T", " ")}</td>
+                      <td>
+                        <RevokeCell
+                          csrfToken={data.csrfToken}
+                          id={token.id}
+                          revoked={token.revoked}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
         <form method="post">
           <input type="hidden" name="_csrf" value={data.csrfToken} />
           <input type="hidden" name="action" value="issue" />
@@ -211,6 +221,6 @@ export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
           <button type="submit">Issue token</button>
         </form>
       </section>
-    </main>
+    </AdminShell>
   );
 }

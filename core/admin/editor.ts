@@ -1,0 +1,272 @@
+// What the entry editor reads: the entry in one language, its languages' states, workflow, relation choices.
+import { decide, readableFields, readReach } from "../access/decide.ts";
+import { readWorkflow, type WorkflowBlock } from "../entries/workflow.ts";
+import {
+  listAssignees,
+  readAssignment,
+  readReviewStage,
+} from "../entries/review.ts";
+import { type GroupRow, readGroup, readInstances } from "../entries/store.ts";
+import { listModels } from "../models/model_reads.ts";
+import type { StoredModel } from "../models/store_rows.ts";
+import { getSettings, localeChain } from "../sites/settings.ts";
+import { refuse } from "../web/errors.ts";
+import type { AdminContext } from "./context.ts";
+import {
+  type FieldControl,
+  fieldControls,
+  type RawValues,
+  rawValues,
+} from "./entry_form.ts";
+import { entryTitle, titleFieldOf } from "./titles.ts";
+
+/** How one site language stands for the entry. */
+export interface LanguageState {
+  code: string;
+  /** `translated`: the entry has it; `fallback`: readers get `from`; `missing`: readers get nothing. */
+  state: "translated" | "fallback" | "missing";
+  from?: string;
+  published: boolean;
+}
+
+/** A choice of a relation picker. */
+export interface RelationChoice {
+  value: string;
+  label: string;
+}
+
+/** Everything the editor page shows about one entry language. */
+export interface EditorState {
+  groupId: string;
+  title: string;
+  locale: string;
+  /** False when the entry lacks this language: saving adds it. */
+  exists: boolean;
+  /** When the language is missing: the language whose values the form starts from. */
+  startedFrom: string | null;
+  slug: string;
+  trashed: boolean;
+  revision: number;
+  currentVersionId: string | null;
+  publishedVersionId: string | null;
+  controls: FieldControl[];
+  raw: RawValues;
+  languages: LanguageState[];
+  /** What the person may do now in this language (publish, unpublish, trash, restore, review moves). */
+  transitions: string[];
+  mayUpdate: boolean;
+  stage: string;
+  assigneeId: string | null;
+  assignees: { id: string; label: string }[];
+  mayAssign: boolean;
+  relationChoices: Record<string, RelationChoice[]>;
+  /** The model's slug source field, for the slug auto-fill. */
+  titleKey: string | null;
+}
+
+/** The group, readable by the person, or 404. */
+export async function readableGroup(
+  ctx: AdminContext,
+  model: StoredModel,
+  groupId: string,
+): Promise<GroupRow> {
+  const group = await readGroup(ctx.services.db, ctx.site.id, groupId);
+  const reach = readReach(ctx.authority, model.id);
+  if (
+    !group || group.model_id !== model.id || reach === "none" ||
+    (reach === "own" && group.created_by !== ctx.user.id)
+  ) {
+    return refuse(404, "not_found", "No such entry you can open here");
+  }
+  return group;
+}
+
+/** Readable entries of the relation fields' target models, newest first, at most 200 per field. */
+export async function relationChoices(
+  ctx: AdminContext,
+  controls: readonly FieldControl[],
+): Promise<Record<string, RelationChoice[]>> {
+  const { db, clock } = ctx.services;
+  const relations = controls.filter((c) => c.type === "relation");
+  if (relations.length === 0) return {};
+  const models = await listModels({ db, clock, siteId: ctx.site.id });
+  const choices: Record<string, RelationChoice[]> = {};
+  for (const control of relations) {
+    const list: RelationChoice[] = [];
+    for (const targetId of control.targets) {
+      const target = models.find((m) => m.id === targetId);
+      if (!target) continue;
+      const reach = readReach(ctx.authority, target.id);
+      if (reach === "none") continue;
+      let q = db.selectFrom("entry_groups as g")
+        .innerJoin("entries as e", "e.id", "g.primary_entry_id")
+        .leftJoin("entry_versions as v", "v.id", "e.current_version_id")
+        .select(["g.id", "e.slug", "v.fields"])
+        .where("g.site_id", "=", ctx.site.id)
+        .where("g.model_id", "=", target.id)
+        .where("g.trashed_at", "is", null);
+      if (reach === "own") q = q.where("g.created_by", "=", ctx.user.id);
+      const rows = await q.orderBy("g.created_at", "desc").limit(200)
+        .execute();
+      const readable = new Set(
+        readableFields(
+          ctx.authority,
+          target.id,
+          target.fields.map((f) => f.key),
+        ),
+      );
+      for (const row of rows) {
+        const values = Object.fromEntries(
+          Object.entries((row.fields ?? {}) as Record<string, unknown>)
+            .filter(([k]) => readable.has(k)),
+        );
+        list.push({
+          value: control.targets.length > 1 ? `${target.id}:${row.id}` : row.id,
+          label: control.targets.length > 1
+            ? `${entryTitle(target, values, row.slug)} (${target.name})`
+            : entryTitle(target, values, row.slug),
+        });
+      }
+    }
+    choices[control.key] = list.sort((a, b) => a.label.localeCompare(b.label));
+  }
+  return choices;
+}
+
+function transitionsOf(block: WorkflowBlock, locale: string): string[] {
+  const own = block.locales[locale]?.transitions ?? [];
+  const whole = block.transitions.filter((t) =>
+    t.kind === "trash" || t.kind === "restore" || t.kind === "submit" ||
+    t.kind === "approve" || t.kind === "request_changes" ||
+    t.kind === "withdraw"
+  );
+  return [...new Set([...own, ...whole].map((t) => t.kind))];
+}
+
+/** Loads the editor of one entry language for the person. */
+export async function loadEditor(
+  ctx: AdminContext,
+  model: StoredModel,
+  groupId: string,
+  requested: string,
+): Promise<EditorState> {
+  const { db } = ctx.services;
+  const siteId = ctx.site.id;
+  const group = await readableGroup(ctx, model, groupId);
+  const instances = await readInstances(db, siteId, group.id);
+  const locale = ctx.site.languages.includes(requested)
+    ? requested
+    : instances[0]?.locale ?? ctx.site.defaultLanguage;
+  const policy = await getSettings({ db, siteId }, "language-fallback");
+  const languages: LanguageState[] = ctx.site.languages.map((code) => {
+    const own = instances.find((i) => i.locale === code);
+    if (own) {
+      return {
+        code,
+        state: "translated",
+        published: own.published_version_id !== null,
+      };
+    }
+    const from = localeChain(policy.document, code, ctx.site.defaultLanguage)
+      .slice(1).find((l) => instances.some((i) => i.locale === l));
+    return from
+      ? { code, state: "fallback", from, published: false }
+      : { code, state: "missing", published: false };
+  });
+  const instance = instances.find((i) => i.locale === locale);
+  const startedFrom = instance
+    ? null
+    : languages.find((l) => l.code === locale)?.from ?? instances[0]?.locale ??
+      null;
+  const source = instance ??
+    instances.find((i) => i.locale === startedFrom) ?? null;
+  const version = source?.current_version_id
+    ? await db.selectFrom("entry_versions").select("fields")
+      .where("site_id", "=", siteId).where("id", "=", source.current_version_id)
+      .executeTakeFirst()
+    : undefined;
+  const controls = fieldControls(model, ctx.authority);
+  const stored = (version?.fields ?? {}) as Record<string, unknown>;
+  const raw = rawValues(controls, stored);
+  const workflow = await readWorkflow(
+    { db, siteId, actor: ctx.actor },
+    { group_id: group.id },
+  );
+  if (!workflow.ok) {
+    return refuse(404, "not_found", "No such entry you can open here");
+  }
+  const mayAssign = decide(ctx.authority, {
+    action: "entries.assign",
+    model: model.id,
+    owner: group.created_by,
+  }).ok;
+  const assignees = mayAssign
+    ? (await listAssignees({ db, siteId }, group.id) ?? []).map((a) => ({
+      id: a.user_id,
+      label: `${a.display_name} (${a.email})`,
+    }))
+    : [];
+  const readable = Object.fromEntries(
+    controls.map((c) => [c.key, stored[c.key]]),
+  );
+  return {
+    groupId: group.id,
+    title: entryTitle(model, readable, instance?.slug ?? source?.slug ?? ""),
+    locale,
+    exists: instance !== undefined,
+    startedFrom,
+    slug: instance?.slug ?? source?.slug ?? "",
+    trashed: group.trashed_at !== null,
+    revision: group.revision,
+    currentVersionId: instance?.current_version_id ?? null,
+    publishedVersionId: instance?.published_version_id ?? null,
+    controls,
+    raw,
+    languages,
+    transitions: transitionsOf(workflow.workflow, locale),
+    mayUpdate: decide(ctx.authority, {
+      action: "update",
+      model: model.id,
+      owner: group.created_by,
+      languages: [locale],
+    }).ok,
+    stage: await readReviewStage(db, siteId, group.id),
+    assigneeId: await readAssignment(db, siteId, group.id),
+    assignees,
+    mayAssign,
+    relationChoices: await relationChoices(ctx, controls),
+    titleKey: titleFieldOf(model)?.key ?? null,
+  };
+}
+
+/** The editor of an entry not created yet, in `locale`. */
+export async function newEditor(
+  ctx: AdminContext,
+  model: StoredModel,
+  locale: string,
+): Promise<EditorState> {
+  const controls = fieldControls(model, ctx.authority);
+  return {
+    groupId: "",
+    title: `New ${model.name.toLowerCase()}`,
+    locale,
+    exists: false,
+    startedFrom: null,
+    slug: "",
+    trashed: false,
+    revision: 0,
+    currentVersionId: null,
+    publishedVersionId: null,
+    controls,
+    raw: rawValues(controls, {}),
+    languages: [],
+    transitions: [],
+    mayUpdate: true,
+    stage: "draft",
+    assigneeId: null,
+    assignees: [],
+    mayAssign: false,
+    relationChoices: await relationChoices(ctx, controls),
+    titleKey: titleFieldOf(model)?.key ?? null,
+  };
+}

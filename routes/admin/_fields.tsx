@@ -1,0 +1,294 @@
+// The entry editor's controls: one per field type, labelled, with hints, and the refusal beside the field.
+import type { FieldControl, RawValue } from "../../core/admin/entry_form.ts";
+import type { RelationChoice } from "../../core/admin/editor.ts";
+import RichTextField from "../../islands/RichTextField.tsx";
+import SlugField from "../../islands/SlugField.tsx";
+
+/** Props of {@link FieldInput}. */
+export interface FieldInputProps {
+  control: FieldControl;
+  value: RawValue;
+  errors: string[];
+  choices?: RelationChoice[];
+  /** The id of the slug's source input, when the slug follows it. */
+  sourceId?: string;
+  /** True when the slug may still follow its source (a new entry or language). */
+  autoFill?: boolean;
+}
+
+function text(value: RawValue): string {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function items(value: RawValue): string[] {
+  return Array.isArray(value) ? value : value === "" ? [] : [value];
+}
+
+/**
+ * The media slot: until the media library's `islands/MediaPicker.tsx` lands (branch `media`),
+ * a media field takes media ids typed or pasted (several separated by commas for a gallery).
+ */
+export function MediaField(
+  props: { control: FieldControl; value: RawValue; describedBy: string },
+) {
+  const { control } = props;
+  return (
+    <input
+      id={`field-${control.key}`}
+      name={`f.${control.key}`}
+      value={text(props.value)}
+      readOnly={control.readOnly}
+      aria-describedby={props.describedBy}
+      placeholder={control.multiple
+        ? "media ids, separated by commas"
+        : "media id"}
+    />
+  );
+}
+
+function Control(props: FieldInputProps & { describedBy: string }) {
+  const { control, value, describedBy } = props;
+  const id = `field-${control.key}`;
+  const name = `f.${control.key}`;
+  const invalid = props.errors.length > 0 ? "true" as const : undefined;
+  const common = {
+    id,
+    name,
+    "aria-describedby": describedBy || undefined,
+    "aria-invalid": invalid,
+  };
+  const readOnly = control.readOnly;
+  switch (control.type) {
+    case "boolean":
+      return (
+        <span>
+          <input type="hidden" name={`present.${control.key}`} value="1" />
+          <input
+            {...common}
+            type="checkbox"
+            value="true"
+            checked={value === "true"}
+            disabled={readOnly}
+          />
+        </span>
+      );
+    case "number":
+      return (
+        <input
+          {...common}
+          type="number"
+          inputMode={control.integer ? "numeric" : "decimal"}
+          step={control.step ?? (control.integer ? "1" : "any")}
+          min={control.min}
+          max={control.max}
+          value={text(value)}
+          readOnly={readOnly}
+        />
+      );
+    case "date":
+      return (
+        <input
+          {...common}
+          type="date"
+          min={control.min}
+          max={control.max}
+          value={text(value)}
+          readOnly={readOnly}
+        />
+      );
+    case "datetime":
+      return (
+        <input
+          {...common}
+          type="datetime-local"
+          value={text(value)}
+          readOnly={readOnly}
+        />
+      );
+    case "select":
+      return (
+        <select
+          {...common}
+          multiple={control.multiple}
+          disabled={readOnly}
+          size={control.multiple
+            ? Math.min(8, control.options.length)
+            : undefined}
+        >
+          {!control.multiple && <option value="">—</option>}
+          {control.options.map((o) => (
+            <option
+              key={o.value}
+              value={o.value}
+              selected={items(value).includes(o.value)}
+            >
+              {o.label}
+            </option>
+          ))}
+        </select>
+      );
+    case "relation": {
+      const chosen = items(value);
+      const choices = props.choices ?? [];
+      const known = new Set(choices.map((c) => c.value));
+      return (
+        <select
+          {...common}
+          multiple={control.multiple}
+          disabled={readOnly}
+          size={control.multiple ? Math.min(8, choices.length + 1) : undefined}
+        >
+          {!control.multiple && <option value="">—</option>}
+          {chosen.filter((v) => !known.has(v)).map((v) => (
+            <option key={v} value={v} selected>{v}</option>
+          ))}
+          {choices.map((c) => (
+            <option
+              key={c.value}
+              value={c.value}
+              selected={chosen.includes(c.value)}
+            >
+              {c.label}
+            </option>
+          ))}
+        </select>
+      );
+    }
+    case "media":
+      return (
+        <MediaField
+          control={control}
+          value={value}
+          describedBy={describedBy}
+        />
+      );
+    case "point": {
+      const [lat, lon] = Array.isArray(value) ? value : ["", ""];
+      return (
+        <span class="buttons">
+          <label for={`${id}-lat`}>Latitude</label>
+          <input
+            id={`${id}-lat`}
+            name={`${name}.lat`}
+            inputMode="decimal"
+            value={lat}
+            readOnly={readOnly}
+            aria-describedby={describedBy}
+            aria-invalid={invalid}
+          />
+          <label for={`${id}-lon`}>Longitude</label>
+          <input
+            id={`${id}-lon`}
+            name={`${name}.lon`}
+            inputMode="decimal"
+            value={lon}
+            readOnly={readOnly}
+            aria-describedby={describedBy}
+            aria-invalid={invalid}
+          />
+        </span>
+      );
+    }
+    case "json":
+    case "component":
+      return (
+        <textarea {...common} rows={6} readOnly={readOnly} spellcheck={false}>
+          {text(value)}
+        </textarea>
+      );
+    case "rich_text":
+      return (
+        <RichTextField
+          id={id}
+          name={name}
+          value={text(value)}
+          readOnly={readOnly}
+          describedBy={describedBy}
+          invalid={props.errors.length > 0}
+          label={control.label}
+        />
+      );
+    case "slug":
+      return (
+        <SlugField
+          id={id}
+          name={name}
+          value={text(value)}
+          readOnly={readOnly}
+          describedBy={describedBy}
+          invalid={props.errors.length > 0}
+          sourceId={props.sourceId ?? ""}
+          autoFill={props.autoFill ?? false}
+        />
+      );
+    default: {
+      const long = (control.maxLength ?? 0) > 300;
+      return long
+        ? (
+          <textarea
+            {...common}
+            rows={4}
+            maxLength={control.maxLength}
+            readOnly={readOnly}
+          >
+            {text(value)}
+          </textarea>
+        )
+        : (
+          <input
+            {...common}
+            maxLength={control.maxLength}
+            minLength={control.minLength}
+            value={text(value)}
+            readOnly={readOnly}
+          />
+        );
+    }
+  }
+}
+
+/** One field: label (with required mark), control, hints and the refusal in words beside it. */
+export function FieldInput(props: FieldInputProps) {
+  const { control } = props;
+  const hintId = `hint-${control.key}`;
+  const errorId = `error-${control.key}`;
+  const describedBy = [
+    props.errors.length > 0 ? errorId : "",
+    control.hints.length > 0 || control.readOnly ? hintId : "",
+  ].filter(Boolean).join(" ") || undefined;
+  const labelFor = control.type === "point"
+    ? `field-${control.key}-lat`
+    : `field-${control.key}`;
+  return (
+    <div class="field" data-field={control.key}>
+      {control.type === "point"
+        ? (
+          <span class="label" id={`label-${control.key}`}>
+            <strong>{control.label}</strong>
+          </span>
+        )
+        : (
+          <label for={labelFor}>
+            {control.label}
+            {control.required && (
+              <span class="required-mark" aria-hidden="true">*</span>
+            )}
+          </label>
+        )}
+      {props.errors.length > 0 && (
+        <p class="field-error" id={errorId}>
+          {props.errors.join("; ")}
+        </p>
+      )}
+      <Control {...props} describedBy={describedBy ?? ""} />
+      {(control.hints.length > 0 || control.readOnly) && (
+        <p class="hint" id={hintId}>
+          {[
+            ...(control.readOnly ? ["Read-only for your role"] : []),
+            ...control.hints,
+          ].join(" · ")}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+// GET/POST /admin/content/{model}/{id}?lang=..: the entry editor; every action goes through the lifecycle service.
+import type { Context } from "hono";
+import { adminContext } from "../../../../../core/admin/context.ts";
+import { loadEditor } from "../../../../../core/admin/editor.ts";
+import {
+  conflictRows,
+  refusalErrors,
+  runEditorAction,
+  saveFromForm,
+} from "../../../../../core/admin/editor_save.ts";
+import { refusalMessage } from "../../../../../core/admin/messages.ts";
+import { modelBySlug } from "../../../../../core/admin/models.ts";
+import { requireSignedInKeepingEdits } from "../../../../../core/admin/session_lost.tsx";
+import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
+import type { AppEnv } from "../../../../../core/web/env.ts";
+import { page, type PageProps } from "../../../../../core/web/manifest.ts";
+import { openAdminPage } from "../../../_shell.tsx";
+import { type EditorData, EditorPage } from "../_editor.tsx";
+
+export const middleware = requireSignedInKeepingEdits;
+
+const NOTICES: Record<string, string> = {
+  saved: "Saved as a draft.",
+  created: "Created as a draft.",
+  publish: "Published.",
+  unpublish: "Unpublished: readers no longer get this language.",
+  trash: "Moved to Trash.",
+  restore: "Restored from Trash.",
+  submit: "Submitted for review.",
+  approve: "Approved.",
+  request_changes: "Changes requested.",
+  withdraw: "Withdrawn from review.",
+  assign: "Assignee saved.",
+  restored_version: "The older version is now the current draft.",
+  applied: "Proposal applied as a new draft version.",
+};
+
+async function editorData(
+  c: Context<AppEnv>,
+  locale: string,
+): Promise<EditorData> {
+  const { ctx, shell } = await openAdminPage(c, []);
+  const model = await modelBySlug(ctx, c.req.param("model")!);
+  const editor = await loadEditor(ctx, model, c.req.param("id")!, locale);
+  shell.crumbs.push(
+    { label: model.name, href: `/admin/content/${model.slug}` },
+    { label: editor.title },
+  );
+  const done = c.req.query("done") ?? "";
+  return {
+    title: editor.title,
+    shell,
+    model: { id: model.id, slug: model.slug, name: model.name },
+    editor,
+    isNew: false,
+    errors: {},
+    notice: NOTICES[done],
+  };
+}
+
+function statusOf(code: string): 400 | 403 | 404 | 409 | 422 {
+  return ((ERROR_STATUS as Record<string, number>)[code] ?? 422) as 422;
+}
+
+export const handler = {
+  async GET(c: Context<AppEnv>) {
+    return page(await editorData(c, c.req.query("lang") ?? ""));
+  },
+
+  async POST(c: Context<AppEnv>) {
+    const form = await c.req.parseBody({ all: true });
+    const action = String(form.action ?? "save");
+    const locale = String(form.lang ?? "");
+    const ctx = await adminContext(c);
+    const model = await modelBySlug(ctx, c.req.param("model")!);
+    const groupId = c.req.param("id")!;
+    const base = `/admin/content/${model.slug}/${groupId}`;
+    if (action === "save") {
+      const data = await editorData(c, locale);
+      const saved = await saveFromForm(ctx, {
+        model,
+        controls: data.editor.controls,
+        groupId: data.editor.groupId,
+        locale: data.editor.locale,
+        form,
+      });
+      if (saved.ok) {
+        return c.redirect(
+          `${base}?lang=${encodeURIComponent(data.editor.locale)}&done=saved`,
+          303,
+        );
+      }
+      // Keep what the person typed; read-only fields keep their stored text.
+      data.editor.raw = { ...data.editor.raw, ...saved.parsed.raw };
+      data.editor.slug = String(form.slug ?? data.editor.slug);
+      data.errors = saved.errors;
+      data.notice = undefined;
+      data.alert = saved.code === "form_invalid"
+        ? "Some fields need attention: see the messages beside them"
+        : refusalMessage(saved.code);
+      if (saved.current) {
+        data.conflict = {
+          rows: conflictRows(
+            data.editor.controls,
+            saved.parsed,
+            saved.current.values,
+          ),
+        };
+        // Saving again keeps this person's version, pinned to the one they have now seen.
+        data.editor.currentVersionId = saved.current.versionId;
+      }
+      return page(data, {
+        status: saved.code === "form_invalid" ? 422 : statusOf(saved.code),
+      });
+    }
+    const outcome = await runEditorAction(ctx, { groupId, action, form });
+    if (outcome.ok) {
+      return c.redirect(
+        `${base}?lang=${encodeURIComponent(locale)}&done=${
+          encodeURIComponent(action)
+        }`,
+        303,
+      );
+    }
+    const data = await editorData(c, locale);
+    data.notice = undefined;
+    data.alert = outcome.code === "field_validation_failed"
+      ? "This language cannot be published yet: fix the fields marked below, save, then publish"
+      : refusalMessage(outcome.code);
+    data.errors = refusalErrors(outcome, data.editor.locale);
+    return page(data, { status: statusOf(outcome.code) });
+  },
+};
+
+export default function EntryEditor({ data }: PageProps<EditorData>) {
+  return <EditorPage data={data} />;
+}

@@ -1,0 +1,406 @@
+// The entry editor page: language tabs, the field form, and the sidebar of workflow actions.
+import type { EditorState } from "../../../../core/admin/editor.ts";
+import type { ShellData } from "../../../../core/admin/shell.ts";
+import SlugField from "../../../../islands/SlugField.tsx";
+import { FieldInput } from "../../_fields.tsx";
+import { PluginCards } from "../../_plugin_slots.tsx";
+import { AdminShell } from "../../_shell.tsx";
+
+/** A save refused because someone saved first: both versions, so the person can choose. */
+export interface Conflict {
+  rows: { key: string; label: string; mine: string; theirs: string }[];
+}
+
+/** What the editor page shows. */
+export interface EditorData {
+  title: string;
+  shell: ShellData;
+  model: { id: string; slug: string; name: string };
+  /** Absent for a new entry. */
+  editor: EditorState;
+  isNew: boolean;
+  /** Field refusals by field key (the path's first segment). */
+  errors: Record<string, string[]>;
+  alert?: string;
+  notice?: string;
+  conflict?: Conflict;
+}
+
+const STAGE_LABELS: Record<string, string> = {
+  draft: "Draft",
+  in_review: "In review",
+  changes_requested: "Changes requested",
+  approved: "Approved",
+};
+
+const MOVE_LABELS: Record<string, string> = {
+  submit: "Submit for review",
+  approve: "Approve",
+  request_changes: "Request changes",
+  withdraw: "Withdraw from review",
+};
+
+function ActionForm(
+  props: {
+    data: EditorData;
+    action: string;
+    label: string;
+    kind?: "secondary" | "danger";
+  },
+) {
+  const { editor } = props.data;
+  return (
+    <form method="post" class="inline">
+      <input
+        type="hidden"
+        name="_csrf"
+        value={props.data.shell.csrfToken}
+      />
+      <input type="hidden" name="action" value={props.action} />
+      <input type="hidden" name="lang" value={editor.locale} />
+      <input type="hidden" name="revision" value={String(editor.revision)} />
+      <input
+        type="hidden"
+        name="expected_current_version_id"
+        value={editor.currentVersionId ?? ""}
+      />
+      <input
+        type="hidden"
+        name="expected_published_version_id"
+        value={editor.publishedVersionId ?? ""}
+      />
+      <button type="submit" class={props.kind}>{props.label}</button>
+    </form>
+  );
+}
+
+function LanguageTabs({ data }: { data: EditorData }) {
+  const { editor, model } = data;
+  if (data.isNew) return null;
+  return (
+    <nav aria-label="Languages">
+      <ul class="tabs">
+        {editor.languages.map((l) => (
+          <li key={l.code}>
+            <a
+              href={`/admin/content/${model.slug}/${editor.groupId}?lang=${l.code}`}
+              aria-current={l.code === editor.locale ? "page" : undefined}
+            >
+              {l.code}
+              <span
+                class={`badge ${
+                  l.state === "translated"
+                    ? l.published ? "published" : "draft"
+                    : l.state === "fallback"
+                    ? ""
+                    : "missing"
+                }`}
+              >
+                {l.state === "translated"
+                  ? l.published ? "published" : "translated"
+                  : l.state === "fallback"
+                  ? `falls back to ${l.from}`
+                  : "missing"}
+              </span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function ConflictView({ data }: { data: EditorData }) {
+  if (!data.conflict) return null;
+  return (
+    <section class="card" aria-labelledby="conflict-heading">
+      <h2 id="conflict-heading">Someone saved this entry while you edited</h2>
+      <p>
+        Your changes are still in the form below. Save again to keep your
+        version (it replaces theirs), or load theirs and drop your changes.
+      </p>
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Your version</th>
+              <th scope="col">Saved version</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.conflict.rows.map((row) => (
+              <tr key={row.key}>
+                <th scope="row">{row.label}</th>
+                <td>
+                  <pre>{row.mine}</pre>
+                </td>
+                <td>
+                  <pre>{row.theirs}</pre>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <p class="buttons">
+        <button type="submit" form="entry-form">Keep my version</button>
+        <a
+          class="button secondary"
+          href={`/admin/content/${data.model.slug}/${data.editor.groupId}?lang=${data.editor.locale}`}
+        >
+          Use the saved version
+        </a>
+      </p>
+    </section>
+  );
+}
+
+function Sidebar({ data }: { data: EditorData }) {
+  const { editor, model } = data;
+  if (data.isNew) {
+    return (
+      <aside class="card">
+        <h2>New entry</h2>
+        <p class="muted">
+          It is saved as a draft in{" "}
+          {editor.locale}. Publish it once it is ready; translations can be
+          added after the first save.
+        </p>
+      </aside>
+    );
+  }
+  const has = (t: string) => editor.transitions.includes(t);
+  const state = editor.trashed
+    ? "trashed"
+    : editor.publishedVersionId === null
+    ? "draft"
+    : editor.publishedVersionId === editor.currentVersionId
+    ? "published"
+    : "changed";
+  const stateLabel = {
+    trashed: "In Trash",
+    draft: "Draft",
+    published: "Published",
+    changed: "Published, with unpublished changes",
+  }[state];
+  return (
+    <aside>
+      <section class="card" aria-labelledby="status-heading">
+        <h2 id="status-heading">Status</h2>
+        <p>
+          <span class={`badge ${state}`}>{stateLabel}</span>{" "}
+          <span class="badge">{STAGE_LABELS[editor.stage]}</span>
+        </p>
+        {editor.exists && (
+          <div class="stack">
+            {has("publish") && (
+              <ActionForm
+                data={data}
+                action="publish"
+                label={`Publish ${editor.locale}`}
+              />
+            )}
+            {has("unpublish") && (
+              <ActionForm
+                data={data}
+                action="unpublish"
+                label={`Unpublish ${editor.locale}`}
+                kind="secondary"
+              />
+            )}
+            {["submit", "approve", "request_changes", "withdraw"].filter(has)
+              .map((move) => (
+                <ActionForm
+                  key={move}
+                  data={data}
+                  action={move}
+                  label={MOVE_LABELS[move]}
+                  kind="secondary"
+                />
+              ))}
+          </div>
+        )}
+      </section>
+      {data.editor.mayAssign && (
+        <section class="card" aria-labelledby="assignee-heading">
+          <h2 id="assignee-heading">Assignee</h2>
+          <form method="post" class="stack">
+            <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
+            <input type="hidden" name="action" value="assign" />
+            <input type="hidden" name="lang" value={editor.locale} />
+            <label for="assignee">Who acts next</label>
+            <select id="assignee" name="assignee">
+              <option value="">Nobody</option>
+              {editor.assignees.map((a) => (
+                <option value={a.id} selected={a.id === editor.assigneeId}>
+                  {a.label}
+                </option>
+              ))}
+            </select>
+            <button type="submit" class="secondary">Assign</button>
+          </form>
+        </section>
+      )}
+      <section class="card" aria-labelledby="history-heading">
+        <h2 id="history-heading">History</h2>
+        <ul class="plain">
+          <li>
+            <a
+              href={`/admin/content/${model.slug}/${editor.groupId}/versions?lang=${editor.locale}`}
+            >
+              Versions and restore
+            </a>
+          </li>
+          <li>
+            <a
+              href={`/admin/content/${model.slug}/${editor.groupId}/proposals?lang=${editor.locale}`}
+            >
+              Proposals
+            </a>
+          </li>
+        </ul>
+        <div class="stack">
+          {has("trash") && (
+            <ActionForm
+              data={data}
+              action="trash"
+              label="Move to Trash"
+              kind="danger"
+            />
+          )}
+          {has("restore") && (
+            <ActionForm
+              data={data}
+              action="restore"
+              label="Restore from Trash"
+            />
+          )}
+        </div>
+      </section>
+      <PluginCards
+        model={model.id}
+        entry={editor.groupId}
+        locale={editor.locale}
+      />
+    </aside>
+  );
+}
+
+/** The editor page of an entry language, or of a new entry. */
+export function EditorPage({ data }: { data: EditorData }) {
+  const { editor } = data;
+  const slugError = data.errors["_slug"] ?? [];
+  const editable = data.isNew || (editor.mayUpdate && !editor.trashed);
+  const titleInput = editor.titleKey ? `field-${editor.titleKey}` : "";
+  return (
+    <AdminShell shell={data.shell} title={data.title}>
+      {data.notice && <p class="notice" role="status">{data.notice}</p>}
+      {data.alert && (
+        <p class="alert" role="alert" id="editor-alert">{data.alert}</p>
+      )}
+      <ConflictView data={data} />
+      <LanguageTabs data={data} />
+      {!editor.exists && !data.isNew && (
+        <p class="warning">
+          This entry has no {editor.locale} version yet
+          {editor.startedFrom
+            ? ` : the form starts from the ${editor.startedFrom} values. Saving adds ${editor.locale}.`
+            : "."}
+        </p>
+      )}
+      <div class="editor">
+        <form
+          method="post"
+          id="entry-form"
+          class="card"
+          aria-label={`Edit ${data.title}`}
+        >
+          <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
+          <input type="hidden" name="action" value="save" />
+          <input type="hidden" name="lang" value={editor.locale} />
+          <input
+            type="hidden"
+            name="expected_current_version_id"
+            value={editor.currentVersionId ?? ""}
+          />
+          <fieldset disabled={!editable}>
+            <legend class="visually-hidden">Fields</legend>
+            <div class="field" data-field="_slug">
+              <label for="field-_slug">Slug</label>
+              {slugError.length > 0 && (
+                <p class="field-error" id="error-_slug">
+                  {slugError.join("; ")}
+                </p>
+              )}
+              <SlugInput
+                value={editor.slug}
+                invalid={slugError.length > 0}
+                sourceId={titleInput}
+                autoFill={!editor.exists}
+              />
+              <p class="hint" id="hint-_slug">
+                The entry's address in this language: lower-case letters, digits
+                and single hyphens
+              </p>
+            </div>
+            {editor.controls.map((control) => (
+              <FieldInput
+                key={control.key}
+                control={control}
+                value={editor.raw[control.key] ?? ""}
+                errors={data.errors[control.key] ?? []}
+                choices={editor.relationChoices[control.key]}
+                sourceId={control.source
+                  ? `field-${control.source}`
+                  : undefined}
+                autoFill={!editor.exists}
+              />
+            ))}
+          </fieldset>
+          {editable && (
+            <p class="buttons">
+              <button type="submit">
+                {data.isNew
+                  ? "Create draft"
+                  : editor.exists
+                  ? "Save draft"
+                  : `Save ${editor.locale} translation`}
+              </button>
+            </p>
+          )}
+          {!editable && (
+            <p class="muted">
+              {editor.trashed
+                ? "Entries in Trash cannot be changed: restore it first."
+                : "Your role may not change this entry in this language."}
+            </p>
+          )}
+        </form>
+        <Sidebar data={data} />
+      </div>
+    </AdminShell>
+  );
+}
+
+function SlugInput(
+  props: {
+    value: string;
+    invalid: boolean;
+    sourceId: string;
+    autoFill: boolean;
+  },
+) {
+  return (
+    <SlugField
+      id="field-_slug"
+      name="slug"
+      value={props.value}
+      readOnly={false}
+      describedBy={props.invalid ? "error-_slug hint-_slug" : "hint-_slug"}
+      invalid={props.invalid}
+      sourceId={props.sourceId}
+      autoFill={props.autoFill}
+    />
+  );
+}

@@ -1,0 +1,266 @@
+// The content admin over HTTP: entry lists, the editor's save, validation, conflicts, publish and bulk actions.
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import {
+  CookieJar,
+  csrfField,
+  PASSWORD,
+  request,
+  signInAs,
+} from "./helpers.ts";
+import { addPersonWith, setupDemo } from "./demo_helpers.ts";
+import { DEMO_COUNTS } from "../../core/sites/demo_content.ts";
+
+async function signedIn(email = "ada@example.com") {
+  const demo = await setupDemo();
+  const jar = new CookieJar();
+  await signInAs(demo.t, jar, { email, password: PASSWORD });
+  return { ...demo, jar };
+}
+
+function rowCount(html: string): number {
+  return (html.match(/name="select"/g) ?? []).length;
+}
+
+Deno.test("the entry list shows posts with status and language columns, pages by cursor, filters by status", async () => {
+  const { t, jar } = await signedIn();
+  try {
+    const first = await request(t, jar, "/admin/content/posts");
+    equal(first.status, 200);
+    const html = await first.text();
+    match(html, /<h1>Posts<\/h1>/);
+    equal(rowCount(html), 25);
+    const next = /href="([^"]*cursor=[^"]*)" rel="next"/.exec(html);
+    ok(next, "expected a next page link");
+    const second = await (await request(
+      t,
+      jar,
+      next[1].replaceAll("&amp;", "&"),
+    )).text();
+    equal(rowCount(second), DEMO_COUNTS.posts - 25);
+    equal(/rel="next"/.test(second), false);
+    // No entry appears on both pages.
+    const ids = (page: string) =>
+      [...page.matchAll(/value="([0-9a-f-]{36}):\d+"/g)].map((m) => m[1]);
+    equal(new Set([...ids(html), ...ids(second)]).size, DEMO_COUNTS.posts);
+
+    const drafts = await (await request(
+      t,
+      jar,
+      "/admin/content/posts?status=draft&lang=en",
+    )).text();
+    equal(rowCount(drafts), DEMO_COUNTS.draftPosts);
+    const german = await (await request(
+      t,
+      jar,
+      "/admin/content/posts?lang=de&limit=100",
+    )).text();
+    equal(rowCount(german), DEMO_COUNTS.postsInGerman);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the entry list says what to do when empty, and when filters match nothing", async () => {
+  const { t, jar } = await signedIn();
+  try {
+    const none = await (await request(
+      t,
+      jar,
+      "/admin/content/posts?field=title&value=no-such-title-anywhere",
+    )).text();
+    match(none, /No entries match these filters/);
+    match(none, /clear them<\/a> to see every entry/);
+    const unknown = await request(t, jar, "/admin/content/nope");
+    equal(unknown.status, 404);
+    match(await unknown.text(), /<p class="status">404<\/p>/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the editor creates a post, keeps typed values on a refusal and places the message on the field", async () => {
+  const { t, jar } = await signedIn();
+  try {
+    const form = await (await request(t, jar, "/admin/content/posts/new"))
+      .text();
+    match(form, /<label for="field-title">Title/);
+    const csrf = csrfField(form);
+    // A slug another post holds: refused, the typed title kept, the message beside the slug.
+    const taken = /\/admin\/content\/posts\/[0-9a-f-]{36}\?lang=en">/.exec(
+      await (await request(t, jar, "/admin/content/posts")).text(),
+    );
+    ok(taken);
+    const created = await request(t, jar, "/admin/content/posts/new", {
+      form: {
+        _csrf: csrf,
+        action: "save",
+        lang: "en",
+        slug: "hello-stave",
+        "f.title": "Hello Stave",
+        expected_current_version_id: "",
+      },
+    });
+    equal(created.status, 303);
+    const location = created.headers.get("location")!;
+    match(
+      location,
+      /^\/admin\/content\/posts\/[0-9a-f-]{36}\?lang=en&done=created$/,
+    );
+    const again = await request(t, jar, "/admin/content/posts/new", {
+      form: {
+        _csrf: csrf,
+        action: "save",
+        lang: "en",
+        slug: "hello-stave",
+        "f.title": "Typed again",
+        expected_current_version_id: "",
+      },
+    });
+    equal(again.status, 409);
+    const refused = await again.text();
+    match(
+      refused,
+      /id="error-_slug">Another entry of this model already uses this slug/,
+    );
+    match(refused, /value="Typed again"/);
+
+    const editor = await (await request(t, jar, location)).text();
+    match(editor, /Created as a draft\./);
+    match(editor, /<button type="submit">Publish en<\/button>/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("saving a stale version shows both versions; keeping mine saves pinned to the version seen", async () => {
+  const { t, jar } = await signedIn();
+  try {
+    const list =
+      await (await request(t, jar, "/admin/content/posts?status=draft&lang=en"))
+        .text();
+    const href =
+      /href="(\/admin\/content\/posts\/[0-9a-f-]{36})\?lang=en"/.exec(list)![1];
+    const tab1 = await (await request(t, jar, `${href}?lang=en`)).text();
+    const tab2 = await (await request(t, jar, `${href}?lang=en`)).text();
+    const pin = (html: string) =>
+      /name="expected_current_version_id" value="([^"]*)"/.exec(html)![1];
+    const csrf = csrfField(tab1);
+    const slug = /id="field-_slug" name="slug" value="([^"]*)"/.exec(tab1)![1];
+    const first = await request(t, jar, href, {
+      form: {
+        _csrf: csrf,
+        action: "save",
+        lang: "en",
+        slug,
+        "f.title": "From tab one",
+        expected_current_version_id: pin(tab1),
+      },
+    });
+    equal(first.status, 303);
+    const second = await request(t, jar, href, {
+      form: {
+        _csrf: csrf,
+        action: "save",
+        lang: "en",
+        slug,
+        "f.title": "From tab two",
+        expected_current_version_id: pin(tab2),
+      },
+    });
+    equal(second.status, 409);
+    const conflict = await second.text();
+    match(conflict, /Someone saved this entry while you edited/);
+    match(
+      conflict,
+      /<pre>From tab two<\/pre><\/td><td><pre>From tab one<\/pre>/,
+    );
+    // The form now pins the version the person has seen: saving keeps theirs.
+    const keep = await request(t, jar, href, {
+      form: {
+        _csrf: csrf,
+        action: "save",
+        lang: "en",
+        slug,
+        "f.title": "From tab two",
+        expected_current_version_id: pin(conflict),
+      },
+    });
+    equal(keep.status, 303);
+    const after = await (await request(t, jar, `${href}?lang=en`)).text();
+    match(after, /value="From tab two"/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("bulk publish reports a result per entry; a role without publish gets no publish button", async () => {
+  const demo = await signedIn();
+  const { t, jar } = demo;
+  try {
+    const list =
+      await (await request(t, jar, "/admin/content/posts?status=draft&lang=en"))
+        .text();
+    const selected = [
+      ...list.matchAll(/name="select" form="bulk" value="([^"]+)"/g),
+    ]
+      .map((m) => m[1]);
+    equal(selected.length, DEMO_COUNTS.draftPosts);
+    const body = new URLSearchParams({
+      _csrf: csrfField(list),
+      action: "publish",
+      lang: "en",
+    });
+    for (const s of selected) body.append("select", s);
+    // One pin is stale: that entry is refused, the others publish.
+    const stale = selected[0].replace(/:(\d+)$/, (_, n) => `:${Number(n) + 5}`);
+    body.set("select", stale);
+    for (const s of selected.slice(1)) body.append("select", s);
+    const res = await t.app.request(
+      "/admin/content/posts?status=draft&lang=en",
+      {
+        method: "POST",
+        headers: {
+          host: "admin.example.com",
+          accept: "text/html",
+          cookie: jar.header()!,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body,
+      },
+    );
+    equal(res.status, 200);
+    const html = await res.text();
+    match(
+      html,
+      new RegExp(
+        `Publish: ${
+          DEMO_COUNTS.draftPosts - 1
+        } of ${DEMO_COUNTS.draftPosts} done`,
+      ),
+    );
+    match(html, /result-refused/);
+
+    await addPersonWith(demo, {
+      email: "writer@example.com",
+      displayName: "Wendy Writer",
+      permissions: {
+        models: { "*": ["read", "create", "update"] },
+        system: [],
+      },
+    });
+    const writer = new CookieJar();
+    await signInAs(t, writer, {
+      email: "writer@example.com",
+      password: PASSWORD,
+    });
+    const href =
+      /href="(\/admin\/content\/posts\/[0-9a-f-]{36}\?lang=en)"/.exec(list)![1];
+    const editor = await (await request(t, writer, href)).text();
+    match(editor, /Save draft/);
+    equal(/Publish en/.test(editor), false);
+    equal(/Move to Trash/.test(editor), false);
+    deepEqual(/Settings<\/a>/.test(editor), false);
+  } finally {
+    await t.close();
+  }
+});

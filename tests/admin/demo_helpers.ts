@@ -1,0 +1,78 @@
+// Test helpers for the content admin: the demo site (posts, tags, notes) on a test app, and people to sign in as.
+import { seedDefaultRoles } from "../../core/access/roles.ts";
+import type { Permissions } from "../../core/access/permissions.ts";
+import { seedDemoContent } from "../../core/sites/demo_content.ts";
+import { openTestApp, type TestApp } from "../support/app.ts";
+import { insertSite } from "../support/sites.ts";
+import {
+  HOST,
+  insertPerson,
+  PASSWORD,
+  setMemberPermissions,
+} from "./helpers.ts";
+
+/** A test app holding the demo content on `domain`, and its administrator. */
+export interface DemoAdmin {
+  t: TestApp;
+  siteId: string;
+  adminId: string;
+  email: string;
+}
+
+/** Options of {@link setupDemo}. */
+export interface SetupDemoOptions {
+  domain?: string;
+  islands?: boolean;
+}
+
+/** Opens an app with the demo models and content on `domain` and an administrator, Ada. */
+export async function setupDemo(
+  options: SetupDemoOptions = {},
+): Promise<DemoAdmin> {
+  const t = await openTestApp({ islands: options.islands });
+  try {
+    const siteId = await insertSite(t.services.db, {
+      domain: options.domain ?? HOST,
+      slug: "demo",
+      languages: ["en", "de"],
+    });
+    const email = "ada@example.com";
+    const adminId = await insertPerson(t.services.db, {
+      email,
+      password: PASSWORD,
+      displayName: "Ada Lovelace",
+      siteIds: [siteId],
+    });
+    const roles = await seedDefaultRoles(t.services.db, siteId, t.clock);
+    await setMemberPermissions(
+      t.services.db,
+      adminId,
+      roles.administrator.permissions,
+    );
+    await seedDemoContent({
+      db: t.services.db,
+      clock: t.clock,
+      siteId,
+      adminId,
+    });
+    return { t, siteId, adminId, email };
+  } catch (error) {
+    await t.close();
+    throw error;
+  }
+}
+
+/** Adds a person with their own role holding `permissions`; answers their id. */
+export async function addPersonWith(
+  demo: DemoAdmin,
+  options: { email: string; displayName: string; permissions: Permissions },
+): Promise<string> {
+  const id = await insertPerson(demo.t.services.db, {
+    email: options.email,
+    password: PASSWORD,
+    displayName: options.displayName,
+    siteIds: [demo.siteId],
+  });
+  await setMemberPermissions(demo.t.services.db, id, options.permissions);
+  return id;
+}
