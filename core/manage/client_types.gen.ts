@@ -110,6 +110,7 @@ export interface Operations {
         & ({
           "version_retention_days": number | null;
           "review_required": boolean;
+          "allowed_embed_origins"?: Array<string>;
         } | {
           "policy": "strict" | "fallback";
           "chains": {
@@ -186,6 +187,7 @@ export interface Operations {
         & ({
           "version_retention_days": number | null;
           "review_required": boolean;
+          "allowed_embed_origins"?: Array<string>;
         } | {
           "policy": "strict" | "fallback";
           "chains": {
@@ -248,6 +250,7 @@ export interface Operations {
         & ({
           "version_retention_days": number | null;
           "review_required": boolean;
+          "allowed_embed_origins"?: Array<string>;
         } | {
           "policy": "strict" | "fallback";
           "chains": {
