@@ -303,6 +303,35 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** Review a redirect list (or the stored one) for duplicates, shadowed patterns, loops and chains; stores nothing. */
+  "review-seo-redirects": {
+    method: "POST";
+    path: "/settings/seo/redirect-review";
+    scope: "settings:write";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      /** The list to review; absent reviews the stored seo document's redirects */
+      "redirects"?: Array<{
+        "from": string;
+        "match": "exact" | "pattern";
+        "status": 301 | 302 | 307 | 308 | 410 | 451;
+        "to": string | null;
+      }>;
+    };
+    answer: {
+      /** How many rules were reviewed */
+      "reviewed": number;
+      "findings": Array<{
+        "index": number;
+        "from": string;
+        "kind": "duplicate" | "shadowed" | "loop" | "chain";
+        "message": string;
+        "final"?: string | null;
+      }>;
+    };
+  };
   /** List the models the credential may read, by folder (unfiled last) then name. */
   "list-models": {
     method: "GET";
@@ -3215,6 +3244,11 @@ export type GetSettingsAnswer = Operations["get-settings"]["answer"];
 export type PutSettingsAnswer = Operations["put-settings"]["answer"];
 /** Body of `put-settings`. */
 export type PutSettingsBody = Operations["put-settings"]["body"];
+/** Answer of `review-seo-redirects`. */
+export type ReviewSeoRedirectsAnswer =
+  Operations["review-seo-redirects"]["answer"];
+/** Body of `review-seo-redirects`. */
+export type ReviewSeoRedirectsBody = Operations["review-seo-redirects"]["body"];
 /** Answer of `list-models`. */
 export type ListModelsAnswer = Operations["list-models"]["answer"];
 /** Answer of `list-model-proposals`. */
@@ -3422,6 +3456,11 @@ export const OPERATION_ROUTES: {
     method: "PUT",
     path: "/settings/{key}",
     idempotencyKey: true,
+  },
+  "review-seo-redirects": {
+    method: "POST",
+    path: "/settings/seo/redirect-review",
+    idempotencyKey: false,
   },
   "list-models": { method: "GET", path: "/models", idempotencyKey: false },
   "list-model-proposals": {
