@@ -97,6 +97,18 @@ const CONTRACT = {
     }, { "name": "document", "required": true, "type": "object" }],
     "pages": false,
   }, {
+    "command": "review-seo-redirects",
+    "tool": "review_seo_redirects",
+    "method": "POST",
+    "path": "/settings/seo/redirect-review",
+    "summary":
+      "Review a redirect list (or the stored one) for duplicates, shadowed patterns, loops and chains; stores nothing",
+    "scope": "settings:write",
+    "key": false,
+    "options": [],
+    "body": [{ "name": "redirects", "required": false, "type": "array" }],
+    "pages": false,
+  }, {
     "command": "list-models",
     "tool": "list_models",
     "method": "GET",

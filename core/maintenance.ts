@@ -1,12 +1,14 @@
 // Daily housekeeping every instance may run: the work is idempotent, so overlapping runs are harmless.
 import { deleteExpiredSessions } from "./auth/session_store.ts";
 import { pruneSyncChanges } from "./sync/change_log.ts";
+import { pruneOldVersions } from "./entries/version_retention.ts";
 import type { Services } from "./services.ts";
 import { finishPendingCleanup, sweepOrphanObjects } from "./media/cleanup.ts";
 import { mediaStorageOf } from "./media/storage_of.ts";
 
 /**
- * Prunes what has outlived its retention (sync changes older than 30 days, expired sessions)
+ * Prunes what has outlived its retention (sync changes older than 30 days, versions past each
+ * site's `editorial.version_retention_days` that nothing names, expired sessions)
  * and tidies media storage: deletions left pending, and objects no row names (a crash between
  * writing the bytes and the row).
  */
@@ -14,6 +16,7 @@ export async function runDailyMaintenance(
   services: Services,
 ): Promise<{
   syncChanges: number;
+  versions: number;
   sessions: number;
   mediaCleanup: { deleted: number; pending: number } | null;
   mediaOrphans: number | null;
@@ -21,8 +24,10 @@ export async function runDailyMaintenance(
   const now = services.clock.now();
   const sites = await services.db.selectFrom("sites").select("id").execute();
   let syncChanges = 0;
+  let versions = 0;
   for (const site of sites) {
     syncChanges += await pruneSyncChanges(services.db, site.id, now);
+    versions += await pruneOldVersions(services.db, site.id, now);
   }
   const sessions = await deleteExpiredSessions(services);
   const ctx = { ...services, storage: mediaStorageOf(services) };
@@ -39,5 +44,5 @@ export async function runDailyMaintenance(
       error: (error as Error).message,
     });
   }
-  return { syncChanges, sessions, mediaCleanup, mediaOrphans };
+  return { syncChanges, versions, sessions, mediaCleanup, mediaOrphans };
 }

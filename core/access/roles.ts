@@ -1,4 +1,5 @@
 // The role service: create, read, update and delete a site's roles, and seed the default ones.
+import { sql } from "kysely";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import type { Authority } from "./authority.ts";
@@ -23,6 +24,53 @@ export interface RoleContext {
   clock: Clock;
   siteId: string;
   authority: Authority;
+  /**
+   * For a keyed management command: written with the effect, in its transaction, as an
+   * audit entry carrying the key's digest, so a retry after a lost answer can prove what
+   * was done (spec 2 part 4.3, MAPI-014).
+   */
+  record?: { actor: unknown; keyDigest: string };
+}
+
+/** Audit actions that carry the key digest of the command that wrote them. */
+export const ROLE_RECORD_ACTIONS = ["role.create", "role.delete"] as const;
+
+async function writeRecord(
+  trx: Db,
+  ctx: RoleContext,
+  action: typeof ROLE_RECORD_ACTIONS[number],
+  role: Role,
+): Promise<void> {
+  if (!ctx.record) return;
+  await trx.insertInto("audit_entries").values({
+    id: crypto.randomUUID(),
+    site_id: ctx.siteId,
+    actor: JSON.stringify(ctx.record.actor),
+    action,
+    target: JSON.stringify({ kind: "role", id: role.id }),
+    details: JSON.stringify({
+      idempotency_key_digest: ctx.record.keyDigest,
+      role: { ...role, createdAt: new Date(role.createdAt).toISOString() },
+    }),
+    created_at: ctx.clock.now(),
+  }).execute();
+}
+
+/** The role a keyed create or delete wrote, found by its key digest; null when nothing was written. */
+export async function findRoleRecord(
+  db: Db,
+  siteId: string,
+  action: typeof ROLE_RECORD_ACTIONS[number],
+  keyDigest: string,
+): Promise<Role | null> {
+  const row = await db.selectFrom("audit_entries").select("details")
+    .where("site_id", "=", siteId).where("action", "=", action)
+    .where(sql<string>`details->>'idempotency_key_digest'`, "=", keyDigest)
+    .executeTakeFirst();
+  const role = (row?.details as {
+    role?: Omit<Role, "createdAt"> & { createdAt: string };
+  })?.role;
+  return role ? { ...role, createdAt: new Date(role.createdAt) } : null;
 }
 
 /** A role as services answer it. */
@@ -153,17 +201,20 @@ export async function createRole(
   if (typeof name !== "string") return name;
   const permissions = await checkPermissions(ctx, input.permissions);
   if ("ok" in permissions) return permissions;
-  const row = await ctx.db.insertInto("roles").values({
-    id: crypto.randomUUID(),
-    site_id: ctx.siteId,
-    name,
-    permissions: JSON.stringify(permissions),
-    created_at: ctx.clock.now(),
-  }).onConflict((oc) => oc.columns(["site_id", "name"]).doNothing())
-    .returning(ROLE_COLUMNS).executeTakeFirst();
-  return row
-    ? { ok: true, role: toRole(row) }
-    : { ok: false, code: "role_name_taken" };
+  return await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx.insertInto("roles").values({
+      id: crypto.randomUUID(),
+      site_id: ctx.siteId,
+      name,
+      permissions: JSON.stringify(permissions),
+      created_at: ctx.clock.now(),
+    }).onConflict((oc) => oc.columns(["site_id", "name"]).doNothing())
+      .returning(ROLE_COLUMNS).executeTakeFirst();
+    if (!row) return { ok: false, code: "role_name_taken" } as const;
+    const role = toRole(row);
+    await writeRecord(trx, ctx, "role.create", role);
+    return { ok: true, role } as const;
+  });
 }
 
 /** Every role of the site, oldest first. */
@@ -261,6 +312,7 @@ export async function deleteRole(
     // TODO: also refuse a role an access rule names (spec 2 part 4.3) once access rules exist.
     await trx.deleteFrom("roles").where("site_id", "=", ctx.siteId)
       .where("id", "=", id).execute();
+    await writeRecord(trx, ctx, "role.delete", role);
     return { ok: true, id } as const;
   });
 }

@@ -2,11 +2,15 @@
 import { getModel } from "../models/store.ts";
 import { isPageField, validateEntryValues } from "../models/validate_values.ts";
 import { checkSharedSections } from "../pages/shared.ts";
+import { readCheckedSettings } from "../sites/settings.ts";
 import type { EntryValidator } from "./types.ts";
 
 /** Options of {@linkcode modelValidator}. */
 export interface ModelValidatorOptions {
-  /** Exact https origins an administrator allows for rich-text embeds. */
+  /**
+   * Exact https origins allowed for rich-text embeds; by default the site's
+   * `editorial.allowed_embed_origins`, read in the command's transaction.
+   */
   embedOrigins?: readonly string[];
 }
 
@@ -35,10 +39,15 @@ export function modelValidator(
         locale: request.locale,
       }];
     }
+    const embedOrigins = options.embedOrigins ??
+      (await readCheckedSettings(
+        { db: request.db, siteId: request.siteId },
+        "editorial",
+      ))?.allowed_embed_origins ?? [];
     const problems = validateEntryValues(found.model, request.values, {
       mode: request.mode,
       locale: request.locale,
-      embedOrigins: options.embedOrigins,
+      embedOrigins,
     });
     if (problems.length > 0 || !found.model.fields.some(isPageField)) {
       return problems;

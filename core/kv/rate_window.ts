@@ -72,9 +72,10 @@ export class RateWindow {
       const now = this.#clock.now().getTime();
       const current = await this.#kv.get<number[]>(kvKey);
       // KV expiry is lazy and clocks are injected: the stored times are re-checked here.
-      const times = (current.value ?? []).filter((t) =>
-        t > now - windowMs && t <= now
-      );
+      // A time later than `now` was counted by another process after this one read its
+      // clock: it is kept (dropping it would lose that hit when this write replaces the log).
+      const times = (current.value ?? []).filter((t) => t > now - windowMs)
+        .sort((x, y) => x - y);
       if (times.length >= limit) {
         const freesAt = (times[times.length - limit] ?? now) + windowMs;
         return {

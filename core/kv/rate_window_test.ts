@@ -124,3 +124,16 @@ Deno.test("RateWindow.hit() refuses every hit with limit 0 and throws for a bad 
     kv.close();
   }
 });
+
+Deno.test("RateWindow.hit() keeps hits another process counted after this one read its clock", async () => {
+  const { kv, clock, rate } = await setup("2026-03-01T12:00:10.000Z");
+  try {
+    equal((await rate.hit("k", 2, MINUTE)).allowed, true);
+    // This process's clock reads a little earlier than the hit already stored.
+    clock.set("2026-03-01T12:00:09.990Z");
+    equal((await rate.hit("k", 2, MINUTE)).allowed, true);
+    equal((await rate.hit("k", 2, MINUTE)).allowed, false, "both hits count");
+  } finally {
+    kv.close();
+  }
+});

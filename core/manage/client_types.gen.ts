@@ -110,6 +110,7 @@ export interface Operations {
         & ({
           "version_retention_days": number | null;
           "review_required": boolean;
+          "allowed_embed_origins"?: Array<string>;
         } | {
           "policy": "strict" | "fallback";
           "chains": {
@@ -187,6 +188,7 @@ export interface Operations {
         & ({
           "version_retention_days": number | null;
           "review_required": boolean;
+          "allowed_embed_origins"?: Array<string>;
         } | {
           "policy": "strict" | "fallback";
           "chains": {
@@ -250,6 +252,7 @@ export interface Operations {
         & ({
           "version_retention_days": number | null;
           "review_required": boolean;
+          "allowed_embed_origins"?: Array<string>;
         } | {
           "policy": "strict" | "fallback";
           "chains": {
@@ -301,6 +304,35 @@ export interface Operations {
       "updated_at": string | null;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
+    };
+  };
+  /** Review a redirect list (or the stored one) for duplicates, shadowed patterns, loops and chains; stores nothing. */
+  "review-seo-redirects": {
+    method: "POST";
+    path: "/settings/seo/redirect-review";
+    scope: "settings:write";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      /** The list to review; absent reviews the stored seo document's redirects */
+      "redirects"?: Array<{
+        "from": string;
+        "match": "exact" | "pattern";
+        "status": 301 | 302 | 307 | 308 | 410 | 451;
+        "to": string | null;
+      }>;
+    };
+    answer: {
+      /** How many rules were reviewed */
+      "reviewed": number;
+      "findings": Array<{
+        "index": number;
+        "from": string;
+        "kind": "duplicate" | "shadowed" | "loop" | "chain";
+        "message": string;
+        "final"?: string | null;
+      }>;
     };
   };
   /** List the models the credential may read, by folder (unfiled last) then name. */
@@ -3937,6 +3969,11 @@ export type GetSettingsAnswer = Operations["get-settings"]["answer"];
 export type PutSettingsAnswer = Operations["put-settings"]["answer"];
 /** Body of `put-settings`. */
 export type PutSettingsBody = Operations["put-settings"]["body"];
+/** Answer of `review-seo-redirects`. */
+export type ReviewSeoRedirectsAnswer =
+  Operations["review-seo-redirects"]["answer"];
+/** Body of `review-seo-redirects`. */
+export type ReviewSeoRedirectsBody = Operations["review-seo-redirects"]["body"];
 /** Answer of `list-models`. */
 export type ListModelsAnswer = Operations["list-models"]["answer"];
 /** Answer of `list-model-proposals`. */
@@ -4209,6 +4246,11 @@ export const OPERATION_ROUTES: {
     method: "PUT",
     path: "/settings/{key}",
     idempotencyKey: true,
+  },
+  "review-seo-redirects": {
+    method: "POST",
+    path: "/settings/seo/redirect-review",
+    idempotencyKey: false,
   },
   "list-models": { method: "GET", path: "/models", idempotencyKey: false },
   "list-model-proposals": {

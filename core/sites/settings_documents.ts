@@ -15,11 +15,29 @@ const languageFallback = z.strictObject({
   chains: z.record(LANGUAGE, z.array(LANGUAGE).max(16)),
 });
 
+/** Most rich-text embed origins an administrator may allow (spec 2 part 2.3 item 8, MOD-056). */
+export const MAX_EMBED_ORIGINS = 20;
+
+/** An exact https origin: scheme and host (and port), lowercase, no path, slash or user. */
+const embedOrigin = z.string().max(300).refine((text) => {
+  try {
+    const url = new URL(text);
+    return url.protocol === "https:" && url.origin === text;
+  } catch {
+    return false;
+  }
+}, "expected an exact https origin such as https://www.youtube.com");
+
 const editorial = z.strictObject({
   /** Days old versions are kept; null keeps them all. */
   version_retention_days: z.number().int().min(1).max(3650).nullable(),
   /** A publication needs a review step first. */
   review_required: z.boolean(),
+  /** Origins rich-text embeds may come from; absent or empty allows none. */
+  allowed_embed_origins: z.array(embedOrigin).max(MAX_EMBED_ORIGINS).refine(
+    (origins) => new Set(origins).size === origins.length,
+    "each origin once",
+  ).optional(),
 });
 
 const MEDIA_KINDS = ["image", "document", "audio", "video", "file"] as const;
@@ -120,7 +138,11 @@ export type SettingsDocument<K extends SettingsKey> = z.infer<
 
 /** What a site has before anyone changed a document. */
 export const SETTINGS_DEFAULTS: { [K in SettingsKey]: SettingsDocument<K> } = {
-  "editorial": { version_retention_days: null, review_required: false },
+  "editorial": {
+    version_retention_days: null,
+    review_required: false,
+    allowed_embed_origins: [],
+  },
   "language-fallback": { policy: "fallback", chains: {} },
   "media-files": {
     enabled_kinds: [...MEDIA_KINDS],

@@ -449,8 +449,10 @@ export const discardEntryDraft = operation({
   errors: DRAFT_ERRORS,
 });
 
-/** Writes that take no `Idempotency-Key` (spec 2 part 4.1 item 3: the routes under /editing). */
+/** Writes that take no `Idempotency-Key` (spec 2 part 4.1 item 3: the redirect review and the routes under /editing). */
 export const KEYLESS_WRITES: ReadonlySet<string> = new Set([
+  // The redirect review stores nothing (spec 2 part 4.1 item 3).
+  "review-seo-redirects",
   putEntryDraft.name,
   takeOverEntryDraft.name,
   discardEntryDraft.name,

@@ -1,6 +1,6 @@
 // The Management API v1 contract: every operation, declared once. Routes, OpenAPI and client types come from it.
 import { addLanguage, listLanguages } from "./languages.ts";
-import { getSettings, putSettings } from "./settings.ts";
+import { getSettings, putSettings, reviewSeoRedirects } from "./settings.ts";
 import { getSite } from "./site.ts";
 import { MODEL_OPERATIONS } from "./models.ts";
 import { ROLE_OPERATIONS } from "./roles.ts";
@@ -27,6 +27,7 @@ export const OPERATIONS = [
   addLanguage,
   getSettings,
   putSettings,
+  reviewSeoRedirects,
   ...MODEL_OPERATIONS,
   ...ROLE_OPERATIONS,
   ...ENTRY_OPERATIONS,

@@ -72,3 +72,45 @@ export const putSettings = operation({
   answer: settingsAnswer,
   errors: ["input_invalid", "conflict"],
 });
+
+const reviewedRule = z.strictObject({
+  from: z.string().max(2048),
+  match: z.enum(["exact", "pattern"]),
+  status: z.union([
+    z.literal(301),
+    z.literal(302),
+    z.literal(307),
+    z.literal(308),
+    z.literal(410),
+    z.literal(451),
+  ]),
+  to: z.string().max(2048).nullable(),
+});
+
+/** `POST /settings/seo/redirect-review` (SET-007; no Idempotency-Key: it stores nothing). */
+export const reviewSeoRedirects = operation({
+  name: "review-seo-redirects",
+  method: "POST",
+  path: "/settings/seo/redirect-review",
+  summary:
+    "Review a redirect list (or the stored one) for duplicates, shadowed patterns, loops and chains; stores nothing",
+  tag: "settings",
+  scope: "settings:write",
+  key: null,
+  status: 200,
+  body: z.strictObject({
+    redirects: z.array(reviewedRule).max(256 + 32).optional().describe(
+      "The list to review; absent reviews the stored seo document's redirects",
+    ),
+  }),
+  answer: z.strictObject({
+    reviewed: z.int().min(0).describe("How many rules were reviewed"),
+    findings: z.array(z.strictObject({
+      index: z.int().min(0),
+      from: z.string(),
+      kind: z.enum(["duplicate", "shadowed", "loop", "chain"]),
+      message: z.string(),
+      final: z.string().nullable().optional(),
+    })),
+  }),
+});

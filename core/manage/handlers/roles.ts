@@ -2,6 +2,7 @@
 import {
   createRole as insertRole,
   deleteRole as removeRole,
+  findRoleRecord,
   getRole as readRole,
   listRoles as readRoles,
   type Role,
@@ -17,7 +18,15 @@ import { requireAllowed } from "./require.ts";
 /** The credential's authority is the escalation ceiling (spec 2 part 4.3): a model wildcard never fits it. */
 function roleContext(ctx: ManageContext): RoleContext {
   const { db, clock } = ctx.services;
-  return { db, clock, siteId: ctx.site.id, authority: ctx.authority };
+  return {
+    db,
+    clock,
+    siteId: ctx.site.id,
+    authority: ctx.authority,
+    record: ctx.keyDigest
+      ? { actor: ctx.actor, keyDigest: ctx.keyDigest }
+      : undefined,
+  };
 }
 
 function wireRole(role: Role) {
@@ -128,6 +137,17 @@ export const createRole = defineHandler(contract.createRole, {
     if (!result.ok) refuseRole(result);
     return { body: wireRole(result.role) };
   },
+  // MAPI-014: created with its record in one transaction; a lost answer is proved from it.
+  async prove(ctx) {
+    if (!ctx.keyDigest) return null;
+    const role = await findRoleRecord(
+      ctx.services.db,
+      ctx.site.id,
+      "role.create",
+      ctx.keyDigest,
+    );
+    return role ? { body: wireRole(role) } : null;
+  },
 });
 
 /** `update-role`: only the named fields change; `permissions` replaces the whole set. */
@@ -151,5 +171,15 @@ export const deleteRole = defineHandler(contract.deleteRole, {
     const result = await removeRole(roleContext(ctx), params.id.toLowerCase());
     if (!result.ok) refuseRole(result, params.id);
     return { body: { id: result.id, deleted: true as const } };
+  },
+  async prove(ctx) {
+    if (!ctx.keyDigest) return null;
+    const role = await findRoleRecord(
+      ctx.services.db,
+      ctx.site.id,
+      "role.delete",
+      ctx.keyDigest,
+    );
+    return role ? { body: { id: role.id, deleted: true as const } } : null;
   },
 });

@@ -5,6 +5,7 @@ import {
 } from "../../sites/settings.ts";
 import type { SettingsKey } from "../../sites/settings_documents.ts";
 import { refuse } from "../../web/errors.ts";
+import { reviewRedirects } from "../../chrome/redirect_review.ts";
 import * as contract from "../contract/settings.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
 import { refuseUnknownKeys } from "../input.ts";
@@ -54,5 +55,21 @@ export const putSettings = defineHandler(contract.putSettings, {
       });
     }
     return { body: result.settings };
+  },
+});
+
+/** `review-seo-redirects`: reviews a redirect list, or the stored one, without storing anything. */
+export const reviewSeoRedirects = defineHandler(contract.reviewSeoRedirects, {
+  async run(ctx, { body }) {
+    requireSettings(ctx, "seo");
+    const redirects = body.redirects ??
+      (await readSettings({ db: ctx.services.db, siteId: ctx.site.id }, "seo"))
+        .document.redirects;
+    return {
+      body: {
+        reviewed: redirects.length,
+        findings: reviewRedirects(redirects),
+      },
+    };
   },
 });

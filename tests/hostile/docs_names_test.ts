@@ -1,0 +1,116 @@
+// Docs name only what exists (issue 10 point 15): every route path and every environment setting
+// written in backticks in README.md and docs/ is one the code serves or reads.
+import { deepEqual } from "node:assert/strict";
+import { OPERATIONS } from "../../core/manage/contract/mod.ts";
+import { manifest } from "../../routes.gen.ts";
+
+const ROOT = new URL("../..", import.meta.url).pathname;
+
+/** Route patterns as regular expressions: `{id}`, `:id`, `<id>` and `…` match one segment. */
+function routeMatchers(): RegExp[] {
+  const patterns = [
+    ...manifest.routes.map((r) => r.pattern),
+    ...OPERATIONS.map((o) => `/api/manage/v1${o.path}`),
+    ...OPERATIONS.map((o) => o.path),
+    "/_static/*",
+    "/_static",
+    "/api/manage/v1",
+    "/v1",
+  ];
+  return patterns.map((p) =>
+    new RegExp(
+      `^${
+        p.split("/").map((seg) =>
+          seg === "*"
+            ? ".*"
+            : /^[:{]/.test(seg)
+            ? "[^/]+"
+            : seg.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+        ).join("/")
+      }/?$`,
+    )
+  );
+}
+
+/** Backticked paths of a doc, with placeholders made concrete and queries cut off. */
+function pathsIn(text: string): string[] {
+  const found: string[] = [];
+  for (
+    const m of text.matchAll(/`(?:(?:GET|POST|PUT|DELETE) )?(\/[^`\s]*)`/g)
+  ) {
+    const path = m[1].split("?")[0].replace(/[{<][^}>]*[}>]|\.\.\.|…/g, "x")
+      .replace(/\/$/, "");
+    if (path === "" || path.includes("*")) continue;
+    // Files and system folders are written like paths too, and so are the addresses a
+    // front end builds for items (`/<lang>/<model>/<slug>`), which are not our routes.
+    if (/\.(ts|tsx|md|json|css|js|sqlite3|txt)$/.test(path)) continue;
+    if (/^\/(usr|proc|tmp|var|srv|etc|work)(\/|$)/.test(path)) continue;
+    if (/^(\/x)+$/.test(path)) continue;
+    found.push(path || "/");
+  }
+  return found;
+}
+
+Deno.test("every route path named in README.md and docs/ exists (routes.gen.ts or the management contract)", async () => {
+  const matchers = routeMatchers();
+  const unknown: string[] = [];
+  const files = ["README.md"];
+  for await (const entry of Deno.readDir(`${ROOT}docs`)) {
+    if (entry.name.endsWith(".md")) files.push(`docs/${entry.name}`);
+  }
+  for (const file of files.sort()) {
+    const text = await Deno.readTextFile(`${ROOT}${file}`);
+    for (const path of pathsIn(text)) {
+      if (!matchers.some((m) => m.test(path))) unknown.push(`${file}: ${path}`);
+    }
+  }
+  deepEqual(unknown, []);
+});
+
+/** Names of environment settings the code reads: the config schema and any `Deno.env.get`. */
+async function settingsRead(): Promise<Set<string>> {
+  const known = new Set<string>();
+  const config = await Deno.readTextFile(`${ROOT}core/config.ts`);
+  const schema = config.slice(config.indexOf("const configSchema"));
+  for (const m of schema.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) known.add(m[1]);
+  for (
+    const folder of ["core", "cli", "bench", "scripts", "tests", "main.ts"]
+  ) {
+    const command = new Deno.Command("grep", {
+      args: [
+        "-rhoE",
+        'env(\\.get)?\\(?\\.?"?[A-Z][A-Z0-9_]+',
+        `${ROOT}${folder}`,
+      ],
+    });
+    const out = new TextDecoder().decode((await command.output()).stdout);
+    for (const m of out.matchAll(/([A-Z][A-Z0-9_]+)$/gm)) known.add(m[1]);
+  }
+  return known;
+}
+
+Deno.test("every environment setting a doc sets (`NAME=value`, README settings table) is one the code reads", async () => {
+  const known = await settingsRead();
+  // Read by Deno or a platform, not by our code.
+  for (
+    const name of ["NO_COLOR", "DENO_KV_ACCESS_TOKEN", "DENO_DEPLOYMENT_ID"]
+  ) {
+    known.add(name);
+  }
+  const unknown: string[] = [];
+  const files = ["README.md"];
+  for await (const entry of Deno.readDir(`${ROOT}docs`)) {
+    if (entry.name.endsWith(".md")) files.push(`docs/${entry.name}`);
+  }
+  for (const file of files.sort()) {
+    const text = await Deno.readTextFile(`${ROOT}${file}`);
+    const named = [
+      ...text.matchAll(/(?<![A-Za-z0-9_])([A-Z][A-Z0-9]*_[A-Z0-9_]+)=/g),
+      ...text.matchAll(/^\| `([A-Z][A-Z0-9_]+)`/gm),
+    ];
+    for (const m of named) {
+      if (!known.has(m[1])) unknown.push(`${file}: ${m[1]}`);
+    }
+  }
+  deepEqual(unknown, []);
+});
