@@ -23,7 +23,9 @@ Deno.test("usage hides entries of models the credential may not read: hidden cou
   withMediaApp(async (t) => {
     const posts = await model(t, "posts");
     const notes = await model(t, "notes");
-    const item = await (await t.send("POST", "/media", { file: { bytes: await png(1), name: "a.png" } })).json();
+    const item = await (await t.send("POST", "/media", {
+      file: { bytes: await png(1), name: "a.png" },
+    })).json();
     await insertEntry(t, posts, { en: { cover: item.id } });
     await insertEntry(t, notes, { en: { cover: item.id } });
     const { secret } = await insertCredential(t.services.db, t.clock, {
@@ -33,7 +35,8 @@ Deno.test("usage hides entries of models the credential may not read: hidden cou
       scopes: ["content:read"],
       models: [posts],
     });
-    const limited = await (await t.call("GET", `/media/${item.id}/usage`, { secret })).json();
+    const limited =
+      await (await t.call("GET", `/media/${item.id}/usage`, { secret })).json();
     equal(limited.used_by.length, 1);
     equal(limited.used_by[0].model_id, posts);
     equal(limited.hidden, 1);
@@ -44,7 +47,9 @@ Deno.test("usage hides entries of models the credential may not read: hidden cou
     // The library itself is site-wide for that credential (MED-012).
     const list = await (await t.call("GET", "/media", { secret })).json();
     deepEqual(list.data.map((i: { id: string }) => i.id), [item.id]);
-    const full = await (await t.call("GET", `/media/${item.id}/usage`, { secret: t.media })).json();
+    const full = await (await t.call("GET", `/media/${item.id}/usage`, {
+      secret: t.media,
+    })).json();
     equal(full.total, 2);
     equal(full.hidden, 0);
   }));
@@ -52,21 +57,35 @@ Deno.test("usage hides entries of models the credential may not read: hidden cou
 Deno.test("keyed folder and media writes replay their first answer; a key reused for another body is refused", () =>
   withMediaApp(async (t) => {
     const create = (name: string) =>
-      t.call("POST", "/media/folders", { secret: t.media, key: "same-key", body: { name } });
+      t.call("POST", "/media/folders", {
+        secret: t.media,
+        key: "same-key",
+        body: { name },
+      });
     const first = await (await create("Photos")).json();
     const again = await create("Photos");
     equal(again.status, 201);
     const replay = await again.json();
     equal(replay.id, first.id);
     equal(replay.replayed, true);
-    equal((await (await create("Other")).json()).error.code, "idempotency_key_reused");
-    const item = await (await t.send("POST", "/media", { file: { bytes: await png(2), name: "a.png" } })).json();
+    equal(
+      (await (await create("Other")).json()).error.code,
+      "idempotency_key_reused",
+    );
+    const item = await (await t.send("POST", "/media", {
+      file: { bytes: await png(2), name: "a.png" },
+    })).json();
     const put = () =>
-      t.call("PUT", `/media/${item.id}`, { secret: t.media, key: "edit-1", body: { loading: "eager" } });
+      t.call("PUT", `/media/${item.id}`, {
+        secret: t.media,
+        key: "edit-1",
+        body: { loading: "eager" },
+      });
     const edited = await (await put()).json();
     const replayed = await (await put()).json();
     equal(replayed.revision, edited.revision);
     equal(replayed.replayed, true);
-    const tree = await (await t.call("GET", "/media/folders", { secret: t.media })).json();
+    const tree =
+      await (await t.call("GET", "/media/folders", { secret: t.media })).json();
     equal(tree.total, 1);
   }));
