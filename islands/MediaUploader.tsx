@@ -169,7 +169,7 @@ export function MediaUploader(props: MediaUploaderProps) {
         documents, audio and video; no programs, scripts or SVG/HTML.
       </p>
       <p>
-        <label for="upload-file">Files</label>
+        <label for="upload-file">Files to upload</label>
         <input id="upload-file" type="file" name="file" multiple required />
       </p>
       <p>

@@ -26,9 +26,9 @@ const FORM_TYPES = [
  */
 export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
   return async function checkCsrf(c, next) {
-    // The public read API (/v1) is read-only and cookie-free: minting a token there is wasted
-    // work, and its Set-Cookie would keep shared caches from storing public answers.
-    if (!UNSAFE.has(c.req.method) && /^\/v1(\/|$)/.test(c.req.path)) {
+    // The public read API (/v1) and public media (/media/) are read-only and cookie-free: minting
+    // a token there is wasted work, and its Set-Cookie would keep shared caches from storing them.
+    if (!UNSAFE.has(c.req.method) && /^\/(v1(\/|$)|media\/)/.test(c.req.path)) {
       return await next();
     }
     // The plugin API reads only its bearer token and refuses a session cookie outright, so

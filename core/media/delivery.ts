@@ -13,6 +13,48 @@ export interface DeliverableObject {
   fileName: string;
 }
 
+/**
+ * MIME types of the formats shown inline, exactly as the detector (`file-type`) names them at
+ * upload. For these the URL alone says everything the answer needs, so delivery reads storage
+ * without a database round trip (the key is the URL's path); other formats download under
+ * their upload name, which only the row knows.
+ */
+export const INLINE_TYPES: Readonly<Record<string, string>> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  avif: "image/avif",
+  pdf: "application/pdf",
+  txt: "text/plain",
+};
+
+/**
+ * The object named by a delivery URL straight from storage, for {@link INLINE_TYPES}; null when
+ * storage has no such object (removed, never uploaded, another site's id), undefined when the
+ * format needs the row ({@link findDeliverable}).
+ */
+export async function findStoredObject(
+  storage: MediaStorage,
+  siteId: string,
+  file: string,
+): Promise<DeliverableObject | null | undefined> {
+  const match = OBJECT_FILE.exec(file);
+  if (!match || !/^[0-9a-f-]{36}$/.test(siteId)) return null;
+  const mimeType = INLINE_TYPES[match[2]];
+  if (!mimeType) return undefined;
+  const key = `sites/${siteId}/${file}`;
+  const found = await storage.stat(key);
+  if (!found) return null;
+  return {
+    storageKey: key,
+    mimeType,
+    byteLength: found.size,
+    kind: mimeType.startsWith("image/") ? "image" : "document",
+    fileName: file,
+  };
+}
+
 /** The object named `<object id>.<format>` on the site, default original or a language's, or null. */
 export async function findDeliverable(
   db: Db,

@@ -1,0 +1,133 @@
+// `deno task bench:media`: upload throughput of a 5 MiB image through the Management API (MiB/s and the
+// service's memory over 100 uploads), and public media delivery req/s beside Deno.serve serving the same
+// bytes from a file. Runs the service in this process on PGlite (or DATABASE_URL) in a temporary DATA_DIR.
+import { openServices } from "../core/boot.ts";
+import { loadConfig } from "../core/config.ts";
+import { encodePng } from "../core/media/png.ts";
+import { createApp } from "../core/server.ts";
+import { createInstallation } from "../core/sites/installation.ts";
+import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
+
+const UPLOADS = Number(Deno.env.get("BENCH_MEDIA_UPLOADS") ?? 100);
+const SECONDS = Number(Deno.env.get("BENCH_MEDIA_SECONDS") ?? 5);
+const CONCURRENCY = 32;
+const MiB = 1024 * 1024;
+
+const dir = await Deno.makeTempDir({ prefix: "stave-bench-media-" });
+const config = loadConfig({
+  ...Deno.env.toObject(),
+  DATA_DIR: dir,
+  DEMO_SITE: "false",
+  LOG_REQUESTS: "false",
+  PORT: "0",
+  MEDIA_S3_ENDPOINT: "",
+});
+const { services, close } = await openServices(config, { buildIslands: false });
+const created = await createInstallation(services, {
+  domain: "127.0.0.1",
+  slug: "bench-media",
+  name: "Bench media",
+  locales: ["en"],
+  adminEmail: "bench@example.com",
+  credential: { name: "bench", scopes: ["content:read", "media:write"] },
+});
+if (!created.ok) throw new Error(created.message);
+const secret = created.management_credential!.secret;
+const app = createApp(services);
+const server = Deno.serve(
+  { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+  app.fetch,
+);
+const origin = `http://127.0.0.1:${server.addr.port}`;
+
+// Noise does not compress: 1322 × 1322 RGB is just over 5 MiB as PNG.
+const side = 1322;
+let seed = 1;
+const big = await encodePng(side, side, () => {
+  // xorshift32: no pattern deflate could find.
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return [seed & 255, (seed >>> 8) & 255, (seed >>> 16) & 255];
+});
+
+async function upload(bytes: Uint8Array, name: string): Promise<string> {
+  const form = new FormData();
+  form.append("file", new File([bytes as Uint8Array<ArrayBuffer>], name));
+  form.append("on_duplicate", "copy");
+  const res = await fetch(`${origin}/api/manage/v1/media`, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${secret}`,
+      "idempotency-key": crypto.randomUUID(),
+    },
+    body: form,
+  });
+  const body = await res.json();
+  if (res.status !== 201) throw new Error(`Upload answered ${res.status}`);
+  return body.url;
+}
+
+const rss: number[] = [];
+const started = performance.now();
+for (let i = 0; i < UPLOADS; i++) {
+  await upload(big, `noise-${i}.png`);
+  if (i % 10 === 9) rss.push(Math.round(Deno.memoryUsage().rss / MiB));
+}
+const uploadSeconds = (performance.now() - started) / 1000;
+const mibPerSecond = (UPLOADS * big.length / MiB) / uploadSeconds;
+
+// Delivery: a small image through the service, and the same bytes from a file with Deno.serve.
+const small = await Deno.readFile(
+  new URL("../core/sites/demo_media/sunrise.png", import.meta.url),
+);
+const url = await upload(small, "sunrise.png");
+const mediaPath = new URL(url).pathname;
+const plainFile = `${dir}/plain.png`;
+await Deno.writeFile(plainFile, small);
+const plain = Deno.serve(
+  { port: 0, hostname: "127.0.0.1", onListen: () => {} },
+  async () =>
+    new Response(await Deno.readFile(plainFile), {
+      headers: { "content-type": "image/png" },
+    }),
+);
+const plainOrigin = `http://127.0.0.1:${plain.addr.port}`;
+
+async function measure(base: string, path: string): Promise<RunStats> {
+  if (await hasWrk()) return await runWrk(base, [path], CONCURRENCY, SECONDS);
+  const perWorker = Math.max(1, Math.round(200 * SECONDS / CONCURRENCY));
+  return await runLoad(CONCURRENCY, perWorker, async () => {
+    const res = await fetch(`${base}${path}`);
+    await res.arrayBuffer();
+    return res.ok;
+  });
+}
+const service = await measure(origin, mediaPath);
+const baseline = await measure(plainOrigin, "/plain.png");
+
+console.log(JSON.stringify(
+  {
+    upload: {
+      file_mib: Number((big.length / MiB).toFixed(2)),
+      uploads: UPLOADS,
+      seconds: Number(uploadSeconds.toFixed(2)),
+      mib_per_second: Number(mibPerSecond.toFixed(1)),
+      rss_mib_every_10_uploads: rss,
+    },
+    delivery: {
+      bytes: small.length,
+      concurrency: CONCURRENCY,
+      service,
+      deno_serve_file: baseline,
+      ratio: Number((service.rps / baseline.rps).toFixed(2)),
+    },
+  },
+  null,
+  2,
+));
+
+await plain.shutdown();
+await server.shutdown();
+await close();
+await Deno.remove(dir, { recursive: true });
