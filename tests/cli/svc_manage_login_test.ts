@@ -30,9 +30,12 @@ if (!hasChromium) {
 async function serveService(): Promise<
   { t: TestApp; origin: string; shutdown(): Promise<void> }
 > {
-  let app: TestApp | undefined;
-  const server = serveOnLoopback((request) => app!.app.fetch(request));
-  app = await openTestApp({ env: { PUBLIC_URL: server.url } });
+  // The app needs the served address for its public URL, so the server asks for it late.
+  const late: { app?: TestApp } = {};
+  const server = serveOnLoopback((request) => late.app!.app.fetch(request));
+  const app = late.app = await openTestApp({
+    env: { PUBLIC_URL: server.url },
+  });
   const siteId = await insertSite(app.services.db, {
     domain: "127.0.0.1",
     slug: "cli-site",
