@@ -1594,6 +1594,7 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
+      /** A model id, as GET /models answers it */
       "model_id": string;
       "limit"?: number;
       "cursor"?: string;
@@ -1645,6 +1646,7 @@ export interface Operations {
     params: Record<string, never>;
     query: Record<string, never>;
     body: {
+      /** A model id, as GET /models answers it */
       "model_id": string;
       "locale": string;
       "slug": string;
@@ -2151,6 +2153,7 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
+      /** A model id, as GET /models answers it */
       "model_id": string;
       "limit"?: number;
       "cursor"?: string;

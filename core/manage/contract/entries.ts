@@ -7,6 +7,14 @@ import { operation } from "./operation.ts";
 /** An entry (translation group), version or person id. */
 export const entryId = z.uuid();
 
+/**
+ * A model named by id in a query or body. Anything else (a slug, a typo) is refused with
+ * `invalid_request` naming the parameter, never read as a model that holds nothing.
+ */
+export const modelRef = z.uuid({
+  error: "Expected a model id (a UUID); GET /models lists them",
+}).describe("A model id, as GET /models answers it");
+
 /** `{id}` of `/entries/{id}/...`. */
 export const entryParams = z.strictObject({ id: entryId });
 
@@ -154,6 +162,8 @@ const slug = z.string().regex(
 /** `GET /entries?model_id=`. */
 export const listEntries = operation({
   name: "list-entries",
+  description:
+    "`model_id` must be a model id from `GET /models` (a slug is refused with `400 invalid_request`; an id of no model of this site is `404 not_found`). Each entry shows every language's current values; fields the credential's creator cannot read are left out. Page with `limit` and `cursor`.",
   method: "GET",
   path: "/entries",
   summary:
@@ -162,13 +172,16 @@ export const listEntries = operation({
   scope: "content:read",
   key: null,
   status: 200,
-  query: z.strictObject({ model_id: z.string().min(1).max(200), ...pageQuery }),
+  query: z.strictObject({ model_id: modelRef, ...pageQuery }),
   answer: z.strictObject({ data: z.array(entrySummary), page: listPage }),
+  errors: ["not_found"],
 });
 
 /** `POST /entries`. */
 export const createEntry = operation({
   name: "create-entry",
+  description:
+    "The entry starts as a draft in one language. Publish it with `POST /entries/{id}/publish`, pinned to the `current_version_id` this answers.",
   method: "POST",
   path: "/entries",
   summary: "Create an entry with its first language as a draft version",
@@ -177,7 +190,7 @@ export const createEntry = operation({
   key: { retention: "short", settle: "rerun" },
   status: 201,
   body: z.strictObject({
-    model_id: z.string().min(1).max(200),
+    model_id: modelRef,
     locale: languageCode,
     slug,
     fields: fieldValues,
@@ -189,6 +202,8 @@ export const createEntry = operation({
 /** `GET /entries/{id}`. */
 export const getEntry = operation({
   name: "get-entry",
+  description:
+    "The `workflow` block lists only the transitions the credential may take now, with the pins (`revision`, version ids) each one needs.",
   method: "GET",
   path: "/entries/{id}",
   summary:
@@ -205,6 +220,8 @@ export const getEntry = operation({
 /** `PUT /entries/{id}`. */
 export const updateEntry = operation({
   name: "update-entry",
+  description:
+    "Saves a new version of one language. `expected_current_version_id` must be the version the edit started from; otherwise `409 version_conflict` and nothing is saved.",
   method: "PUT",
   path: "/entries/{id}",
   summary:
@@ -321,6 +338,8 @@ const PIN_ERRORS: ErrorCode[] = [
 /** `POST /entries/{id}/publish`. */
 export const publishEntry = operation({
   name: "publish-entry",
+  description:
+    "Pinned to the workflow revision and to the version read, so a publish never ships an edit nobody reviewed. Without `locale`, every language with an unpublished change is published.",
   method: "POST",
   path: "/entries/{id}/publish",
   summary:
@@ -344,6 +363,8 @@ export const publishEntry = operation({
 /** `POST /entries/{id}/unpublish`. */
 export const unpublishEntry = operation({
   name: "unpublish-entry",
+  description:
+    "The published version is kept as a version; publish again to bring it back.",
   method: "POST",
   path: "/entries/{id}/unpublish",
   summary:

@@ -7,6 +7,7 @@ import {
   entryWritten,
   fieldValues,
   listPage,
+  modelRef,
   pageQuery,
   policyResults,
 } from "./entries.ts";
@@ -99,6 +100,8 @@ export const putEntryAssignment = operation({
 /** `GET /trash?model_id=`. */
 export const listTrash = operation({
   name: "list-trash",
+  description:
+    "`model_id` is a model id, as for `GET /entries`. Entries in Trash keep their versions and publication pointers until purged.",
   method: "GET",
   path: "/trash",
   summary:
@@ -107,8 +110,9 @@ export const listTrash = operation({
   scope: "content:read",
   key: null,
   status: 200,
-  query: z.strictObject({ model_id: z.string().min(1).max(200), ...pageQuery }),
+  query: z.strictObject({ model_id: modelRef, ...pageQuery }),
   answer: z.strictObject({ data: z.array(entrySummary), page: listPage }),
+  errors: ["not_found"],
 });
 
 /** `GET /entries/{id}/trash`. */

@@ -21,6 +21,8 @@ const params = z.strictObject({ key: menuKey });
 /** `GET /menus`. */
 export const listMenus = operation({
   name: "list-menus",
+  description:
+    "Menus are part of the site chrome the public API serves at `/v1/_chrome`.",
   method: "GET",
   path: "/menus",
   summary: "List the site's menus",

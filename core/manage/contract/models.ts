@@ -229,6 +229,8 @@ export const getModelProposal = operation({
 /** `GET /models`. */
 export const listModels = operation({
   name: "list-models",
+  description:
+    "Only the models the credential may read, with their whole definitions: use `model_id` from here in `GET /entries?model_id=` and `POST /entries`.",
   method: "GET",
   path: "/models",
   summary:
@@ -243,6 +245,8 @@ export const listModels = operation({
 /** `GET /models/{id}`. */
 export const getModel = operation({
   name: "get-model",
+  description:
+    "The definition lists every field with its id, type, settings and validation; `revision` pins later changes.",
   method: "GET",
   path: "/models/{id}",
   summary: "Read one model: its whole definition, revision and updated_at",
@@ -257,6 +261,8 @@ export const getModel = operation({
 /** `POST /models`. */
 export const createModel = operation({
   name: "create-model",
+  description:
+    "Fields get their ids here; the answer lists them as `created_field_ids` in definition order.",
   method: "POST",
   path: "/models",
   summary: "Create a model from a definition that names no field ids",
