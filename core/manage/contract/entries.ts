@@ -249,6 +249,8 @@ export const updateEntry = operation({
 /** `GET /entries/{id}/versions`. */
 export const listEntryVersions = operation({
   name: "list-entry-versions",
+  description:
+    "Versions count across the whole entry (every language); read one with `GET /entries/{id}/versions/{versionId}` to see its values.",
   method: "GET",
   path: "/entries/{id}/versions",
   summary: "List an entry's versions, newest first, without their values",
@@ -267,6 +269,8 @@ const versionParams = z.strictObject({ id: entryId, versionId: entryId });
 /** `GET /entries/{id}/versions/{versionId}`. */
 export const getEntryVersion = operation({
   name: "get-entry-version",
+  description:
+    "Fields the credential's creator cannot read are left out of `fields`.",
   method: "GET",
   path: "/entries/{id}/versions/{versionId}",
   summary: "Read one version with its values (unreadable fields left out)",
@@ -282,6 +286,8 @@ export const getEntryVersion = operation({
 /** `POST /entries/{id}/versions/{versionId}/restore`. */
 export const restoreEntryVersion = operation({
   name: "restore-entry-version",
+  description:
+    "The old values become a new draft version; publication is unchanged until the entry is published again.",
   method: "POST",
   path: "/entries/{id}/versions/{versionId}/restore",
   summary:
@@ -302,6 +308,8 @@ export const restoreEntryVersion = operation({
 /** `GET /entries/{id}/dependents`. */
 export const listEntryDependents = operation({
   name: "list-entry-dependents",
+  description:
+    "Use it before trashing or unpublishing an entry to see what links to it.",
   method: "GET",
   path: "/entries/{id}/dependents",
   summary: "List the entries whose relation fields link to this one",
@@ -388,6 +396,8 @@ export const unpublishEntry = operation({
 /** `POST /entries/{id}/locales`. */
 export const addEntryLocale = operation({
   name: "add-entry-locale",
+  description:
+    "The new language starts as a draft with its own slug and values.",
   method: "POST",
   path: "/entries/{id}/locales",
   summary: "Add a language to an entry with its first draft version",

@@ -10,6 +10,8 @@ const sourceIds = z.array(entryId).max(RELATED_FROM_WRITE_LIMIT);
 /** `PUT /entries/{id}/related-from`. */
 export const putEntryRelatedFrom = operation({
   name: "put-entry-related-from",
+  description:
+    "Every changed linking entry gets a new version, all in one transaction: either all change or none.",
   method: "PUT",
   path: "/entries/{id}/related-from",
   summary:
