@@ -383,6 +383,7 @@ const CONTRACT = {
       "in": "query",
       "required": true,
       "type": "string",
+      "description": "A model id, as GET /models answers it",
     }, {
       "name": "limit",
       "flag": "--limit",
@@ -715,6 +716,7 @@ const CONTRACT = {
       "in": "query",
       "required": true,
       "type": "string",
+      "description": "A model id, as GET /models answers it",
     }, {
       "name": "limit",
       "flag": "--limit",

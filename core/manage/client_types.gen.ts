@@ -1629,6 +1629,7 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
+      /** A model id, as GET /models answers it */
       "model_id": string;
       "limit"?: number;
       "cursor"?: string;
@@ -1680,6 +1681,7 @@ export interface Operations {
     params: Record<string, never>;
     query: Record<string, never>;
     body: {
+      /** A model id, as GET /models answers it */
       "model_id": string;
       "locale": string;
       "slug": string;
@@ -2186,6 +2188,7 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
+      /** A model id, as GET /models answers it */
       "model_id": string;
       "limit"?: number;
       "cursor"?: string;

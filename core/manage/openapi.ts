@@ -16,6 +16,7 @@ import {
   IDEMPOTENCY_KEY_MAX_LENGTH,
   IDEMPOTENCY_KEY_MIN_LENGTH,
 } from "../kv/idempotency_key.ts";
+import { MANAGE_EXAMPLES } from "./examples.ts";
 import {
   type BodySchema,
   extractComponents,
@@ -220,7 +221,10 @@ function operationObject(operation: AnyOperation): Json {
     object.requestBody = {
       required: true,
       content: {
-        "application/json": { schema: jsonSchemaOf(operation.body, "input") },
+        "application/json": withExample(
+          { schema: jsonSchemaOf(operation.body, "input") },
+          exampleOf(operation).request,
+        ),
       },
     };
   }
@@ -228,9 +232,10 @@ function operationObject(operation: AnyOperation): Json {
     [String(operation.status)]: {
       description: operation.summary,
       content: {
-        "application/json": {
-          schema: answerSchemaOf(operation),
-        },
+        "application/json": withExample(
+          { schema: answerSchemaOf(operation) },
+          exampleOf(operation).response,
+        ),
       },
     },
     ...errorResponses(operation),
@@ -337,4 +342,15 @@ export function descriptionOf(operation: AnyOperation): string {
     );
   }
   return parts.join("\n\n");
+}
+
+function withExample(media: Json, example: unknown): Json {
+  return example === undefined ? media : { ...media, example };
+}
+
+/** The operation's own examples, else those recorded in examples.ts. */
+export function exampleOf(
+  operation: AnyOperation,
+): { request?: unknown; response?: unknown } {
+  return operation.examples ?? MANAGE_EXAMPLES[operation.name] ?? {};
 }

@@ -225,7 +225,9 @@ Deno.test({
           viewport: { width, height: 900 },
         });
         const page = await context.newPage();
-        page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+        // Swagger UI parses the whole Management API document (some 300 kB) before it draws;
+        // on a machine busy with other suites that alone can take longer than other pages.
+        page.setDefaultTimeout(BROWSER_TIMEOUT_MS * 4);
         const problems: string[] = [];
         const outside: string[] = [];
         page.on("pageerror", (e) => problems.push(String(e)));
@@ -270,4 +272,33 @@ Deno.test({
       await t.close();
     }
   },
+});
+
+Deno.test("every recorded Management API example names an operation and parses with its request and answer schemas", async () => {
+  const { MANAGE_EXAMPLES } = await import("../../core/manage/examples.ts");
+  const { OPERATIONS } = await import("../../core/manage/contract/mod.ts");
+  const byName = new Map(OPERATIONS.map((o) => [o.name as string, o]));
+  for (const [name, example] of Object.entries(MANAGE_EXAMPLES)) {
+    const op = byName.get(name);
+    assert.ok(op, `example for unknown operation "${name}"`);
+    if (example.request !== undefined) {
+      assert.ok(op.body, `${name}: takes no body`);
+      const parsed = op.body.safeParse(example.request);
+      assert.ok(parsed.success, `${name} request: ${parsed.error?.message}`);
+    }
+    if (example.response !== undefined) {
+      const parsed = op.answer.safeParse(example.response);
+      assert.ok(parsed.success, `${name} answer: ${parsed.error?.message}`);
+    }
+  }
+  const doc = JSON.parse(
+    await Deno.readTextFile(`${root}/openapi-v1.json`),
+  ) as Json;
+  const createEntry = ((doc.paths as Json)["/entries"] as Json).post as Json;
+  assert.deepEqual(
+    (((createEntry.requestBody as Json).content as Json)[
+      "application/json"
+    ] as Json).example,
+    MANAGE_EXAMPLES["create-entry"].request,
+  );
 });

@@ -7,6 +7,14 @@ import { operation } from "./operation.ts";
 /** An entry (translation group), version or person id. */
 export const entryId = z.uuid();
 
+/**
+ * A model named by id in a query or body. Anything else (a slug, a typo) is refused with
+ * `invalid_request` naming the parameter, never read as a model that holds nothing.
+ */
+export const modelRef = z.uuid({
+  error: "Expected a model id (a UUID); GET /models lists them",
+}).describe("A model id, as GET /models answers it");
+
 /** `{id}` of `/entries/{id}/...`. */
 export const entryParams = z.strictObject({ id: entryId });
 
@@ -160,6 +168,8 @@ const slug = z.string().regex(
 /** `GET /entries?model_id=`. */
 export const listEntries = operation({
   name: "list-entries",
+  description:
+    "`model_id` must be a model id from `GET /models` (a slug is refused with `400 invalid_request`; an id of no model of this site is `404 not_found`). Each entry shows every language's current values; fields the credential's creator cannot read are left out. Page with `limit` and `cursor`.",
   method: "GET",
   path: "/entries",
   summary:
@@ -168,13 +178,16 @@ export const listEntries = operation({
   scope: "content:read",
   key: null,
   status: 200,
-  query: z.strictObject({ model_id: z.string().min(1).max(200), ...pageQuery }),
+  query: z.strictObject({ model_id: modelRef, ...pageQuery }),
   answer: z.strictObject({ data: z.array(entrySummary), page: listPage }),
+  errors: ["not_found"],
 });
 
 /** `POST /entries`. */
 export const createEntry = operation({
   name: "create-entry",
+  description:
+    "The entry starts as a draft in one language. Publish it with `POST /entries/{id}/publish`, pinned to the `current_version_id` this answers.",
   method: "POST",
   path: "/entries",
   summary: "Create an entry with its first language as a draft version",
@@ -183,7 +196,7 @@ export const createEntry = operation({
   key: { retention: "short", settle: "rerun" },
   status: 201,
   body: z.strictObject({
-    model_id: z.string().min(1).max(200),
+    model_id: modelRef,
     locale: languageCode,
     slug,
     fields: fieldValues,
@@ -195,6 +208,8 @@ export const createEntry = operation({
 /** `GET /entries/{id}`. */
 export const getEntry = operation({
   name: "get-entry",
+  description:
+    "The `workflow` block lists only the transitions the credential may take now, with the pins (`revision`, version ids) each one needs.",
   method: "GET",
   path: "/entries/{id}",
   summary:
@@ -211,6 +226,8 @@ export const getEntry = operation({
 /** `PUT /entries/{id}`. */
 export const updateEntry = operation({
   name: "update-entry",
+  description:
+    "Saves a new version of one language. `expected_current_version_id` must be the version the edit started from; otherwise `409 version_conflict` and nothing is saved.",
   method: "PUT",
   path: "/entries/{id}",
   summary:
@@ -238,6 +255,8 @@ export const updateEntry = operation({
 /** `GET /entries/{id}/versions`. */
 export const listEntryVersions = operation({
   name: "list-entry-versions",
+  description:
+    "Versions count across the whole entry (every language); read one with `GET /entries/{id}/versions/{versionId}` to see its values.",
   method: "GET",
   path: "/entries/{id}/versions",
   summary: "List an entry's versions, newest first, without their values",
@@ -256,6 +275,8 @@ const versionParams = z.strictObject({ id: entryId, versionId: entryId });
 /** `GET /entries/{id}/versions/{versionId}`. */
 export const getEntryVersion = operation({
   name: "get-entry-version",
+  description:
+    "Fields the credential's creator cannot read are left out of `fields`.",
   method: "GET",
   path: "/entries/{id}/versions/{versionId}",
   summary: "Read one version with its values (unreadable fields left out)",
@@ -271,6 +292,8 @@ export const getEntryVersion = operation({
 /** `POST /entries/{id}/versions/{versionId}/restore`. */
 export const restoreEntryVersion = operation({
   name: "restore-entry-version",
+  description:
+    "The old values become a new draft version; publication is unchanged until the entry is published again.",
   method: "POST",
   path: "/entries/{id}/versions/{versionId}/restore",
   summary:
@@ -291,6 +314,8 @@ export const restoreEntryVersion = operation({
 /** `GET /entries/{id}/dependents`. */
 export const listEntryDependents = operation({
   name: "list-entry-dependents",
+  description:
+    "Use it before trashing or unpublishing an entry to see what links to it.",
   method: "GET",
   path: "/entries/{id}/dependents",
   summary: "List the entries whose relation fields link to this one",
@@ -327,6 +352,8 @@ const PIN_ERRORS: ErrorCode[] = [
 /** `POST /entries/{id}/publish`. */
 export const publishEntry = operation({
   name: "publish-entry",
+  description:
+    "Pinned to the workflow revision and to the version read, so a publish never ships an edit nobody reviewed. Without `locale`, every language with an unpublished change is published.",
   method: "POST",
   path: "/entries/{id}/publish",
   summary:
@@ -350,6 +377,8 @@ export const publishEntry = operation({
 /** `POST /entries/{id}/unpublish`. */
 export const unpublishEntry = operation({
   name: "unpublish-entry",
+  description:
+    "The published version is kept as a version; publish again to bring it back.",
   method: "POST",
   path: "/entries/{id}/unpublish",
   summary:
@@ -373,6 +402,8 @@ export const unpublishEntry = operation({
 /** `POST /entries/{id}/locales`. */
 export const addEntryLocale = operation({
   name: "add-entry-locale",
+  description:
+    "The new language starts as a draft with its own slug and values.",
   method: "POST",
   path: "/entries/{id}/locales",
   summary: "Add a language to an entry with its first draft version",

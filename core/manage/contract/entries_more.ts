@@ -7,6 +7,7 @@ import {
   entryWritten,
   fieldValues,
   listPage,
+  modelRef,
   pageQuery,
   policyResults,
 } from "./entries.ts";
@@ -25,6 +26,8 @@ const MOVE_ERRORS: ErrorCode[] = [
 /** `POST /entries/{id}/transition`. */
 export const transitionEntry = operation({
   name: "transition-entry",
+  description:
+    "Pinned to the workflow revision read; the workflow block of `GET /entries/{id}` lists the moves the credential may take now.",
   method: "POST",
   path: "/entries/{id}/transition",
   summary:
@@ -60,6 +63,7 @@ const person = z.strictObject({
 /** `GET /entries/{id}/assignees`. */
 export const listEntryAssignees = operation({
   name: "list-entry-assignees",
+  description: "Only people who may act on the entry are candidates.",
   method: "GET",
   path: "/entries/{id}/assignees",
   summary:
@@ -79,6 +83,8 @@ export const listEntryAssignees = operation({
 /** `PUT /entries/{id}/assignment`. */
 export const putEntryAssignment = operation({
   name: "put-entry-assignment",
+  description:
+    "The assignee must be one of `GET /entries/{id}/assignees`; `null` clears the assignment.",
   method: "PUT",
   path: "/entries/{id}/assignment",
   summary: "Name who acts next on the entry (null clears it)",
@@ -99,6 +105,8 @@ export const putEntryAssignment = operation({
 /** `GET /trash?model_id=`. */
 export const listTrash = operation({
   name: "list-trash",
+  description:
+    "`model_id` is a model id, as for `GET /entries`. Entries in Trash keep their versions and publication pointers until purged.",
   method: "GET",
   path: "/trash",
   summary:
@@ -107,13 +115,16 @@ export const listTrash = operation({
   scope: "content:read",
   key: null,
   status: 200,
-  query: z.strictObject({ model_id: z.string().min(1).max(200), ...pageQuery }),
+  query: z.strictObject({ model_id: modelRef, ...pageQuery }),
   answer: z.strictObject({ data: z.array(entrySummary), page: listPage }),
+  errors: ["not_found"],
 });
 
 /** `GET /entries/{id}/trash`. */
 export const getEntryTrash = operation({
   name: "get-entry-trash",
+  description:
+    "Answers whether the entry is in Trash and which of trash, restore and purge the credential may take now.",
   method: "GET",
   path: "/entries/{id}/trash",
   summary:
@@ -151,6 +162,8 @@ const trashAnswer = z.strictObject({
 /** `POST /entries/{id}/trash`. */
 export const trashEntry = operation({
   name: "trash-entry",
+  description:
+    "The entry comes back unchanged with `POST /entries/{id}/trash/restore`; purge deletes it for good.",
   method: "POST",
   path: "/entries/{id}/trash",
   summary:
@@ -168,6 +181,8 @@ export const trashEntry = operation({
 /** `POST /entries/{id}/trash/restore`. */
 export const restoreTrashedEntry = operation({
   name: "restore-trashed-entry",
+  description:
+    "Publication pointers kept at trashing are restored with the entry.",
   method: "POST",
   path: "/entries/{id}/trash/restore",
   summary: "Bring the entry back from Trash exactly as it was",
@@ -184,6 +199,7 @@ export const restoreTrashedEntry = operation({
 /** `POST /entries/{id}/trash/purge`. */
 export const purgeEntry = operation({
   name: "purge-entry",
+  description: "Cannot be undone. Only entries already in Trash can be purged.",
   method: "POST",
   path: "/entries/{id}/trash/purge",
   summary:
@@ -209,6 +225,8 @@ export const purgeEntry = operation({
 /** `POST /entries/relate`. */
 export const relateEntries = operation({
   name: "relate-entries",
+  description:
+    "Changes one relation field through a write form (see the request schema) without resending the entry's other values.",
   method: "POST",
   path: "/entries/relate",
   summary:
@@ -247,6 +265,8 @@ export const relateEntries = operation({
 /** `GET /entries/{id}/related-from`. */
 export const listEntryRelatedFrom = operation({
   name: "list-entry-related-from",
+  description:
+    "The reverse side of relation fields: which entries of which model link here, and through which field and language.",
   method: "GET",
   path: "/entries/{id}/related-from",
   summary:
@@ -296,6 +316,8 @@ export const proposal = z.strictObject({
 /** `POST /entries/{id}/proposals`. */
 export const createEntryProposal = operation({
   name: "create-entry-proposal",
+  description:
+    "Nothing changes until a person applies the proposal; it is pinned to the version it was made from.",
   method: "POST",
   path: "/entries/{id}/proposals",
   summary:
@@ -324,6 +346,7 @@ export const createEntryProposal = operation({
 /** `GET /entries/{id}/proposals`. */
 export const listEntryProposals = operation({
   name: "list-entry-proposals",
+  description: "Open, applied and dismissed proposals of the entry.",
   method: "GET",
   path: "/entries/{id}/proposals",
   summary: "List an entry's proposals, oldest first",
@@ -364,6 +387,8 @@ const DRAFT_ERRORS: ErrorCode[] = [
 /** `GET /entries/{id}/editing?locale=&kind=` (ENT-017). */
 export const getEntryEditing = operation({
   name: "get-entry-editing",
+  description:
+    "A working draft is one person's unsaved edit of one language; others see who holds one.",
   method: "GET",
   path: "/entries/{id}/editing",
   summary:
@@ -392,6 +417,8 @@ export const getEntryEditing = operation({
 /** `PUT /entries/{id}/editing/draft` (no Idempotency-Key: spec 2 part 4.1 item 3). */
 export const putEntryDraft = operation({
   name: "put-entry-draft",
+  description:
+    "Working drafts need no `Idempotency-Key`: each write replaces the draft at the revision read, and a stale revision is `409 draft_conflict`.",
   method: "PUT",
   path: "/entries/{id}/editing/draft",
   summary:
@@ -419,6 +446,7 @@ const draftCommand = z.strictObject({
 /** `POST /entries/{id}/editing/takeover` (no Idempotency-Key). */
 export const takeOverEntryDraft = operation({
   name: "take-over-entry-draft",
+  description: "The values are kept; the previous holder is recorded.",
   method: "POST",
   path: "/entries/{id}/editing/takeover",
   summary:
@@ -436,6 +464,8 @@ export const takeOverEntryDraft = operation({
 /** `POST /entries/{id}/editing/draft/discard` (no Idempotency-Key). */
 export const discardEntryDraft = operation({
   name: "discard-entry-draft",
+  description:
+    "Only the credential creator's own draft; the saved versions are unchanged.",
   method: "POST",
   path: "/entries/{id}/editing/draft/discard",
   summary: "Discard the creator's own working draft of one language",

@@ -18,6 +18,8 @@ export const language = z.strictObject({
 /** `GET /languages`. */
 export const listLanguages = operation({
   name: "list-languages",
+  description:
+    "The first language is the default; entries read in another language fall back as the site's language-fallback settings say.",
   method: "GET",
   path: "/languages",
   summary: "List the site's languages, default first",
@@ -34,6 +36,8 @@ export const listLanguages = operation({
 /** `POST /languages`. */
 export const addLanguage = operation({
   name: "add-language",
+  description:
+    "The new language comes last. Existing entries do not get it automatically: add it to an entry with `POST /entries/{id}/locales`.",
   method: "POST",
   path: "/languages",
   summary: "Add a language to the site, after the existing ones",

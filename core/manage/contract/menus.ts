@@ -21,6 +21,8 @@ const params = z.strictObject({ key: menuKey });
 /** `GET /menus`. */
 export const listMenus = operation({
   name: "list-menus",
+  description:
+    "Menus are part of the site chrome the public API serves at `/v1/_chrome`.",
   method: "GET",
   path: "/menus",
   summary: "List the site's menus",
@@ -34,6 +36,8 @@ export const listMenus = operation({
 /** `GET /menus/{key}`. */
 export const getMenu = operation({
   name: "get-menu",
+  description:
+    "Labels by language; the public API serves menus in `/v1/_chrome`.",
   method: "GET",
   path: "/menus/{key}",
   summary: "Read one menu",
@@ -48,6 +52,7 @@ export const getMenu = operation({
 /** `PUT /menus/{key}`. */
 export const putMenu = operation({
   name: "put-menu",
+  description: "Items nest up to two levels; the whole menu is replaced.",
   method: "PUT",
   path: "/menus/{key}",
   summary: "Create or replace a menu",
@@ -64,6 +69,8 @@ export const putMenu = operation({
 /** `POST /menus/{key}/languages`. */
 export const addMenuLanguage = operation({
   name: "add-menu-language",
+  description:
+    "Copies every label from one language to the new one, to translate afterwards.",
   method: "POST",
   path: "/menus/{key}/languages",
   summary:

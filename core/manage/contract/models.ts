@@ -171,6 +171,8 @@ export const modelProposal = z.strictObject({
 /** `GET /models/proposals`. Declared before `/models/{id}` so the static segment wins. */
 export const listModelProposals = operation({
   name: "list-model-proposals",
+  description:
+    "Proposals come from scripts and agents holding `schema:propose`; a person with `model:apply` applies or dismisses them. A proposal whose base changed since it was made is marked stale.",
   method: "GET",
   path: "/models/proposals",
   summary: "List model proposals, oldest first, optionally by state",
@@ -187,6 +189,8 @@ export const listModelProposals = operation({
 /** `POST /models/proposals`. */
 export const createModelProposal = operation({
   name: "create-model-proposal",
+  description:
+    "Nothing changes until a person applies it. Changes that existing content would not survive are listed in the answer so the person can judge them.",
   method: "POST",
   path: "/models/proposals",
   summary:
@@ -215,6 +219,8 @@ export const createModelProposal = operation({
 /** `GET /models/proposals/{id}`. */
 export const getModelProposal = operation({
   name: "get-model-proposal",
+  description:
+    "`stale` is true when the model changed after the proposal was made.",
   method: "GET",
   path: "/models/proposals/{id}",
   summary: "Read one model proposal with its state and stale flag",
@@ -229,6 +235,8 @@ export const getModelProposal = operation({
 /** `GET /models`. */
 export const listModels = operation({
   name: "list-models",
+  description:
+    "Only the models the credential may read, with their whole definitions: use `model_id` from here in `GET /entries?model_id=` and `POST /entries`.",
   method: "GET",
   path: "/models",
   summary:
@@ -243,6 +251,8 @@ export const listModels = operation({
 /** `GET /models/{id}`. */
 export const getModel = operation({
   name: "get-model",
+  description:
+    "The definition lists every field with its id, type, settings and validation; `revision` pins later changes.",
   method: "GET",
   path: "/models/{id}",
   summary: "Read one model: its whole definition, revision and updated_at",
@@ -257,6 +267,8 @@ export const getModel = operation({
 /** `POST /models`. */
 export const createModel = operation({
   name: "create-model",
+  description:
+    "Fields get their ids here; the answer lists them as `created_field_ids` in definition order.",
   method: "POST",
   path: "/models",
   summary: "Create a model from a definition that names no field ids",
@@ -272,6 +284,8 @@ export const createModel = operation({
 /** `PUT /models/{id}`. */
 export const updateModel = operation({
   name: "update-model",
+  description:
+    "Send `expected_revision` from `GET /models/{id}`; a stale revision is `409 model_changed` and nothing is saved. Fields are left as they are.",
   method: "PUT",
   path: "/models/{id}",
   summary:
@@ -299,6 +313,8 @@ export const updateModel = operation({
 /** `PUT /models/{id}/folder`. */
 export const setModelFolder = operation({
   name: "set-model-folder",
+  description:
+    "The folder only groups models in the admin navigation; it does not change the model's revision or its content.",
   method: "PUT",
   path: "/models/{id}/folder",
   summary:
@@ -319,6 +335,8 @@ export const setModelFolder = operation({
 /** `PUT /models/{id}/definition`. */
 export const replaceModelDefinition = operation({
   name: "replace-model-definition",
+  description:
+    "A field sent with its `id` is kept (and changed), one without an id is added, one left out is removed. A change unsafe for existing content is refused with `409 model_change_blocked` listing each change.",
   method: "PUT",
   path: "/models/{id}/definition",
   summary:
@@ -344,6 +362,8 @@ export const replaceModelDefinition = operation({
 /** `POST /models/{id}/remove`. */
 export const removeModel = operation({
   name: "remove-model",
+  description:
+    "Only a model with no entries (entries in Trash count) can be removed. `confirm` must repeat the model id, so a script cannot remove the wrong model by accident.",
   method: "POST",
   path: "/models/{id}/remove",
   summary:

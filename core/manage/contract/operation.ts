@@ -58,6 +58,11 @@ export interface Operation<
    * scope, key rule and refusals from the rest of the declaration.
    */
   description?: string;
+  /**
+   * A request body and a success answer taken from the demo site, shown in the OpenAPI
+   * document; a test parses each with the operation's schemas so they cannot drift.
+   */
+  examples?: { request?: unknown; response?: unknown };
   /** OpenAPI tag, the route family. */
   tag: string;
   /** The scope a credential must hold (spec 2 part 4.2). */

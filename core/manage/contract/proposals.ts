@@ -24,6 +24,8 @@ const DECIDE_ERRORS: ErrorCode[] = [
 /** `POST /entries/{id}/proposals/{proposalId}/apply`. */
 export const applyEntryProposal = operation({
   name: "apply-entry-proposal",
+  description:
+    "Saved like an edit pinned to the proposal's base version, so a proposal overtaken by a later edit is refused like any stale save.",
   method: "POST",
   path: "/entries/{id}/proposals/{proposalId}/apply",
   summary:
@@ -50,6 +52,7 @@ export const applyEntryProposal = operation({
 /** `POST /entries/{id}/proposals/{proposalId}/dismiss`. */
 export const dismissEntryProposal = operation({
   name: "dismiss-entry-proposal",
+  description: "The proposal stays listed as dismissed.",
   method: "POST",
   path: "/entries/{id}/proposals/{proposalId}/dismiss",
   summary: "Dismiss an open proposal; the entry is unchanged",
@@ -67,6 +70,8 @@ export const dismissEntryProposal = operation({
 /** `POST /models/proposals/{id}/apply`. */
 export const applyModelProposal = operation({
   name: "apply-model-proposal",
+  description:
+    "Applied like a direct model save by the credential's creator, with the same checks.",
   method: "POST",
   path: "/models/proposals/{id}/apply",
   summary:
@@ -104,6 +109,7 @@ export const applyModelProposal = operation({
 /** `POST /models/proposals/{id}/dismiss`. */
 export const dismissModelProposal = operation({
   name: "dismiss-model-proposal",
+  description: "The proposal stays listed as dismissed.",
   method: "POST",
   path: "/models/proposals/{id}/dismiss",
   summary: "Dismiss an open model proposal, stale or not; no model changes",

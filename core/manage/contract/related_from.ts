@@ -1,7 +1,7 @@
 // Contract of the related-from write: which entries link to one entry through one relation field.
 import { z } from "zod";
 import { RELATED_FROM_WRITE_LIMIT } from "../../entries/related_from_write.ts";
-import { entryId, entryParams } from "./entries.ts";
+import { entryId, entryParams, modelRef } from "./entries.ts";
 import { languageCode } from "./languages.ts";
 import { operation } from "./operation.ts";
 
@@ -10,6 +10,8 @@ const sourceIds = z.array(entryId).max(RELATED_FROM_WRITE_LIMIT);
 /** `PUT /entries/{id}/related-from`. */
 export const putEntryRelatedFrom = operation({
   name: "put-entry-related-from",
+  description:
+    "Every changed linking entry gets a new version, all in one transaction: either all change or none.",
   method: "PUT",
   path: "/entries/{id}/related-from",
   summary:
@@ -20,7 +22,7 @@ export const putEntryRelatedFrom = operation({
   status: 200,
   params: entryParams,
   body: z.strictObject({
-    model_id: z.string().min(1).max(200).describe("The linking entries' model"),
+    model_id: modelRef.describe("The linking entries' model"),
     field: z.string().min(1).max(200).describe(
       "A top-level relation field of that model",
     ),

@@ -33,6 +33,8 @@ const roleName = z.string().describe("1 to 80 characters after trimming");
 /** `GET /roles`. */
 export const listRoles = operation({
   name: "list-roles",
+  description:
+    "Roles grant permissions to people; a credential acts with its creator's permissions narrowed by its scopes.",
   method: "GET",
   path: "/roles",
   summary: "List the site's roles, oldest first",
@@ -46,6 +48,8 @@ export const listRoles = operation({
 /** `GET /roles/{id}`. */
 export const getRole = operation({
   name: "get-role",
+  description:
+    "The role with its permissions by model, field, language and system area.",
   method: "GET",
   path: "/roles/{id}",
   summary: "Read one role",
@@ -60,6 +64,7 @@ export const getRole = operation({
 /** `POST /roles`. */
 export const createRole = operation({
   name: "create-role",
+  description: "The credential cannot grant more than its creator holds now.",
   method: "POST",
   path: "/roles",
   summary:
@@ -76,6 +81,8 @@ export const createRole = operation({
 /** `PUT /roles/{id}`. */
 export const updateRole = operation({
   name: "update-role",
+  description:
+    "Fields left out keep their values. `permissions`, when sent, replaces the whole set.",
   method: "PUT",
   path: "/roles/{id}",
   summary:
@@ -96,6 +103,8 @@ export const updateRole = operation({
 /** `DELETE /roles/{id}`. */
 export const deleteRole = operation({
   name: "delete-role",
+  description:
+    "A role still held by a person is refused, as are the seeded roles and the last role that grants `role:manage`.",
   method: "DELETE",
   path: "/roles/{id}",
   summary:

@@ -42,6 +42,8 @@ const params = z.strictObject({ key: settingsKey });
 /** `GET /settings/{key}`. */
 export const getSettings = operation({
   name: "get-settings",
+  description:
+    "Each key has its own closed document shape (see the `*Settings` schemas). Send the `revision` back as `expected_revision` when you replace it.",
   method: "GET",
   path: "/settings/{key}",
   summary: "Read one settings document and its revision",
@@ -56,6 +58,8 @@ export const getSettings = operation({
 /** `PUT /settings/{key}`. */
 export const putSettings = operation({
   name: "put-settings",
+  description:
+    "Replaces the whole document of the key in the path. A stale `expected_revision` is refused with `409`, so two scripts never overwrite each other silently.",
   method: "PUT",
   path: "/settings/{key}",
   summary:

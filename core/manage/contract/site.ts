@@ -15,6 +15,8 @@ export const siteAnswer = z.strictObject({
 /** `GET /site`. */
 export const getSite = operation({
   name: "get-site",
+  description:
+    "Answers the site the credential was created on: every management call acts on this site only, and no request can name another.",
   method: "GET",
   path: "/site",
   summary: "Read the site this credential belongs to",

@@ -24,6 +24,7 @@ import {
   readableGroup,
   refuseWith,
   requireDecision,
+  requireModel,
   summaries,
   unwrap,
   writtenAnswer,
@@ -70,6 +71,8 @@ export const listEntries = defineHandler(contract.listEntries, {
       limit: query.limit,
       cursor: query.cursor,
     });
+    // After the cursor check, so a refusal names the first thing wrong with the request.
+    if (groups.length === 0) await requireModel(ctx, query.model_id);
     const data = await summaries(
       ctx.services.db,
       ctx.authority,

@@ -38,6 +38,7 @@ import {
   readableGroup,
   refuseWith,
   requireDecision,
+  requireModel,
   summaries,
   unwrap,
   writtenAnswer,
@@ -154,6 +155,8 @@ export const listTrash = defineHandler(contract.listTrash, {
       limit: query.limit,
       cursor: query.cursor,
     });
+    // After the cursor check, so a refusal names the first thing wrong with the request.
+    if (groups.length === 0) await requireModel(ctx, query.model_id);
     return {
       body: {
         data: await summaries(

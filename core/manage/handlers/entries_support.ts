@@ -15,6 +15,7 @@ import {
   readGroup,
 } from "../../entries/store.ts";
 import { refuse } from "../../web/errors.ts";
+import { getModel } from "../../models/model_reads.ts";
 import { ERROR_STATUS } from "../contract/errors.ts";
 import type { ManageContext } from "../handler.ts";
 
@@ -397,4 +398,14 @@ export async function auditByKey(
   const json = (v: unknown) =>
     (typeof v === "string" ? JSON.parse(v) : v) as Record<string, unknown>;
   return { target: json(row.target), details: json(row.details) };
+}
+
+/** Refuses `404 not_found` when `modelId` names no model of the credential's site. */
+export async function requireModel(
+  ctx: ManageContext,
+  modelId: string,
+): Promise<void> {
+  const { db, clock } = ctx.services;
+  const model = await getModel({ db, clock, siteId: ctx.site.id }, modelId);
+  if (!model.ok) refuse(404, "not_found", `No model "${modelId}" on this site`);
 }

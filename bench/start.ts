@@ -1,0 +1,74 @@
+// `deno task bench:start`: time from starting `main.ts` to the first `/health` 200 on the embedded
+// store: cold (empty DATA_DIR, with and without the prepared schema snapshot) and warm (the same
+// DATA_DIR again). Prints one line per run and the medians; docs/benchmarks.md records a run.
+import { SNAPSHOT_DIR } from "../core/db/pglite_snapshot.ts";
+
+const RUNS = Number(Deno.env.get("BENCH_START_RUNS") ?? 3);
+const ROOT = new URL("..", import.meta.url).pathname;
+
+/** Starts main.ts on `dataDir`, answers milliseconds to the first /health 200, then stops it. */
+async function timeStart(dataDir: string, port: number): Promise<number> {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--unstable-kv", "--unstable-cron", "main.ts"],
+    cwd: ROOT,
+    env: {
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_REQUESTS: "false",
+      DATABASE_URL: "",
+    },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  try {
+    for (;;) {
+      try {
+        const res = await fetch(`http://localhost:${port}/health`);
+        await res.body?.cancel();
+        if (res.status === 200) return performance.now() - started;
+      } catch { /* not listening yet */ }
+      await new Promise((r) => setTimeout(r, 50));
+      if (performance.now() - started > 300_000) {
+        throw new Error("No /health 200 within 5 minutes");
+      }
+    }
+  } finally {
+    child.kill("SIGINT");
+    await child.status;
+  }
+}
+
+const median = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const port = 18_000 + Math.floor(Math.random() * 1000);
+const results: Record<string, number[]> = {
+  "cold start, embedded, no snapshot yet": [],
+  "cold start, embedded": [],
+  "warm start, embedded": [],
+};
+for (let run = 0; run < RUNS; run++) {
+  // Without a snapshot: the first start on a machine, or after a migration changed.
+  await Deno.remove(SNAPSHOT_DIR, { recursive: true }).catch(() => {});
+  const first = await Deno.makeTempDir({ prefix: "stave-bench-start-" });
+  results["cold start, embedded, no snapshot yet"].push(
+    await timeStart(first, port),
+  );
+  const cold = await Deno.makeTempDir({ prefix: "stave-bench-start-" });
+  results["cold start, embedded"].push(await timeStart(cold, port));
+  results["warm start, embedded"].push(await timeStart(cold, port));
+  for (const dir of [first, cold]) await Deno.remove(dir, { recursive: true });
+  console.log(
+    `run ${run + 1}: ${
+      Object.entries(results).map(([k, v]) => `${k} ${fmt(v.at(-1)!)}`).join(
+        ", ",
+      )
+    }`,
+  );
+}
+const load = await Deno.readTextFile("/proc/loadavg").catch(() => "?");
+console.log(`\nmedians of ${RUNS} runs (load average ${load.split(" ")[0]}):`);
+for (const [name, values] of Object.entries(results)) {
+  console.log(`  ${name.padEnd(40)} ${fmt(median(values))}`);
+}
