@@ -26,9 +26,10 @@ const FORM_TYPES = [
  */
 export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
   return async function checkCsrf(c, next) {
-    // The public read API (/v1) is read-only and cookie-free: minting a token there is wasted
-    // work, and its Set-Cookie would keep shared caches from storing public answers.
-    if (!UNSAFE.has(c.req.method) && /^\/v1(\/|$)/.test(c.req.path)) {
+    // The public API (/v1) is cookie-free: its reads mint no token (the Set-Cookie would keep
+    // shared caches from storing public answers) and its visitor interactions post from the
+    // site's own front end, never with the session's authority.
+    if (/^\/v1(\/|$)/.test(c.req.path)) {
       return await next();
     }
     let token = getCookie(c, CSRF_COOKIE);

@@ -91,6 +91,9 @@ export default function AdminHome({ data }: PageProps<HomeData>) {
               Public API: browser origins and site tokens
             </a>
           </p>
+          <p>
+            <a href="/admin/forms">Form submissions</a>
+          </p>
         </section>
         <LanguagePreview
           languages={site.languages}

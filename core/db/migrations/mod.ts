@@ -13,6 +13,7 @@ import * as m0090 from "./0090_sync_search.ts";
 import * as m0100 from "./0100_public_read_speed.ts";
 import * as m0110 from "./0110_search_speed.ts";
 import * as m0120 from "./0120_public_item_facets.ts";
+import * as m0170 from "./0170_form_submissions.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   "0100_public_read_speed": m0100,
   "0110_search_speed": m0110,
   "0120_public_item_facets": m0120,
+  "0170_form_submissions": m0170,
 };
