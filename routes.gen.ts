@@ -4,58 +4,60 @@ import * as $0 from "./routes/_app.tsx";
 import * as $1 from "./routes/admin/_middleware.ts";
 import * as $2 from "./routes/admin/forms.tsx";
 import * as $3 from "./routes/admin/index.tsx";
-import * as $4 from "./routes/admin/settings/api.tsx";
-import * as $5 from "./routes/admin/settings/public-api.tsx";
-import * as $6 from "./routes/admin/sign-in.tsx";
-import * as $7 from "./routes/admin/sign-out.tsx";
-import * as $8 from "./routes/api/forms/_middleware.ts";
-import * as $9 from "./routes/api/forms/submissions/[id]/attachments/[attachmentId].ts";
-import * as $10 from "./routes/health.ts";
-import * as $11 from "./routes/v1/[model]/[slug].ts";
-import * as $12 from "./routes/v1/[model]/index.ts";
-import * as $13 from "./routes/v1/_chrome/index.ts";
-import * as $14 from "./routes/v1/_client/index.ts";
-import * as $15 from "./routes/v1/_embeds/index.ts";
-import * as $16 from "./routes/v1/_middleware.ts";
-import * as $17 from "./routes/v1/_redirects/index.ts";
-import * as $18 from "./routes/v1/_related/[model].ts";
-import * as $19 from "./routes/v1/_rich-blocks/index.ts";
-import * as $20 from "./routes/v1/_search/index.ts";
-import * as $21 from "./routes/v1/_search/suggest.ts";
-import * as $22 from "./routes/v1/_sitemap/[model]/[number].ts";
-import * as $23 from "./routes/v1/_sitemap/index.ts";
-import * as $24 from "./routes/v1/_sync/index.ts";
-import * as $25 from "./routes/v1/interactions/[action].ts";
+import * as $4 from "./routes/admin/pages.tsx";
+import * as $5 from "./routes/admin/settings/api.tsx";
+import * as $6 from "./routes/admin/settings/public-api.tsx";
+import * as $7 from "./routes/admin/sign-in.tsx";
+import * as $8 from "./routes/admin/sign-out.tsx";
+import * as $9 from "./routes/api/forms/_middleware.ts";
+import * as $10 from "./routes/api/forms/submissions/[id]/attachments/[attachmentId].ts";
+import * as $11 from "./routes/health.ts";
+import * as $12 from "./routes/v1/[model]/[slug].ts";
+import * as $13 from "./routes/v1/[model]/index.ts";
+import * as $14 from "./routes/v1/_chrome/index.ts";
+import * as $15 from "./routes/v1/_client/index.ts";
+import * as $16 from "./routes/v1/_embeds/index.ts";
+import * as $17 from "./routes/v1/_middleware.ts";
+import * as $18 from "./routes/v1/_redirects/index.ts";
+import * as $19 from "./routes/v1/_related/[model].ts";
+import * as $20 from "./routes/v1/_rich-blocks/index.ts";
+import * as $21 from "./routes/v1/_search/index.ts";
+import * as $22 from "./routes/v1/_search/suggest.ts";
+import * as $23 from "./routes/v1/_sitemap/[model]/[number].ts";
+import * as $24 from "./routes/v1/_sitemap/index.ts";
+import * as $25 from "./routes/v1/_sync/index.ts";
+import * as $26 from "./routes/v1/interactions/[action].ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
     { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $3 },
-    { pattern: "/health", file: "routes/health.ts", folder: "", module: $10 },
+    { pattern: "/health", file: "routes/health.ts", folder: "", module: $11 },
     { pattern: "/admin/forms", file: "routes/admin/forms.tsx", folder: "admin", module: $2 },
-    { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $6 },
-    { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $7 },
-    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $13 },
-    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $14 },
-    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $15 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $17 },
-    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $19 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $20 },
-    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $23 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $24 },
-    { pattern: "/admin/settings/api", file: "routes/admin/settings/api.tsx", folder: "admin/settings", module: $4 },
-    { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $5 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $21 },
-    { pattern: "/api/forms/submissions/:id/attachments/:attachmentId", file: "routes/api/forms/submissions/[id]/attachments/[attachmentId].ts", folder: "api/forms/submissions/[id]/attachments", module: $9 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $18 },
-    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $25 },
-    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $22 },
-    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $12 },
-    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $11 },
+    { pattern: "/admin/pages", file: "routes/admin/pages.tsx", folder: "admin", module: $4 },
+    { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $7 },
+    { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $8 },
+    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $14 },
+    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $15 },
+    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $16 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $18 },
+    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $20 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $21 },
+    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $24 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $25 },
+    { pattern: "/admin/settings/api", file: "routes/admin/settings/api.tsx", folder: "admin/settings", module: $5 },
+    { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $6 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $22 },
+    { pattern: "/api/forms/submissions/:id/attachments/:attachmentId", file: "routes/api/forms/submissions/[id]/attachments/[attachmentId].ts", folder: "api/forms/submissions/[id]/attachments", module: $10 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $19 },
+    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $26 },
+    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $23 },
+    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $13 },
+    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $12 },
   ],
   middlewares: [
     { file: "routes/admin/_middleware.ts", folder: "admin", module: $1 },
-    { file: "routes/api/forms/_middleware.ts", folder: "api/forms", module: $8 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $16 },
+    { file: "routes/api/forms/_middleware.ts", folder: "api/forms", module: $9 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $17 },
   ],
   layouts: [
   ],

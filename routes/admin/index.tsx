@@ -92,6 +92,9 @@ export default function AdminHome({ data }: PageProps<HomeData>) {
             </a>
           </p>
           <p>
+            <a href="/admin/pages">Pages and previews</a>
+          </p>
+          <p>
             <a href="/admin/forms">Form submissions</a>
           </p>
         </section>
