@@ -96,7 +96,7 @@ export default function Pages({ data }: PageProps<PagesData>) {
           <h2>{p.languages[0]?.title ?? p.languages[0]?.slug}</h2>
           <p class="muted">{p.model.name}</p>
           {p.languages.map((l) => (
-            <section key={l.locale} aria-label={`${l.locale} structure`}>
+            <div key={l.locale}>
               <h3>
                 {l.locale}: /{l.slug}{" "}
                 <span class="muted">
@@ -115,7 +115,7 @@ export default function Pages({ data }: PageProps<PagesData>) {
                     ))}
                   </ol>
                 )}
-            </section>
+            </div>
           ))}
           <form method="post">
             <input type="hidden" name="_csrf" value={data.csrfToken} />
