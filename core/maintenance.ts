@@ -5,10 +5,12 @@ import { pruneOldVersions } from "./entries/version_retention.ts";
 import type { Services } from "./services.ts";
 import { finishPendingCleanup, sweepOrphanObjects } from "./media/cleanup.ts";
 import { mediaStorageOf } from "./media/storage_of.ts";
+import { formAttachmentStore, purgeExpiredSubmissions } from "./forms/mod.ts";
 
 /**
  * Prunes what has outlived its retention (sync changes older than 30 days, versions past each
- * site's `editorial.version_retention_days` that nothing names, expired sessions)
+ * site's `editorial.version_retention_days` that nothing names, expired sessions,
+ * form submissions past their retention with their attachments' bytes)
  * and tidies media storage: deletions left pending, and objects no row names (a crash between
  * writing the bytes and the row).
  */
@@ -18,6 +20,7 @@ export async function runDailyMaintenance(
   syncChanges: number;
   versions: number;
   sessions: number;
+  submissions: number;
   mediaCleanup: { deleted: number; pending: number } | null;
   mediaOrphans: number | null;
 }> {
@@ -44,5 +47,17 @@ export async function runDailyMaintenance(
       error: (error as Error).message,
     });
   }
-  return { syncChanges, versions, sessions, mediaCleanup, mediaOrphans };
+  const submissions = await purgeExpiredSubmissions({
+    db: services.db,
+    clock: services.clock,
+    store: formAttachmentStore(services),
+  });
+  return {
+    syncChanges,
+    versions,
+    sessions,
+    submissions,
+    mediaCleanup,
+    mediaOrphans,
+  };
 }

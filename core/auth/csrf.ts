@@ -26,9 +26,14 @@ const FORM_TYPES = [
  */
 export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
   return async function checkCsrf(c, next) {
-    // The public read API (/v1) and public media (/media/) are read-only and cookie-free: minting
-    // a token there is wasted work, and its Set-Cookie would keep shared caches from storing them.
-    if (!UNSAFE.has(c.req.method) && /^\/(v1(\/|$)|media\/)/.test(c.req.path)) {
+    // The public API (/v1) is cookie-free: its reads mint no token (the Set-Cookie would keep
+    // shared caches from storing public answers) and its visitor interactions post from the
+    // site's own front end, never with the session's authority. Public media (/media/) is
+    // read-only and cookie-free too.
+    if (
+      /^\/v1(\/|$)/.test(c.req.path) ||
+      (!UNSAFE.has(c.req.method) && /^\/media\//.test(c.req.path))
+    ) {
       return await next();
     }
     // The plugin API reads only its bearer token and refuses a session cookie outright, so

@@ -221,6 +221,8 @@ export interface Database {
   public_manual_order_revisions: PublicManualOrderRevisionsTable;
   site_api_tokens: SiteApiTokensTable;
   preview_tokens: PreviewTokensTable;
+  form_submissions: FormSubmissionsTable;
+  form_attachments: FormAttachmentsTable;
   site_browser_origins: SiteBrowserOriginsTable;
   sync_sites: SyncSitesTable;
   sync_changes: SyncChangesTable;
@@ -634,4 +636,32 @@ export interface PluginNotificationsTable {
   last_code: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+/** A visitor's form submission; `values` never holds the honeypot. */
+export interface FormSubmissionsTable {
+  id: string;
+  site_id: string;
+  page_id: string;
+  locale: string;
+  section: string;
+  /** SHA-256 of the visitor's idempotency key. */
+  key_digest: string;
+  /** SHA-256 of the canonical values, consent and file list, to tell a replay from a reuse. */
+  values_digest: string;
+  values: unknown;
+  consent: boolean;
+  created_at: Date;
+  expires_at: Date;
+}
+
+/** A file sent with a submission; `storage_key` is never answered. */
+export interface FormAttachmentsTable {
+  id: string;
+  site_id: string;
+  submission_id: string;
+  field: string;
+  position: number;
+  name: string;
+  type: string;
+  size: number;
+  storage_key: string;
 }

@@ -1,5 +1,6 @@
 // How each searched type matches and ranks, from the site's `search` settings and its models (spec 3 part 4.7).
 import type { StoredModel } from "../models/store_rows.ts";
+import { SHARED_SECTION_MODEL } from "../pages/shared.ts";
 import type { SettingsDocument } from "../sites/settings_documents.ts";
 import { canonicalJson } from "../sync/schema_identity.ts";
 import { sha256HexSync } from "../kv/digest.ts";
@@ -44,7 +45,11 @@ export function searchPlan(
   settings: SettingsDocument<"search">,
   liveModels: readonly StoredModel[],
 ): SearchPlan {
-  const models = liveModels.filter((m) => m.isPublic);
+  // Only types whose items have an address on the site are searched and suggested (SRCH-012):
+  // shared sections live inside pages and have none.
+  const models = liveModels.filter((m) =>
+    m.isPublic && m.slug !== SHARED_SECTION_MODEL
+  );
   const find = (ref: string) =>
     models.find((m) => m.id === ref.toLowerCase() || m.slug === ref);
   const chosen = new Map<string, { model: StoredModel; setting?: Setting }>();
