@@ -3,51 +3,63 @@
 import * as $0 from "./routes/_app.tsx";
 import * as $1 from "./routes/admin/_middleware.ts";
 import * as $2 from "./routes/admin/content/[model]/[id]/index.tsx";
-import * as $3 from "./routes/admin/content/[model]/index.tsx";
-import * as $4 from "./routes/admin/content/[model]/new.tsx";
-import * as $5 from "./routes/admin/index.tsx";
-import * as $6 from "./routes/admin/settings/api.tsx";
-import * as $7 from "./routes/admin/settings/public-api.tsx";
-import * as $8 from "./routes/admin/sign-in.tsx";
-import * as $9 from "./routes/admin/sign-out.tsx";
-import * as $10 from "./routes/health.ts";
-import * as $11 from "./routes/index.tsx";
-import * as $12 from "./routes/v1/[model]/[slug].ts";
-import * as $13 from "./routes/v1/[model]/index.ts";
-import * as $14 from "./routes/v1/_chrome/index.ts";
-import * as $15 from "./routes/v1/_client/index.ts";
-import * as $16 from "./routes/v1/_middleware.ts";
-import * as $17 from "./routes/v1/_redirects/index.ts";
-import * as $18 from "./routes/v1/_related/[model].ts";
-import * as $19 from "./routes/v1/_search/index.ts";
-import * as $20 from "./routes/v1/_search/suggest.ts";
-import * as $21 from "./routes/v1/_sync/index.ts";
+import * as $3 from "./routes/admin/content/[model]/[id]/proposals.tsx";
+import * as $4 from "./routes/admin/content/[model]/[id]/versions.tsx";
+import * as $5 from "./routes/admin/content/[model]/index.tsx";
+import * as $6 from "./routes/admin/content/[model]/new.tsx";
+import * as $7 from "./routes/admin/index.tsx";
+import * as $8 from "./routes/admin/models/[id].tsx";
+import * as $9 from "./routes/admin/models/index.tsx";
+import * as $10 from "./routes/admin/people/index.tsx";
+import * as $11 from "./routes/admin/settings/api.tsx";
+import * as $12 from "./routes/admin/settings/index.tsx";
+import * as $13 from "./routes/admin/settings/public-api.tsx";
+import * as $14 from "./routes/admin/sign-in.tsx";
+import * as $15 from "./routes/admin/sign-out.tsx";
+import * as $16 from "./routes/health.ts";
+import * as $17 from "./routes/index.tsx";
+import * as $18 from "./routes/v1/[model]/[slug].ts";
+import * as $19 from "./routes/v1/[model]/index.ts";
+import * as $20 from "./routes/v1/_chrome/index.ts";
+import * as $21 from "./routes/v1/_client/index.ts";
+import * as $22 from "./routes/v1/_middleware.ts";
+import * as $23 from "./routes/v1/_redirects/index.ts";
+import * as $24 from "./routes/v1/_related/[model].ts";
+import * as $25 from "./routes/v1/_search/index.ts";
+import * as $26 from "./routes/v1/_search/suggest.ts";
+import * as $27 from "./routes/v1/_sync/index.ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
-    { pattern: "/", file: "routes/index.tsx", folder: "", module: $11 },
-    { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $5 },
-    { pattern: "/health", file: "routes/health.ts", folder: "", module: $10 },
-    { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $8 },
-    { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $9 },
-    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $14 },
-    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $15 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $17 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $19 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $21 },
-    { pattern: "/admin/settings/api", file: "routes/admin/settings/api.tsx", folder: "admin/settings", module: $6 },
-    { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $7 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $20 },
-    { pattern: "/admin/content/:model", file: "routes/admin/content/[model]/index.tsx", folder: "admin/content/[model]", module: $3 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $18 },
-    { pattern: "/admin/content/:model/new", file: "routes/admin/content/[model]/new.tsx", folder: "admin/content/[model]", module: $4 },
+    { pattern: "/", file: "routes/index.tsx", folder: "", module: $17 },
+    { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $7 },
+    { pattern: "/health", file: "routes/health.ts", folder: "", module: $16 },
+    { pattern: "/admin/models", file: "routes/admin/models/index.tsx", folder: "admin/models", module: $9 },
+    { pattern: "/admin/people", file: "routes/admin/people/index.tsx", folder: "admin/people", module: $10 },
+    { pattern: "/admin/settings", file: "routes/admin/settings/index.tsx", folder: "admin/settings", module: $12 },
+    { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $14 },
+    { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $15 },
+    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $20 },
+    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $21 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $23 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $25 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $27 },
+    { pattern: "/admin/settings/api", file: "routes/admin/settings/api.tsx", folder: "admin/settings", module: $11 },
+    { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $13 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $26 },
+    { pattern: "/admin/content/:model", file: "routes/admin/content/[model]/index.tsx", folder: "admin/content/[model]", module: $5 },
+    { pattern: "/admin/models/:id", file: "routes/admin/models/[id].tsx", folder: "admin/models", module: $8 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $24 },
+    { pattern: "/admin/content/:model/new", file: "routes/admin/content/[model]/new.tsx", folder: "admin/content/[model]", module: $6 },
     { pattern: "/admin/content/:model/:id", file: "routes/admin/content/[model]/[id]/index.tsx", folder: "admin/content/[model]/[id]", module: $2 },
-    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $13 },
-    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $12 },
+    { pattern: "/admin/content/:model/:id/proposals", file: "routes/admin/content/[model]/[id]/proposals.tsx", folder: "admin/content/[model]/[id]", module: $3 },
+    { pattern: "/admin/content/:model/:id/versions", file: "routes/admin/content/[model]/[id]/versions.tsx", folder: "admin/content/[model]/[id]", module: $4 },
+    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $19 },
+    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $18 },
   ],
   middlewares: [
     { file: "routes/admin/_middleware.ts", folder: "admin", module: $1 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $16 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $22 },
   ],
   layouts: [
   ],
