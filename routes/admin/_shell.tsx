@@ -136,7 +136,7 @@ export function AdminShell(props: AdminShellProps) {
                   href="/admin/people"
                   aria-current={current(shell.path, "/admin/people")}
                 >
-                  People and roles
+                  People
                 </a>
               </li>
             )}
