@@ -72,7 +72,7 @@ function hintsOf(field: FieldDefinition): string[] {
       hints.push("JSON");
       break;
     case "rich_text":
-      hints.push("Without JavaScript: the canonical HTML of the document");
+      hints.push("Rich text; without JavaScript, its HTML");
       break;
     case "point":
       hints.push("Latitude -90 to 90, longitude -180 to 180");
@@ -198,9 +198,12 @@ export interface ParsedForm {
   problems: FormProblem[];
 }
 
+/** Form posts send text area line breaks as CRLF (HTML's form encoding); values keep LF. */
 function list(value: unknown): string[] {
   if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
+  return (Array.isArray(value) ? value : [value]).map((v) =>
+    String(v).replace(/\r\n?/g, "\n")
+  );
 }
 
 function one(value: unknown): string {

@@ -1,6 +1,7 @@
 // Field types of content models: their names, the shape of each type's config and validation.
 import { z } from "zod";
 import type { Condition } from "./visibility.ts";
+import { MEDIA_KINDS, UUID } from "./field_constants.ts";
 
 /** Every field type a model may declare. */
 export const FIELD_TYPES = [
@@ -30,14 +31,8 @@ export const RELATION_CARDINALITIES = [
   "many-to-many",
 ] as const;
 
-/** Media kinds a media field or media block may name. */
-export const MEDIA_KINDS = [
-  "image",
-  "document",
-  "audio",
-  "video",
-  "file",
-] as const;
+/** Media kinds a media field or media block may name (kept beside zod-free constants for the browser). */
+export { MEDIA_KINDS, UUID };
 
 /** A media kind. */
 export type MediaKind = typeof MEDIA_KINDS[number];
@@ -47,10 +42,6 @@ export const MAX_COMPONENT_DEPTH = 3;
 
 /** Field keys: lower-case letters, digits and `_`, starting with a letter. */
 export const FIELD_KEY = /^[a-z][a-z0-9_]{0,63}$/;
-
-/** Ids of models, fields, entries and media. */
-export const UUID =
-  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A calendar date `YYYY-MM-DD`. */
 export function isDate(value: unknown): value is string {

@@ -1,6 +1,6 @@
 // This module is browser compatible.
 // The rich-text allow-list: elements, what each may hold, and the attributes each takes.
-import { MEDIA_KINDS, UUID } from "./field_types.ts";
+import { MEDIA_KINDS, UUID } from "./field_constants.ts";
 
 /** Size and shape limits of rich text (spec 2 part 2.3 item 8 and part 8). */
 export const RICH_TEXT_LIMITS = {

@@ -39,6 +39,7 @@ export function AdminShell(props: AdminShellProps) {
         id="nav-toggle"
         class="nav-toggle visually-hidden"
         aria-controls="sidebar"
+        aria-label="Menu"
       />
       <header class="topbar">
         <label for="nav-toggle" class="nav-toggle-label button secondary">
@@ -116,7 +117,7 @@ export function AdminShell(props: AdminShellProps) {
                 href="/admin/pages"
                 aria-current={current(shell.path, "/admin/pages")}
               >
-                Pages
+                Page documents
               </a>
             </li>
             {shell.may.models && (
@@ -135,7 +136,7 @@ export function AdminShell(props: AdminShellProps) {
                   href="/admin/people"
                   aria-current={current(shell.path, "/admin/people")}
                 >
-                  People and roles
+                  People
                 </a>
               </li>
             )}

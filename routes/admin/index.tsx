@@ -63,17 +63,8 @@ function ItemList(
 
 export default function AdminHome({ data }: PageProps<HomeData>) {
   const { dashboard, shell } = data;
-  const first = shell.folders[0]?.models[0];
   return (
-    <AdminShell
-      shell={shell}
-      title="Dashboard"
-      actions={first && (
-        <a class="button" href={`/admin/content/${first.slug}/new`}>
-          New {first.name.toLowerCase()}
-        </a>
-      )}
-    >
+    <AdminShell shell={shell} title="Dashboard">
       <p class="greeting">
         Welcome, {shell.user.displayName}{" "}
         <span class="muted">({shell.siteName})</span>

@@ -264,3 +264,39 @@ Deno.test("bulk publish reports a result per entry; a role without publish gets 
     await t.close();
   }
 });
+
+Deno.test("a save whose session has ended keeps every posted value and asks to sign in again", async () => {
+  const { t, jar } = await signedIn();
+  try {
+    const form = await (await request(t, jar, "/admin/content/posts/new"))
+      .text();
+    const csrf = csrfField(form);
+    // The session ends (signed out elsewhere); the CSRF cookie stays.
+    jar.cookies.delete("stave_session");
+    const res = await request(t, jar, "/admin/content/posts/new", {
+      form: {
+        _csrf: csrf,
+        action: "save",
+        lang: "en",
+        slug: "kept",
+        "f.title": "Words I typed",
+      },
+    });
+    equal(res.status, 401);
+    const html = await res.text();
+    match(html, /Your session has ended/);
+    match(
+      html,
+      /<input type="hidden" name="f\.title" value="Words I typed"\/>/,
+    );
+    match(html, /<input type="hidden" name="slug" value="kept"\/>/);
+    match(html, /href="\/admin\/sign-in" target="_blank"/);
+    equal(csrfField(html), jar.cookies.get("stave_csrf"));
+    // Nothing was written.
+    const rows = await t.services.db.selectFrom("entries").select("id")
+      .where("slug", "=", "kept").execute();
+    equal(rows.length, 0);
+  } finally {
+    await t.close();
+  }
+});

@@ -190,7 +190,9 @@ function Sidebar({ data }: { data: EditorData }) {
         <h2 id="status-heading">Status</h2>
         <p>
           <span class={`badge ${state}`}>{stateLabel}</span>{" "}
-          <span class="badge">{STAGE_LABELS[editor.stage]}</span>
+          {editor.stage !== "draft" && (
+            <span class="badge">{STAGE_LABELS[editor.stage]}</span>
+          )}
         </p>
         {editor.exists && (
           <div class="stack">
@@ -314,6 +316,7 @@ export function EditorPage({ data }: { data: EditorData }) {
           method="post"
           id="entry-form"
           class="card"
+          noValidate
           aria-label={`Edit ${data.title}`}
         >
           <input type="hidden" name="_csrf" value={data.shell.csrfToken} />

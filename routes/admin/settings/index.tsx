@@ -1,0 +1,51 @@
+// GET /admin/settings: the site's settings pages.
+import type { Context } from "hono";
+import type { ShellData } from "../../../core/admin/shell.ts";
+import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
+import type { AppEnv } from "../../../core/web/env.ts";
+import { page, type PageProps } from "../../../core/web/manifest.ts";
+import { AdminShell, openAdminPage } from "../_shell.tsx";
+
+export const middleware = requireSignedIn;
+
+interface SettingsData {
+  title: string;
+  shell: ShellData;
+}
+
+export const handler = {
+  async GET(c: Context<AppEnv>) {
+    const { shell } = await openAdminPage(c, [{ label: "Settings" }]);
+    return page({ title: "Settings", shell } satisfies SettingsData);
+  },
+};
+
+const PAGES = [
+  {
+    href: "/admin/settings/api",
+    title: "Management credentials",
+    about: "Secrets that let scripts and AI agents manage this site.",
+  },
+  {
+    href: "/admin/settings/public-api",
+    title: "Public API",
+    about: "Browser origins and site tokens of the public read API.",
+  },
+];
+
+export default function Settings({ data }: PageProps<SettingsData>) {
+  return (
+    <AdminShell shell={data.shell} title="Settings">
+      <div class="grid">
+        {PAGES.map((p) => (
+          <section class="card" key={p.href}>
+            <h2>
+              <a href={p.href}>{p.title}</a>
+            </h2>
+            <p class="muted">{p.about}</p>
+          </section>
+        ))}
+      </div>
+    </AdminShell>
+  );
+}
