@@ -199,3 +199,40 @@ Deno.test("parseIpv6() reads compressed forms and a dotted tail", () => {
   equal(parseIpv6("1.2.3.4"), null);
   equal(parseIpv6("12345::"), null);
 });
+
+Deno.test("parseIpv4() agrees with the URL parser on 5000 random spellings (seeded)", () => {
+  let seed = 20261123;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const spell = (value: number) => {
+    const radix = rand(3);
+    if (radix === 0) return value.toString(10);
+    if (radix === 1) return `0${value.toString(8)}`;
+    return `${rand(2) ? "0x" : "0X"}${value.toString(16)}`;
+  };
+  for (let i = 0; i < 5000; i++) {
+    const octets = [rand(256), rand(256), rand(256), rand(256)];
+    const value = ((octets[0] << 24) >>> 0) + (octets[1] << 16) +
+      (octets[2] << 8) + octets[3];
+    const parts = rand(4) + 1;
+    let host: string;
+    if (parts === 1) host = spell(value);
+    else if (parts === 2) {
+      host = `${spell(octets[0])}.${spell(value % 2 ** 24)}`;
+    } else if (parts === 3) {
+      host = `${spell(octets[0])}.${spell(octets[1])}.${
+        spell(value % 2 ** 16)
+      }`;
+    } else host = octets.map(spell).join(".");
+    const expected = new URL(`https://${host}/`).hostname;
+    deepEqual(parseIpv4(host)?.join("."), expected, host);
+    const check = checkDestination(`https://${host}/`);
+    equal(
+      check.ok,
+      refusedAddressReason(expected) === null,
+      `${host} (${expected})`,
+    );
+  }
+});

@@ -14,7 +14,7 @@ export const installationTokenSchema = z.string().regex(
  */
 export const activationHandoffSchema = z.strictObject({
   kind: z.enum(["activate", "rotate"]),
-  code: z.string().min(1).max(256),
+  code: z.string().min(1).max(512),
   token: installationTokenSchema,
   installation_id: z.string().min(1).max(100),
   site_id: z.string().min(1).max(100),

@@ -5,7 +5,7 @@ import { z } from "zod";
 /** The activation or rotation hand-off POSTed to the plugin's `activation_url`. */
 export const activationHandoffSchema = z.strictObject({
   kind: z.enum(["activate", "rotate"]),
-  code: z.string().min(1).max(256),
+  code: z.string().min(1).max(512),
   token: z.string().regex(/^svp_[A-Za-z0-9_-]{43}$/),
   installation_id: z.string().min(1).max(100),
   site_id: z.string().min(1).max(100),

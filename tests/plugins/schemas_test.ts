@@ -206,3 +206,24 @@ Deno.test("the manifest example in docs/plugins.md is a valid manifest", async (
   });
   ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
 });
+
+Deno.test("the SDK's assertProtocol() passes against the real service's published protocol (PLG-034)", async () => {
+  const { PluginClient } = await import("../../plugins/sdk/mod.ts");
+  const t = await openTestApp();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req) => t.app.fetch(req),
+  );
+  try {
+    const origin = `http://127.0.0.1:${server.addr.port}`;
+    const client = new PluginClient({
+      serviceUrl: origin,
+      servicePolicy: { development: true, devOrigins: [origin] },
+      readToken: () => "",
+    });
+    await client.assertProtocol();
+  } finally {
+    await server.shutdown();
+    await t.close();
+  }
+});
