@@ -584,6 +584,7 @@ export interface MediaWritesTable {
   answer: Json;
   created_at: Timestamp;
 }
+
 /** One plugin on one site (migration 0140): token digests only, the pinned manifest and the grant. */
 export interface PluginInstallationsTable {
   id: string;
@@ -636,6 +637,8 @@ export interface PluginNotificationsTable {
   last_code: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
 /** A visitor's form submission; `values` never holds the honeypot. */
 export interface FormSubmissionsTable {
   id: string;

@@ -162,7 +162,7 @@ async function serve(
   let decoded: unknown;
   if (operation.multipart) {
     requireContentType(c.req.raw.headers, ["multipart/form-data"]);
-    const form = await decodeMultipart(
+    const form = decodeMultipart(
       c.req.header("content-type") ?? "",
       rawBody,
     );

@@ -14,10 +14,10 @@ export interface MultipartBody {
 }
 
 /** Parses `raw` (already bounded by the route's body limit); a missing or doubled part is `invalid_request`. */
-export async function decodeMultipart(
+export function decodeMultipart(
   contentType: string,
   raw: Uint8Array,
-): Promise<MultipartBody> {
+): MultipartBody {
   if (!/^multipart\/form-data\s*;/i.test(contentType)) {
     refuse(
       400,

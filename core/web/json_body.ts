@@ -4,7 +4,6 @@ import {
   checkJsonDepth,
   checkJsonText,
   type JsonTextOptions,
-  type MAX_JSON_DEPTH,
 } from "./request_text.ts";
 
 export { MAX_JSON_DEPTH } from "./request_text.ts";
