@@ -52,14 +52,26 @@ export async function openMigratedDatabase(
   const fingerprint = fresh && options.snapshots !== false
     ? await migrationsFingerprint()
     : null;
-  const snapshot = await readSnapshot(fingerprint, options.snapshotDir);
-  const db = await step(
-    snapshot
-      ? "Embedded database from the prepared schema"
-      : fresh
-      ? "Embedded database created"
-      : "Embedded database opened",
-    () => openDatabase({ pglitePath: target.pglitePath, snapshot }),
+  let snapshot = await readSnapshot(fingerprint, options.snapshotDir);
+  let db: Db | undefined;
+  if (snapshot) {
+    try {
+      db = await step(
+        "Embedded database from the prepared schema",
+        () => openDatabase({ pglitePath: target.pglitePath, snapshot }),
+      );
+    } catch {
+      // An unreadable snapshot only costs the speed-up: clear what it left and start empty.
+      snapshot = null;
+      if (target.pglitePath !== null) {
+        await Deno.remove(target.pglitePath, { recursive: true })
+          .catch(() => {});
+      }
+    }
+  }
+  db ??= await step(
+    fresh ? "Embedded database created" : "Embedded database opened",
+    () => openDatabase({ pglitePath: target.pglitePath }),
   );
   try {
     await migrate(db, step);

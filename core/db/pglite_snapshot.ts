@@ -7,6 +7,8 @@
 import { PGlite } from "@electric-sql/pglite";
 
 const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
+/** deno.json pins the PGlite version; a dump is only read by the version that wrote it. */
+const DENO_JSON = new URL("../../deno.json", import.meta.url);
 /** Where snapshots are kept: git-ignored, beside the project. */
 export const SNAPSHOT_DIR: URL = new URL(
   "../../.cache/pglite/",
@@ -14,19 +16,23 @@ export const SNAPSHOT_DIR: URL = new URL(
 );
 
 /**
- * Digest of the migration files (names and text), or null when they cannot be read (a compiled
- * or remote deployment): then no snapshot is used and the migrations are replayed.
+ * Digest of the migration files (names and text) and of the pinned PGlite version, or null when
+ * they cannot be read (a compiled or remote deployment): then no snapshot is used and the
+ * migrations are replayed.
  */
 export async function migrationsFingerprint(
   dir: URL = MIGRATIONS_DIR,
 ): Promise<string | null> {
   const files: string[] = [];
   try {
+    const pinned = /"npm:@electric-sql\/pglite@[^"]+"/.exec(
+      await Deno.readTextFile(DENO_JSON),
+    )?.[0] ?? "unpinned";
     for await (const entry of Deno.readDir(dir)) {
       if (entry.isFile && entry.name.endsWith(".ts")) files.push(entry.name);
     }
     files.sort();
-    const parts: string[] = [];
+    const parts: string[] = [pinned];
     for (const file of files) {
       parts.push(file, await Deno.readTextFile(new URL(file, dir)));
     }

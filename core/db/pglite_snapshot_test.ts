@@ -130,3 +130,26 @@ Deno.test("migrationsFingerprint changes when a migration file changes, is added
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("openMigratedDatabase still answers a fully migrated database when the snapshot file is not a dump", async () => {
+  const dir = new URL(`file://${await Deno.makeTempDir()}/`);
+  const fingerprint = await migrationsFingerprint();
+  ok(fingerprint);
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(snapshotFile(fingerprint, dir), "not a dump");
+  const data = await Deno.makeTempDir();
+  const opened = await openMigratedDatabase({ pglitePath: `${data}/pglite` }, {
+    snapshotDir: dir,
+  });
+  try {
+    // PGlite either refuses the file (we then start empty) or ignores it; both end migrated.
+    deepEqual(
+      (await describeSchema(opened.db)).migrations,
+      Object.keys(migrations).sort(),
+    );
+  } finally {
+    await opened.db.destroy();
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(data, { recursive: true });
+  }
+});
