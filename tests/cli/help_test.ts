@@ -107,7 +107,10 @@ Deno.test("a command whose store cannot be opened says so in one line naming the
     equal(run.code, 1);
     const lines = run.stderr.trim().split("\n");
     deepEqual(lines.length, 1, run.stderr);
-    match(lines[0], /^Cannot open the store \(DATABASE_URL\): /);
+    match(
+      lines[0],
+      /^setting DATABASE_URL: cannot use PostgreSQL at 127\.0\.0\.1:1\/none: /,
+    );
     equal(run.stderr.includes("hunter2"), false);
   });
 });
