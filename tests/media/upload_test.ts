@@ -178,7 +178,9 @@ Deno.test("upload-media refuses bad files by name and leaves no row and no objec
       key: "j",
       body: {},
     });
-    equal((await refusal(json)).code, "invalid_request");
+    // A JSON body where the route takes multipart is the edge's 415 (issue 10 point 4).
+    equal(json.status, 415);
+    equal((await refusal(json)).code, "unsupported_content_type");
     const rows = await t.services.db.selectFrom("media_files").select("id")
       .execute();
     deepEqual(rows, []);
