@@ -1,6 +1,7 @@
 // Test helpers for the content admin: the demo site (posts, tags, notes) on a test app, and people to sign in as.
 import { seedDefaultRoles } from "../../core/access/roles.ts";
 import type { Permissions } from "../../core/access/permissions.ts";
+import { FileStorage } from "../../core/media/file_storage.ts";
 import { seedDemoContent } from "../../core/sites/demo_content.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
 import { insertSite } from "../support/sites.ts";
@@ -23,13 +24,28 @@ export interface DemoAdmin {
 export interface SetupDemoOptions {
   domain?: string;
   islands?: boolean;
+  /** Seeds the demo's cover images too, into files in a temporary folder. */
+  media?: boolean;
 }
 
 /** Opens an app with the demo models and content on `domain` and an administrator, Ada. */
 export async function setupDemo(
   options: SetupDemoOptions = {},
 ): Promise<DemoAdmin> {
-  const t = await openTestApp({ islands: options.islands });
+  const opened = await openTestApp({ islands: options.islands });
+  const mediaDir = options.media
+    ? await Deno.makeTempDir({ prefix: "stave-demo-media-" })
+    : null;
+  const t: TestApp = mediaDir === null ? opened : {
+    ...opened,
+    close: async () => {
+      await opened.close();
+      await Deno.remove(mediaDir, { recursive: true }).catch(() => {});
+    },
+  };
+  if (mediaDir !== null) {
+    t.services.media = new FileStorage(`${mediaDir}/media`);
+  }
   try {
     const siteId = await insertSite(t.services.db, {
       domain: options.domain ?? HOST,
@@ -54,6 +70,10 @@ export async function setupDemo(
       clock: t.clock,
       siteId,
       adminId,
+      media: t.services.media && {
+        storage: t.services.media,
+        publicUrl: `http://${options.domain ?? HOST}`,
+      },
     });
     return { t, siteId, adminId, email };
   } catch (error) {

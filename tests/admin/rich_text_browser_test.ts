@@ -22,24 +22,22 @@ if (!hasChromium) {
   );
 }
 
-const MEDIA = "0b9d8c1e-2f3a-4b5c-8d6e-7f8091a2b3c4";
-const OTHER = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
-
 /** One of every block and inline element canonical rich text allows, in the editor's canonical form. */
-const EVERY_BLOCK = [
-  `<h2>Heading two</h2>`,
-  `<p>Plain <strong>bold</strong> <em>italic</em> <u>under</u> <s>struck</s> <code>code</code> H<sub>2</sub>O x<sup>2</sup> <a href="https://example.com/">link</a><br>next line &amp; more&nbsp;text</p>`,
-  `<h3>Three</h3><h4>Four</h4><h5>Five</h5><h6>Six</h6>`,
-  `<ul><li>one<ul><li>nested</li></ul></li><li>two</li></ul>`,
-  `<ol start="3"><li>third</li><li>fourth</li></ol>`,
-  `<blockquote><p>Quoted</p></blockquote>`,
-  `<pre data-language="ts"><code>const a = 1 &lt; 2;\nreturn a;</code></pre>`,
-  `<hr>`,
-  `<table><thead><tr><th scope="col">A</th><th scope="col">B</th></tr></thead><tbody><tr><td>1</td><td colspan="1">2</td></tr></tbody></table>`,
-  `<figure data-figure="media" data-media="${MEDIA}" data-kind="image"><figcaption>Caption</figcaption></figure>`,
-  `<figure data-figure="gallery"><img data-media="${MEDIA}" alt="first"><img data-media="${OTHER}" alt="second"></figure>`,
-  `<figure data-block="acme.quote" data-type="quote" data-version="1" data-values="{&quot;text&quot;:&quot;hi&quot;}"></figure>`,
-].join("");
+const everyBlock = (MEDIA: string, OTHER: string) =>
+  [
+    `<h2>Heading two</h2>`,
+    `<p>Plain <strong>bold</strong> <em>italic</em> <u>under</u> <s>struck</s> <code>code</code> H<sub>2</sub>O x<sup>2</sup> <a href="https://example.com/">link</a><br>next line &amp; more&nbsp;text</p>`,
+    `<h3>Three</h3><h4>Four</h4><h5>Five</h5><h6>Six</h6>`,
+    `<ul><li>one<ul><li>nested</li></ul></li><li>two</li></ul>`,
+    `<ol start="3"><li>third</li><li>fourth</li></ol>`,
+    `<blockquote><p>Quoted</p></blockquote>`,
+    `<pre data-language="ts"><code>const a = 1 &lt; 2;\nreturn a;</code></pre>`,
+    `<hr>`,
+    `<table><thead><tr><th scope="col">A</th><th scope="col">B</th></tr></thead><tbody><tr><td>1</td><td colspan="1">2</td></tr></tbody></table>`,
+    `<figure data-figure="media" data-media="${MEDIA}" data-kind="image"><figcaption>Caption</figcaption></figure>`,
+    `<figure data-figure="gallery"><img data-media="${MEDIA}" alt="first"><img data-media="${OTHER}" alt="second"></figure>`,
+    `<figure data-block="acme.quote" data-type="quote" data-version="1" data-values="{&quot;text&quot;:&quot;hi&quot;}"></figure>`,
+  ].join("");
 
 Deno.test({
   name:
@@ -48,7 +46,11 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const demo = await setupDemo({ domain: "127.0.0.1", islands: true });
+    const demo = await setupDemo({
+      domain: "127.0.0.1",
+      islands: true,
+      media: true,
+    });
     const { t } = demo;
     let server: LocalServer | undefined;
     let browser: Browser | undefined;
@@ -56,6 +58,11 @@ Deno.test({
       const posts = await t.services.db.selectFrom("models").select("id")
         .where("site_id", "=", demo.siteId).where("slug", "=", "posts")
         .executeTakeFirstOrThrow();
+      // Media references are checked (MOD-055): use two files of the demo library.
+      const media = await t.services.db.selectFrom("media_files").select("id")
+        .where("site_id", "=", demo.siteId).orderBy("id").limit(2).execute();
+      equal(media.length, 2, "the demo library holds at least two files");
+      const EVERY_BLOCK = everyBlock(media[0].id, media[1].id);
       const saved = await saveEntry({
         db: t.services.db,
         clock: t.clock,

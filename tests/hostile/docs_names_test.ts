@@ -2,14 +2,38 @@
 // written in backticks in README.md and docs/ is one the code serves or reads.
 import { deepEqual } from "node:assert/strict";
 import { OPERATIONS } from "../../core/manage/contract/mod.ts";
+import { OAUTH_PATHS } from "../../core/oauth/endpoints.ts";
 import { manifest } from "../../routes.gen.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
+/** Paths the example plugin (a separate server, plugins/example) answers, read from its router. */
+async function examplePluginPaths(): Promise<string[]> {
+  const source = await Deno.readTextFile(`${ROOT}plugins/example/plugin.ts`);
+  const paths = [...source.matchAll(/path === "(\/[^"]*)"/g)].map((m) => m[1]);
+  // Its launch page answers below the management URL of its manifest.
+  return [...paths, "/installations/{id}"];
+}
+
+const PLUGIN_API = "/api/plugin/v1";
+
 /** Route patterns as regular expressions: `{id}`, `:id`, `<id>` and `…` match one segment. */
-function routeMatchers(): RegExp[] {
+async function routeMatchers(): Promise<RegExp[]> {
+  // A catch-all answers every path with a 404 of its own, so it proves nothing exists.
+  const served = manifest.routes.map((r) => r.pattern).filter((p) =>
+    !p.includes("{.+}")
+  );
+  const pluginApi = served.filter((p) => p.startsWith(`${PLUGIN_API}/`));
   const patterns = [
-    ...manifest.routes.map((r) => r.pattern),
+    ...served,
+    // Plugin API routes are often written relative to their base, as the SDK calls them.
+    ...pluginApi.map((p) => p.slice(PLUGIN_API.length)),
+    PLUGIN_API,
+    // Mounted on the app directly (core/server.ts), not files under routes/.
+    "/api/manage/mcp",
+    ...Object.values(OAUTH_PATHS),
+    `${OAUTH_PATHS.resource}/*`,
+    ...await examplePluginPaths(),
     ...OPERATIONS.map((o) => `/api/manage/v1${o.path}`),
     ...OPERATIONS.map((o) => o.path),
     "/_static/*",
@@ -52,7 +76,7 @@ function pathsIn(text: string): string[] {
 }
 
 Deno.test("every route path named in README.md and docs/ exists (routes.gen.ts or the management contract)", async () => {
-  const matchers = routeMatchers();
+  const matchers = await routeMatchers();
   const unknown: string[] = [];
   const files = ["README.md"];
   for await (const entry of Deno.readDir(`${ROOT}docs`)) {
@@ -74,7 +98,15 @@ async function settingsRead(): Promise<Set<string>> {
   const schema = config.slice(config.indexOf("const configSchema"));
   for (const m of schema.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) known.add(m[1]);
   for (
-    const folder of ["core", "cli", "bench", "scripts", "tests", "main.ts"]
+    const folder of [
+      "core",
+      "cli",
+      "bench",
+      "scripts",
+      "tests",
+      "plugins",
+      "main.ts",
+    ]
   ) {
     const command = new Deno.Command("grep", {
       args: [

@@ -7,6 +7,13 @@ import { refusal, withManageApp } from "./helpers.ts";
 
 type Json = Record<string, unknown>;
 
+/** A fixed word beside the id, such as `folder_id=unfiled` (or an empty form field for none): never a free-form value. */
+function isNamedWord(option: Json): boolean {
+  const words = option.const !== undefined ? [option.const] : option.enum;
+  return Array.isArray(words) && words.length > 0 &&
+    words.every((w) => typeof w === "string" && /^[a-z_]*$/.test(w));
+}
+
 Deno.test("every id the Management API takes in a path, query or body is declared as an id (UUID), so other values are refused before any lookup", () => {
   const checked: string[] = [];
   for (const op of OPERATIONS) {
@@ -22,7 +29,9 @@ Deno.test("every id the Management API takes in a path, query or body is declare
           [property];
         assert.ok(
           options.some((o) => o.format === "uuid") &&
-            options.every((o) => o.format === "uuid" || o.type === "null"),
+            options.every((o) =>
+              o.format === "uuid" || o.type === "null" || isNamedWord(o)
+            ),
           `${op.name}: ${where}.${name} must be declared as an id`,
         );
         checked.push(`${op.name} ${where}.${name}`);

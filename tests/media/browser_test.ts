@@ -128,7 +128,7 @@ Deno.test({
         page.waitForURL(`${base}/admin`),
         page.getByRole("button", { name: "Sign in" }).click(),
       ]);
-      await page.getByRole("link", { name: "Media library" }).click();
+      await page.getByRole("link", { name: "Media", exact: true }).click();
       await page.getByRole("heading", { name: "Media library" }).waitFor();
       deepEqual(await axeViolations(page), []);
       await shoot(page, "empty-1440");
