@@ -42,6 +42,8 @@ function SlugField(props: SlugFieldProps) {
     };
     source.addEventListener("input", onSource);
     slug.addEventListener("input", onSlug);
+    // Tells scripts and tests that typing a title now fills the slug.
+    slug.dataset.follows = props.sourceId;
     return () => {
       source.removeEventListener("input", onSource);
       slug.removeEventListener("input", onSlug);

@@ -3,29 +3,34 @@ import type { PublicRouteName } from "./query_parameters.ts";
 
 const item = {
   id: "1758dd50-db24-4306-89d8-1d2604229fdf",
-  slug: "notes-on-previews-40",
+  slug: "alt-text-as-part-of-the-review",
   locale: "en",
   model: "posts",
   version: 1,
   published_at: "2026-11-23T22:15:21.842Z",
   fields: {
-    title: "Notes on previews, part 40",
-    body: "<p>What we learned about previews while building Stave.</p>",
+    title: "Alt text as part of the review",
+    body:
+      "<p>A preview shows the draft exactly as the live site will, on the real pages, to people holding a short-lived link.</p><h2>See it before readers do</h2><p>Preview links expire on their own and can be withdrawn at once; they never open anything but the drafts they were made for.</p>",
     published_on: "2026-08-27",
     category: "opinion",
     reading_minutes: 6,
   },
-  relations: { tags: ["627c0b8f-0d05-452b-99c0-d8f024c6ceb3"] },
+  relations: {
+    author: ["5b0d1e43-8f1c-4a57-9a0e-3c2b7d64e911"],
+    tags: ["627c0b8f-0d05-452b-99c0-d8f024c6ceb3"],
+  },
   media: { cover: null },
 };
 const page = { limit: 1, has_more: true, next_cursor: "eyJ2IjoxLCJxIjoi…" };
 const hit = {
   kind: "post",
   model: "posts",
-  slug: "notes-on-previews-40",
+  slug: "alt-text-as-part-of-the-review",
   locale: "en",
-  title: "Notes on previews, part 40",
-  summary: "What we learned about previews while building Stave.",
+  title: "Alt text as part of the review",
+  summary:
+    "A preview shows the draft exactly as the live site will, on the real pages, to people holding a short-lived link.",
 };
 
 /** One example answer per route, where the demo site has one to show. */
@@ -34,7 +39,7 @@ export const PUBLIC_EXAMPLES: Partial<Record<PublicRouteName, unknown>> = {
   single: {
     data: {
       ...item,
-      alternates: [{ locale: "en", slug: "notes-on-previews-40" }],
+      alternates: [{ locale: "en", slug: "alt-text-as-part-of-the-review" }],
     },
   },
   related: {
@@ -52,7 +57,7 @@ export const PUBLIC_EXAMPLES: Partial<Record<PublicRouteName, unknown>> = {
     page: { limit: 25, has_more: false, next_cursor: null },
   },
   search: { data: [hit], page },
-  suggest: { query: "pre", data: [hit], limit: 5, locale: "en" },
+  suggest: { query: "alt", data: [hit], limit: 5, locale: "en" },
   sync: {
     data: [item],
     deleted: [],

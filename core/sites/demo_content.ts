@@ -14,11 +14,18 @@ import type {
 import { createModel } from "../models/store.ts";
 import { exampleFooter, exampleHomePage } from "../pages/example.ts";
 import { SHARED_SECTION_MODEL } from "../pages/shared.ts";
+import {
+  DEMO_AUTHORS,
+  DEMO_NOTES,
+  DEMO_POST_TITLES,
+  DEMO_TOPICS,
+} from "./demo_posts.ts";
 import { putSettings } from "./settings.ts";
 
 /** How many of each thing the demo holds; tests read these to check the seed. */
 export const DEMO_COUNTS = {
   tags: 8,
+  authors: 4,
   posts: 44,
   /** Posts whose German translation exists (and is published unless the post is a draft). */
   postsInGerman: 34,
@@ -43,26 +50,6 @@ const TAGS = [
 ] as const;
 
 const CATEGORIES = ["news", "guide", "release", "opinion"] as const;
-const TOPICS_EN = [
-  "caching",
-  "migrations",
-  "workflows",
-  "fallbacks",
-  "islands",
-  "relations",
-  "indexes",
-  "previews",
-];
-const TOPICS_DE = [
-  "Caching",
-  "Migrationen",
-  "Abläufe",
-  "Rückfallsprachen",
-  "Inseln",
-  "Beziehungen",
-  "Indizes",
-  "Vorschauen",
-];
 
 /** Options of {@link seedDemoContent}. */
 export interface SeedDemoOptions {
@@ -172,6 +159,20 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
       }],
     }),
   );
+  const authors = expectModel(
+    await createModel(modelCtx, {
+      model: {
+        name: "Authors",
+        slug: "authors",
+        description: "The people who write the posts",
+        enableI18n: true,
+      },
+      fields: [
+        { key: "name", label: "Name", type: "text", required: true },
+        { key: "bio", label: "Short bio", type: "text", localized: true },
+      ],
+    }),
+  );
   const posts = expectModel(
     await createModel(modelCtx, {
       model: {
@@ -202,6 +203,12 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
           type: "relation",
           config: { targets: [tags], cardinality: "many-to-many" },
           validation: { maxItems: 5 },
+        },
+        {
+          key: "author",
+          label: "Author",
+          type: "relation",
+          config: { targets: [authors], cardinality: "many-to-one" },
         },
         {
           key: "published_on",
@@ -307,9 +314,33 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
     tagIds.push(created.group_id);
   }
 
+  const authorIds: string[] = [];
+  for (const author of DEMO_AUTHORS) {
+    const created = expectSaved(
+      await saveEntry(ctx, {
+        model_id: authors,
+        locale: "en",
+        slug: author.slug,
+        fields: { name: author.name, bio: author.bio.en },
+        expected_current_version_id: null,
+      }),
+    );
+    const both = expectSaved(
+      await saveEntry(ctx, {
+        group_id: created.group_id,
+        locale: "de",
+        slug: author.slug,
+        fields: { name: author.name, bio: author.bio.de },
+        expected_current_version_id: null,
+      }),
+    );
+    await publishAll(ctx, both);
+    authorIds.push(created.group_id);
+  }
+
   for (let i = 0; i < DEMO_COUNTS.posts; i++) {
-    const topicEn = TOPICS_EN[i % TOPICS_EN.length];
-    const topicDe = TOPICS_DE[i % TOPICS_DE.length];
+    const titles = DEMO_POST_TITLES[i];
+    const topic = DEMO_TOPICS[i % DEMO_TOPICS.length];
     const day = new Date(Date.UTC(2026, 0, 5) + i * 6 * 86_400_000)
       .toISOString().slice(0, 10);
     const shared = {
@@ -318,6 +349,7 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
       published_on: day,
       category: CATEGORIES[i % CATEGORIES.length],
       reading_minutes: 3 + (i * 7) % 15,
+      author: authorIds[i % authorIds.length],
       ...(imageIds.length > 0 && i % COVER_EVERY === 0
         ? { cover: imageIds[(i / COVER_EVERY) % imageIds.length] }
         : {}),
@@ -326,31 +358,25 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
       await saveEntry(ctx, {
         model_id: posts,
         locale: "en",
-        slug: `notes-on-${topicEn}-${i + 1}`,
+        slug: slugify(titles.en),
         fields: {
           ...shared,
-          title: `Notes on ${topicEn}, part ${i + 1}`,
-          body:
-            `<p>What we learned about ${topicEn} while building Stave, part ${
-              i + 1
-            }.</p>`,
+          title: titles.en,
+          body: demoBody(topic.en, i),
         },
         expected_current_version_id: null,
       }),
     );
-    if (i < DEMO_COUNTS.postsInGerman) {
+    if (titles.de !== null) {
       saved = expectSaved(
         await saveEntry(ctx, {
           group_id: saved.group_id,
           locale: "de",
-          slug: `notizen-zu-${slugify(topicDe)}-${i + 1}`,
+          slug: slugify(titles.de),
           fields: {
             ...shared,
-            title: `Notizen zu ${topicDe}, Teil ${i + 1}`,
-            body:
-              `<p>Was wir beim Bau von Stave über ${topicDe} gelernt haben, Teil ${
-                i + 1
-              }.</p>`,
+            title: titles.de,
+            body: demoBody(topic.de, i),
           },
           expected_current_version_id: null,
         }),
@@ -366,10 +392,7 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
         model_id: notes,
         locale: "en",
         slug: `note-${i + 1}`,
-        fields: {
-          title: `Internal note ${i + 1}`,
-          text: "Only editors and scoped tokens may read this.",
-        },
+        fields: DEMO_NOTES[i],
         expected_current_version_id: null,
       }),
     );
@@ -492,8 +515,17 @@ function expectSaved(result: LifecycleOutcome): LifecycleResult {
   return result;
 }
 
+/** A post body: two of its topic's paragraphs around the topic's heading, varied by post. */
+function demoBody(
+  topic: { heading: string; paragraphs: string[] },
+  i: number,
+): string {
+  const [first, second] = [i % 3, (i + 1) % 3].map((n) => topic.paragraphs[n]);
+  return `<p>${first}</p><h2>${topic.heading}</h2><p>${second}</p>`;
+}
+
 function slugify(text: string): string {
   return text.toLowerCase().replaceAll("ä", "ae").replaceAll("ö", "oe")
-    .replaceAll("ü", "ue")
+    .replaceAll("ü", "ue").replaceAll("ß", "ss").replaceAll("á", "a")
     .replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
 }

@@ -104,6 +104,7 @@ Deno.test({
 
       // Create a post in English: the slug follows the title.
       await page.goto(`${base}/admin/content/posts/new`);
+      await page.locator("input[data-follows='field-title']").waitFor();
       await page.locator("#field-title").fill(
         "Hello from the browser",
       );

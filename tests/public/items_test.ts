@@ -40,17 +40,21 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
     await t.step(
       "a single read carries alternates of every live language, the served one included (PUB-005)",
       async () => {
-        const res = await get("/v1/posts/notes-on-caching-1");
+        const res = await get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages",
+        );
         equal(res.status, 200);
         const body = await res.json();
-        equal(body.data.slug, "notes-on-caching-1");
+        equal(body.data.slug, "caching-at-the-edge-without-stale-pages");
         equal(body.data.locale, "en");
         deepEqual(body.data.alternates, [
-          { locale: "de", slug: "notizen-zu-caching-1" },
-          { locale: "en", slug: "notes-on-caching-1" },
+          { locale: "de", slug: "caching-am-netzrand-ohne-veraltete-seiten" },
+          { locale: "en", slug: "caching-at-the-edge-without-stale-pages" },
         ]);
         deepEqual(body.contracts, { page: { served: 5 } });
-        const de = await (await get("/v1/posts/notizen-zu-caching-1?locale=de"))
+        const de = await (await get(
+          "/v1/posts/caching-am-netzrand-ohne-veraltete-seiten?locale=de",
+        ))
           .json();
         equal(de.data.id, body.data.id);
         equal(de.data.locale, "de");
@@ -60,16 +64,19 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
     await t.step(
       "a language answers only at its own slug; fallback serves the default language's slug (PUB-032)",
       async () => {
-        const res = await get("/v1/posts/notes-on-caching-1?locale=de");
+        const res = await get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages?locale=de",
+        );
         equal(res.status, 404);
         equal(await codeOf(res), "not_found");
         // Post 35 has no German translation: de falls back to en at the en slug.
         const fallback =
-          await (await get("/v1/posts/notes-on-indexes-39?locale=de")).json();
+          await (await get("/v1/posts/why-we-sort-text-byte-by-byte?locale=de"))
+            .json();
         equal(fallback.data.locale, "en");
         deepEqual(fallback.data.alternates, [{
           locale: "en",
-          slug: "notes-on-indexes-39",
+          slug: "why-we-sort-text-byte-by-byte",
         }]);
       },
     );
@@ -87,12 +94,16 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
             "fields=title",
           ]
         ) {
-          const res = await get(`/v1/posts/notes-on-caching-1?${q}`);
+          const res = await get(
+            `/v1/posts/caching-at-the-edge-without-stale-pages?${q}`,
+          );
           equal(res.status, 400, q);
           equal(await codeOf(res), "public_filter_invalid", q);
         }
         equal(
-          (await get("/v1/posts/notes-on-caching-1?locale=en%20US")).status,
+          (await get(
+            "/v1/posts/caching-at-the-edge-without-stale-pages?locale=en%20US",
+          )).status,
           400,
         );
       },
@@ -109,8 +120,10 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
             "/v1/nope/x",
             "/v1/notes/note-1",
             "/v1/posts/no-such-post",
-            "/v1/posts/notes-on-caching-41", // a draft
-            `/v1/posts/notes-on-caching-41?preview=sv_prev_${"A".repeat(43)}`,
+            "/v1/posts/warming-the-cache-after-a-deploy", // a draft
+            `/v1/posts/warming-the-cache-after-a-deploy?preview=sv_prev_${
+              "A".repeat(43)
+            }`,
             "/v1/_related/notes?cursor=x",
           ]
         ) {
@@ -210,7 +223,9 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
     await t.step(
       "public answers carry an ETag, answer 304 on If-None-Match and tag each item (cache headers)",
       async () => {
-        const res = await get("/v1/posts/notes-on-caching-1");
+        const res = await get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages",
+        );
         const etag = res.headers.get("etag");
         ok(etag);
         equal(
@@ -219,13 +234,16 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
         );
         const id = (await res.json()).data.id;
         ok(res.headers.get("cache-tag")!.split(",").includes(`instance:${id}`));
-        const again = await get("/v1/posts/notes-on-caching-1", {
-          "if-none-match": etag,
-        });
+        const again = await get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages",
+          {
+            "if-none-match": etag,
+          },
+        );
         equal(again.status, 304);
         equal(await again.text(), "");
         equal(
-          (await get("/v1/posts/notes-on-caching-1", {
+          (await get("/v1/posts/caching-at-the-edge-without-stale-pages", {
             "if-none-match": '"other"',
           })).status,
           200,
@@ -243,7 +261,10 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
     await t.step(
       "a preview token serves the current draft for 30 minutes, never cached (PUB-036, AUTH-013)",
       async () => {
-        const groupId = await w.groupId("posts", "notes-on-caching-41");
+        const groupId = await w.groupId(
+          "posts",
+          "warming-the-cache-after-a-deploy",
+        );
         const ctx = { db: w.services.db, clock: w.clock };
         const { token } = await mintPreviewToken(ctx, {
           siteId: w.siteId,
@@ -251,26 +272,34 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
           personId: w.adminId,
         });
         ok(/^sv_prev_[A-Za-z0-9_-]{43}$/.test(token));
-        const res = await get(`/v1/posts/notes-on-caching-41?preview=${token}`);
+        const res = await get(
+          `/v1/posts/warming-the-cache-after-a-deploy?preview=${token}`,
+        );
         equal(res.status, 200);
         equal(res.headers.get("cache-control"), "no-store, private");
         equal(res.headers.get("etag"), null);
         const body = await res.json();
-        equal(body.data.fields.title, "Notes on caching, part 41");
+        equal(body.data.fields.title, "Warming the cache after a deploy");
         equal(body.data.published_at, null);
         // Another item with the same token is not previewed.
         equal(
-          (await get(`/v1/posts/notes-on-caching-1?preview=${token}`)).status,
+          (await get(
+            `/v1/posts/caching-at-the-edge-without-stale-pages?preview=${token}`,
+          )).status,
           404,
         );
         w.clock.advance(29 * 60_000);
         equal(
-          (await get(`/v1/posts/notes-on-caching-41?preview=${token}`)).status,
+          (await get(
+            `/v1/posts/warming-the-cache-after-a-deploy?preview=${token}`,
+          )).status,
           200,
         );
         w.clock.advance(60_000);
         equal(
-          (await get(`/v1/posts/notes-on-caching-41?preview=${token}`)).status,
+          (await get(
+            `/v1/posts/warming-the-cache-after-a-deploy?preview=${token}`,
+          )).status,
           404,
         );
         const note = await w.groupId("notes", "note-1");
@@ -426,7 +455,10 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
     await t.step(
       "unpublishing one language removes it; the other falls back",
       async () => {
-        const groupId = await w.groupId("posts", "notes-on-caching-1");
+        const groupId = await w.groupId(
+          "posts",
+          "caching-at-the-edge-without-stale-pages",
+        );
         const s = await groupState(w, groupId);
         const de = s.entries.find((e) => e.locale === "de")!;
         const done = await unpublishEntry(ctx, {
@@ -437,15 +469,18 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
         });
         ok(done.ok, JSON.stringify(done));
         equal(
-          (await w.get("/v1/posts/notizen-zu-caching-1?locale=de")).status,
+          (await w.get(
+            "/v1/posts/caching-am-netzrand-ohne-veraltete-seiten?locale=de",
+          )).status,
           404,
         );
-        const fallback =
-          await (await w.get("/v1/posts/notes-on-caching-1?locale=de")).json();
+        const fallback = await (await w.get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages?locale=de",
+        )).json();
         equal(fallback.data.locale, "en");
         deepEqual(fallback.data.alternates, [{
           locale: "en",
-          slug: "notes-on-caching-1",
+          slug: "caching-at-the-edge-without-stale-pages",
         }]);
       },
     );
@@ -475,7 +510,9 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
           },
         );
         ok(put.ok);
-        const res = await w.get("/v1/posts/notes-on-caching-1?locale=de");
+        const res = await w.get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages?locale=de",
+        );
         equal(res.status, 404);
         equal(await codeOf(res), "locale_unavailable");
         const list = await (await w.get("/v1/posts?locale=de&limit=100"))
@@ -515,10 +552,21 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
     await t.step(
       "Trash removes the item from lists and single reads",
       async () => {
-        const groupId = await w.groupId("posts", "notes-on-caching-9");
-        equal((await w.get("/v1/posts/notes-on-caching-9")).status, 200);
+        const groupId = await w.groupId(
+          "posts",
+          "what-an-etag-saves-on-a-busy-morning",
+        );
+        equal(
+          (await w.get("/v1/posts/what-an-etag-saves-on-a-busy-morning"))
+            .status,
+          200,
+        );
         ok((await trashEntry(ctx, { group_id: groupId })).ok);
-        equal((await w.get("/v1/posts/notes-on-caching-9")).status, 404);
+        equal(
+          (await w.get("/v1/posts/what-an-etag-saves-on-a-busy-morning"))
+            .status,
+          404,
+        );
         const list = await (await w.get("/v1/posts?limit=100")).json();
         ok(!list.data.some((i: { id: string }) => i.id === groupId));
       },
@@ -528,11 +576,11 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
       "two published items claiming one slug in a language are ambiguous_slug",
       async () => {
         const posts = await w.modelId("posts");
-        // A German post at "notes-on-indexes-39", while the English-only post 39 is served in de at that slug.
+        // A German post at "why-we-sort-text-byte-by-byte", while the English-only post 39 is served in de at that slug.
         const saved = await saveEntry(ctx, {
           model_id: posts,
           locale: "de",
-          slug: "notes-on-indexes-39",
+          slug: "why-we-sort-text-byte-by-byte",
           fields: {
             title: "Doppelt",
             published_on: "2026-05-01",
@@ -572,11 +620,14 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
             expected_workflow_revision: saved.revision,
           })).ok,
         );
-        const res = await w.get("/v1/posts/notes-on-indexes-39?locale=de");
+        const res = await w.get(
+          "/v1/posts/why-we-sort-text-byte-by-byte?locale=de",
+        );
         equal(res.status, 404);
         equal(await codeOf(res), "ambiguous_slug");
         equal(
-          (await w.get("/v1/posts/notes-on-indexes-39?locale=en")).status,
+          (await w.get("/v1/posts/why-we-sort-text-byte-by-byte?locale=en"))
+            .status,
           200,
         );
       },

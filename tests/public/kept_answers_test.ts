@@ -111,21 +111,26 @@ Deno.test("kept answers are per token, and previews are never kept (PUB-035, PUB
     await anonymous.body?.cancel();
     equal(shelf.hits, hits);
 
-    const groupId = await w.groupId("posts", "notes-on-caching-41");
+    const groupId = await w.groupId(
+      "posts",
+      "warming-the-cache-after-a-deploy",
+    );
     const { token } = await mintPreviewToken(
       { db: w.services.db, clock: w.clock },
       { siteId: w.siteId, groupId, personId: w.adminId },
     );
     const before = { hits: shelf.hits, misses: shelf.misses };
     for (let i = 0; i < 2; i++) {
-      const res = await w.get(`/v1/posts/notes-on-caching-41?preview=${token}`);
+      const res = await w.get(
+        `/v1/posts/warming-the-cache-after-a-deploy?preview=${token}`,
+      );
       equal(res.status, 200);
       equal(res.headers.get("cache-control"), "no-store, private");
       equal((await res.json()).data.published_at, null, "the draft");
     }
     deepEqual({ hits: shelf.hits, misses: shelf.misses }, before);
     // Item 41 has only a draft: without the preview it answers like a missing item.
-    const plain = await w.get("/v1/posts/notes-on-caching-41");
+    const plain = await w.get("/v1/posts/warming-the-cache-after-a-deploy");
     equal(plain.status, 404, "the preview was not kept");
     await plain.body?.cancel();
   } finally {
@@ -186,9 +191,12 @@ Deno.test("a write not yet committed elsewhere is not served, and is served once
     return;
   }
   try {
-    const groupId = await w.groupId("posts", "notes-on-caching-1");
+    const groupId = await w.groupId(
+      "posts",
+      "caching-at-the-edge-without-stale-pages",
+    );
     const read = async () =>
-      (await w.get("/v1/posts/notes-on-caching-1")).status;
+      (await w.get("/v1/posts/caching-at-the-edge-without-stale-pages")).status;
     equal(await read(), 200);
     equal(await read(), 200);
     let release!: () => void;

@@ -249,7 +249,10 @@ Deno.test("shared-section refusals at save and publish (PAGE-049, PAGE-053, PAGE
       },
     );
     // A reference names a shared section, never a page or a post.
-    const post = await w.groupId("posts", "notes-on-caching-1");
+    const post = await w.groupId(
+      "posts",
+      "caching-at-the-edge-without-stale-pages",
+    );
     deepEqual(
       problem(
         await savePage(w, "pages", "post-ref", {

@@ -24,6 +24,7 @@ Deno.test("ensureDemoSite() seeds models, 44 posts in en and de with drafts, not
       .where("site_id", "=", site.id)
       .orderBy("slug").execute();
     deepEqual(models.map((m) => `${m.slug}:${m.is_public}`), [
+      "authors:true",
       "notes:false",
       "pages:true",
       "posts:true",
