@@ -52,17 +52,18 @@ import * as $48 from "./routes/v1/[model]/[slug].ts";
 import * as $49 from "./routes/v1/[model]/index.ts";
 import * as $50 from "./routes/v1/_chrome/index.ts";
 import * as $51 from "./routes/v1/_client/index.ts";
-import * as $52 from "./routes/v1/_embeds/index.ts";
-import * as $53 from "./routes/v1/_middleware.ts";
-import * as $54 from "./routes/v1/_redirects/index.ts";
-import * as $55 from "./routes/v1/_related/[model].ts";
-import * as $56 from "./routes/v1/_rich-blocks/index.ts";
-import * as $57 from "./routes/v1/_search/index.ts";
-import * as $58 from "./routes/v1/_search/suggest.ts";
-import * as $59 from "./routes/v1/_sitemap/[model]/[number].ts";
-import * as $60 from "./routes/v1/_sitemap/index.ts";
-import * as $61 from "./routes/v1/_sync/index.ts";
-import * as $62 from "./routes/v1/interactions/[action].ts";
+import * as $52 from "./routes/v1/_comments/index.ts";
+import * as $53 from "./routes/v1/_embeds/index.ts";
+import * as $54 from "./routes/v1/_middleware.ts";
+import * as $55 from "./routes/v1/_redirects/index.ts";
+import * as $56 from "./routes/v1/_related/[model].ts";
+import * as $57 from "./routes/v1/_rich-blocks/index.ts";
+import * as $58 from "./routes/v1/_search/index.ts";
+import * as $59 from "./routes/v1/_search/suggest.ts";
+import * as $60 from "./routes/v1/_sitemap/[model]/[number].ts";
+import * as $61 from "./routes/v1/_sitemap/index.ts";
+import * as $62 from "./routes/v1/_sync/index.ts";
+import * as $63 from "./routes/v1/interactions/[action].ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
@@ -84,16 +85,17 @@ export const manifest: Manifest = {
     { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $43 },
     { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $50 },
     { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $51 },
-    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $52 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $54 },
-    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $56 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $57 },
-    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $60 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $61 },
+    { pattern: "/v1/_comments", file: "routes/v1/_comments/index.ts", folder: "v1/_comments", module: $52 },
+    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $53 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $55 },
+    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $57 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $58 },
+    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $61 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $62 },
     { pattern: "/admin/settings/api", file: "routes/admin/settings/api.tsx", folder: "admin/settings", module: $16 },
     { pattern: "/admin/settings/api-client", file: "routes/admin/settings/api-client.ts", folder: "admin/settings", module: $15 },
     { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $18 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $58 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $59 },
     { pattern: "/api/plugin/v1/content", file: "routes/api/plugin/v1/content/index.ts", folder: "api/plugin/v1/content", module: $29 },
     { pattern: "/api/plugin/v1/context", file: "routes/api/plugin/v1/context.ts", folder: "api/plugin/v1", module: $30 },
     { pattern: "/api/plugin/v1/drafts", file: "routes/api/plugin/v1/drafts/index.ts", folder: "api/plugin/v1/drafts", module: $32 },
@@ -111,13 +113,13 @@ export const manifest: Manifest = {
     { pattern: "/api/plugin-schemas/:file", file: "routes/api/plugin-schemas/[file].ts", folder: "api/plugin-schemas", module: $23 },
     { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $37 },
     { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $44 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $55 },
-    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $62 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $56 },
+    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $63 },
     { pattern: "/admin/content/:model/new", file: "routes/admin/content/[model]/new.tsx", folder: "admin/content/[model]", module: $7 },
     { pattern: "/api/plugins/:id/launch", file: "routes/api/plugins/[id]/launch.ts", folder: "api/plugins/[id]", module: $38 },
     { pattern: "/admin/content/:model/:id", file: "routes/admin/content/[model]/[id]/index.tsx", folder: "admin/content/[model]/[id]", module: $3 },
     { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $36 },
-    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $59 },
+    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $60 },
     { pattern: "/admin/content/:model/:id/proposals", file: "routes/admin/content/[model]/[id]/proposals.tsx", folder: "admin/content/[model]/[id]", module: $4 },
     { pattern: "/admin/content/:model/:id/versions", file: "routes/admin/content/[model]/[id]/versions.tsx", folder: "admin/content/[model]/[id]", module: $5 },
     { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $49 },
@@ -129,7 +131,7 @@ export const manifest: Manifest = {
     { file: "routes/api/forms/_middleware.ts", folder: "api/forms", module: $21 },
     { file: "routes/api/plugin/v1/_middleware.ts", folder: "api/plugin/v1", module: $25 },
     { file: "routes/api/plugins/_middleware.ts", folder: "api/plugins", module: $39 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $53 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $54 },
   ],
   layouts: [
   ],

@@ -22,7 +22,7 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 
 const CONTRACT = {
-  "version": "1.13.0",
+  "version": "1.14.0",
   "basePath": "/api/manage/v1",
   "commands": [{
     "command": "get-site",
@@ -70,7 +70,8 @@ const CONTRACT = {
       "flag": "--settings-key",
       "in": "path",
       "required": true,
-      "type": "editorial|language-fallback|media-files|search|chrome|seo",
+      "type":
+        "editorial|language-fallback|media-files|search|chrome|seo|comments",
     }],
     "body": null,
     "pages": false,
@@ -88,7 +89,8 @@ const CONTRACT = {
       "flag": "--settings-key",
       "in": "path",
       "required": true,
-      "type": "editorial|language-fallback|media-files|search|chrome|seo",
+      "type":
+        "editorial|language-fallback|media-files|search|chrome|seo|comments",
     }],
     "body": [{
       "name": "expected_revision",
@@ -1572,6 +1574,63 @@ const CONTRACT = {
       "type": "string",
     }],
     "body": null,
+    "pages": false,
+  }, {
+    "command": "list-comments",
+    "tool": "list_comments",
+    "method": "GET",
+    "path": "/comments",
+    "summary":
+      "List visitors' comments by status: the moderation queue by default",
+    "scope": "content:read",
+    "key": false,
+    "options": [{
+      "name": "status",
+      "flag": "--status",
+      "in": "query",
+      "required": false,
+      "type": "pending|approved|rejected",
+    }, {
+      "name": "item",
+      "flag": "--item",
+      "in": "query",
+      "required": false,
+      "type": "string",
+    }, {
+      "name": "limit",
+      "flag": "--limit",
+      "in": "query",
+      "required": false,
+      "type": "integer",
+    }, {
+      "name": "cursor",
+      "flag": "--cursor",
+      "in": "query",
+      "required": false,
+      "type": "string",
+    }],
+    "body": null,
+    "pages": true,
+  }, {
+    "command": "moderate-comment",
+    "tool": "moderate_comment",
+    "method": "POST",
+    "path": "/comments/{id}/moderate",
+    "summary": "Approve or reject a visitor's comment",
+    "scope": "content:write",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": [{
+      "name": "decision",
+      "required": true,
+      "type": "approve|reject",
+    }],
     "pages": false,
   }],
 };

@@ -136,6 +136,13 @@ export const COMMANDS = {
     requires: [["update"]],
     language: "update",
   },
+  "comments.read": { scope: "content:read", ...read },
+  "comments.moderate": {
+    scope: "content:write",
+    model: true,
+    requires: [["review"]],
+    language: "review",
+  },
   "settings.write": {
     scope: "settings:write",
     model: false,

@@ -1,5 +1,5 @@
 // Typed table interfaces: one per table, named after it, matching the migrations.
-import type { ColumnType } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 
 type Json = ColumnType<unknown, string, string>;
 /** Timestamps are written as Date and read as Date on both drivers. */
@@ -223,6 +223,8 @@ export interface Database {
   preview_tokens: PreviewTokensTable;
   form_submissions: FormSubmissionsTable;
   form_attachments: FormAttachmentsTable;
+  comments: CommentsTable;
+  comment_reactions: CommentReactionsTable;
   site_browser_origins: SiteBrowserOriginsTable;
   sync_sites: SyncSitesTable;
   sync_changes: SyncChangesTable;
@@ -637,6 +639,35 @@ export interface PluginNotificationsTable {
   last_code: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A visitor's comment on a published item; only `approved` ones are served. */
+export interface CommentsTable {
+  id: string;
+  site_id: string;
+  model_id: string;
+  item_id: string;
+  locale: string;
+  parent_id: string | null;
+  author: string;
+  body: string;
+  status: "pending" | "approved" | "rejected";
+  /** SHA-256 of the visitor's idempotency key. */
+  key_digest: string;
+  /** SHA-256 of the canonical comment, to tell a replay from a reuse. */
+  values_digest: string;
+  up: Generated<number>;
+  down: Generated<number>;
+  created_at: Date;
+  moderated_at: Date | null;
+  moderated_by: string | null;
+}
+
+/** One visitor's reaction to a comment, by a digest of the visitor's own key. */
+export interface CommentReactionsTable {
+  comment_id: string;
+  visitor_digest: string;
+  reaction: "up" | "down";
 }
 
 /** A visitor's form submission; `values` never holds the honeypot. */

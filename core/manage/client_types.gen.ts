@@ -2,7 +2,7 @@
 // This module is browser compatible.
 
 /** Contract version of these types. */
-export const CONTRACT_VERSION = "1.13.0";
+export const CONTRACT_VERSION = "1.14.0";
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
 
@@ -90,7 +90,8 @@ export interface Operations {
         | "media-files"
         | "search"
         | "chrome"
-        | "seo";
+        | "seo"
+        | "comments";
     };
     query: Record<string, never>;
     body: never;
@@ -101,7 +102,8 @@ export interface Operations {
         | "media-files"
         | "search"
         | "chrome"
-        | "seo";
+        | "seo"
+        | "comments";
       /** The whole document of the key in the path; each key has its own closed shape */
       "document":
         & {
@@ -156,6 +158,10 @@ export interface Operations {
             "status": 301 | 302 | 307 | 308 | 410 | 451;
             "to": string | null;
           }>;
+        } | {
+          "enabled": boolean;
+          "models": Array<string>;
+          "close_after_days": number | null;
         });
       "revision": number;
       /** ISO time of the last change */
@@ -175,7 +181,8 @@ export interface Operations {
         | "media-files"
         | "search"
         | "chrome"
-        | "seo";
+        | "seo"
+        | "comments";
     };
     query: Record<string, never>;
     body: {
@@ -234,6 +241,10 @@ export interface Operations {
             "status": 301 | 302 | 307 | 308 | 410 | 451;
             "to": string | null;
           }>;
+        } | {
+          "enabled": boolean;
+          "models": Array<string>;
+          "close_after_days": number | null;
         });
     };
     answer: {
@@ -243,7 +254,8 @@ export interface Operations {
         | "media-files"
         | "search"
         | "chrome"
-        | "seo";
+        | "seo"
+        | "comments";
       /** The whole document of the key in the path; each key has its own closed shape */
       "document":
         & {
@@ -298,6 +310,10 @@ export interface Operations {
             "status": 301 | 302 | 307 | 308 | 410 | 451;
             "to": string | null;
           }>;
+        } | {
+          "enabled": boolean;
+          "models": Array<string>;
+          "close_after_days": number | null;
         });
       "revision": number;
       /** ISO time of the last change */
@@ -3953,6 +3969,74 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** List visitors' comments by status: the moderation queue by default. */
+  "list-comments": {
+    method: "GET";
+    path: "/comments";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: {
+      "status"?: "pending" | "approved" | "rejected";
+      "item"?: string;
+      "limit"?: number;
+      "cursor"?: string;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        /** The commented item (translation group) */
+        "item": string;
+        "model_id": string;
+        "locale": string;
+        /** The approved comment this one answers */
+        "parent": string | null;
+        "author": string;
+        "body": string;
+        "status": "pending" | "approved" | "rejected";
+        "created_at": string;
+        "moderated_at": string | null;
+        "up": number;
+        "down": number;
+      }>;
+      "next_cursor": string | null;
+    };
+  };
+  /** Approve or reject a visitor's comment. */
+  "moderate-comment": {
+    method: "POST";
+    path: "/comments/{id}/moderate";
+    scope: "content:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "decision": "approve" | "reject";
+    };
+    answer: {
+      "comment": {
+        "id": string;
+        /** The commented item (translation group) */
+        "item": string;
+        "model_id": string;
+        "locale": string;
+        /** The approved comment this one answers */
+        "parent": string | null;
+        "author": string;
+        "body": string;
+        "status": "pending" | "approved" | "rejected";
+        "created_at": string;
+        "moderated_at": string | null;
+        "up": number;
+        "down": number;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
 }
 
 /** The name of an operation. */
@@ -4224,6 +4308,12 @@ export type DeleteMediaOriginalBody =
   Operations["delete-media-original"]["body"];
 /** Answer of `remove-media`. */
 export type RemoveMediaAnswer = Operations["remove-media"]["answer"];
+/** Answer of `list-comments`. */
+export type ListCommentsAnswer = Operations["list-comments"]["answer"];
+/** Answer of `moderate-comment`. */
+export type ModerateCommentAnswer = Operations["moderate-comment"]["answer"];
+/** Body of `moderate-comment`. */
+export type ModerateCommentBody = Operations["moderate-comment"]["body"];
 
 /** Every operation's method and path, for a client to build requests from. */
 export const OPERATION_ROUTES: {
@@ -4514,6 +4604,12 @@ export const OPERATION_ROUTES: {
   "remove-media": {
     method: "POST",
     path: "/media/{id}/remove",
+    idempotencyKey: true,
+  },
+  "list-comments": { method: "GET", path: "/comments", idempotencyKey: false },
+  "moderate-comment": {
+    method: "POST",
+    path: "/comments/{id}/moderate",
     idempotencyKey: true,
   },
 };

@@ -67,7 +67,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   site: "The site the credential belongs to",
   languages: "The site's languages: list them and add one",
   settings:
-    "Settings documents (editorial, language fallback, media files, search, chrome, SEO), each replaced whole at its revision",
+    "Settings documents (editorial, language fallback, media files, search, chrome, SEO, comments), each replaced whole at its revision",
   models: "Content models: their definitions, folders and removal",
   "model proposals":
     "Model changes proposed by scripts and agents for a person to apply",
@@ -79,6 +79,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   proposals: "Field values proposed for a person to apply",
   editing: "Working drafts: one person's unsaved edit of one language",
   menus: "Navigation menus with labels by language",
+  comments: "Visitors' comments: the moderation queue and decisions",
 };
 
 /** Options of {@link buildOpenApi}. */

@@ -119,6 +119,21 @@ const seo = z.strictObject({
   },
 );
 
+/** Most content types a site may open to comments (Stave's limit, docs/forms.md). */
+export const MAX_COMMENT_MODELS = 16;
+
+/** Where visitors may comment (FORM-015): published items of the listed public types. */
+const comments = z.strictObject({
+  enabled: z.boolean(),
+  /** Content types (slug or id) whose published items take comments. */
+  models: z.array(z.string().min(1).max(64)).max(MAX_COMMENT_MODELS).refine(
+    (models) => new Set(models).size === models.length,
+    "each type once",
+  ),
+  /** Days after publication an item stops taking new comments; null never closes. */
+  close_after_days: z.number().int().min(1).max(3650).nullable(),
+});
+
 /** Every settings document by its key in the URL. */
 export const SETTINGS_SCHEMAS = {
   "editorial": editorial,
@@ -127,6 +142,7 @@ export const SETTINGS_SCHEMAS = {
   "search": search,
   "chrome": chrome,
   "seo": seo,
+  "comments": comments,
 } as const;
 
 /** The key of one settings document. */
@@ -156,6 +172,7 @@ export const SETTINGS_DEFAULTS: { [K in SettingsKey]: SettingsDocument<K> } = {
     robots: { index: true, extra: "" },
     redirects: [],
   },
+  "comments": { enabled: false, models: [], close_after_days: null },
 };
 
 /** True when `key` names a settings document. */

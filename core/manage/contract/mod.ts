@@ -10,12 +10,13 @@ import { PROPOSAL_OPERATIONS } from "./proposals.ts";
 import { RELATED_FROM_OPERATIONS } from "./related_from.ts";
 import { MEDIA_OPERATIONS } from "./media.ts";
 import { PAGE_OPERATIONS } from "./pages.ts";
+import { COMMENT_OPERATIONS } from "./comments.ts";
 
 export * from "./operation.ts";
 export * from "./errors.ts";
 
 /** Contract version (spec 2 part 9): `info.version` of `openapi-v1.json`. */
-export const CONTRACT_VERSION = "1.13.0";
+export const CONTRACT_VERSION = "1.14.0";
 
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
@@ -37,6 +38,7 @@ export const OPERATIONS = [
   ...PAGE_OPERATIONS,
   ...MENU_OPERATIONS,
   ...MEDIA_OPERATIONS,
+  ...COMMENT_OPERATIONS,
 ] as const;
 
 /** The union of declared operations. */

@@ -11,6 +11,7 @@ import * as proposals from "./proposals.ts";
 import * as relatedFrom from "./related_from.ts";
 import * as media from "./media.ts";
 import * as pages from "./pages.ts";
+import * as comments from "./comments.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -25,4 +26,5 @@ export const HANDLERS: HandlerMap = {
   ...pages,
   ...menus,
   ...media,
+  ...comments,
 };

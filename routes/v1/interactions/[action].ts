@@ -1,7 +1,16 @@
 // POST /v1/interactions/{action}: visitor interactions (spec 3 part 4.1). `form.submit` takes the
 // closed envelope as JSON, or multipart/form-data with `values.<name>`, `checks.<name>` and
-// repeated `files.<name>` parts (FORM-001 to FORM-009). Comments are not built yet.
+// repeated `files.<name>` parts (FORM-001 to FORM-009). `comment.submit` and `comment.react` take
+// JSON (FORM-015, core/comments).
 import type { Context } from "hono";
+import type { z } from "zod";
+import {
+  CommentEnvelope,
+  type CommentRefusal,
+  ReactionEnvelope,
+  reactToComment,
+  submitComment,
+} from "../../../core/comments/mod.ts";
 import {
   Envelope,
   FORM_LIMITS,
@@ -94,9 +103,113 @@ async function fromMultipart(
   return { raw, files };
 }
 
+/** The envelope parsed closed, or `400 interaction_invalid` with every problem's path. */
+function parseEnvelope<T extends z.ZodType>(
+  schema: T,
+  raw: unknown,
+): z.output<T> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((i) => ({
+    path: [...i.path, ...(i.code === "unrecognized_keys" ? i.keys : [])]
+      .join("."),
+    message: i.message,
+  }));
+  throw new HttpError(
+    400,
+    "interaction_invalid",
+    "The submission is not valid",
+    { problems },
+  );
+}
+
+function visitorAddress(c: Context<AppEnv>): string {
+  const env = c.env as { remoteAddr?: { hostname?: string } } | undefined;
+  return env?.remoteAddr?.hostname ?? "unknown";
+}
+
+async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
+  const type = (c.req.header("content-type") ?? "").split(";")[0].trim()
+    .toLowerCase();
+  if (type !== "application/json") {
+    throw new HttpError(415, "unsupported_media_type", "Send application/json");
+  }
+  const bytes = await readLimited(c);
+  if (bytes.length > FORM_LIMITS.bodyOverhead) throw tooLarge();
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw invalid("The body is not JSON");
+  }
+}
+
+function refuseComment(refusal: CommentRefusal): never {
+  switch (refusal.code) {
+    case "interaction_invalid":
+      throw invalid(refusal.message, refusal.path);
+    case "comment_target_not_found":
+      throw new HttpError(
+        404,
+        refusal.code,
+        "No published item takes comments here",
+      );
+    case "comment_not_found":
+      throw new HttpError(404, refusal.code, "No approved comment has this id");
+    case "comments_closed":
+      throw new HttpError(403, refusal.code, "This item takes no comments");
+    case "comment_key_reused":
+      throw new HttpError(
+        409,
+        refusal.code,
+        "This key was already used for a comment with other values",
+      );
+    case "rate_limited":
+      throw new HttpError(
+        429,
+        refusal.code,
+        "Too many comments: try again later",
+        {},
+        { "Retry-After": String(refusal.retryAfterSeconds) },
+      );
+  }
+}
+
+async function comment(c: Context<AppEnv>, action: string): Promise<Response> {
+  const raw = await jsonBody(c);
+  const { db, kv, clock } = c.var.services;
+  const ctx = {
+    db,
+    kv,
+    clock,
+    siteId: c.var.site.id,
+    address: visitorAddress(c),
+  };
+  c.header("Cache-Control", "no-store");
+  if (action === "comment.submit") {
+    const result = await submitComment(
+      ctx,
+      parseEnvelope(CommentEnvelope, raw),
+    );
+    if (!result.ok) refuseComment(result);
+    return c.json(
+      { data: result.receipt, replayed: result.replayed },
+      result.replayed ? 200 : 201,
+    );
+  }
+  const result = await reactToComment(
+    ctx,
+    parseEnvelope(ReactionEnvelope, raw),
+  );
+  if (!result.ok) refuseComment(result);
+  return c.json({ data: result.reaction });
+}
+
 export const handler = {
   async POST(c: Context<AppEnv>) {
     const action = c.req.param("action");
+    if (action === "comment.submit" || action === "comment.react") {
+      return await comment(c, action);
+    }
     if (action !== "form.submit") {
       throw new HttpError(404, "not_found", `No interaction "${action}"`);
     }
@@ -121,24 +234,8 @@ export const handler = {
         "Send application/json or multipart/form-data",
       );
     }
-    const parsed = Envelope.safeParse(raw);
-    if (!parsed.success) {
-      const problems = parsed.error.issues.map((i) => ({
-        path: [...i.path, ...(i.code === "unrecognized_keys" ? i.keys : [])]
-          .join("."),
-        message: i.message,
-      }));
-      throw new HttpError(
-        400,
-        "interaction_invalid",
-        "The submission is not valid",
-        {
-          problems,
-        },
-      );
-    }
+    const envelope = parseEnvelope(Envelope, raw);
     const { db, kv, clock } = c.var.services;
-    const env = c.env as { remoteAddr?: { hostname?: string } } | undefined;
     const result = await submitForm(
       {
         db,
@@ -146,9 +243,9 @@ export const handler = {
         clock,
         siteId: c.var.site.id,
         store: formAttachmentStore(c.var.services),
-        address: env?.remoteAddr?.hostname ?? "unknown",
+        address: visitorAddress(c),
       },
-      parsed.data,
+      envelope,
       files,
     );
     c.header("Cache-Control", "no-store");
