@@ -1186,6 +1186,32 @@ const CONTRACT = {
     ],
     "pages": false,
   }, {
+    "command": "set-page-address",
+    "tool": "set_page_address",
+    "method": "POST",
+    "path": "/pages/{id}/address",
+    "summary":
+      "Set or change a page's address in a new draft version (spec 3 part 4.7)",
+    "scope": "pages:write",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": [{ "name": "locale", "required": true, "type": "string" }, {
+      "name": "address",
+      "required": true,
+      "type": "string|null",
+    }, {
+      "name": "expected_current_version_id",
+      "required": true,
+      "type": "string",
+    }],
+    "pages": false,
+  }, {
     "command": "list-menus",
     "tool": "list_menus",
     "method": "GET",

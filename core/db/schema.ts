@@ -224,6 +224,7 @@ export interface Database {
   form_submissions: FormSubmissionsTable;
   form_attachments: FormAttachmentsTable;
   comments: CommentsTable;
+  page_pending_addresses: PagePendingAddressesTable;
   comment_reactions: CommentReactionsTable;
   site_browser_origins: SiteBrowserOriginsTable;
   sync_sites: SyncSitesTable;
@@ -639,6 +640,15 @@ export interface PluginNotificationsTable {
   last_code: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A page address waiting for its language's next publication; null removes the address. */
+export interface PagePendingAddressesTable {
+  entry_id: string;
+  site_id: string;
+  version_id: string;
+  address: string | null;
+  created_at: Date;
 }
 
 /** A visitor's comment on a published item; only `approved` ones are served. */

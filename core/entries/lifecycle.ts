@@ -12,6 +12,10 @@ import {
 import { readReviewState, reviewBlocksPublish } from "./review.ts";
 import { auditTarget, bumpRevision, loadTargets, permit } from "./targets.ts";
 import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
+import {
+  applyPendingAddress,
+  pendingAddresses,
+} from "../pages/pending_address.ts";
 
 export { saveEntry, type SaveEntryOptions } from "./save.ts";
 export { restoreEntry, trashEntry, type TrashOptions } from "./trash.ts";
@@ -115,8 +119,31 @@ export function publishEntry(
     if (problems.length > 0) {
       return { ok: false, code: "field_validation_failed", errors: problems };
     }
+    const addresses = await pendingAddresses(
+      scope.tx,
+      ctx.siteId,
+      changing.map((i) => i.id),
+    );
+    if ([...addresses.values()].some((a) => a.address === null)) {
+      return { ok: false, code: "page_address_required" };
+    }
+    const moved: { locale: string; from: string; to: string }[] = [];
     const events: EventInput[] = [];
     for (const instance of changing) {
+      const pending = addresses.get(instance.id);
+      if (pending?.address) {
+        const move = await applyPendingAddress(
+          scope,
+          ctx.siteId,
+          group,
+          instance,
+          {
+            ...pending,
+            address: pending.address,
+          },
+        );
+        moved.push({ locale: instance.locale, ...move });
+      }
       await scope.tx.updateTable("entries")
         .set({
           published_version_id: instance.current_version_id,
@@ -146,6 +173,7 @@ export function publishEntry(
           locale: i.locale,
           version_id: i.current_version_id,
         })),
+        ...(moved.length ? { addresses: moved } : {}),
       },
     });
     return await readResult(scope.tx, ctx.siteId, group.id);

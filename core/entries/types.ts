@@ -87,6 +87,10 @@ export type LifecycleRefusalCode =
   | "transition_unavailable"
   | "field_validation_failed"
   | "slug_taken"
+  /** 409: a page address the service keeps for its own routes. */
+  | "slug_reserved"
+  /** 409: the page would be published without an address; nothing is published. */
+  | "page_address_required"
   | "audit_unavailable"
   | "temporary_failure"
   /** 422: the named person may not act on the entry's model (assignment). */

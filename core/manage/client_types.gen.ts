@@ -3148,6 +3148,13 @@ export interface Operations {
           "fields": {
             [key: string]: unknown;
           };
+          /** An address change waiting for publication; `slug` stays the live address until then */
+          "pending_address": {
+            /** The address the language moves to when published; null: it would have none */
+            "address": string | null;
+            /** The version that set it */
+            "version_id": string;
+          } | null;
         };
       };
     };
@@ -3167,7 +3174,7 @@ export interface Operations {
       "expected_current_version_id": string;
       /** A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md) */
       "document": unknown;
-      /** A new address for this language; it takes effect when the version is published */
+      /** A new address for this language; the live page keeps its address until this language is published (see set-page-address) */
       "slug"?: string;
     };
     answer: {
@@ -3246,6 +3253,52 @@ export interface Operations {
       };
       "locale": string;
       "created": boolean;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Set or change a page's address in a new draft version (spec 3 part 4.7). */
+  "set-page-address": {
+    method: "POST";
+    path: "/pages/{id}/address";
+    scope: "pages:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "locale": string;
+      "address": string | null;
+      "expected_current_version_id": string;
+    };
+    answer: {
+      /** The entry (translation group) */
+      "id": string;
+      "model_id": string;
+      "state": "draft" | "published" | "trashed";
+      /** Workflow revision (pin of publish, unpublish, moves) */
+      "revision": number;
+      "current_version_id": string | null;
+      "published_version_id": string | null;
+      /** By language, in the site's order */
+      "locales": {
+        [key: string]: {
+          /** The language instance */
+          "entry_id": string;
+          "slug": string;
+          "state": "draft" | "published" | "trashed";
+          "current_version_id": string | null;
+          "published_version_id": string | null;
+          /** ISO time, null when not live */
+          "published_at": string | null;
+        };
+      };
+      "pending_address": {
+        "locale": string;
+        "address": string | null;
+        "version_id": string;
+      };
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
     };
@@ -4242,6 +4295,10 @@ export type AddPageTranslationAnswer =
   Operations["add-page-translation"]["answer"];
 /** Body of `add-page-translation`. */
 export type AddPageTranslationBody = Operations["add-page-translation"]["body"];
+/** Answer of `set-page-address`. */
+export type SetPageAddressAnswer = Operations["set-page-address"]["answer"];
+/** Body of `set-page-address`. */
+export type SetPageAddressBody = Operations["set-page-address"]["body"];
 /** Answer of `list-menus`. */
 export type ListMenusAnswer = Operations["list-menus"]["answer"];
 /** Answer of `get-menu`. */
@@ -4541,6 +4598,11 @@ export const OPERATION_ROUTES: {
   "add-page-translation": {
     method: "POST",
     path: "/pages/{id}/translations",
+    idempotencyKey: true,
+  },
+  "set-page-address": {
+    method: "POST",
+    path: "/pages/{id}/address",
     idempotencyKey: true,
   },
   "list-menus": { method: "GET", path: "/menus", idempotencyKey: false },

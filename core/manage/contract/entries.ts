@@ -371,7 +371,12 @@ export const publishEntry = operation({
     expected_workflow_revision: z.int().min(0),
   }),
   answer: entryWritten,
-  errors: [...PIN_ERRORS, "field_validation_failed"],
+  errors: [
+    ...PIN_ERRORS,
+    "field_validation_failed",
+    "page_address_required",
+    "slug_taken",
+  ],
 });
 
 /** `POST /entries/{id}/unpublish`. */

@@ -39,6 +39,14 @@ const pageLocale = z.strictObject({
   fields: z.record(z.string(), z.unknown()).describe(
     "The language's other field values (the title and the like)",
   ),
+  pending_address: z.strictObject({
+    address: z.string().nullable().describe(
+      "The address the language moves to when published; null: it would have none",
+    ),
+    version_id: z.uuid().describe("The version that set it"),
+  }).nullable().describe(
+    "An address change waiting for publication; `slug` stays the live address until then",
+  ),
 });
 
 /** `GET /pages/{id}`. */
@@ -93,7 +101,7 @@ export const savePage = operation({
     expected_current_version_id: z.uuid(),
     document: pageDocument,
     slug: pageSlug.optional().describe(
-      "A new address for this language; it takes effect when the version is published",
+      "A new address for this language; the live page keeps its address until this language is published (see set-page-address)",
     ),
   }),
   answer: z.strictObject({
@@ -138,5 +146,40 @@ export const addPageTranslation = operation({
   errors: [...SAVE_ERRORS, "locale_exists"],
 });
 
+/** `POST /pages/{id}/address`. */
+export const setPageAddress = operation({
+  name: "set-page-address",
+  description:
+    "Writes a new draft version of the language (same values) that records the address. The live page keeps its address until that language is published; publication then moves it and adds a 301 redirect from the old address to the SEO settings. `address: null` takes the address away: publishing the language is then refused `409 page_address_required` until an address is set again.",
+  method: "POST",
+  path: "/pages/{id}/address",
+  summary:
+    "Set or change a page's address in a new draft version (spec 3 part 4.7)",
+  tag: "pages",
+  scope: "pages:write",
+  key: { retention: "short", settle: "rerun" },
+  status: 200,
+  params: entryParams,
+  body: z.strictObject({
+    locale: languageCode,
+    address: pageSlug.nullable(),
+    expected_current_version_id: z.uuid(),
+  }),
+  answer: z.strictObject({
+    ...entryWritten.shape,
+    pending_address: z.strictObject({
+      locale: z.string(),
+      address: z.string().nullable(),
+      version_id: z.uuid(),
+    }),
+  }),
+  errors: SAVE_ERRORS,
+});
+
 /** The operations of this file, in the docs' order. */
-export const PAGE_OPERATIONS = [getPage, savePage, addPageTranslation] as const;
+export const PAGE_OPERATIONS = [
+  getPage,
+  savePage,
+  addPageTranslation,
+  setPageAddress,
+] as const;

@@ -52,6 +52,9 @@ const MESSAGES: Record<string, string> = {
   field_denied: "The credential's creator may not write these fields",
   unknown_locale: "The site has no such language",
   slug_taken: "Another entry of this model holds the slug in this language",
+  slug_reserved: "The address is reserved for the service's own routes",
+  page_address_required:
+    "The page has no address in this language: set one with POST /pages/{id}/address, then publish",
   single_entry_exists: "The single-entry model already holds its entry",
   unique_value_taken: "Another entry holds this unique value",
   relation_target_taken: "Another entry holds this relation target",

@@ -7,6 +7,10 @@ import type { StoredModel } from "../../models/store_rows.ts";
 import { isPageField } from "../../models/validate_values.ts";
 import { parsePageDocument } from "../../pages/parse.ts";
 import { isReservedPageSlug } from "../../pages/addresses.ts";
+import {
+  pendingAddresses,
+  setPageAddress as setAddress,
+} from "../../pages/pending_address.ts";
 import { refuse } from "../../web/errors.ts";
 import * as contract from "../contract/pages.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
@@ -68,6 +72,11 @@ export const getPage = defineHandler(contract.getPage, {
       ctx.site.id,
       group.id,
     );
+    const pending = await pendingAddresses(
+      ctx.services.db,
+      ctx.site.id,
+      instances.map((i) => i.id),
+    );
     const locales: Record<string, unknown> = {};
     for (const i of instances) {
       const values = readable(
@@ -94,6 +103,12 @@ export const getPage = defineHandler(contract.getPage, {
         document_error: parsed && !parsed.ok ? parsed.error : null,
         page_contract: { required: parsed?.ok ? parsed.contract : null },
         fields,
+        pending_address: pending.has(i.id)
+          ? {
+            address: pending.get(i.id)!.address,
+            version_id: pending.get(i.id)!.version_id,
+          }
+          : null,
       };
     }
     return {
@@ -147,17 +162,61 @@ export const savePage = defineHandler(contract.savePage, {
       ...await versionFields(ctx, instance.current_version_id),
       [model.pageField]: body.document,
     };
+    // A new address waits for publication like one set at /pages/{id}/address (DLV-013).
     const result = unwrap(
-      await saveEntry(lifecycleOf(ctx), {
-        group_id: group.id,
-        locale: body.locale,
-        slug: body.slug,
-        fields,
-        expected_current_version_id: body.expected_current_version_id,
-      }),
+      body.slug === undefined
+        ? await saveEntry(lifecycleOf(ctx), {
+          group_id: group.id,
+          locale: body.locale,
+          fields,
+          expected_current_version_id: body.expected_current_version_id,
+        })
+        : await setAddress(lifecycleOf(ctx), {
+          group_id: group.id,
+          locale: body.locale,
+          address: body.slug,
+          fields,
+          expected_current_version_id: body.expected_current_version_id,
+        }),
     );
     return {
       body: { ...writtenAnswer(result), created: true, policy_results: [] },
+    };
+  },
+});
+
+/** `set-page-address`: a new draft version recording the address; publication moves it. */
+export const setPageAddress = defineHandler(contract.setPageAddress, {
+  async run(ctx, { params, body }) {
+    const group = await readGroup(ctx.services.db, ctx.site.id, params.id);
+    if (!group) return refuseWith({ ok: false, code: "not_found" });
+    await pageModel(ctx, group.model_id);
+    refuseReserved(body.address ?? undefined);
+    requireDecision(ctx.authority, {
+      action: "pages.save",
+      model: group.model_id,
+      owner: group.created_by,
+      languages: [body.locale],
+    });
+    const result = unwrap(
+      await setAddress(lifecycleOf(ctx), {
+        group_id: group.id,
+        locale: body.locale,
+        address: body.address,
+        expected_current_version_id: body.expected_current_version_id,
+      }),
+    );
+    const instance = result.instances.find((i) => i.locale === body.locale);
+    return {
+      body: {
+        ...writtenAnswer(result),
+        pending_address: {
+          locale: body.locale,
+          address: body.address,
+          version_id: instance?.current_version_id ??
+            result.current_version_id!,
+        },
+      },
     };
   },
 });
