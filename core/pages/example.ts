@@ -117,8 +117,21 @@ const plain = (id: string, type: string) => ({
   component: null,
 });
 
-/** The demo home page; `footer` is the entry id of the shared footer section, if any. */
-export function exampleHomePage(locale: Locale, footer?: string): PageDocument {
+/** A library image the hero shows: its media id and delivery URL. */
+export interface ExampleImage {
+  media_id: string;
+  url: string;
+}
+
+/**
+ * The demo home page; `footer` is the entry id of the shared footer section, if any, and
+ * `hero` a library image (without one the hero names a static picture no preview can present).
+ */
+export function exampleHomePage(
+  locale: Locale,
+  footer?: string,
+  hero?: ExampleImage,
+): PageDocument {
   const t = T[locale];
   const sections: Record<string, unknown>[] = [
     { ...plain("hero", "hero"), layout: "media_side=end" },
@@ -138,8 +151,8 @@ export function exampleHomePage(locale: Locale, footer?: string): PageDocument {
       heading: t.heroHeading,
       subheading: t.heroSub,
       media: {
-        media_id: "demo-hero",
-        url: "/_static/demo/hero.svg",
+        media_id: hero?.media_id ?? "demo-hero",
+        url: hero?.url ?? "/_static/demo/hero.svg",
         alt: null,
         focal: { x: 0.5, y: 0.4 },
       },

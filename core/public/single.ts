@@ -1,4 +1,5 @@
 // GET /v1/{model}/{slug}: one published item (or a preview's current draft) with its alternates (spec 3 part 4.3).
+import { checkPageMedia } from "../pages/media_check.ts";
 import { PUBLIC_QUERY_PARAMETERS } from "./query_parameters.ts";
 import { sql } from "kysely";
 import type { StoredModel } from "../models/store_rows.ts";
@@ -73,8 +74,6 @@ export async function readItem(
   const page = pages.values().next().value;
   if (previewToken !== undefined && page?.error) {
     // A preview never shows half a page (spec 3 part 4.3, PUB-037).
-    // The media reasons of PUB-037 need the media library (branch `media`); until it lands only
-    // the document itself is checked.
     const reason = "unreadable_page";
     throw new HttpError(
       422,
@@ -82,6 +81,20 @@ export async function readItem(
       `This page cannot be previewed: ${page.error.message}`,
       { reason, detail: page.error.detail },
     );
+  }
+  if (previewToken !== undefined && page?.document) {
+    const problem = await checkPageMedia(ctx.db, ctx.siteId, page.document);
+    if (problem) {
+      throw new HttpError(
+        422,
+        problem.reason,
+        `This page cannot be previewed: ${problem.message}`,
+        {
+          reason: problem.reason,
+          detail: { path: problem.path, media_id: problem.media_id },
+        },
+      );
+    }
   }
   const item = shapeItem(model, published, {
     select: null,

@@ -91,7 +91,7 @@ const COVER_EVERY = 3;
 
 async function seedDemoImages(
   options: SeedDemoOptions,
-): Promise<string[]> {
+): Promise<{ id: string; url: string }[]> {
   if (!options.media) return [];
   const ctx = {
     db: options.db,
@@ -101,7 +101,7 @@ async function seedDemoImages(
     publicUrl: options.media.publicUrl,
     keyDigest: null,
   };
-  const ids: string[] = [];
+  const images: { id: string; url: string }[] = [];
   for (const [name, en, de] of DEMO_IMAGES) {
     const bytes = await Deno.readFile(
       new URL(`./demo_media/${name}.png`, import.meta.url),
@@ -112,9 +112,9 @@ async function seedDemoImages(
       limitBytes: API_UPLOAD_LIMIT,
     });
     if (!result.ok) throw new Error(`Cannot seed demo image: ${result.code}`);
-    ids.push(result.item.id);
+    images.push({ id: result.item.id, url: result.item.url ?? "" });
   }
-  return ids;
+  return images;
 }
 
 /** Creates the demo models and content once; throws if any step is refused, as that is a bug. */
@@ -289,7 +289,10 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
     }),
   );
 
-  const imageIds = await seedDemoImages(options);
+  const images = await seedDemoImages(options);
+  const imageIds = images.map((i) => i.id);
+  // The home page's hero shows the first library image, so its preview can present it.
+  const hero = images[0] && { media_id: images[0].id, url: images[0].url };
   const tagIds: string[] = [];
   for (const [slug, en, de] of TAGS) {
     const created = expectSaved(
@@ -426,7 +429,7 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
       model_id: pages,
       locale: "en",
       slug: "home",
-      fields: { title: "Home", slides: exampleHomePage("en", footer) },
+      fields: { title: "Home", slides: exampleHomePage("en", footer, hero) },
       expected_current_version_id: null,
     }),
   );
@@ -437,7 +440,7 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
         group_id: home.group_id,
         locale: "de",
         slug: "start",
-        fields: { title: "Start", slides: exampleHomePage("de", footer) },
+        fields: { title: "Start", slides: exampleHomePage("de", footer, hero) },
         expected_current_version_id: null,
       }),
     ),

@@ -5,7 +5,8 @@ import { CookieJar, csrfField, request, signInAs } from "../admin/helpers.ts";
 import { openPublicWorld } from "./helpers.ts";
 
 Deno.test("/admin/pages shows page structures and opens previews of drafts (AUTH-013)", async () => {
-  const w = await openPublicWorld();
+  // With the library images the home page's hero can be presented in a preview (PUB-037).
+  const w = await openPublicWorld({}, { media: true });
   try {
     const anonymous = await w.app.request("/admin/pages", {
       headers: { host: "localhost", accept: "text/html" },

@@ -18,12 +18,22 @@ export interface PublicWorld extends TestApp {
   groupId(model: string, slug: string, locale?: string): Promise<string>;
 }
 
-/** Opens an app with the demo site seeded; `env` adds settings. */
+/**
+ * Opens an app with the demo site seeded; `env` adds settings. `media` seeds the demo's library
+ * images too (files under the temporary data folder), as the service's own demo does.
+ */
 export async function openPublicWorld(
   env: Record<string, string> = {},
+  options: { media?: boolean } = {},
 ): Promise<PublicWorld> {
   const dataDir = await Deno.makeTempDir();
-  const t = await openTestApp({ env: { DATA_DIR: dataDir, ...env } });
+  const t = await openTestApp({
+    env: {
+      DATA_DIR: dataDir,
+      ...(options.media ? { DEMO_SITE: "true" } : {}),
+      ...env,
+    },
+  });
   await ensureDemoSite(t.services);
   const { db } = t.services;
   const site = await db.selectFrom("sites").select("id").where(
