@@ -240,6 +240,7 @@ export interface Database {
   plugin_installations: PluginInstallationsTable;
   plugin_delegations: PluginDelegationsTable;
   plugin_notifications: PluginNotificationsTable;
+  plugin_invocations: PluginInvocationsTable;
   oauth_clients: OAuthClientsTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
 }
@@ -640,6 +641,28 @@ export interface PluginNotificationsTable {
   last_code: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** One run of a plugin operation; input and answer are kept as digests only. */
+export interface PluginInvocationsTable {
+  id: string;
+  site_id: string;
+  installation_id: string;
+  operation_id: string;
+  scope: "site" | "entry" | "page";
+  caller_id: string;
+  caller_via: string;
+  model_id: string | null;
+  group_id: string | null;
+  instance_id: string | null;
+  input_digest: string;
+  status: "sent" | "exchanged" | "completed" | "refused" | "failed";
+  outcome: string | null;
+  answer_digest: string | null;
+  delegation_id: string | null;
+  created_at: Date;
+  exchanged_at: Date | null;
+  finished_at: Date | null;
 }
 
 /** A page address waiting for its language's next publication; null removes the address. */

@@ -4090,6 +4090,271 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** List the site's plugins with what this credential may launch or run. */
+  "list-plugins": {
+    method: "GET";
+    path: "/plugins";
+    scope: "plugins:use";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        /** The installation id */
+        "id": string;
+        "plugin_id": string;
+        "name": string;
+        "version": string;
+        "state": "active" | "disabled";
+        /** True when this credential may open one of its views or actions now */
+        "launchable": boolean;
+        "manage_views": Array<{
+          "installation_id": string;
+          "plugin_id": string;
+          "id": string;
+          "label": string;
+          "mcp_tool": {
+            /** The MCP tool name, or null when it is left out */
+            "name": string | null;
+            /** Why no tool is listed (ambiguous or over 64 characters), else null */
+            "omitted_because": string | null;
+          };
+        }>;
+        "content_actions": Array<{
+          "installation_id": string;
+          "plugin_id": string;
+          "id": string;
+          "label": string;
+          "scope": "entry" | "page";
+          "model_ids": Array<string>;
+          "mcp_tool": {
+            /** The MCP tool name, or null when it is left out */
+            "name": string | null;
+            /** Why no tool is listed (ambiguous or over 64 characters), else null */
+            "omitted_because": string | null;
+          };
+        }>;
+        "operations": Array<{
+          "installation_id": string;
+          "plugin_id": string;
+          "id": string;
+          "label": string;
+          "description": string | null;
+          "scope": "site" | "entry" | "page";
+          "audience": "interactive" | "automation" | "column";
+          "destructive": boolean;
+          "list_action": boolean;
+          "input": Array<{
+            "name": string;
+            "label": string;
+            "type": string;
+            "required": boolean;
+            "help"?: string;
+            "max_length"?: number;
+            "min"?: number;
+            "max"?: number;
+            "options"?: Array<{
+              "value": string;
+              "label": string;
+            }>;
+          }>;
+          /** A JSON Schema of `input` (closed object) */
+          "input_schema": {
+            [key: string]: unknown;
+          };
+          /** The block kinds the answer may hold */
+          "result": Array<string>;
+          /** Models this credential may run it on (entry and page operations) */
+          "model_ids": Array<string>;
+          "mcp_tool": {
+            /** The MCP tool name, or null when it is left out */
+            "name": string | null;
+            /** Why no tool is listed (ambiguous or over 64 characters), else null */
+            "omitted_because": string | null;
+          };
+        }>;
+        "policies": Array<{
+          "id": string;
+          "label": string;
+          "kind": "save" | "restore" | "trash" | "transition";
+          "mode": "blocking" | "advisory";
+        }>;
+      }>;
+    };
+  };
+  /** List the management views this credential may launch. */
+  "list-plugin-manage-views": {
+    method: "GET";
+    path: "/plugins/manage-views";
+    scope: "plugins:use";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "installation_id": string;
+        "plugin_id": string;
+        "id": string;
+        "label": string;
+        "mcp_tool": {
+          /** The MCP tool name, or null when it is left out */
+          "name": string | null;
+          /** Why no tool is listed (ambiguous or over 64 characters), else null */
+          "omitted_because": string | null;
+        };
+      }>;
+    };
+  };
+  /** List the content actions this credential may launch, with their models. */
+  "list-plugin-content-actions": {
+    method: "GET";
+    path: "/plugins/content-actions";
+    scope: "plugins:use";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "installation_id": string;
+        "plugin_id": string;
+        "id": string;
+        "label": string;
+        "scope": "entry" | "page";
+        "model_ids": Array<string>;
+        "mcp_tool": {
+          /** The MCP tool name, or null when it is left out */
+          "name": string | null;
+          /** Why no tool is listed (ambiguous or over 64 characters), else null */
+          "omitted_because": string | null;
+        };
+      }>;
+    };
+  };
+  /** List the operations this credential may run, with their input. */
+  "list-plugin-operations": {
+    method: "GET";
+    path: "/plugins/operations";
+    scope: "plugins:use";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "installation_id": string;
+        "plugin_id": string;
+        "id": string;
+        "label": string;
+        "description": string | null;
+        "scope": "site" | "entry" | "page";
+        "audience": "interactive" | "automation" | "column";
+        "destructive": boolean;
+        "list_action": boolean;
+        "input": Array<{
+          "name": string;
+          "label": string;
+          "type": string;
+          "required": boolean;
+          "help"?: string;
+          "max_length"?: number;
+          "min"?: number;
+          "max"?: number;
+          "options"?: Array<{
+            "value": string;
+            "label": string;
+          }>;
+        }>;
+        /** A JSON Schema of `input` (closed object) */
+        "input_schema": {
+          [key: string]: unknown;
+        };
+        /** The block kinds the answer may hold */
+        "result": Array<string>;
+        /** Models this credential may run it on (entry and page operations) */
+        "model_ids": Array<string>;
+        "mcp_tool": {
+          /** The MCP tool name, or null when it is left out */
+          "name": string | null;
+          /** Why no tool is listed (ambiguous or over 64 characters), else null */
+          "omitted_because": string | null;
+        };
+      }>;
+    };
+  };
+  /** Create a one-time launch link to a plugin's management view. */
+  "launch-plugin-manage-view": {
+    method: "POST";
+    path: "/plugins/{id}/manage-views/{view}/launch";
+    scope: "plugins:use";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+      "view": string;
+    };
+    query: Record<string, never>;
+    body: Record<string, never>;
+    answer: {
+      "outcome": "launch_created";
+      /** The plugin's page with a one-time launch code: open it once, with no referrer */
+      "url": string;
+      "expires_at": string;
+      "single_use": true;
+    };
+  };
+  /** Create a one-time launch link to a plugin's action on one entry. */
+  "launch-plugin-content-action": {
+    method: "POST";
+    path: "/plugins/{id}/content-actions/{action}/entries/{instanceId}/launch";
+    scope: "plugins:use";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+      "action": string;
+      "instanceId": string;
+    };
+    query: Record<string, never>;
+    body: Record<string, never>;
+    answer: {
+      "outcome": "launch_created";
+      /** The plugin's page with a one-time launch code: open it once, with no referrer */
+      "url": string;
+      "expires_at": string;
+      "single_use": true;
+    };
+  };
+  /** Run a plugin operation and answer its result blocks. */
+  "invoke-plugin-operation": {
+    method: "POST";
+    path: "/plugins/{id}/operations/{operation}/invoke";
+    scope: "plugins:use";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+      "operation": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "instance_id"?: string;
+      "input"?: {
+        [key: string]: unknown;
+      };
+    };
+    answer: {
+      "outcome": "completed";
+      "invocation_id": string;
+      "result": {
+        "blocks": Array<{
+          "type": string;
+          [key: string]: unknown;
+        }>;
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
 }
 
 /** The name of an operation. */
@@ -4371,6 +4636,35 @@ export type ListCommentsAnswer = Operations["list-comments"]["answer"];
 export type ModerateCommentAnswer = Operations["moderate-comment"]["answer"];
 /** Body of `moderate-comment`. */
 export type ModerateCommentBody = Operations["moderate-comment"]["body"];
+/** Answer of `list-plugins`. */
+export type ListPluginsAnswer = Operations["list-plugins"]["answer"];
+/** Answer of `list-plugin-manage-views`. */
+export type ListPluginManageViewsAnswer =
+  Operations["list-plugin-manage-views"]["answer"];
+/** Answer of `list-plugin-content-actions`. */
+export type ListPluginContentActionsAnswer =
+  Operations["list-plugin-content-actions"]["answer"];
+/** Answer of `list-plugin-operations`. */
+export type ListPluginOperationsAnswer =
+  Operations["list-plugin-operations"]["answer"];
+/** Answer of `launch-plugin-manage-view`. */
+export type LaunchPluginManageViewAnswer =
+  Operations["launch-plugin-manage-view"]["answer"];
+/** Body of `launch-plugin-manage-view`. */
+export type LaunchPluginManageViewBody =
+  Operations["launch-plugin-manage-view"]["body"];
+/** Answer of `launch-plugin-content-action`. */
+export type LaunchPluginContentActionAnswer =
+  Operations["launch-plugin-content-action"]["answer"];
+/** Body of `launch-plugin-content-action`. */
+export type LaunchPluginContentActionBody =
+  Operations["launch-plugin-content-action"]["body"];
+/** Answer of `invoke-plugin-operation`. */
+export type InvokePluginOperationAnswer =
+  Operations["invoke-plugin-operation"]["answer"];
+/** Body of `invoke-plugin-operation`. */
+export type InvokePluginOperationBody =
+  Operations["invoke-plugin-operation"]["body"];
 
 /** Every operation's method and path, for a client to build requests from. */
 export const OPERATION_ROUTES: {
@@ -4672,6 +4966,37 @@ export const OPERATION_ROUTES: {
   "moderate-comment": {
     method: "POST",
     path: "/comments/{id}/moderate",
+    idempotencyKey: true,
+  },
+  "list-plugins": { method: "GET", path: "/plugins", idempotencyKey: false },
+  "list-plugin-manage-views": {
+    method: "GET",
+    path: "/plugins/manage-views",
+    idempotencyKey: false,
+  },
+  "list-plugin-content-actions": {
+    method: "GET",
+    path: "/plugins/content-actions",
+    idempotencyKey: false,
+  },
+  "list-plugin-operations": {
+    method: "GET",
+    path: "/plugins/operations",
+    idempotencyKey: false,
+  },
+  "launch-plugin-manage-view": {
+    method: "POST",
+    path: "/plugins/{id}/manage-views/{view}/launch",
+    idempotencyKey: false,
+  },
+  "launch-plugin-content-action": {
+    method: "POST",
+    path: "/plugins/{id}/content-actions/{action}/entries/{instanceId}/launch",
+    idempotencyKey: false,
+  },
+  "invoke-plugin-operation": {
+    method: "POST",
+    path: "/plugins/{id}/operations/{operation}/invoke",
     idempotencyKey: true,
   },
 };

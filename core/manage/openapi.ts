@@ -80,6 +80,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   editing: "Working drafts: one person's unsaved edit of one language",
   menus: "Navigation menus with labels by language",
   comments: "Visitors' comments: the moderation queue and decisions",
+  plugins:
+    "Installed plugins: their views, actions and operations, launch links and runs",
 };
 
 /** Options of {@link buildOpenApi}. */

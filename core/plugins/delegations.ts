@@ -22,6 +22,8 @@ interface LaunchPayload {
   action: string;
   view: string | null;
   instanceId: string | null;
+  /** A management credential's models: the delegation reaches no other (MPL-005). */
+  modelLimit?: string[] | null;
 }
 
 /** What a launch asks for: the management page (optionally one view) or a content action on one instance. */
@@ -36,6 +38,8 @@ export interface LaunchContext {
   clock: Clock;
   siteId: string;
   userId: string;
+  /** A management credential's models, when it launches for its creator (MPL-005). */
+  models?: readonly string[] | null;
 }
 
 /** A minted launch: the code exists only in this answer and the URL. */
@@ -184,6 +188,9 @@ export async function createLaunch(
         "The item's model is not granted to this plugin",
       );
     }
+    if (ctx.models && !ctx.models.includes(group.model_id)) {
+      return launchRefused("not_found", "No such content you may read");
+    }
     action = declared.id;
     instanceId = request.instance_id;
   }
@@ -195,6 +202,7 @@ export async function createLaunch(
     action,
     view,
     instanceId,
+    modelLimit: ctx.models ? [...ctx.models] : null,
   };
   const issued = await codes.issue(launchPurpose(installationId), {
     prefix: "svl_",
@@ -302,6 +310,8 @@ export async function exchangeLaunch(
   } else {
     models = readableGranted(loaded.authority, ctx.installation);
   }
+  const limit = p.modelLimit;
+  if (limit) models = models.filter((m) => limit.includes(m.model_id));
   const user = await ctx.db.selectFrom("users").select(["email"])
     .where("id", "=", p.userId).executeTakeFirstOrThrow();
   const id = (ctx.newId ?? (() => crypto.randomUUID()))();

@@ -14,6 +14,19 @@ export interface ExampleBehaviour {
   capabilities: string[];
   /** Status the notification endpoint answers. */
   events: number;
+  /**
+   * How operations answer: `ok` (exchange, then blocks), `refuse` (exchange, then refused),
+   * `no_exchange` (blocks without exchanging), `garbage` (not JSON), `undeclared_block` (a
+   * block kind the operation does not declare), `hang` (never answers), `unavailable` (503).
+   */
+  operation:
+    | "ok"
+    | "refuse"
+    | "no_exchange"
+    | "garbage"
+    | "undeclared_block"
+    | "hang"
+    | "unavailable";
 }
 
 /** One installation the plugin holds: the token lives only in memory here (a real plugin encrypts it at rest). */
@@ -72,6 +85,14 @@ export interface ExamplePlugin {
   events: unknown[];
   /** Hand-off bodies received, with the token and code removed. */
   handoffs: { kind: string; installation_id: string }[];
+  /** Invocation envelopes received, as sent (the code replaced by "<code>"). */
+  invocations: Record<string, unknown>[];
+  /** What each `/invocations/exchange` answered (status and body). */
+  exchanges: { status: number; body: unknown }[];
+  /** The last invocation code a `no_exchange` run left unused (tests try it elsewhere). */
+  lastCode?: string;
+  /** Runs after the exchange and before the plugin answers (tests change the grant here). */
+  beforeAnswer?: () => Promise<void>;
   serviceFetch: (url: string, init: RequestInit) => Promise<Response>;
   /** Issues a one-time activation (no id) or rotation code, valid 15 minutes; only its digest is kept. */
   issueCode(installationId?: string): Promise<string>;
@@ -113,9 +134,68 @@ export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
       button_label: "Open",
       opens: { kind: "content_action", id: "publish-later" },
     }],
+    operations: [
+      {
+        id: "word-count",
+        label: "Count words",
+        url: `${origin}/svc/operations/word-count`,
+        scope: "entry",
+        audience: "interactive",
+        requires: ["content:read"],
+        input: [{ name: "note", label: "Note", type: "text", max_length: 20 }, {
+          name: "mode",
+          label: "Mode",
+          type: "select",
+          options: [{ value: "fast", label: "Fast" }, {
+            value: "full",
+            label: "Full",
+          }],
+        }],
+        result: ["text", "json"],
+      },
+      {
+        id: "site-report",
+        label: "Site report",
+        url: `${origin}/svc/operations/site-report`,
+        scope: "site",
+        audience: "interactive",
+        requires: ["content:read", "site:plugins"],
+        result: ["text", "json"],
+      },
+      {
+        id: "archive",
+        label: "Archive",
+        url: `${origin}/svc/operations/archive`,
+        scope: "entry",
+        audience: "interactive",
+        requires: ["content:write"],
+        destructive: true,
+        result: ["text", "json"],
+      },
+      {
+        id: "release-check",
+        label: "Release check",
+        url: `${origin}/svc/operations/release-check`,
+        scope: "entry",
+        audience: "interactive",
+        requires: ["workflow:release"],
+        result: ["text", "json"],
+      },
+    ].filter((op) =>
+      op.requires.every((r) =>
+        r === "site:plugins" || behaviour.capabilities.includes(r)
+      )
+    ),
     ...(behaviour.manifest === "unknown_key" ? { surprise: true } : {}),
   };
 }
+
+const ENVELOPE_KEYS = [
+  "installation_id",
+  "invocation_id",
+  "code",
+  "expires_at",
+];
 
 /** Starts the example plugin on 127.0.0.1 (a free port by default). */
 export function startExamplePlugin(
@@ -143,11 +223,14 @@ export function startExamplePlugin(
         "workflow:release",
       ],
       events: 204,
+      operation: "ok",
     },
     installations: new Map(),
     delegations: new Map(),
     events: [],
     handoffs: [],
+    invocations: [],
+    exchanges: [],
     serviceFetch: options.serviceFetch ?? ((url, init) => fetch(url, init)),
     async issueCode(installationId) {
       const code = crypto.randomUUID() + crypto.randomUUID();
@@ -263,6 +346,75 @@ export function startExamplePlugin(
     });
   }
 
+  async function operation(request: Request, id: string): Promise<Response> {
+    const mode = plugin.behaviour.operation;
+    let envelope: Record<string, unknown>;
+    try {
+      envelope = await request.json();
+    } catch {
+      return Response.json({
+        status: "refused",
+        code: "invalid_envelope",
+        message: "Not JSON",
+      });
+    }
+    plugin.invocations.push({ ...envelope, code: "<code>" });
+    // Closed: exactly four keys, or the plugin refuses (PEXT-012).
+    const keys = Object.keys(envelope);
+    const installation = plugin.installations.get(
+      String(envelope.installation_id),
+    );
+    if (
+      keys.length !== ENVELOPE_KEYS.length ||
+      !keys.every((k) => ENVELOPE_KEYS.includes(k)) || !installation
+    ) {
+      return Response.json({
+        status: "refused",
+        code: "invalid_envelope",
+        message: "The invocation envelope is not one this plugin accepts",
+      });
+    }
+    if (mode === "hang") {
+      await new Promise<void>((resolve) => hanging.add(resolve));
+      return new Response(null, { status: 503 });
+    }
+    if (mode === "unavailable") return new Response(null, { status: 503 });
+    let exchanged: unknown = null;
+    if (mode === "no_exchange") plugin.lastCode = String(envelope.code);
+    if (mode !== "no_exchange") {
+      const res = await plugin.api(installation.id, "/invocations/exchange", {
+        body: { code: envelope.code },
+      });
+      exchanged = await res.json();
+      plugin.exchanges.push({ status: res.status, body: exchanged });
+      if (!res.ok) {
+        return Response.json({
+          status: "refused",
+          code: "exchange_refused",
+          message: "The service would not exchange the invocation",
+        });
+      }
+    }
+    await plugin.beforeAnswer?.();
+    if (mode === "garbage") return new Response("<html>no");
+    if (mode === "refuse") {
+      return Response.json({
+        status: "refused",
+        code: "nothing_to_do",
+        message: "Nothing to count in this entry",
+      });
+    }
+    return Response.json({
+      status: "ok",
+      blocks: [
+        { type: "text", text: `Ran ${id}` },
+        mode === "undeclared_block"
+          ? { type: "rows", columns: ["a"], rows: [["b"]] }
+          : { type: "json", filename: "exchange.json", data: exchanged },
+      ],
+    });
+  }
+
   const server = Deno.serve({
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 0,
@@ -287,6 +439,8 @@ export function startExamplePlugin(
       plugin.events.push(await request.json());
       return new Response(null, { status: plugin.behaviour.events });
     }
+    const op = /^\/svc\/operations\/([a-z0-9-]+)$/.exec(url.pathname);
+    if (request.method === "POST" && op) return await operation(request, op[1]);
     const launch = /^\/installations\/([0-9a-f-]{36})$/.exec(url.pathname);
     if (request.method === "GET" && launch) {
       return await launchPage(request, launch[1]);

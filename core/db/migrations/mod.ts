@@ -17,6 +17,7 @@ import * as m0150 from "./0150_media.ts";
 import * as m0140 from "./0140_plugins.ts";
 import * as m0180 from "./0180_oauth.ts";
 import * as m0170 from "./0170_form_submissions.ts";
+import * as m0190 from "./0190_plugin_invocations.ts";
 import * as m0220 from "./0220_page_addresses.ts";
 import * as m0221 from "./0221_comments.ts";
 
@@ -39,6 +40,7 @@ export const migrations: Record<string, Migration> = {
   "0140_plugins": m0140,
   "0180_oauth": m0180,
   "0170_form_submissions": m0170,
+  "0190_plugin_invocations": m0190,
   "0220_page_addresses": m0220,
   "0221_comments": m0221,
 };

@@ -479,13 +479,16 @@ export const discardEntryDraft = operation({
   errors: DRAFT_ERRORS,
 });
 
-/** Writes that take no `Idempotency-Key` (spec 2 part 4.1 item 3: the redirect review and the routes under /editing). */
+/** Writes that take no `Idempotency-Key` (spec 2 part 4.1 item 3: plugin launches, the redirect review and the routes under /editing). */
 export const KEYLESS_WRITES: ReadonlySet<string> = new Set([
   // The redirect review stores nothing (spec 2 part 4.1 item 3).
   "review-seo-redirects",
   putEntryDraft.name,
   takeOverEntryDraft.name,
   discardEntryDraft.name,
+  // Plugin launches (spec 2 part 4.1 item 3, LAU-029): each call mints a new one-time link.
+  "launch-plugin-manage-view",
+  "launch-plugin-content-action",
 ]);
 
 /** The operations of this file, in the docs' order. */

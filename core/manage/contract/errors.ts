@@ -20,6 +20,16 @@ export const ERROR_STATUS = {
   unsupported_content_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  // Plugin launches and operations (spec 2 parts 4.3, 7).
+  operation_unavailable: 404,
+  installation_not_active: 409,
+  plugin_unavailable: 409,
+  invocation_in_progress: 409,
+  model_not_granted: 422,
+  plugin_refused: 422,
+  plugin_unreachable: 502,
+  plugin_response_invalid: 502,
+  plugin_timeout: 504,
   // Models and model proposals (spec 2 parts 4.3, 7; statuses not stated there are ours, see docs).
   duplicate_field_key: 400,
   component_nesting_too_deep: 400,

@@ -11,6 +11,7 @@ import { RELATED_FROM_OPERATIONS } from "./related_from.ts";
 import { MEDIA_OPERATIONS } from "./media.ts";
 import { PAGE_OPERATIONS } from "./pages.ts";
 import { COMMENT_OPERATIONS } from "./comments.ts";
+import { PLUGIN_OPERATIONS } from "./plugins.ts";
 
 export * from "./operation.ts";
 export * from "./errors.ts";
@@ -39,6 +40,7 @@ export const OPERATIONS = [
   ...MENU_OPERATIONS,
   ...MEDIA_OPERATIONS,
   ...COMMENT_OPERATIONS,
+  ...PLUGIN_OPERATIONS,
 ] as const;
 
 /** The union of declared operations. */

@@ -12,6 +12,7 @@ import * as relatedFrom from "./related_from.ts";
 import * as media from "./media.ts";
 import * as pages from "./pages.ts";
 import * as comments from "./comments.ts";
+import * as plugins from "./plugins.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -27,4 +28,5 @@ export const HANDLERS: HandlerMap = {
   ...menus,
   ...media,
   ...comments,
+  ...plugins,
 };

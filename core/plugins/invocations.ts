@@ -1,0 +1,727 @@
+// Plugin operations (spec 1 parts 2.4, 2.5, 2.9, 7; spec 2 parts 2.5, 4.3): the service checks
+// the caller and the grant, sends the closed invocation envelope through the guarded fetch, the
+// plugin exchanges the one-time code at /invocations/exchange for a delegation, and its answer
+// is accepted only after that exchange, while the installation is active and still granted.
+import type { Authority } from "../access/authority.ts";
+import { loadAuthority } from "../access/authority.ts";
+import { decide, readReach } from "../access/decide.ts";
+import type { Scope } from "../access/scopes.ts";
+import { sha256Hex } from "../auth/secrets.ts";
+import type { Clock } from "../clock.ts";
+import type { Db } from "../db/database.ts";
+import { snapshotActor } from "../entries/actor_snapshot.ts";
+import { type AuditWriter, ledgerAuditWriter } from "../entries/audit.ts";
+import { readGroup } from "../entries/store.ts";
+import { OneTimeCodes } from "../kv/one_time_codes.ts";
+import { isPageField } from "../models/validate_values.ts";
+import { canonicalJson } from "../pages/mod.ts";
+import type { PluginActor } from "../access/actor.ts";
+import { type PluginRefusal, pluginRefusal } from "./api_support.ts";
+import { parseOperationAnswer, type ResultBlock } from "./answers.ts";
+import type { PluginCall } from "./calls.ts";
+import {
+  type DelegatedModel,
+  type ExchangeContext,
+  readableGranted,
+} from "./delegations.ts";
+import {
+  type Installation,
+  installationOf,
+  readInstallation,
+} from "./installation_store.ts";
+import type { ManifestOperation } from "./manifest.ts";
+import { OUTBOUND_LIMITS, OutboundBudget } from "./outbound.ts";
+import { type Capability, LIMITS } from "./protocol.ts";
+
+/**
+ * What each management scope lets a plugin do for a credential (spec 2 part 4.3, MPL-006);
+ * a capability outside the credential's scopes is refused.
+ */
+export const SCOPE_CAPABILITIES: Partial<Record<Scope, Capability[]>> = {
+  "content:read": ["content:read", "workflow:read"],
+  "lifecycle:publish": [
+    "workflow:publish",
+    "workflow:unpublish",
+    "workflow:locale",
+  ],
+  "content:write": ["content:write", "content:create", "draft:write"],
+  "content:trash": ["content:delete"],
+  "media:write": ["media:write", "media:read", "media:update", "media:source"],
+  "content:propose": ["content:propose"],
+};
+
+/** The capabilities a caller's scopes allow; every capability for a person (null scopes). */
+export function capabilitiesOfScopes(
+  scopes: readonly Scope[] | null,
+): Set<string> | null {
+  if (scopes === null) return null;
+  return new Set(scopes.flatMap((s) => SCOPE_CAPABILITIES[s] ?? []));
+}
+
+/** Who runs an operation: a person, directly or through a management credential or MCP. */
+export interface InvocationCaller {
+  /** The person whose authority applies (a credential's creator). */
+  userId: string;
+  via: "session" | "management_credential" | "mcp";
+  /** The caller's authority now (a credential's: narrowed by its scopes and models). */
+  authority: Authority;
+}
+
+/** What {@linkcode invokeOperation} needs. */
+export interface InvokeContext {
+  db: Db;
+  kv: Deno.Kv;
+  clock: Clock;
+  call: PluginCall;
+  siteId: string;
+  caller: InvocationCaller;
+  audit?: AuditWriter;
+  newId?: () => string;
+}
+
+/** A refusal of an invocation, with the status the Management API answers. */
+export interface InvokeRefusal {
+  ok: false;
+  status: 400 | 403 | 404 | 409 | 422 | 502 | 503 | 504;
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** A completed run: the plugin's result blocks. */
+export interface InvokeSuccess {
+  ok: true;
+  invocation_id: string;
+  outcome: "completed";
+  result: { blocks: ResultBlock[] };
+}
+
+function refusal(
+  status: InvokeRefusal["status"],
+  code: string,
+  message: string,
+  details?: Record<string, unknown>,
+): InvokeRefusal {
+  return { ok: false, status, code, message, ...(details ? { details } : {}) };
+}
+
+/** What the one-time invocation code is bound to, kept in KV under its digest. */
+interface InvocationPayload {
+  siteId: string;
+  installationId: string;
+  invocationId: string;
+  userId: string;
+  via: InvocationCaller["via"];
+  operationId: string;
+  scope: ManifestOperation["scope"];
+  groupId: string | null;
+  instanceId: string | null;
+  modelId: string | null;
+  /** Models the caller reads (credential models applied), for a site operation's delegation. */
+  models: DelegatedModel[];
+  input: Record<string, unknown>;
+}
+
+function invocationPurpose(installationId: string): string {
+  return `invocation:${installationId}`;
+}
+
+/** True while the installation is active and its grant holds every requirement of `op`. */
+export function operationAvailable(
+  installation: Installation,
+  op: ManifestOperation,
+): boolean {
+  return installation.state === "active" &&
+    op.requires.every((r) =>
+      r === "site:plugins" ||
+      installation.capabilities.includes(r as Capability)
+    );
+}
+
+/** True when a caller with `scopes` may use every capability `op` requires (MPL-006, MPL-011). */
+export function withinScopes(
+  op: ManifestOperation,
+  scopes: readonly Scope[] | null,
+): boolean {
+  const allowed = capabilitiesOfScopes(scopes);
+  return allowed === null ||
+    op.requires.every((r) => r === "site:plugins" || allowed.has(r));
+}
+
+/** Closed validation of an operation's input against its declared fields (MPL-009). */
+export function checkOperationInput(
+  op: ManifestOperation,
+  input: Record<string, unknown>,
+  languages: readonly string[],
+): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const fields = new Map(op.input.map((f) => [f.name, f]));
+  for (const key of Object.keys(input)) {
+    if (!fields.has(key)) {
+      issues.push({ path: `input.${key}`, message: "unknown key" });
+    }
+  }
+  for (const field of op.input) {
+    const at = `input.${field.name}`;
+    const value = input[field.name];
+    if (value === undefined || value === null || value === "") {
+      if (field.required) issues.push({ path: at, message: "required" });
+      continue;
+    }
+    switch (field.type) {
+      case "text":
+      case "textarea":
+        if (typeof value !== "string") {
+          issues.push({ path: at, message: "expected text" });
+        } else if (value.length > (field.max_length ?? 10_000)) {
+          issues.push({
+            path: at,
+            message: `at most ${field.max_length ?? 10_000} characters`,
+          });
+        }
+        break;
+      case "number":
+        if (typeof value !== "number" || !Number.isFinite(value)) {
+          issues.push({ path: at, message: "expected a number" });
+        } else if (field.min !== undefined && value < field.min) {
+          issues.push({ path: at, message: `at least ${field.min}` });
+        } else if (field.max !== undefined && value > field.max) {
+          issues.push({ path: at, message: `at most ${field.max}` });
+        }
+        break;
+      case "boolean":
+        if (typeof value !== "boolean") {
+          issues.push({ path: at, message: "expected true or false" });
+        }
+        break;
+      case "select":
+        if (!field.options!.some((o) => o.value === value)) {
+          issues.push({ path: at, message: "expected one of the options" });
+        }
+        break;
+      case "datetime":
+        if (
+          typeof value !== "string" ||
+          !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value) ||
+          Number.isNaN(Date.parse(value))
+        ) {
+          issues.push({ path: at, message: "expected an ISO date and time" });
+        }
+        break;
+      case "timezone":
+        if (typeof value !== "string" || !isTimeZone(value)) {
+          issues.push({ path: at, message: "expected an IANA time zone" });
+        }
+        break;
+      case "locale":
+        if (typeof value !== "string" || !languages.includes(value)) {
+          issues.push({ path: at, message: "expected a language of the site" });
+        }
+        break;
+    }
+  }
+  return issues;
+}
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: zone });
+    return zone.includes("/") || zone === "UTC";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs operation `operationId` of an installation for the caller, checking in this order:
+ * installation and operation (`operation_unavailable`, `installation_not_active`), the
+ * caller's scopes, `instance_id` and `input` (`input_invalid`), the item and permissions,
+ * one run at a time per caller and target (`invocation_in_progress`); then the call, the
+ * exchange and the answer (`plugin_refused`, `plugin_unreachable`, `plugin_timeout`,
+ * `plugin_response_invalid`, `plugin_unavailable`). Audited as `plugin.operation.run`.
+ */
+export async function invokeOperation(
+  ctx: InvokeContext,
+  installationId: string,
+  operationId: string,
+  request: { instance_id?: string; input?: Record<string, unknown> },
+): Promise<InvokeSuccess | InvokeRefusal> {
+  const unavailable = refusal(
+    404,
+    "operation_unavailable",
+    `No operation "${operationId}" is available from this plugin`,
+  );
+  const row = /^[0-9a-f-]{36}$/i.test(installationId)
+    ? await readInstallation(ctx.db, ctx.siteId, installationId)
+    : undefined;
+  if (!row) return unavailable;
+  const installation = installationOf(row);
+  const op = installation.manifest.operations.find((o) => o.id === operationId);
+  if (!op) return unavailable;
+  if (installation.state !== "active") {
+    return refusal(
+      409,
+      "installation_not_active",
+      `The plugin is ${installation.state}`,
+    );
+  }
+  const authority = ctx.caller.authority;
+  if (
+    !operationAvailable(installation, op) || !withinScopes(op, authority.scopes)
+  ) {
+    return unavailable;
+  }
+  const input = request.input ?? {};
+  const issues: { path: string; message: string }[] = [];
+  if (op.scope === "site" && request.instance_id !== undefined) {
+    issues.push({
+      path: "instance_id",
+      message: "a site operation takes no instance_id",
+    });
+  }
+  if (op.scope !== "site" && request.instance_id === undefined) {
+    issues.push({
+      path: "instance_id",
+      message: `an ${op.scope} operation needs instance_id`,
+    });
+  }
+  const languages = (await ctx.db.selectFrom("site_languages").select("code")
+    .where("site_id", "=", ctx.siteId).execute()).map((l) => l.code);
+  issues.push(...checkOperationInput(op, input, languages));
+  if (issues.length > 0) {
+    return refusal(400, "input_invalid", "The operation's input is not valid", {
+      issues,
+    });
+  }
+
+  let groupId: string | null = null;
+  let modelId: string | null = null;
+  if (op.scope === "site") {
+    if (!decide(authority, { action: "plugins.site_operation" }).ok) {
+      return refusal(
+        403,
+        "missing_permission",
+        "A site operation needs site:plugins",
+        { missing: ["site:plugins"] },
+      );
+    }
+  } else {
+    const notFound = refusal(
+      404,
+      "not_found",
+      "No such entry you may read in the plugin's grant",
+    );
+    const entry = /^[0-9a-f-]{36}$/i.test(request.instance_id!)
+      ? await ctx.db.selectFrom("entries").select("group_id")
+        .where("site_id", "=", ctx.siteId)
+        .where("id", "=", request.instance_id!).executeTakeFirst()
+      : undefined;
+    const group = entry
+      ? await readGroup(ctx.db, ctx.siteId, entry.group_id)
+      : undefined;
+    if (
+      !group || !installation.modelIds.includes(group.model_id) ||
+      !decide(authority, {
+        action: "plugins.entry_operation",
+        model: group.model_id,
+        owner: group.created_by,
+      }).ok
+    ) {
+      return notFound;
+    }
+    if (op.scope === "page" && !(await holdsPages(ctx, group.model_id))) {
+      return notFound;
+    }
+    if (op.destructive) {
+      const decision = decide(authority, {
+        action: "plugins.entry_operation_destructive",
+        model: group.model_id,
+        owner: group.created_by,
+      });
+      if (!decision.ok) {
+        const { ok: _ok, code, ...details } = decision;
+        return refusal(
+          403,
+          code,
+          "A destructive operation needs update permission on the entry",
+          details,
+        );
+      }
+    }
+    groupId = group.id;
+    modelId = group.model_id;
+  }
+
+  // One run at a time per caller, operation and target: a second one waits for the first.
+  const lockKey = [
+    "plugin_invocation_lock",
+    installation.id,
+    op.id,
+    ctx.caller.userId,
+    request.instance_id ?? "site",
+  ];
+  const locked = await ctx.kv.atomic().check({
+    key: lockKey,
+    versionstamp: null,
+  })
+    .set(lockKey, true, { expireIn: LIMITS.invocation.timeout_ms * 2 })
+    .commit();
+  if (!locked.ok) {
+    return refusal(
+      409,
+      "invocation_in_progress",
+      "The same operation is already running for this target: wait for its answer",
+    );
+  }
+  try {
+    return await run(ctx, installation, op, {
+      groupId,
+      modelId,
+      instanceId: request.instance_id ?? null,
+      input,
+    });
+  } finally {
+    await ctx.kv.delete(lockKey);
+  }
+}
+
+async function holdsPages(
+  ctx: { db: Db; siteId: string },
+  modelId: string,
+): Promise<boolean> {
+  const fields = await ctx.db.selectFrom("model_fields").select([
+    "key",
+    "type",
+    "config",
+  ]).where("site_id", "=", ctx.siteId).where("model_id", "=", modelId)
+    .execute();
+  return fields.some((f) => isPageField(f as never));
+}
+
+async function run(
+  ctx: InvokeContext,
+  installation: Installation,
+  op: ManifestOperation,
+  target: {
+    groupId: string | null;
+    modelId: string | null;
+    instanceId: string | null;
+    input: Record<string, unknown>;
+  },
+): Promise<InvokeSuccess | InvokeRefusal> {
+  const newId = ctx.newId ?? (() => crypto.randomUUID());
+  const invocationId = newId();
+  const now = ctx.clock.now();
+  const inputDigest = await sha256Hex(canonicalJson(target.input));
+  await ctx.db.insertInto("plugin_invocations").values({
+    id: invocationId,
+    site_id: ctx.siteId,
+    installation_id: installation.id,
+    operation_id: op.id,
+    scope: op.scope,
+    caller_id: ctx.caller.userId,
+    caller_via: ctx.caller.via,
+    model_id: target.modelId,
+    group_id: target.groupId,
+    instance_id: target.instanceId,
+    input_digest: inputDigest,
+    status: "sent",
+    outcome: null,
+    answer_digest: null,
+    delegation_id: null,
+    created_at: now,
+    exchanged_at: null,
+    finished_at: null,
+  }).execute();
+  const payload: InvocationPayload = {
+    siteId: ctx.siteId,
+    installationId: installation.id,
+    invocationId,
+    userId: ctx.caller.userId,
+    via: ctx.caller.via,
+    operationId: op.id,
+    scope: op.scope,
+    groupId: target.groupId,
+    instanceId: target.instanceId,
+    modelId: target.modelId,
+    models: readableGranted(ctx.caller.authority, installation),
+    input: target.input,
+  };
+  const issued = await new OneTimeCodes(ctx.kv, { clock: ctx.clock }).issue(
+    invocationPurpose(installation.id),
+    { prefix: "svi_", ttlMs: LIMITS.invocation.timeout_ms, payload },
+  );
+  const envelope = {
+    installation_id: installation.id,
+    invocation_id: invocationId,
+    code: issued.code,
+    expires_at: issued.expiresAt.getTime(),
+  };
+  const budget = new OutboundBudget(
+    OUTBOUND_LIMITS.invocation,
+    () => ctx.clock.now().getTime(),
+  );
+  const answered = await ctx.call({
+    url: op.url,
+    method: "POST",
+    purpose: "invocation",
+    json: envelope,
+  }, { budget });
+
+  const finish = async (
+    status: "completed" | "refused" | "failed",
+    outcome: string,
+    answerDigest: string | null,
+  ) => {
+    await audit(ctx, installation, op, {
+      invocation_id: invocationId,
+      operation_id: op.id,
+      outcome,
+      input_digest: inputDigest,
+      answer_digest: answerDigest,
+      target: target.groupId === null
+        ? null
+        : { group_id: target.groupId, model_id: target.modelId },
+    }, async (tx) => {
+      await tx.updateTable("plugin_invocations").set({
+        status,
+        outcome,
+        answer_digest: answerDigest,
+        finished_at: ctx.clock.now(),
+      }).where("id", "=", invocationId).execute();
+    });
+  };
+
+  if (!answered.ok) {
+    const code = answered.code === "plugin_timeout"
+      ? "plugin_timeout"
+      : answered.code === "plugin_response_invalid"
+      ? "plugin_response_invalid"
+      : "plugin_unreachable";
+    await finish("failed", code, null);
+    return refusal(
+      code === "plugin_timeout" ? 504 : 502,
+      code,
+      code === "plugin_timeout"
+        ? "The plugin did not answer in time"
+        : code === "plugin_response_invalid"
+        ? "The plugin's answer was too large"
+        : "The plugin could not be reached",
+    );
+  }
+  const answerDigest = await sha256Hex(answered.body);
+  if (answered.status === 503) {
+    await finish("failed", "plugin_unavailable", answerDigest);
+    return refusal(
+      409,
+      "plugin_unavailable",
+      "The plugin is unavailable: try again later",
+    );
+  }
+  let json: unknown = undefined;
+  try {
+    json = JSON.parse(new TextDecoder().decode(answered.body));
+  } catch {
+    // Refused below as an invalid answer.
+  }
+  const parsed = answered.status >= 200 && answered.status < 300
+    ? parseOperationAnswer(json, op)
+    : null;
+  if (!parsed || !parsed.ok) {
+    await finish("failed", "plugin_response_invalid", answerDigest);
+    return refusal(
+      502,
+      "plugin_response_invalid",
+      `The plugin's answer is not a valid operation answer${
+        parsed ? "" : ` (HTTP ${answered.status})`
+      }`,
+      parsed && !parsed.ok ? { issues: parsed.issues } : undefined,
+    );
+  }
+  // Accepted only after the plugin exchanged the code (PEXT-013), and only while the
+  // installation is active with a grant still covering the operation (PEXT-014).
+  const stored = await ctx.db.selectFrom("plugin_invocations").select("status")
+    .where("id", "=", invocationId).executeTakeFirstOrThrow();
+  if (stored.status !== "exchanged") {
+    await finish("failed", "plugin_response_invalid", answerDigest);
+    return refusal(
+      502,
+      "plugin_response_invalid",
+      "The plugin answered without exchanging the invocation",
+    );
+  }
+  const now2 = await readInstallation(ctx.db, ctx.siteId, installation.id);
+  if (!now2 || !operationAvailable(installationOf(now2), op)) {
+    await finish("failed", "plugin_unavailable", answerDigest);
+    return refusal(
+      409,
+      "plugin_unavailable",
+      "The plugin's installation or grant changed while it ran: its answer was not accepted",
+    );
+  }
+  const answer = parsed.answer;
+  if (answer.status === "refused") {
+    await finish("refused", "plugin_refused", answerDigest);
+    return refusal(422, "plugin_refused", answer.message, {
+      plugin: { code: answer.code, message: answer.message },
+    });
+  }
+  await finish("completed", "completed", answerDigest);
+  return {
+    ok: true,
+    invocation_id: invocationId,
+    outcome: "completed",
+    result: { blocks: answer.blocks },
+  };
+}
+
+async function audit(
+  ctx: InvokeContext,
+  installation: Installation,
+  op: ManifestOperation,
+  details: Record<string, unknown>,
+  body: (tx: Db) => Promise<void>,
+): Promise<void> {
+  const writer = ctx.audit ?? ledgerAuditWriter;
+  const newId = ctx.newId ?? (() => crypto.randomUUID());
+  await ctx.db.transaction().execute(async (tx) => {
+    await body(tx);
+    const person = await tx.selectFrom("users").select("email")
+      .where("id", "=", ctx.caller.userId).executeTakeFirstOrThrow();
+    const actor: PluginActor = {
+      kind: "plugin",
+      installationId: installation.id,
+      name: installation.name,
+      version: installation.version,
+      delegatedUserId: ctx.caller.userId,
+      delegatedEmail: person.email,
+      pluginId: installation.pluginId,
+      protocolVersion: installation.protocolVersion,
+    };
+    await writer.write(tx, {
+      id: newId(),
+      siteId: ctx.siteId,
+      actor: await snapshotActor(tx, ctx.siteId, actor),
+      action: "plugin.operation.run",
+      target: {
+        kind: "installation",
+        installation_id: installation.id,
+        plugin_id: installation.pluginId,
+      },
+      details: { ...details, operation_label: op.label, via: ctx.caller.via },
+      at: ctx.clock.now(),
+    });
+  });
+}
+
+/** What the plugin learns from exchanging an invocation code. */
+export interface InvocationExchange {
+  delegation_id: string;
+  invocation_id: string;
+  operation_id: string;
+  scope: ManifestOperation["scope"];
+  instance_id: string | null;
+  group_id: string | null;
+  model_ids: DelegatedModel[];
+  input: Record<string, unknown>;
+  user: { id: string; email: string };
+}
+
+const CODE_REFUSED =
+  "The code is unknown, used, expired or was not minted for this installation";
+
+/**
+ * Exchanges an invocation code (`svi_`, one-time, bound to this installation and the run)
+ * for a delegation recorded with the invocation (LAU-021): an entry operation's is bound to
+ * the item's translation group and model; a site operation's has no entry and reaches the
+ * granted models the caller reads (LAU-022). A launch code is refused here, and this code
+ * at `/launch/exchange` (LAU-023).
+ */
+export async function exchangeInvocation(
+  ctx: ExchangeContext,
+  code: string,
+): Promise<{ ok: true; exchange: InvocationExchange } | PluginRefusal> {
+  if (!/^svi_[A-Za-z0-9_-]{43}$/.test(code)) {
+    return pluginRefusal("invalid_request", CODE_REFUSED);
+  }
+  const consumed = await new OneTimeCodes(ctx.kv, { clock: ctx.clock })
+    .consume<InvocationPayload>(code, invocationPurpose(ctx.installation.id));
+  if (!consumed.ok) return pluginRefusal("invalid_request", CODE_REFUSED);
+  const p = consumed.payload;
+  if (
+    p.siteId !== ctx.installation.siteId ||
+    p.installationId !== ctx.installation.id
+  ) {
+    return pluginRefusal("invalid_request", CODE_REFUSED);
+  }
+  const loaded = await loadAuthority(ctx.db, {
+    siteId: p.siteId,
+    actor: { kind: "person", userId: p.userId },
+  });
+  if (!loaded.ok) {
+    return pluginRefusal(
+      "requester_unauthorized",
+      "The person who ran the operation no longer has access to the site",
+    );
+  }
+  let models = p.models;
+  if (p.groupId !== null && p.modelId !== null) {
+    const reach = readReach(loaded.authority, p.modelId);
+    if (reach === "none") {
+      return pluginRefusal(
+        "requester_unauthorized",
+        "The person may no longer read the item",
+      );
+    }
+    models = [{
+      model_id: p.modelId,
+      access: reach === "all" ? "read" : "read:own",
+    }];
+  }
+  const user = await ctx.db.selectFrom("users").select("email")
+    .where("id", "=", p.userId).executeTakeFirstOrThrow();
+  const id = (ctx.newId ?? (() => crypto.randomUUID()))();
+  const now = ctx.clock.now();
+  // Only a run still waiting for its answer can be exchanged: once the service has judged
+  // the answer (or given up), the code is worth nothing.
+  const exchanged = await ctx.db.transaction().execute(async (tx) => {
+    const waiting = await tx.updateTable("plugin_invocations").set({
+      status: "exchanged",
+      delegation_id: id,
+      exchanged_at: now,
+    }).where("id", "=", p.invocationId).where("status", "=", "sent")
+      .executeTakeFirst();
+    if (waiting.numUpdatedRows !== 1n) return false;
+    await tx.insertInto("plugin_delegations").values({
+      id,
+      site_id: p.siteId,
+      installation_id: ctx.installation.id,
+      source: "invocation",
+      user_id: p.userId,
+      user_email: user.email,
+      action: p.operationId,
+      view: null,
+      instance_id: p.instanceId,
+      group_id: p.groupId,
+      model_ids: JSON.stringify(models),
+      invocation_id: p.invocationId,
+      created_at: now,
+    }).execute();
+    return true;
+  });
+  if (!exchanged) return pluginRefusal("invalid_request", CODE_REFUSED);
+  return {
+    ok: true,
+    exchange: {
+      delegation_id: id,
+      invocation_id: p.invocationId,
+      operation_id: p.operationId,
+      scope: p.scope,
+      instance_id: p.instanceId,
+      group_id: p.groupId,
+      model_ids: models,
+      input: p.input,
+      user: { id: p.userId, email: user.email },
+    },
+  };
+}
