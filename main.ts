@@ -3,6 +3,8 @@ import { openServices } from "./core/boot.ts";
 import { type Config, loadConfig } from "./core/config.ts";
 import { createApp } from "./core/server.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
+import { pluginCallOf } from "./core/plugins/calls.ts";
+import { drainNotifications } from "./core/plugins/notifications.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import type { Services } from "./core/services.ts";
 import {
@@ -41,6 +43,23 @@ Deno.cron(
   async () => {
     const done = await runDailyMaintenance(services);
     services.log({ level: "info", msg: "maintenance", ...done });
+  },
+);
+// Lifecycle notifications wait in the database (queued with each effect); a minute's tick
+// delivers what is due, so a restart loses nothing (spec 1 parts 6, 7).
+Deno.cron(
+  "plugin notifications",
+  "* * * * *",
+  { signal: shutdown.signal },
+  async () => {
+    const done = await drainNotifications({
+      db: services.db,
+      now: () => services.clock.now(),
+      call: pluginCallOf(services),
+    }, { limit: 200 });
+    if (done.delivered + done.retrying + done.failed > 0) {
+      services.log({ level: "info", msg: "plugin notifications", ...done });
+    }
   },
 );
 let server: Deno.HttpServer<Deno.NetAddr>;
