@@ -15,7 +15,6 @@ import type {
   LifecycleContext,
   LifecycleOutcome,
   LifecycleRefusal,
-  LifecycleResult,
 } from "./types.ts";
 import type { ReviewStage } from "./review_stage.ts";
 
@@ -70,10 +69,22 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
  * failed audit write rolls back everything and answers `audit_unavailable` (people,
  * credentials) or `temporary_failure` (plugins, spec 1 part 6). Other errors throw.
  */
-export async function runCommand(
+export function runCommand(
   ctx: LifecycleContext,
   body: (scope: CommandScope) => Promise<LifecycleOutcome>,
 ): Promise<LifecycleOutcome> {
+  return runCommandOver(ctx, body, (outcome) => [outcome.group_id]);
+}
+
+/**
+ * {@linkcode runCommand} for a command that changes several groups in its one transaction
+ * (a release): `groupsOf` names every group whose projections must be refreshed.
+ */
+export async function runCommandOver<T extends { ok: true }>(
+  ctx: LifecycleContext,
+  body: (scope: CommandScope) => Promise<T | LifecycleRefusal>,
+  groupsOf: (result: T) => readonly string[],
+): Promise<T | LifecycleRefusal> {
   const loaded = await loadAuthority(ctx.db, {
     siteId: ctx.siteId,
     actor: ctx.actor,
@@ -125,9 +136,11 @@ export async function runCommand(
         },
       };
       const outcome = await body(scope);
-      if (!outcome.ok) throw new Refused(outcome);
-      await publicationChanged(tx, ctx.siteId, outcome.group_id);
-      return outcome satisfies LifecycleResult;
+      if (!outcome.ok) throw new Refused(outcome as LifecycleRefusal);
+      for (const group of new Set(groupsOf(outcome as T))) {
+        await publicationChanged(tx, ctx.siteId, group);
+      }
+      return outcome as T;
     });
   } catch (error) {
     if (error instanceof Refused) return error.refusal;

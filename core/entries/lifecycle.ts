@@ -80,104 +80,111 @@ export function publishEntry(
   ctx: LifecycleContext,
   options: PublishOptions,
 ): Promise<LifecycleOutcome> {
-  return runCommand(ctx, async (scope) => {
-    const loaded = await loadTargets(
-      scope,
-      ctx.siteId,
-      options.group_id,
-      options.locale,
-    );
-    if ("ok" in loaded) return loaded;
-    const { group, targets } = loaded;
-    const changing = targets.filter(hasUnpublishedChange);
-    const denied = permit(
-      scope,
-      group,
-      "publish",
-      changing.length ? changing : targets,
-    );
-    if (denied) return denied;
-    if (group.revision !== options.expected_workflow_revision) {
-      return { ok: false, code: "workflow_conflict" };
+  return runCommand(ctx, (scope) => publishInScope(ctx, scope, options));
+}
+
+/** The body of {@linkcode publishEntry} inside a running command (a release runs several in one). */
+export async function publishInScope(
+  ctx: LifecycleContext,
+  scope: CommandScope,
+  options: PublishOptions,
+): Promise<LifecycleOutcome> {
+  const loaded = await loadTargets(
+    scope,
+    ctx.siteId,
+    options.group_id,
+    options.locale,
+  );
+  if ("ok" in loaded) return loaded;
+  const { group, targets } = loaded;
+  const changing = targets.filter(hasUnpublishedChange);
+  const denied = permit(
+    scope,
+    group,
+    "publish",
+    changing.length ? changing : targets,
+  );
+  if (denied) return denied;
+  if (group.revision !== options.expected_workflow_revision) {
+    return { ok: false, code: "workflow_conflict" };
+  }
+  const current = options.locale === undefined
+    ? group.current_version_id
+    : targets[0].current_version_id;
+  if (current !== options.expected_current_version_id) {
+    return { ok: false, code: "version_conflict" };
+  }
+  if (group.trashed_at !== null || changing.length === 0) {
+    return { ok: false, code: "transition_unavailable" };
+  }
+  // A site that requires review publishes only an approved draft.
+  if (
+    reviewBlocksPublish(await readReviewState(scope.tx, ctx.siteId, group.id))
+  ) {
+    return { ok: false, code: "transition_unavailable" };
+  }
+  const problems = await publishProblems(ctx, scope, group, changing);
+  if (problems.length > 0) {
+    return { ok: false, code: "field_validation_failed", errors: problems };
+  }
+  const addresses = await pendingAddresses(
+    scope.tx,
+    ctx.siteId,
+    changing.map((i) => i.id),
+  );
+  if ([...addresses.values()].some((a) => a.address === null)) {
+    return { ok: false, code: "page_address_required" };
+  }
+  const moved: { locale: string; from: string; to: string }[] = [];
+  const events: EventInput[] = [];
+  for (const instance of changing) {
+    const pending = addresses.get(instance.id);
+    if (pending?.address) {
+      const move = await applyPendingAddress(
+        scope,
+        ctx.siteId,
+        group,
+        instance,
+        {
+          ...pending,
+          address: pending.address,
+        },
+      );
+      moved.push({ locale: instance.locale, ...move });
     }
-    const current = options.locale === undefined
-      ? group.current_version_id
-      : targets[0].current_version_id;
-    if (current !== options.expected_current_version_id) {
-      return { ok: false, code: "version_conflict" };
-    }
-    if (group.trashed_at !== null || changing.length === 0) {
-      return { ok: false, code: "transition_unavailable" };
-    }
-    // A site that requires review publishes only an approved draft.
-    if (
-      reviewBlocksPublish(await readReviewState(scope.tx, ctx.siteId, group.id))
-    ) {
-      return { ok: false, code: "transition_unavailable" };
-    }
-    const problems = await publishProblems(ctx, scope, group, changing);
-    if (problems.length > 0) {
-      return { ok: false, code: "field_validation_failed", errors: problems };
-    }
-    const addresses = await pendingAddresses(
-      scope.tx,
-      ctx.siteId,
-      changing.map((i) => i.id),
-    );
-    if ([...addresses.values()].some((a) => a.address === null)) {
-      return { ok: false, code: "page_address_required" };
-    }
-    const moved: { locale: string; from: string; to: string }[] = [];
-    const events: EventInput[] = [];
-    for (const instance of changing) {
-      const pending = addresses.get(instance.id);
-      if (pending?.address) {
-        const move = await applyPendingAddress(
-          scope,
-          ctx.siteId,
-          group,
-          instance,
-          {
-            ...pending,
-            address: pending.address,
-          },
-        );
-        moved.push({ locale: instance.locale, ...move });
-      }
-      await scope.tx.updateTable("entries")
-        .set({
-          published_version_id: instance.current_version_id,
-          published_at: scope.now,
-          updated_at: scope.now,
-        })
-        .where("site_id", "=", ctx.siteId).where("id", "=", instance.id)
-        .execute();
-      events.push({
-        groupId: group.id,
-        entryId: instance.id,
-        locale: instance.locale,
-        kind: "publish",
-        from: instanceState(group, instance),
-        to: "published",
-        versionId: instance.current_version_id,
-        previousVersionId: instance.published_version_id,
-      });
-    }
-    await bumpRevision(scope, group);
-    await scope.record(events, {
-      action: "entry.publish",
-      target: auditTarget(group, options.locale),
-      details: {
-        revision: group.revision + 1,
-        published: changing.map((i) => ({
-          locale: i.locale,
-          version_id: i.current_version_id,
-        })),
-        ...(moved.length ? { addresses: moved } : {}),
-      },
+    await scope.tx.updateTable("entries")
+      .set({
+        published_version_id: instance.current_version_id,
+        published_at: scope.now,
+        updated_at: scope.now,
+      })
+      .where("site_id", "=", ctx.siteId).where("id", "=", instance.id)
+      .execute();
+    events.push({
+      groupId: group.id,
+      entryId: instance.id,
+      locale: instance.locale,
+      kind: "publish",
+      from: instanceState(group, instance),
+      to: "published",
+      versionId: instance.current_version_id,
+      previousVersionId: instance.published_version_id,
     });
-    return await readResult(scope.tx, ctx.siteId, group.id);
+  }
+  await bumpRevision(scope, group);
+  await scope.record(events, {
+    action: "entry.publish",
+    target: auditTarget(group, options.locale),
+    details: {
+      revision: group.revision + 1,
+      published: changing.map((i) => ({
+        locale: i.locale,
+        version_id: i.current_version_id,
+      })),
+      ...(moved.length ? { addresses: moved } : {}),
+    },
   });
+  return await readResult(scope.tx, ctx.siteId, group.id);
 }
 
 /**
@@ -189,65 +196,72 @@ export function unpublishEntry(
   ctx: LifecycleContext,
   options: UnpublishOptions,
 ): Promise<LifecycleOutcome> {
-  return runCommand(ctx, async (scope) => {
-    const loaded = await loadTargets(
-      scope,
-      ctx.siteId,
-      options.group_id,
-      options.locale,
-    );
-    if ("ok" in loaded) return loaded;
-    const { group, instances, targets } = loaded;
-    const live = targets.filter((i) => i.published_version_id !== null);
-    const denied = permit(
-      scope,
-      group,
-      "unpublish",
-      live.length ? live : targets,
-    );
-    if (denied) return denied;
-    if (group.revision !== options.expected_workflow_revision) {
-      return { ok: false, code: "workflow_conflict" };
-    }
-    const published = options.locale === undefined
-      ? await groupPublishedVersionId(scope.tx, ctx.siteId, instances)
-      : targets[0].published_version_id;
-    if (published !== options.expected_published_version_id) {
-      return { ok: false, code: "version_conflict" };
-    }
-    if (group.trashed_at !== null || live.length === 0) {
-      return { ok: false, code: "transition_unavailable" };
-    }
-    const events: EventInput[] = [];
-    for (const instance of live) {
-      await scope.tx.updateTable("entries")
-        .set({
-          published_version_id: null,
-          published_at: null,
-          updated_at: scope.now,
-        })
-        .where("site_id", "=", ctx.siteId).where("id", "=", instance.id)
-        .execute();
-      events.push({
-        groupId: group.id,
-        entryId: instance.id,
-        locale: instance.locale,
-        kind: "unpublish",
-        from: "published",
-        to: "draft",
-        versionId: null,
-        previousVersionId: instance.published_version_id,
-      });
-    }
-    await bumpRevision(scope, group);
-    await scope.record(events, {
-      action: "entry.unpublish",
-      target: auditTarget(group, options.locale),
-      details: {
-        revision: group.revision + 1,
-        unpublished: live.map((i) => i.locale),
-      },
+  return runCommand(ctx, (scope) => unpublishInScope(ctx, scope, options));
+}
+
+/** The body of {@linkcode unpublishEntry} inside a running command (a release runs several in one). */
+export async function unpublishInScope(
+  ctx: LifecycleContext,
+  scope: CommandScope,
+  options: UnpublishOptions,
+): Promise<LifecycleOutcome> {
+  const loaded = await loadTargets(
+    scope,
+    ctx.siteId,
+    options.group_id,
+    options.locale,
+  );
+  if ("ok" in loaded) return loaded;
+  const { group, instances, targets } = loaded;
+  const live = targets.filter((i) => i.published_version_id !== null);
+  const denied = permit(
+    scope,
+    group,
+    "unpublish",
+    live.length ? live : targets,
+  );
+  if (denied) return denied;
+  if (group.revision !== options.expected_workflow_revision) {
+    return { ok: false, code: "workflow_conflict" };
+  }
+  const published = options.locale === undefined
+    ? await groupPublishedVersionId(scope.tx, ctx.siteId, instances)
+    : targets[0].published_version_id;
+  if (published !== options.expected_published_version_id) {
+    return { ok: false, code: "version_conflict" };
+  }
+  if (group.trashed_at !== null || live.length === 0) {
+    return { ok: false, code: "transition_unavailable" };
+  }
+  const events: EventInput[] = [];
+  for (const instance of live) {
+    await scope.tx.updateTable("entries")
+      .set({
+        published_version_id: null,
+        published_at: null,
+        updated_at: scope.now,
+      })
+      .where("site_id", "=", ctx.siteId).where("id", "=", instance.id)
+      .execute();
+    events.push({
+      groupId: group.id,
+      entryId: instance.id,
+      locale: instance.locale,
+      kind: "unpublish",
+      from: "published",
+      to: "draft",
+      versionId: null,
+      previousVersionId: instance.published_version_id,
     });
-    return await readResult(scope.tx, ctx.siteId, group.id);
+  }
+  await bumpRevision(scope, group);
+  await scope.record(events, {
+    action: "entry.unpublish",
+    target: auditTarget(group, options.locale),
+    details: {
+      revision: group.revision + 1,
+      unpublished: live.map((i) => i.locale),
+    },
   });
+  return await readResult(scope.tx, ctx.siteId, group.id);
 }
