@@ -1,19 +1,56 @@
 // Where plugin UI goes in the admin: sidebar cards of the entry editor and badge columns of entry lists.
 //
-// The plugin protocol work (branch `plugin-core`) fills these in: it renders each installation's
-// declared cards (spec 1 part 2.1, `ui_extensions`) as islands here. Until a plugin provides
-// cards or badges they render nothing at all, so pages look and weigh the same without plugins.
+// Cards are the installations' declared `ui_extensions` (spec 1 part 2.1), loaded by the page
+// (core/plugins/cards.ts) and drawn with core controls only: a title, a sentence and a button
+// that posts to /admin/plugins/launch. Without plugins they render nothing, so pages look and
+// weigh the same. List badges stay an empty slot until column operations are run for lists.
+import type { PluginCard } from "../../core/plugins/cards.ts";
 
-/** Props of {@link PluginCards}: the entry the editor shows. */
+/** Props of {@link PluginCards}: the entry language the editor shows, and its cards. */
 export interface PluginCardsProps {
   model: string;
   entry: string;
   locale: string;
+  /** The entry language's own id, which a content action is bound to. */
+  instance?: string;
+  cards?: readonly PluginCard[];
+  csrfToken?: string;
 }
 
-/** The entry editor's sidebar slot for plugin cards; renders nothing while no plugin provides cards. */
-export function PluginCards(_props: PluginCardsProps) {
-  return null;
+/** The entry editor's sidebar cards; nothing while no plugin offers one for this entry. */
+export function PluginCards(props: PluginCardsProps) {
+  const cards = props.cards ?? [];
+  if (cards.length === 0 || !props.instance) return null;
+  return (
+    <>
+      {cards.map((card) => (
+        <section
+          class="card plugin-card"
+          key={`${card.installationId}/${card.id}`}
+          aria-labelledby={`plugin-card-${card.installationId}-${card.id}`}
+        >
+          <h2 id={`plugin-card-${card.installationId}-${card.id}`}>
+            {card.title}
+          </h2>
+          <p class="muted">{card.pluginName}</p>
+          {card.body && <p>{card.body}</p>}
+          <form method="post" action="/admin/plugins/launch" target="_blank">
+            <input type="hidden" name="_csrf" value={props.csrfToken ?? ""} />
+            <input
+              type="hidden"
+              name="installation_id"
+              value={card.installationId}
+            />
+            <input type="hidden" name="action" value={card.action} />
+            <input type="hidden" name="instance_id" value={props.instance} />
+            <button type="submit" class="secondary">
+              {card.buttonLabel}
+            </button>
+          </form>
+        </section>
+      ))}
+    </>
+  );
 }
 
 /** Props of {@link PluginListBadges}: the header cell, or one entry's cell. */

@@ -27,6 +27,12 @@ const PAGES = [
     about: "Secrets that let scripts and AI agents manage this site.",
   },
   {
+    href: "/admin/settings/plugins",
+    title: "Plugins",
+    about:
+      "Install remote plugins, choose what they may do, and read their audit trail.",
+  },
+  {
     href: "/admin/settings/public-api",
     title: "Public API",
     about: "Browser origins and site tokens of the public read API.",

@@ -1,6 +1,7 @@
 // The entry editor page: language tabs, the field form, and the sidebar of workflow actions.
 import type { EditorState } from "../../../../core/admin/editor.ts";
 import type { ShellData } from "../../../../core/admin/shell.ts";
+import type { PluginCard } from "../../../../core/plugins/cards.ts";
 import SlugField from "../../../../islands/SlugField.tsx";
 import { FieldInput } from "../../_fields.tsx";
 import { PluginCards } from "../../_plugin_slots.tsx";
@@ -24,6 +25,8 @@ export interface EditorData {
   alert?: string;
   notice?: string;
   conflict?: Conflict;
+  /** Plugin cards offered for this entry, and the entry language's own id they launch on. */
+  plugins?: { cards: PluginCard[]; instanceId: string };
 }
 
 const STAGE_LABELS: Record<string, string> = {
@@ -284,6 +287,9 @@ function Sidebar({ data }: { data: EditorData }) {
         model={model.id}
         entry={editor.groupId}
         locale={editor.locale}
+        instance={data.plugins?.instanceId}
+        cards={data.plugins?.cards}
+        csrfToken={data.shell.csrfToken}
       />
     </aside>
   );

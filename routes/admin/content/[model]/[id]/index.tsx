@@ -11,6 +11,8 @@ import {
 import { refusalMessage } from "../../../../../core/admin/messages.ts";
 import { modelBySlug } from "../../../../../core/admin/models.ts";
 import { requireSignedInKeepingEdits } from "../../../../../core/admin/session_lost.tsx";
+import { isPageField } from "../../../../../core/models/validate_values.ts";
+import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../../core/web/manifest.ts";
@@ -47,6 +49,20 @@ async function editorData(
     { label: editor.title },
   );
   const done = c.req.query("done") ?? "";
+  const instance = editor.exists
+    ? await ctx.services.db.selectFrom("entries").select("id")
+      .where("site_id", "=", ctx.site.id)
+      .where("group_id", "=", editor.groupId)
+      .where("locale", "=", editor.locale).executeTakeFirst()
+    : undefined;
+  const cards = instance
+    ? await pluginCardsFor(ctx.services.db, {
+      siteId: ctx.site.id,
+      userId: ctx.user.id,
+      modelId: model.id,
+      isPage: model.fields.some(isPageField),
+    })
+    : [];
   return {
     title: editor.title,
     shell,
@@ -55,6 +71,9 @@ async function editorData(
     isNew: false,
     errors: {},
     notice: NOTICES[done],
+    plugins: instance && cards.length > 0
+      ? { cards, instanceId: instance.id }
+      : undefined,
   };
 }
 
