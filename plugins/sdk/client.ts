@@ -86,6 +86,8 @@ export type PluginResult =
     kind: "exhausted";
     status: number | null;
     code: string | null;
+    /** The last answer's bounded `Retry-After` in ms, for a caller that retries later itself. */
+    retryAfterMs: number | null;
     attempts: number;
   };
 
@@ -243,10 +245,11 @@ export class PluginClient {
     let token = await o.readToken();
     let reReadToken = false;
     let attempts = 0;
-    let last: { status: number | null; code: string | null } = {
-      status: null,
-      code: null,
-    };
+    let last: {
+      status: number | null;
+      code: string | null;
+      retryAfterMs: number | null;
+    } = { status: null, code: null, retryAfterMs: null };
     while (attempts < maxAttempts) {
       if (this.#now() >= stopAt) break;
       attempts++;
@@ -275,6 +278,7 @@ export class PluginClient {
       last = {
         status: answer.status === 0 ? null : answer.status,
         code: answer.code,
+        retryAfterMs: answer.retryAfterMs,
       };
       if (attempts >= maxAttempts) break;
       const delay = answer.retryAfterMs ??
@@ -290,6 +294,7 @@ export class PluginClient {
       kind: "exhausted",
       status: last.status,
       code: last.code,
+      retryAfterMs: last.retryAfterMs,
       attempts,
     };
   }

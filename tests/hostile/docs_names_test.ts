@@ -15,6 +15,14 @@ async function examplePluginPaths(): Promise<string[]> {
   return [...paths, "/installations/{id}"];
 }
 
+/** Paths the scheduling plugin (its own server, plugins/scheduling) answers, read from its router. */
+async function schedulingPluginPaths(): Promise<string[]> {
+  const source = await Deno.readTextFile(`${ROOT}plugins/scheduling/app.tsx`);
+  return [...source.matchAll(/app\.(?:get|post)\("(\/[^"]*)"/g)].map((m) =>
+    m[1]
+  );
+}
+
 const PLUGIN_API = "/api/plugin/v1";
 
 /** Route patterns as regular expressions: `{id}`, `:id`, `<id>` and `…` match one segment. */
@@ -34,6 +42,7 @@ async function routeMatchers(): Promise<RegExp[]> {
     ...Object.values(OAUTH_PATHS),
     `${OAUTH_PATHS.resource}/*`,
     ...await examplePluginPaths(),
+    ...await schedulingPluginPaths(),
     ...OPERATIONS.map((o) => `/api/manage/v1${o.path}`),
     ...OPERATIONS.map((o) => o.path),
     "/_static/*",
@@ -97,6 +106,13 @@ async function settingsRead(): Promise<Set<string>> {
   const config = await Deno.readTextFile(`${ROOT}core/config.ts`);
   const schema = config.slice(config.indexOf("const configSchema"));
   for (const m of schema.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) known.add(m[1]);
+  // The scheduling plugin reads its own settings through one schema.
+  const scheduler = await Deno.readTextFile(
+    `${ROOT}plugins/scheduling/config.ts`,
+  );
+  for (const m of scheduler.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) {
+    known.add(m[1]);
+  }
   for (
     const folder of [
       "core",

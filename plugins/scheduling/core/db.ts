@@ -1,0 +1,193 @@
+// The plugin's own database: PostgreSQL through `pg` when SCHEDULER_DATABASE_URL is set,
+// embedded PGlite under its data folder otherwise. Nothing here is shared with the service:
+// a plugin is a separate program with its own storage (spec 1 part 1).
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type Generated,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  type QueryResult,
+  sql,
+} from "kysely";
+import pg from "pg";
+import { PGlite } from "@electric-sql/pglite";
+
+export interface InstallationsTable {
+  id: string;
+  site_id: string;
+  service_url: string;
+  token_sealed: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SchedulesTable {
+  id: string;
+  installation_id: string;
+  instance_id: string;
+  group_id: string;
+  model_id: string;
+  title: string;
+  kind: "publish" | "unpublish";
+  target_state: string;
+  pinned_version_id: string | null;
+  expected_workflow_revision: number;
+  locale: string;
+  local_datetime: string;
+  timezone: string;
+  fold: "earlier" | "later";
+  due_at: Date;
+  status: ScheduleStatus;
+  attempts: Generated<number>;
+  last_code: string | null;
+  last_message: string | null;
+  next_attempt_at: Date | null;
+  revision: number;
+  delegation_id: string;
+  requester_email: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ScheduleAttemptsTable {
+  schedule_id: string;
+  installation_id: string;
+  attempt: number;
+  code: string;
+  http_status: number | null;
+  at: Date;
+}
+
+export interface MigrationsTable {
+  name: string;
+  applied_at: Date;
+}
+
+/** Schedule statuses (spec 1 part 3.2). */
+export type ScheduleStatus =
+  | "pending"
+  | "retrying"
+  | "running"
+  | "completed"
+  | "refused"
+  | "cancelled"
+  | "superseded";
+
+export interface SchedulerTables {
+  installations: InstallationsTable;
+  schedules: SchedulesTable;
+  schedule_attempts: ScheduleAttemptsTable;
+  scheduler_migrations: MigrationsTable;
+}
+
+export type SchedulerDb = Kysely<SchedulerTables>;
+
+/** Opens the database and applies the plugin's migrations. */
+export async function openSchedulerDb(
+  target: { url: string } | { dataDir: string } | { memory: true },
+): Promise<SchedulerDb> {
+  let db: SchedulerDb;
+  if ("url" in target) {
+    const pool = new pg.Pool({ connectionString: target.url, max: 5 });
+    db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    const pglite = "memory" in target
+      ? new PGlite()
+      : new PGlite(`${target.dataDir}/pglite`);
+    db = new Kysely({
+      dialect: {
+        createAdapter: () => new PostgresAdapter(),
+        createDriver: () => new OneSessionDriver(pglite),
+        createQueryCompiler: () => new PostgresQueryCompiler(),
+        createIntrospector: (k) => new PostgresIntrospector(k),
+      },
+    });
+  }
+  await migrate(db);
+  return db;
+}
+
+const MIGRATIONS = new URL("../migrations/", import.meta.url);
+
+async function migrate(db: SchedulerDb): Promise<void> {
+  await sql`create table if not exists scheduler_migrations (
+    name text primary key, applied_at timestamptz not null)`.execute(db);
+  const names = [...Deno.readDirSync(MIGRATIONS)].map((e) => e.name)
+    .filter((n) => n.endsWith(".sql")).sort();
+  for (const name of names) {
+    await db.transaction().execute(async (tx) => {
+      // Two processes starting together apply each migration once.
+      await sql`select pg_advisory_xact_lock(7242001)`.execute(tx);
+      const done = await tx.selectFrom("scheduler_migrations").select("name")
+        .where("name", "=", name).executeTakeFirst();
+      if (done) return;
+      const text = await Deno.readTextFile(new URL(name, MIGRATIONS));
+      await sql.raw(text).execute(tx);
+      await tx.insertInto("scheduler_migrations")
+        .values({ name, applied_at: new Date() }).execute();
+    });
+  }
+}
+
+/**
+ * PGlite is one session: the driver lends its one connection to one holder at a time, and a
+ * transaction keeps it until it ends. (The service has the same idea in its own code; a
+ * plugin does not import the service.)
+ */
+class OneSessionDriver implements Driver {
+  #queue: Promise<void> = Promise.resolve();
+  #release: (() => void) | undefined;
+  constructor(readonly pglite: PGlite) {}
+  async init(): Promise<void> {
+    await this.pglite.waitReady;
+  }
+  async acquireConnection(): Promise<DatabaseConnection> {
+    let release!: () => void;
+    const turn = new Promise<void>((resolve) => release = resolve);
+    const previous = this.#queue;
+    this.#queue = previous.then(() => turn);
+    await previous;
+    this.#release = release;
+    const pglite = this.pglite;
+    return {
+      async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+        const result = compiled.parameters.length === 0
+          ? (await pglite.exec(compiled.sql, { rowMode: "object" })).at(-1) ??
+            { rows: [], affectedRows: 0 }
+          : await pglite.query(compiled.sql, [...compiled.parameters], {
+            rowMode: "object",
+          });
+        return {
+          rows: result.rows as R[],
+          numAffectedRows: result.affectedRows === undefined
+            ? undefined
+            : BigInt(result.affectedRows),
+        };
+      },
+      streamQuery() {
+        throw new Error("Streaming is not used by the scheduling plugin");
+      },
+    };
+  }
+  async beginTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery({ sql: "begin", parameters: [] } as never);
+  }
+  async commitTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery({ sql: "commit", parameters: [] } as never);
+  }
+  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
+    await conn.executeQuery({ sql: "rollback", parameters: [] } as never);
+  }
+  releaseConnection(): Promise<void> {
+    this.#release?.();
+    return Promise.resolve();
+  }
+  async destroy(): Promise<void> {
+    if (!this.pglite.closed) await this.pglite.close();
+  }
+}

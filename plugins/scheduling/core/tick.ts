@@ -1,0 +1,285 @@
+// The scheduler tick (spec 1 parts 3.2, 7 and 8): every minute, per installation, claim at most
+// 20 due schedules with a lease in KV, send each one's pinned transition once under its
+// idempotency key with a deadline before the lease ends, and record what the service answered.
+// Only the lease owner sends and writes; an expired lease is reclaimed by the next tick.
+import {
+  backoffMs,
+  PluginClient,
+  type ServiceUrlPolicy,
+} from "../../sdk/mod.ts";
+import type { SchedulerDb } from "./db.ts";
+import { readToken } from "./installations.ts";
+import { type Schedule, scheduleKey } from "./schedules.ts";
+import type { TokenBox } from "./token_box.ts";
+
+/** At most this many schedules per installation per tick. */
+export const PER_TICK = 20;
+// A request's deadline ends this long before its lease, so no answer arrives unowned.
+const LEASE_MARGIN_MS = 5_000;
+
+/** What the tick needs. */
+export interface TickContext {
+  db: SchedulerDb;
+  kv: Deno.Kv;
+  box: TokenBox;
+  now: () => number;
+  limits: {
+    maxAttempts: number;
+    maxLatenessMs: number;
+    leaseMs: number;
+    maxRetryAfterMs: number;
+  };
+  servicePolicy?: ServiceUrlPolicy;
+  /** Injected in tests; default globalThis.fetch. */
+  fetch?: typeof fetch;
+  random?: () => number;
+  /** This process's name in leases. */
+  owner?: string;
+}
+
+/** What one tick did. */
+export interface TickReport {
+  claimed: number;
+  completed: number;
+  refused: number;
+  retrying: number;
+}
+
+interface Lease {
+  owner: string;
+  expiresAt: number;
+}
+
+const leaseKey = (id: string) => ["scheduling", "lease", id];
+
+/** Runs one tick over every installation. */
+export async function runTick(ctx: TickContext): Promise<TickReport> {
+  const owner = ctx.owner ?? crypto.randomUUID();
+  const report: TickReport = {
+    claimed: 0,
+    completed: 0,
+    refused: 0,
+    retrying: 0,
+  };
+  const installations = await ctx.db.selectFrom("installations")
+    .select(["id", "service_url"]).execute();
+  // A few installations at a time: each one's sends stay sequential (its own rate window).
+  const queue = [...installations];
+  const workers = Array.from(
+    { length: Math.min(8, queue.length) },
+    async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        await tickInstallation(ctx, owner, next, report);
+      }
+    },
+  );
+  await Promise.all(workers);
+  return report;
+}
+
+async function tickInstallation(
+  ctx: TickContext,
+  owner: string,
+  installation: { id: string; service_url: string },
+  report: TickReport,
+): Promise<void> {
+  const now = new Date(ctx.now());
+  const due = await ctx.db.selectFrom("schedules").selectAll()
+    .where("installation_id", "=", installation.id)
+    .where((e) =>
+      e.or([
+        e.and([
+          e("status", "in", ["pending", "retrying"]),
+          e("next_attempt_at", "<=", now),
+        ]),
+        e("status", "=", "running"),
+      ])
+    )
+    .orderBy("next_attempt_at").orderBy("id").limit(PER_TICK * 3).execute();
+  let claimed = 0;
+  for (const schedule of due) {
+    if (claimed >= PER_TICK) break;
+    const lease = await claim(ctx, owner, schedule);
+    if (!lease) continue;
+    claimed++;
+    report.claimed++;
+    const result = await send(ctx, installation, lease);
+    report[result]++;
+    await ctx.kv.atomic().check(lease.entry).delete(leaseKey(schedule.id))
+      .commit();
+  }
+}
+
+// Claims a due schedule (or reclaims a running one whose lease lapsed): the KV lease first,
+// then the row moves to running. Answers the lease and the row as claimed.
+async function claim(
+  ctx: TickContext,
+  owner: string,
+  schedule: Schedule,
+): Promise<{ entry: Deno.KvEntryMaybe<Lease>; row: Schedule } | null> {
+  const now = ctx.now();
+  const current = await ctx.kv.get<Lease>(leaseKey(schedule.id));
+  if (current.value && current.value.expiresAt > now) return null;
+  const lease: Lease = { owner, expiresAt: now + ctx.limits.leaseMs };
+  const set = await ctx.kv.atomic().check(current)
+    .set(leaseKey(schedule.id), lease, { expireIn: ctx.limits.leaseMs })
+    .commit();
+  if (!set.ok) return null;
+  const entry = await ctx.kv.get<Lease>(leaseKey(schedule.id));
+  if (entry.value?.owner !== owner) return null;
+  const reclaim = schedule.status === "running";
+  const row = await ctx.db.updateTable("schedules")
+    .set((e) => ({
+      status: "running",
+      // A reclaimed send repeats the same request; it is not a new attempt.
+      attempts: reclaim ? e.ref("attempts") : e("attempts", "+", 1),
+      updated_at: new Date(now),
+    }))
+    .where("id", "=", schedule.id)
+    .where("status", "=", schedule.status)
+    .where("attempts", "=", schedule.attempts)
+    .returningAll().executeTakeFirst();
+  if (!row) {
+    await ctx.kv.atomic().check(entry).delete(leaseKey(schedule.id)).commit();
+    return null;
+  }
+  return { entry, row };
+}
+
+async function send(
+  ctx: TickContext,
+  installation: { id: string; service_url: string },
+  lease: { entry: Deno.KvEntryMaybe<Lease>; row: Schedule },
+): Promise<"completed" | "refused" | "retrying"> {
+  const row = lease.row;
+  const now = ctx.now();
+  const latest = row.due_at.getTime() + ctx.limits.maxLatenessMs;
+  if (now > latest) {
+    return await finish(ctx, lease, "refused", {
+      code: "retry_exhausted",
+      message: "The schedule could not run in time; nothing was sent",
+      status: null,
+    });
+  }
+  const token = await readToken(ctx.db, ctx.box, installation.id);
+  if (token === null) {
+    return await finish(ctx, lease, "refused", {
+      code: "token_unreadable",
+      message:
+        "The stored token cannot be read with TOKEN_KEY; rotate the installation",
+      status: null,
+    });
+  }
+  const client = new PluginClient({
+    serviceUrl: installation.service_url,
+    servicePolicy: ctx.servicePolicy,
+    readToken: async () =>
+      await readToken(ctx.db, ctx.box, installation.id) ?? "",
+    fetch: ctx.fetch,
+    now: ctx.now,
+    random: ctx.random,
+    // One attempt per tick: the schedule's own caps decide about the next one.
+    maxAttempts: 1,
+    maxAgeMs: ctx.limits.maxLatenessMs,
+    maxRetryAfterMs: ctx.limits.maxRetryAfterMs,
+    attemptTimeoutMs: Math.max(
+      1_000,
+      Math.min(10_000, ctx.limits.leaseMs - LEASE_MARGIN_MS),
+    ),
+  });
+  const pin = row.kind === "publish"
+    ? { expected_current_version_id: row.pinned_version_id }
+    : { expected_published_version_id: row.pinned_version_id };
+  const result = await client.transition(row.instance_id, row.target_state, {
+    kind: row.kind,
+    ...pin,
+    expected_workflow_revision: row.expected_workflow_revision,
+    delegation_id: row.delegation_id,
+    ...(row.locale === "" ? {} : { locale: row.locale }),
+  }, {
+    idempotencyKey: scheduleKey(row),
+    deadline: (lease.entry.value?.expiresAt ?? now) - LEASE_MARGIN_MS,
+    startedAt: row.due_at.getTime(),
+  });
+  if (result.kind === "success") {
+    return await finish(ctx, lease, "completed", {
+      code: result.outcomeCode ?? "transition_applied",
+      message: null,
+      status: result.status,
+    });
+  }
+  if (result.kind === "terminal") {
+    return await finish(ctx, lease, "refused", {
+      code: result.code ?? "invalid_response",
+      message: result.message.slice(0, 500),
+      status: result.status,
+    });
+  }
+  const delay = Math.min(
+    ctx.limits.maxRetryAfterMs,
+    result.retryAfterMs ??
+      backoffMs(row.attempts, {
+        baseMs: 30_000,
+        maxMs: 300_000,
+        random: ctx.random,
+      }),
+  );
+  const nextAt = ctx.now() + delay;
+  if (row.attempts >= ctx.limits.maxAttempts || nextAt > latest) {
+    return await finish(ctx, lease, "refused", {
+      code: "retry_exhausted",
+      message: `Gave up after ${row.attempts} attempts (last: ${
+        result.code ?? result.status ?? "no answer"
+      })`,
+      status: result.status,
+    });
+  }
+  return await finish(ctx, lease, "retrying", {
+    code: result.code ?? "temporary_failure",
+    message:
+      "The service could not take the change now; it will be tried again",
+    status: result.status,
+    nextAt: new Date(nextAt),
+  });
+}
+
+// Records the result, only while this process still owns the lease and the row is running.
+async function finish(
+  ctx: TickContext,
+  lease: { entry: Deno.KvEntryMaybe<Lease>; row: Schedule },
+  status: "completed" | "refused" | "retrying",
+  result: {
+    code: string;
+    message: string | null;
+    status: number | null;
+    nextAt?: Date;
+  },
+): Promise<"completed" | "refused" | "retrying"> {
+  const held = await ctx.kv.get<Lease>(leaseKey(lease.row.id));
+  if (held.versionstamp !== lease.entry.versionstamp) return status;
+  const now = new Date(ctx.now());
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx.updateTable("schedules").set({
+      status,
+      last_code: result.code,
+      last_message: result.message,
+      next_attempt_at: result.nextAt ?? null,
+      updated_at: now,
+    }).where("id", "=", lease.row.id).where("status", "=", "running").execute();
+    await tx.insertInto("schedule_attempts").values({
+      schedule_id: lease.row.id,
+      installation_id: lease.row.installation_id,
+      attempt: Math.max(1, lease.row.attempts),
+      code: result.code,
+      http_status: result.status,
+      at: now,
+    }).onConflict((oc) =>
+      oc.columns(["schedule_id", "attempt"]).doUpdateSet({
+        code: result.code,
+        http_status: result.status,
+        at: now,
+      })
+    ).execute();
+  });
+  return status;
+}

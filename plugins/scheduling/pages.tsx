@@ -1,0 +1,175 @@
+// The plugin's pages: server-rendered, one stylesheet, no script and no third-party resource.
+import type { ComponentChildren } from "preact";
+import { renderToString } from "preact-render-to-string";
+import { localReading } from "./core/local_time.ts";
+import type { Schedule } from "./core/schedules.ts";
+
+const STATUS_LABEL: Record<string, string> = {
+  pending: "Pending",
+  retrying: "Retrying",
+  running: "Running",
+  completed: "Done",
+  refused: "Refused",
+  cancelled: "Cancelled",
+  superseded: "Replaced",
+};
+
+/** Renders a whole page. */
+export function renderPage(title: string, body: ComponentChildren): string {
+  return "<!doctype html>" + renderToString(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${title} · Scheduling`}</title>
+        <link rel="stylesheet" href="/assets/scheduling.css" />
+      </head>
+      <body>
+        <header class="top">
+          <span class="brand">Scheduling</span>
+        </header>
+        <main id="main">{body}</main>
+      </body>
+    </html>,
+  );
+}
+
+/** A notice or an alert above the page content. */
+export function Message(
+  props: { notice?: string | null; alert?: string | null },
+) {
+  return (
+    <>
+      {props.notice && <p class="notice" role="status">{props.notice}</p>}
+      {props.alert && <p class="alert" role="alert">{props.alert}</p>}
+    </>
+  );
+}
+
+/** The choices of the time form, shared by create and reschedule. */
+export interface TimeDefaults {
+  local: string;
+  timezone: string;
+  fold: "earlier" | "later";
+}
+
+/** Date and time, zone and the fold choice. */
+export function TimeFields(
+  props: { defaults: TimeDefaults; zones: string[]; idPrefix: string },
+) {
+  const p = props.idPrefix;
+  return (
+    <>
+      <div class="field">
+        <label for={`${p}-local`}>Date and time</label>
+        <input
+          id={`${p}-local`}
+          name="local"
+          type="datetime-local"
+          required
+          value={props.defaults.local}
+        />
+      </div>
+      <div class="field">
+        <label for={`${p}-zone`}>Time zone</label>
+        <select id={`${p}-zone`} name="timezone">
+          {props.zones.map((z) => (
+            <option value={z} selected={z === props.defaults.timezone}>
+              {z}
+            </option>
+          ))}
+        </select>
+      </div>
+      <fieldset class="field">
+        <legend>If that time is skipped or repeats (clock change)</legend>
+        <label>
+          <input
+            type="radio"
+            name="fold"
+            value="earlier"
+            checked={props.defaults.fold === "earlier"}
+          />{" "}
+          Use the earlier moment
+        </label>
+        <label>
+          <input
+            type="radio"
+            name="fold"
+            value="later"
+            checked={props.defaults.fold === "later"}
+          />{" "}
+          Use the later moment
+        </label>
+      </fieldset>
+    </>
+  );
+}
+
+/** How a schedule's time reads: local time with zone, and the UTC instant. */
+export function When({ s }: { s: Schedule }) {
+  return (
+    <span>
+      {localReading(s.due_at, s.timezone)} {s.timezone}
+      <span class="muted">
+        {` (${s.due_at.toISOString().slice(0, 16).replace("T", " ")} UTC)`}
+      </span>
+    </span>
+  );
+}
+
+/** What a schedule does, in words. */
+export function describe(s: Schedule): string {
+  const what = s.kind === "publish" ? "Publish" : "Unpublish";
+  return s.locale === "" ? `${what}, all languages` : `${what} ${s.locale}`;
+}
+
+/** A table of schedules with links to each. */
+export function ScheduleTable(
+  props: { installationId: string; schedules: Schedule[]; showTitle: boolean },
+) {
+  if (props.schedules.length === 0) {
+    return <p class="muted">No schedules yet.</p>;
+  }
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            {props.showTitle && <th scope="col">Entry</th>}
+            <th scope="col">Change</th>
+            <th scope="col">When</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.schedules.map((s) => (
+            <tr>
+              {props.showTitle && <td>{s.title}</td>}
+              <td>
+                <a
+                  href={`/installations/${props.installationId}/schedules/${s.id}`}
+                >
+                  {describe(s)}
+                </a>
+              </td>
+              <td>
+                <When s={s} />
+              </td>
+              <td>
+                <span class={`badge ${s.status}`}>
+                  {STATUS_LABEL[s.status]}
+                </span>
+                {s.last_code && <span class="muted">{s.last_code}</span>}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The hidden CSRF field of every form. */
+export function Csrf({ token }: { token: string }) {
+  return <input type="hidden" name="_csrf" value={token} />;
+}

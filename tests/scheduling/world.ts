@@ -1,0 +1,255 @@
+// Stave and the scheduling plugin, both real: the plugin serves HTTP on 127.0.0.1 (Stave calls
+// its manifest, activation and pages there) and reaches Stave's /api/plugin/v1 through `fetch`
+// into the test app with the site's Host. One manual clock drives both.
+import { createSession } from "../../core/auth/session_store.ts";
+import { personActor } from "../../core/access/actor.ts";
+import { modelValidator, saveEntry } from "../../core/entries/mod.ts";
+import { createModel } from "../../core/models/store.ts";
+import { createInstallation } from "../../core/sites/installation.ts";
+import {
+  type RunningScheduler,
+  startScheduler,
+} from "../../plugins/scheduling/server.ts";
+import { openTestApp, type TestApp } from "../support/app.ts";
+
+export const SITE_HOST = "schedules.test";
+const CSRF = "c".repeat(43);
+
+/** Every transition command the plugin sent, and a hook to answer one instead of Stave. */
+export interface Wire {
+  transitions: { path: string; key: string | null; body: unknown }[];
+  /** Answers in place of the service while it returns a Response. */
+  intercept?: (url: string) => Response | undefined;
+}
+
+export interface SchedulingWorld extends TestApp {
+  scheduler: RunningScheduler;
+  wire: Wire;
+  siteId: string;
+  adminId: string;
+  modelId: string;
+  session: string;
+  installationId: string;
+  /** The plugin's TOKEN_KEY, for a second process on the same storage. */
+  tokenKey: Uint8Array;
+  admin(method: string, path: string, body?: unknown): Promise<Response>;
+  entry(values: Record<string, Record<string, unknown>>): Promise<{
+    groupId: string;
+    instances: Record<string, string>;
+  }>;
+  /** Launches the Schedule action on an instance and answers the plugin session's cookie and CSRF token. */
+  launch(instanceId: string): Promise<PluginBrowser>;
+  /** The entry group's state per language as Stave holds it. */
+  states(groupId: string): Promise<Record<string, string>>;
+}
+
+/** A browser of the plugin's pages: its cookie and CSRF token. */
+export interface PluginBrowser {
+  cookie: string;
+  csrf: string;
+  get(path: string): Promise<Response>;
+  post(path: string, fields: Record<string, string>): Promise<Response>;
+}
+
+/** Opens the world with the plugin installed and active for the `posts` model. */
+export async function openSchedulingWorld(): Promise<SchedulingWorld> {
+  const wire: Wire = { transitions: [] };
+  const holder: { t?: TestApp } = {};
+  const kv = await Deno.openKv(":memory:");
+  const tokenKey = crypto.getRandomValues(new Uint8Array(32));
+  const scheduler = await startScheduler({
+    adminSecret: "scheduler-operator-secret",
+    tokenKey,
+    database: { memory: true },
+    kv,
+    servicePolicy: {
+      development: true,
+      devOrigins: [`http://${SITE_HOST}`],
+    },
+    now: () => holder.t!.clock.now().getTime(),
+    random: () => 0.5,
+    fetch: async (input, init) => {
+      const url = String(input);
+      const t = holder.t!;
+      if (url.includes("/transitions/")) {
+        const headers = new Headers(init?.headers);
+        wire.transitions.push({
+          path: new URL(url).pathname,
+          key: headers.get("idempotency-key"),
+          body: JSON.parse(String(init?.body ?? "null")),
+        });
+      }
+      const replaced = wire.intercept?.(url);
+      if (replaced) return replaced;
+      const headers = new Headers(init?.headers);
+      headers.set("host", SITE_HOST);
+      return await t.app.request(url, { ...init, headers });
+    },
+  });
+  const t = await openTestApp({
+    env: {
+      ENVIRONMENT: "development",
+      PLUGIN_DEV_ORIGINS: scheduler.origin,
+      PUBLIC_URL: `http://${SITE_HOST}`,
+    },
+  });
+  holder.t = t;
+  const created = await createInstallation(t.services, {
+    domain: SITE_HOST,
+    locales: ["en", "de"],
+    adminEmail: "admin@schedules.test",
+  });
+  if (!created.ok) throw new Error(created.message);
+  const siteId = created.site.id;
+  const model = await createModel(
+    { db: t.services.db, clock: t.clock, siteId },
+    {
+      model: { name: "Posts", slug: "posts", enableI18n: true },
+      fields: [{ key: "title", label: "Title", type: "text", localized: true }],
+    },
+  );
+  if (!model.ok) throw new Error(`Cannot create the test model: ${model.code}`);
+  const session = (await createSession(
+    { db: t.services.db, clock: t.clock },
+    created.admin.id,
+  ))
+    .token;
+  const admin = (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = {
+      host: SITE_HOST,
+      cookie: `stave_session=${session}; stave_csrf=${CSRF}`,
+      "x-csrf-token": CSRF,
+      origin: `http://${SITE_HOST}`,
+    };
+    if (body !== undefined) headers["content-type"] = "application/json";
+    return Promise.resolve(t.app.request(`http://${SITE_HOST}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }));
+  };
+  const installed = await admin("POST", "/api/plugins", {
+    manifest_url: scheduler.manifestUrl,
+    activation_code: await scheduler.issueCode(),
+    grant: {
+      capabilities: [
+        "content:read",
+        "workflow:read",
+        "workflow:publish",
+        "workflow:locale",
+      ],
+      model_ids: [model.model_id],
+    },
+  });
+  const installedBody = await installed.json();
+  if (installed.status !== 201) {
+    throw new Error(`Install failed: ${JSON.stringify(installedBody)}`);
+  }
+  const installationId = installedBody.data.id as string;
+
+  const world: SchedulingWorld = {
+    ...t,
+    scheduler,
+    wire,
+    siteId,
+    adminId: created.admin.id,
+    modelId: model.model_id,
+    session,
+    installationId,
+    tokenKey,
+    admin,
+    close: async () => {
+      await scheduler.close();
+      kv.close();
+      await t.close();
+    },
+    async entry(values) {
+      let groupId: string | undefined;
+      const instances: Record<string, string> = {};
+      for (const [locale, fields] of Object.entries(values)) {
+        const saved = await saveEntry({
+          db: t.services.db,
+          clock: t.clock,
+          siteId,
+          actor: personActor(created.admin.id),
+          validate: modelValidator(),
+        }, {
+          group_id: groupId,
+          model_id: model.model_id,
+          locale,
+          slug: `${locale}-${crypto.randomUUID().slice(0, 8)}`,
+          fields,
+          expected_current_version_id: null,
+        });
+        if (!saved.ok) throw new Error(`Cannot save the entry: ${saved.code}`);
+        groupId = saved.group_id;
+        for (const i of saved.instances) instances[i.locale] = i.entry_id;
+      }
+      return { groupId: groupId!, instances };
+    },
+    async launch(instanceId) {
+      const res = await admin("POST", `/api/plugins/${installationId}/launch`, {
+        kind: "content_action",
+        action: "schedule",
+        instance_id: instanceId,
+      });
+      const body = await res.json();
+      if (res.status !== 201) {
+        throw new Error(`Launch failed: ${res.status} ${JSON.stringify(body)}`);
+      }
+      return await openLaunch(body.data.url);
+    },
+    async states(groupId) {
+      const rows = await t.services.db.selectFrom("entries")
+        .select(["locale", "published_version_id"])
+        .where("site_id", "=", siteId).where("group_id", "=", groupId)
+        .execute();
+      return Object.fromEntries(
+        rows.map((
+          r,
+        ) => [r.locale, r.published_version_id ? "published" : "draft"]),
+      );
+    },
+  };
+  return world;
+}
+
+/** Follows a launch URL as a browser would and keeps the plugin's session. */
+export async function openLaunch(url: string): Promise<PluginBrowser> {
+  const origin = new URL(url).origin;
+  const res = await fetch(url, { redirect: "manual" });
+  await res.body?.cancel();
+  if (res.status !== 303) throw new Error(`Launch page answered ${res.status}`);
+  const cookie = (res.headers.get("set-cookie") ?? "").split(";")[0];
+  const get = (path: string) =>
+    fetch(`${origin}${path}`, { headers: { cookie }, redirect: "manual" });
+  const page = await (await get(res.headers.get("location")!)).text();
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+  return {
+    cookie,
+    csrf,
+    get,
+    post: (path, fields) =>
+      fetch(`${origin}${path}`, {
+        method: "POST",
+        headers: {
+          cookie,
+          "content-type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ _csrf: csrf, ...fields }),
+        redirect: "manual",
+      }),
+  };
+}
+
+/** Runs `fn` in a fresh world and closes it afterwards. */
+export async function withSchedulingWorld(
+  fn: (w: SchedulingWorld) => Promise<void>,
+): Promise<void> {
+  const world = await openSchedulingWorld();
+  try {
+    await fn(world);
+  } finally {
+    await world.close();
+  }
+}
