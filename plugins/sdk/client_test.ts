@@ -375,6 +375,7 @@ Deno.test("PluginClient stops at the attempt cap, the age cap and the deadline: 
       kind: "exhausted",
       status: 503,
       code: "temporary_failure",
+      retryAfterMs: null,
       attempts: 5,
     });
     equal(service.seen.length, 5);
@@ -397,6 +398,7 @@ Deno.test("PluginClient stops at the attempt cap, the age cap and the deadline: 
       kind: "exhausted",
       status: null,
       code: null,
+      retryAfterMs: null,
       attempts: 0,
     });
     equal(service.seen.length, 0);
@@ -425,6 +427,7 @@ Deno.test("PluginClient retries a network fault within its caps", async () => {
     kind: "exhausted",
     status: null,
     code: null,
+    retryAfterMs: null,
     attempts: 3,
   });
   deepEqual(c.sleeps, [750, 1500]);
