@@ -47,6 +47,7 @@ import {
 } from "./core/sessions.ts";
 import type { TokenBox } from "./core/token_box.ts";
 import { schedulingManifest } from "./manifest.ts";
+import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
 import {
   Csrf,
   describe,
@@ -68,6 +69,10 @@ export interface SchedulingAppOptions {
   now?: () => number;
   /** Injected in tests: how the plugin reaches the service. */
   fetch?: typeof fetch;
+  /** The release lease (`LEASE_MS`). */
+  leaseMs?: number;
+  /** Waits between retries; tests inject one that moves their clock. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 const PAGE_HEADERS = {
@@ -109,6 +114,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
       readToken: async () => await readToken(db, box, installation.id) ?? "",
       fetch: options.fetch,
       now,
+      sleep: options.sleep,
       maxAttempts: 2,
       backoffBaseMs: 200,
       backoffMaxMs: 1000,
@@ -436,6 +442,8 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
       const view = c.req.query("svc_view");
       const target = view === "calendar"
         ? `/installations/${installation.id}/calendar`
+        : view === "releases"
+        ? `/installations/${installation.id}/releases`
         : `/installations/${installation.id}`;
       return c.body(null, 303, {
         ...PAGE_HEADERS,
@@ -455,6 +463,10 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
         ? "Cancelled: nothing will be sent."
         : c.req.query("done") === "moved"
         ? "Moved to the new time."
+        : c.req.query("done") === "added"
+        ? "Added to the release."
+        : c.req.query("done") === "removed"
+        ? "Removed from the release."
         : null,
     });
   });
@@ -495,6 +507,23 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     );
     const chooseLocale = session.capabilities.includes("workflow:locale") &&
       item.languages.length > 1;
+    const openReleases = await db.selectFrom("releases").select(["id", "name"])
+      .where("installation_id", "=", installation.id)
+      .where("state", "in", ["draft", "scheduled"])
+      .orderBy("created_at", "desc").limit(50).execute();
+    const inReleases = await db.selectFrom("release_items")
+      .innerJoin("releases", "releases.id", "release_items.release_id")
+      .select([
+        "release_items.id as item_id",
+        "release_items.release_id",
+        "release_items.kind",
+        "release_items.locale",
+        "releases.name",
+        "releases.state",
+      ])
+      .where("release_items.installation_id", "=", installation.id)
+      .where("release_items.group_id", "=", item.group_id)
+      .orderBy("release_items.created_at", "desc").limit(50).execute();
     const schedules = await schedulesOfGroup(
       db,
       installation.id,
@@ -579,6 +608,42 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
           schedules={schedules}
           showTitle={false}
         />
+        {session.capabilities.includes("workflow:release") &&
+          kinds.length > 0 && (
+          <AddToRelease
+            installationId={installation.id}
+            csrf={session.csrf}
+            releases={openReleases}
+            languages={item.languages.map((l) => l.locale)}
+            chooseLocale={chooseLocale}
+            kinds={kinds}
+          />
+        )}
+        {inReleases.length > 0 && (
+          <>
+            <h2>In releases</h2>
+            <ul>
+              {inReleases.map((r) => (
+                <li key={r.item_id}>
+                  {r.name}: {r.kind === "publish" ? "publish" : "unpublish"}
+                  {" "}
+                  {r.locale === "" ? "all languages" : r.locale} ({r.state})
+                  {(r.state === "draft" || r.state === "scheduled") && (
+                    <form
+                      method="post"
+                      action={`/installations/${installation.id}/releases/${r.release_id}/items/${r.item_id}/remove`}
+                    >
+                      <Csrf token={session.csrf} />
+                      <button type="submit" class="secondary">
+                        Remove from {r.name}
+                      </button>
+                    </form>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
       </>,
     );
   }
@@ -903,6 +968,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
           >
             Calendar
           </a>
+          <a href={`/installations/${installation.id}/releases`}>Releases</a>
         </nav>
         <p class="muted">
           Times in {timezone}. Schedules of the models you can read.
@@ -961,6 +1027,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
           >
             Agenda
           </a>
+          <a href={`/installations/${installation.id}/releases`}>Releases</a>
         </nav>
         <div
           class="month"
@@ -991,6 +1058,23 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
         </div>
       </>,
     );
+  });
+
+  mountReleasePages(app, {
+    db,
+    kv,
+    now,
+    zones: ZONES,
+    headers: PAGE_HEADERS,
+    leaseMs: options.leaseMs ?? 60_000,
+    installation: (c) => readInstallation(db, c.req.param("id") ?? ""),
+    session: sessionOf,
+    client: clientFor,
+    page,
+    problem,
+    noSession,
+    readItem,
+    timeFrom,
   });
 
   app.notFound((c) => problem(c, 404, "Not found", "There is no page here."));

@@ -21,9 +21,14 @@ export function schedulingManifest(origin: string) {
       "content:read",
       "workflow:read",
       "workflow:publish",
+      "workflow:unpublish",
       "workflow:locale",
+      "workflow:release",
     ],
-    manage_views: [{ id: "calendar", label: "Schedule calendar" }],
+    manage_views: [
+      { id: "calendar", label: "Schedule calendar" },
+      { id: "releases", label: "Releases" },
+    ],
     content_actions: [{ id: "schedule", label: "Schedule", scope: "entry" }],
     operations: [{
       id: "schedule-status",

@@ -39,6 +39,7 @@ export interface StartSchedulerOptions {
   now?: () => number;
   fetch?: typeof fetch;
   random?: () => number;
+  sleep?: (ms: number) => Promise<void>;
   onListen?: (origin: string) => void;
 }
 
@@ -70,6 +71,8 @@ export async function startScheduler(
     servicePolicy: options.servicePolicy,
     now,
     fetch: options.fetch,
+    leaseMs: options.limits?.leaseMs,
+    sleep: options.sleep,
   });
   holder.handler = app.fetch;
   options.onListen?.(origin);
@@ -95,6 +98,7 @@ export async function startScheduler(
         servicePolicy: options.servicePolicy,
         fetch: options.fetch,
         random: options.random,
+        sleep: options.sleep,
       }),
     issueCode: async (installationId) =>
       (await issueCode(

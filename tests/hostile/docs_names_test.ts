@@ -17,7 +17,8 @@ async function examplePluginPaths(): Promise<string[]> {
 
 /** Paths the scheduling plugin (its own server, plugins/scheduling) answers, read from its router. */
 async function schedulingPluginPaths(): Promise<string[]> {
-  const source = await Deno.readTextFile(`${ROOT}plugins/scheduling/app.tsx`);
+  const source = await Deno.readTextFile(`${ROOT}plugins/scheduling/app.tsx`) +
+    await Deno.readTextFile(`${ROOT}plugins/scheduling/release_pages.tsx`);
   return [...source.matchAll(/app\.(?:get|post)\("(\/[^"]*)"/g)].map((m) =>
     m[1]
   );

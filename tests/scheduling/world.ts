@@ -18,8 +18,12 @@ const CSRF = "c".repeat(43);
 /** Every transition command the plugin sent, and a hook to answer one instead of Stave. */
 export interface Wire {
   transitions: { path: string; key: string | null; body: unknown }[];
+  /** Every `/releases/commit` the plugin sent. */
+  commits: { key: string | null; body: unknown }[];
   /** Answers in place of the service while it returns a Response. */
   intercept?: (url: string) => Response | undefined;
+  /** Lets Stave answer, then loses that answer on the way back (a 502 instead). */
+  loseAnswer?: (url: string) => boolean;
 }
 
 export interface SchedulingWorld extends TestApp {
@@ -39,6 +43,8 @@ export interface SchedulingWorld extends TestApp {
   }>;
   /** Launches the Schedule action on an instance and answers the plugin session's cookie and CSRF token. */
   launch(instanceId: string): Promise<PluginBrowser>;
+  /** Launches a manage view (`calendar` or `releases`). */
+  manage(view?: string): Promise<PluginBrowser>;
   /** The entry group's state per language as Stave holds it. */
   states(groupId: string): Promise<Record<string, string>>;
 }
@@ -53,7 +59,7 @@ export interface PluginBrowser {
 
 /** Opens the world with the plugin installed and active for the `posts` model. */
 export async function openSchedulingWorld(): Promise<SchedulingWorld> {
-  const wire: Wire = { transitions: [] };
+  const wire: Wire = { transitions: [], commits: [] };
   const holder: { t?: TestApp } = {};
   const kv = await Deno.openKv(":memory:");
   const tokenKey = crypto.getRandomValues(new Uint8Array(32));
@@ -68,6 +74,11 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     },
     now: () => holder.t!.clock.now().getTime(),
     random: () => 0.5,
+    // Retries wait on the test's clock, never on a timer.
+    sleep: (ms) => {
+      holder.t!.clock.advance(ms);
+      return Promise.resolve();
+    },
     fetch: async (input, init) => {
       const url = String(input);
       const t = holder.t!;
@@ -79,11 +90,22 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
           body: JSON.parse(String(init?.body ?? "null")),
         });
       }
+      if (url.endsWith("/releases/commit")) {
+        wire.commits.push({
+          key: new Headers(init?.headers).get("idempotency-key"),
+          body: JSON.parse(String(init?.body ?? "null")),
+        });
+      }
       const replaced = wire.intercept?.(url);
       if (replaced) return replaced;
       const headers = new Headers(init?.headers);
       headers.set("host", SITE_HOST);
-      return await t.app.request(url, { ...init, headers });
+      const answer = await t.app.request(url, { ...init, headers });
+      if (wire.loseAnswer?.(url)) {
+        await answer.body?.cancel();
+        return new Response("upstream gone", { status: 502 });
+      }
+      return answer;
     },
   });
   const t = await openTestApp({
@@ -136,7 +158,9 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
         "content:read",
         "workflow:read",
         "workflow:publish",
+        "workflow:unpublish",
         "workflow:locale",
+        "workflow:release",
       ],
       model_ids: [model.model_id],
     },
@@ -192,6 +216,17 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
         kind: "content_action",
         action: "schedule",
         instance_id: instanceId,
+      });
+      const body = await res.json();
+      if (res.status !== 201) {
+        throw new Error(`Launch failed: ${res.status} ${JSON.stringify(body)}`);
+      }
+      return await openLaunch(body.data.url);
+    },
+    async manage(view = "releases") {
+      const res = await admin("POST", `/api/plugins/${installationId}/launch`, {
+        kind: "manage",
+        view,
       });
       const body = await res.json();
       if (res.status !== 201) {

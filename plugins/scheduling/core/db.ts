@@ -63,6 +63,62 @@ export interface ScheduleAttemptsTable {
   at: Date;
 }
 
+/** Release states (spec 1 part 3.3). */
+export type ReleaseState =
+  | "draft"
+  | "scheduled"
+  | "running"
+  | "done"
+  | "failed"
+  | "unknown"
+  | "cancelled";
+
+export interface ReleasesTable {
+  id: string;
+  installation_id: string;
+  name: string;
+  state: ReleaseState;
+  local_datetime: string | null;
+  timezone: string | null;
+  fold: "earlier" | "later" | null;
+  due_at: Date | null;
+  blocked_at: Date | null;
+  attempt: Generated<number>;
+  items_revision: Generated<number>;
+  delegation_id: string | null;
+  requester_email: string | null;
+  command: unknown;
+  command_key: string | null;
+  receipt: unknown;
+  last_code: string | null;
+  last_message: string | null;
+  created_by_email: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ReleaseItemsTable {
+  id: string;
+  release_id: string;
+  installation_id: string;
+  instance_id: string;
+  group_id: string;
+  model_id: string;
+  title: string;
+  locale: string;
+  kind: "publish" | "unpublish";
+  target_state: string;
+  version_mode: "ordinary" | "future";
+  frozen_version_id: string | null;
+  status: "pending" | "done" | "failed" | "cancelled";
+  attempt: Generated<number>;
+  published_version_id: string | null;
+  last_code: string | null;
+  position: number;
+  added_by_email: string;
+  created_at: Date;
+}
+
 export interface MigrationsTable {
   name: string;
   applied_at: Date;
@@ -82,6 +138,8 @@ export interface SchedulerTables {
   installations: InstallationsTable;
   schedules: SchedulesTable;
   schedule_attempts: ScheduleAttemptsTable;
+  releases: ReleasesTable;
+  release_items: ReleaseItemsTable;
   scheduler_migrations: MigrationsTable;
 }
 

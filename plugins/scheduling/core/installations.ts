@@ -126,7 +126,13 @@ export async function deleteInstallationData(
     const running = await tx.selectFrom("schedules").select("id")
       .where("installation_id", "=", id).where("status", "=", "running")
       .executeTakeFirst();
-    if (running) return "running";
+    const releasing = await tx.selectFrom("releases").select("id")
+      .where("installation_id", "=", id).where("state", "=", "running")
+      .executeTakeFirst();
+    if (running || releasing) return "running";
+    await tx.deleteFrom("release_items").where("installation_id", "=", id)
+      .execute();
+    await tx.deleteFrom("releases").where("installation_id", "=", id).execute();
     await tx.deleteFrom("schedule_attempts").where("installation_id", "=", id)
       .execute();
     await tx.deleteFrom("schedules").where("installation_id", "=", id)

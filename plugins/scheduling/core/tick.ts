@@ -9,6 +9,12 @@ import {
 } from "../../sdk/mod.ts";
 import type { SchedulerDb } from "./db.ts";
 import { readToken } from "./installations.ts";
+import {
+  dueReleases,
+  runRelease,
+  settleAbandonedRuns,
+  withReleaseLease,
+} from "./releases.ts";
 import { type Schedule, scheduleKey } from "./schedules.ts";
 import type { TokenBox } from "./token_box.ts";
 
@@ -33,6 +39,8 @@ export interface TickContext {
   /** Injected in tests; default globalThis.fetch. */
   fetch?: typeof fetch;
   random?: () => number;
+  /** Waits between retries within one send; tests inject one that moves their clock. */
+  sleep?: (ms: number) => Promise<void>;
   /** This process's name in leases. */
   owner?: string;
 }
@@ -43,6 +51,8 @@ export interface TickReport {
   completed: number;
   refused: number;
   retrying: number;
+  /** Releases the tick started, and how they ended. */
+  releases: { done: number; failed: number; unknown: number; blocked: number };
 }
 
 interface Lease {
@@ -60,6 +70,7 @@ export async function runTick(ctx: TickContext): Promise<TickReport> {
     completed: 0,
     refused: 0,
     retrying: 0,
+    releases: { done: 0, failed: 0, unknown: 0, blocked: 0 },
   };
   const installations = await ctx.db.selectFrom("installations")
     .select(["id", "service_url"]).execute();
@@ -107,6 +118,86 @@ async function tickInstallation(
     report[result]++;
     await ctx.kv.atomic().check(lease.entry).delete(leaseKey(schedule.id))
       .commit();
+  }
+  await tickReleases(ctx, installation, report);
+}
+
+/** A client of the plugin API for one installation, its token re-read on every call. */
+export function installationClient(
+  ctx: Pick<
+    TickContext,
+    "db" | "box" | "servicePolicy" | "fetch" | "now" | "random" | "sleep"
+  >,
+  installation: { id: string; service_url: string },
+  options: {
+    maxAttempts: number;
+    maxAgeMs: number;
+    maxRetryAfterMs: number;
+    attemptTimeoutMs?: number;
+  },
+): PluginClient {
+  return new PluginClient({
+    serviceUrl: installation.service_url,
+    servicePolicy: ctx.servicePolicy,
+    readToken: async () =>
+      await readToken(ctx.db, ctx.box, installation.id) ?? "",
+    fetch: ctx.fetch,
+    now: ctx.now,
+    random: ctx.random,
+    sleep: ctx.sleep,
+    backoffBaseMs: 500,
+    backoffMaxMs: 5_000,
+    ...options,
+  });
+}
+
+// Due releases of one installation: each under its KV lease, readiness first, one commit.
+async function tickReleases(
+  ctx: TickContext,
+  installation: { id: string; service_url: string },
+  report: TickReport,
+): Promise<void> {
+  const now = ctx.now();
+  await settleAbandonedRuns(
+    ctx.db,
+    ctx.kv,
+    installation.id,
+    now,
+    ctx.limits.leaseMs,
+  );
+  const due = await dueReleases(
+    ctx.db,
+    installation.id,
+    new Date(now),
+    PER_TICK,
+  );
+  if (due.length === 0) return;
+  if (await readToken(ctx.db, ctx.box, installation.id) === null) return;
+  const client = installationClient(ctx, installation, {
+    maxAttempts: ctx.limits.maxAttempts,
+    maxAgeMs: ctx.limits.leaseMs - LEASE_MARGIN_MS,
+    maxRetryAfterMs: Math.min(ctx.limits.maxRetryAfterMs, 10_000),
+  });
+  for (const release of due) {
+    const outcome = await withReleaseLease(
+      ctx.kv,
+      release.id,
+      ctx.limits.leaseMs,
+      ctx.now(),
+      (deadline) =>
+        runRelease(
+          {
+            db: ctx.db,
+            client,
+            installationId: installation.id,
+            now: ctx.now,
+            deadline,
+          },
+          release.id,
+          { mode: "tick" },
+        ),
+    );
+    if (outcome?.ok) report.releases[outcome.state]++;
   }
 }
 
@@ -170,15 +261,8 @@ async function send(
       status: null,
     });
   }
-  const client = new PluginClient({
-    serviceUrl: installation.service_url,
-    servicePolicy: ctx.servicePolicy,
-    readToken: async () =>
-      await readToken(ctx.db, ctx.box, installation.id) ?? "",
-    fetch: ctx.fetch,
-    now: ctx.now,
-    random: ctx.random,
-    // One attempt per tick: the schedule's own caps decide about the next one.
+  // One attempt per tick: the schedule's own caps decide about the next one.
+  const client = installationClient(ctx, installation, {
     maxAttempts: 1,
     maxAgeMs: ctx.limits.maxLatenessMs,
     maxRetryAfterMs: ctx.limits.maxRetryAfterMs,

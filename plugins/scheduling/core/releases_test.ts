@@ -1,0 +1,170 @@
+// Release rules that need no running Stave: the 25-item cap at its edge, overlapping language
+// scopes, a locked release, and `release_changed` when the item set moves during the readiness
+// checks (spec 1 part 4.5 rule 7; REL rows).
+import { deepEqual, equal } from "node:assert/strict";
+import { PluginClient } from "../../sdk/mod.ts";
+import { openSchedulerDb, type SchedulerDb } from "./db.ts";
+import {
+  addReleaseItem,
+  createRelease,
+  RELEASE_MAX_ITEMS,
+  releaseItems,
+  runRelease,
+} from "./releases.ts";
+import type { DelegatedItem } from "./schedules.ts";
+
+const NOW = new Date("2026-11-23T10:00:00Z");
+
+function item(n: number, languages = ["en"]): DelegatedItem {
+  const id = `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+  const offered = [{ kind: "publish", to: "published" }];
+  return {
+    instance_id: id,
+    group_id: id,
+    model_id: "model-1",
+    slug: `item-${n}`,
+    fields: { title: `Item ${n}` },
+    languages: languages.map((l) => ({ instance_id: id, locale: l })),
+    workflow: {
+      revision: 1,
+      current_version_id: id,
+      published_version_id: null,
+      transitions: offered,
+      locales: Object.fromEntries(languages.map((l) => [l, {
+        current_version_id: id,
+        published_version_id: null,
+        transitions: offered,
+      }])),
+    },
+  };
+}
+
+async function world(): Promise<{ db: SchedulerDb; releaseId: string }> {
+  const db = await openSchedulerDb({ memory: true });
+  await db.insertInto("installations").values({
+    id: "inst-1",
+    site_id: "site-1",
+    service_url: "https://cms.example.com",
+    token_sealed: "x",
+    created_at: NOW,
+    updated_at: NOW,
+  }).execute();
+  const made = await createRelease(db, {
+    installationId: "inst-1",
+    name: "Spring",
+    email: "editor@example.com",
+    now: NOW,
+  });
+  if (!made.ok) throw new Error(made.message);
+  return { db, releaseId: made.release.id };
+}
+
+function adding(
+  db: SchedulerDb,
+  releaseId: string,
+  it: DelegatedItem,
+  locale = "",
+) {
+  return addReleaseItem(db, {
+    installationId: "inst-1",
+    release: { id: releaseId },
+    item: it,
+    kind: "publish",
+    locale,
+    versionMode: "ordinary",
+    mayChooseLocale: true,
+    email: "editor@example.com",
+    now: NOW,
+  });
+}
+
+Deno.test("a release takes its 25th item and refuses the 26th with release_full", async () => {
+  const { db, releaseId } = await world();
+  try {
+    for (let n = 1; n <= RELEASE_MAX_ITEMS; n++) {
+      const added = await adding(db, releaseId, item(n));
+      equal(added.ok, true, `item ${n}`);
+    }
+    const full = await adding(db, releaseId, item(26));
+    equal(full.ok ? "ok" : full.code, "release_full");
+    equal((await releaseItems(db, releaseId)).length, 25);
+  } finally {
+    await db.destroy();
+  }
+});
+
+Deno.test("languages of one entry coexist; the same language twice or a whole-group item overlaps", async () => {
+  const { db, releaseId } = await world();
+  try {
+    const both = item(1, ["en", "de"]);
+    equal((await adding(db, releaseId, both, "en")).ok, true);
+    equal((await adding(db, releaseId, both, "de")).ok, true);
+    const again = await adding(db, releaseId, both, "de");
+    equal(again.ok ? "ok" : again.code, "already_in_release");
+    const whole = await adding(db, releaseId, both, "");
+    equal(whole.ok ? "ok" : whole.code, "already_in_release");
+    const unknown = await adding(db, releaseId, item(2), "fr");
+    equal(unknown.ok ? "ok" : unknown.code, "locale_unavailable");
+    const name = await createRelease(db, {
+      installationId: "inst-1",
+      name: "x".repeat(81),
+      email: "e@example.com",
+      now: NOW,
+    });
+    equal(name.ok ? "ok" : name.code, "invalid_request");
+    const eighty = await createRelease(db, {
+      installationId: "inst-1",
+      name: "x".repeat(80),
+      email: "e@example.com",
+      now: NOW,
+    });
+    equal(eighty.ok, true);
+  } finally {
+    await db.destroy();
+  }
+});
+
+Deno.test("an item added while the readiness checks run makes the start refuse release_changed, sending nothing", async () => {
+  const { db, releaseId } = await world();
+  try {
+    await adding(db, releaseId, item(1));
+    const sent: string[] = [];
+    const client = new PluginClient({
+      serviceUrl: "https://cms.example.com",
+      readToken: () => `svp_${"a".repeat(43)}`,
+      fetch: async (input) => {
+        const url = String(input);
+        sent.push(new URL(url).pathname);
+        if (url.includes("/content/")) {
+          // Someone adds an entry while the run reads the first one.
+          await adding(db, releaseId, item(sent.length + 1));
+          return Response.json({ data: item(1) });
+        }
+        return Response.json({
+          outcome: { code: "release_applied", message: "ok", retry: false },
+        });
+      },
+    });
+    const run = await runRelease(
+      {
+        db,
+        client,
+        installationId: "inst-1",
+        now: () => NOW.getTime(),
+      },
+      releaseId,
+      {
+        mode: "run_now",
+        delegationId: "deleg-1",
+        email: "editor@example.com",
+      },
+    );
+    equal(run.ok ? run.state : run.code, "release_changed");
+    deepEqual(sent.filter((p) => p.endsWith("/releases/commit")), []);
+    const row = await db.selectFrom("releases").selectAll()
+      .where("id", "=", releaseId).executeTakeFirstOrThrow();
+    equal(row.state, "draft");
+  } finally {
+    await db.destroy();
+  }
+});

@@ -1,0 +1,743 @@
+// Release pages (spec 1 part 4.4): the list and one release for a manage session, adding the
+// session's entry to a release from a content session, and the forms that rename, schedule,
+// run now, unschedule and retry. Every POST carries the session's CSRF token.
+import type { Context, Hono } from "hono";
+import type { PluginClient } from "../sdk/mod.ts";
+import type { SchedulerDb } from "./core/db.ts";
+import type { ResolvedTime } from "./core/local_time.ts";
+import { localReading } from "./core/local_time.ts";
+import {
+  addReleaseItem,
+  checkReadiness,
+  createRelease,
+  type ItemReadiness,
+  listReleases,
+  readRelease,
+  type Release,
+  releaseItems,
+  type ReleaseRefusal,
+  removeReleaseItem,
+  renameRelease,
+  runRelease,
+  scheduleRelease,
+  unscheduleRelease,
+  withReleaseLease,
+} from "./core/releases.ts";
+import type { DelegatedItem } from "./core/schedules.ts";
+import { csrfMatches, type PluginSession } from "./core/sessions.ts";
+import { Csrf, Message, TimeFields } from "./pages.tsx";
+
+/** What the release pages borrow from the app. */
+export interface ReleaseDeps {
+  db: SchedulerDb;
+  kv: Deno.Kv;
+  now: () => number;
+  zones: string[];
+  headers: Record<string, string>;
+  leaseMs: number;
+  installation(
+    c: Context,
+  ): Promise<{ id: string; serviceUrl: string } | undefined>;
+  session(c: Context): Promise<PluginSession | null>;
+  client(installation: { id: string; serviceUrl: string }): PluginClient;
+  page(c: Context, status: number, title: string, body: unknown): Response;
+  problem(c: Context, status: number, title: string, text: string): Response;
+  noSession(c: Context): Response;
+  readItem(
+    installation: { id: string; serviceUrl: string },
+    session: PluginSession,
+    instanceId: string,
+  ): Promise<
+    { ok: true; item: DelegatedItem } | {
+      ok: false;
+      code: string;
+      message: string;
+    }
+  >;
+  timeFrom(form: Record<string, unknown>): ResolvedTime;
+}
+
+const REFUSAL_STATUS: Record<string, number> = {
+  invalid_request: 422,
+  not_found: 404,
+  already_in_release: 409,
+  release_full: 409,
+  release_changed: 409,
+  release_locked: 409,
+  release_blocked: 409,
+  release_empty: 409,
+  future_requires_publish: 422,
+  transition_unavailable: 409,
+  locale_unavailable: 422,
+  execution_in_progress: 409,
+  temporary_failure: 503,
+  invalid_instant: 422,
+  unknown_timezone: 422,
+  past_time: 422,
+};
+
+const STATE_LABEL: Record<string, string> = {
+  draft: "Draft",
+  scheduled: "Scheduled",
+  running: "Running",
+  done: "Done",
+  failed: "Failed",
+  unknown: "Outcome unknown",
+  cancelled: "Cancelled",
+};
+
+function when(release: Release): string {
+  if (!release.due_at || !release.timezone) return "No time set";
+  return `${
+    localReading(release.due_at, release.timezone)
+  } ${release.timezone} (${
+    release.due_at.toISOString().slice(0, 16).replace("T", " ")
+  } UTC)`;
+}
+
+/** Adds the release routes to the app. */
+export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
+  const base = (id: string) => `/installations/${id}/releases`;
+
+  // Loads installation and session, checks CSRF on POST; a manage session unless `content`.
+  async function open(
+    c: Context,
+    need: "manage" | "content" | "any",
+  ): Promise<
+    | {
+      installation: { id: string; serviceUrl: string };
+      session: PluginSession;
+      form: Record<string, unknown>;
+    }
+    | Response
+  > {
+    const installation = await deps.installation(c);
+    const session = installation ? await deps.session(c) : null;
+    if (!installation || !session) return deps.noSession(c);
+    let form: Record<string, unknown> = {};
+    if (c.req.method === "POST") {
+      form = await c.req.parseBody();
+      if (!csrfMatches(session, form._csrf)) {
+        return deps.problem(
+          c,
+          403,
+          "Form expired",
+          "Reload the page and try again.",
+        );
+      }
+    }
+    if (need === "manage" && session.instanceId !== null) {
+      return deps.problem(
+        c,
+        403,
+        "Open the calendar",
+        "Releases are managed from the plugin's calendar in Stave's Settings → Plugins.",
+      );
+    }
+    if (need === "content" && session.instanceId === null) {
+      return deps.problem(
+        c,
+        403,
+        "Open an entry first",
+        "An entry is added from its Schedule button in Stave.",
+      );
+    }
+    return { installation, session, form };
+  }
+
+  function refused(
+    c: Context,
+    r: ReleaseRefusal | { code: string; message: string },
+  ) {
+    return deps.problem(
+      c,
+      REFUSAL_STATUS[r.code] ?? 422,
+      "Not possible",
+      `${r.message} (${r.code})`,
+    );
+  }
+
+  function back(c: Context, location: string) {
+    return c.body(null, 303, { ...deps.headers, location });
+  }
+
+  app.get("/installations/:id/releases", async (c) => {
+    const opened = await open(c, "manage");
+    if (opened instanceof Response) return opened;
+    const { installation, session } = opened;
+    const releases = await listReleases(deps.db, installation.id);
+    return deps.page(
+      c,
+      200,
+      "Releases",
+      <>
+        <h1>Releases</h1>
+        <nav class="views" aria-label="Views">
+          <a href={`/installations/${installation.id}`}>Agenda</a>
+          <a href={`/installations/${installation.id}/calendar`}>Calendar</a>
+        </nav>
+        <section class="card" aria-labelledby="new-release">
+          <h2 id="new-release">New release</h2>
+          <form method="post" action={base(installation.id)} class="row">
+            <Csrf token={session.csrf} />
+            <label for="release-name">Name</label>
+            <input id="release-name" name="name" required maxLength={80} />
+            <button type="submit">Create</button>
+          </form>
+        </section>
+        {releases.length === 0
+          ? (
+            <p class="muted">
+              No releases yet. Create one, then add entries from their Schedule
+              button.
+            </p>
+          )
+          : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Release</th>
+                    <th scope="col">Items</th>
+                    <th scope="col">When</th>
+                    <th scope="col">State</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {releases.map((r) => (
+                    <tr key={r.id}>
+                      <td>
+                        <a href={`${base(installation.id)}/${r.id}`}>
+                          {r.name}
+                        </a>
+                      </td>
+                      <td>{r.items}</td>
+                      <td>{when(r)}</td>
+                      <td>
+                        <span class={`badge ${r.state}`}>
+                          {STATE_LABEL[r.state]}
+                        </span>
+                        {r.blocked_at && <span class="muted">blocked</span>}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+      </>,
+    );
+  });
+
+  app.post("/installations/:id/releases", async (c) => {
+    const opened = await open(c, "manage");
+    if (opened instanceof Response) return opened;
+    const made = await createRelease(deps.db, {
+      installationId: opened.installation.id,
+      name: opened.form.name,
+      email: opened.session.email,
+      now: new Date(deps.now()),
+    });
+    if (!made.ok) return refused(c, made);
+    return back(
+      c,
+      `${base(opened.installation.id)}/${made.release.id}?done=created`,
+    );
+  });
+
+  app.get("/installations/:id/releases/:rid", async (c) => {
+    const opened = await open(c, "manage");
+    if (opened instanceof Response) return opened;
+    const { installation, session } = opened;
+    const release = await readRelease(
+      deps.db,
+      installation.id,
+      c.req.param("rid"),
+    );
+    if (!release) return deps.problem(c, 404, "Not found", "No such release.");
+    const items = await releaseItems(deps.db, release.id);
+    const editable = release.state === "draft" || release.state === "scheduled";
+    // Readiness is read live, through this person's delegation, before the release starts.
+    const checks: ItemReadiness[] = editable && items.length > 0
+      ? await checkReadiness(
+        deps.client(installation),
+        session.delegationId,
+        items,
+      )
+      : [];
+    const blocked = checks.filter((c) => c.readiness === "blocked").length;
+    const unreadable = checks.filter((c) =>
+      c.readiness === "unreadable"
+    ).length;
+    const readinessOf = new Map(checks.map((c) => [c.item.id, c]));
+    const visible = items.filter((i) =>
+      readinessOf.get(i.id)?.readiness !== "unreadable"
+    );
+    const done = c.req.query("done");
+    const action = (name: string) =>
+      `${base(installation.id)}/${release.id}/${name}`;
+    const receipt = (typeof release.receipt === "string"
+      ? JSON.parse(release.receipt)
+      : release.receipt) as
+        | { kind: string; at: string; key?: string }
+        | null;
+    return deps.page(
+      c,
+      200,
+      release.name,
+      <>
+        <p>
+          <a href={base(installation.id)}>All releases</a>
+        </p>
+        <h1>{release.name}</h1>
+        <Message
+          notice={done ? NOTICES[done] ?? null : null}
+          alert={release.last_message &&
+              (release.state === "failed" || release.state === "unknown")
+            ? `${release.last_message} (${release.last_code})`
+            : null}
+        />
+        <section class="card">
+          <dl>
+            <dt>State</dt>
+            <dd>
+              <span class={`badge ${release.state}`}>
+                {STATE_LABEL[release.state]}
+              </span>
+              {release.blocked_at &&
+                " · blocked at its time; fix the items and schedule it again"}
+            </dd>
+            <dt>When</dt>
+            <dd>{when(release)}</dd>
+            <dt>Progress</dt>
+            <dd>
+              {items.filter((i) => i.status === "done").length} of{" "}
+              {items.length} items done
+              {release.attempt > 0 && `, attempt ${release.attempt}`}
+            </dd>
+            {receipt && (
+              <>
+                <dt>Receipt</dt>
+                <dd>
+                  {receipt.kind === "applied"
+                    ? `Committed at ${
+                      receipt.at.slice(0, 16).replace("T", " ")
+                    } UTC`
+                    : `Blocked attempt at ${
+                      receipt.at.slice(0, 16).replace("T", " ")
+                    } UTC`}
+                </dd>
+              </>
+            )}
+          </dl>
+        </section>
+        <h2>Items</h2>
+        {unreadable > 0 && (
+          <p class="muted">
+            {unreadable} item(s) you cannot read are part of this release.
+          </p>
+        )}
+        {visible.length === 0
+          ? (
+            <p class="muted">
+              No items yet: open an entry in Stave, choose Schedule, and add it
+              to this release.
+            </p>
+          )
+          : (
+            <div class="table-wrap">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Entry</th>
+                    <th scope="col">Change</th>
+                    <th scope="col">{editable ? "Readiness" : "Outcome"}</th>
+                    {editable && (
+                      <th scope="col">
+                        <span class="sr-only">Remove</span>
+                      </th>
+                    )}
+                  </tr>
+                </thead>
+                <tbody>
+                  {visible.map((i) => {
+                    const check = readinessOf.get(i.id);
+                    return (
+                      <tr key={i.id}>
+                        <td>{i.title}</td>
+                        <td>
+                          {i.kind === "publish" ? "Publish" : "Unpublish"}{" "}
+                          {i.locale === "" ? "all languages" : i.locale}
+                          {i.version_mode === "future" && " (future version)"}
+                        </td>
+                        <td>
+                          {editable
+                            ? (
+                              <span
+                                class={`badge ${
+                                  check?.readiness === "ready"
+                                    ? "completed"
+                                    : check?.readiness === "blocked"
+                                    ? "refused"
+                                    : "retrying"
+                                }`}
+                              >
+                                {check?.readiness ?? "unknown"}
+                              </span>
+                            )
+                            : (
+                              <span
+                                class={`badge ${
+                                  i.status === "done"
+                                    ? "completed"
+                                    : i.status === "failed"
+                                    ? "refused"
+                                    : ""
+                                }`}
+                              >
+                                {i.status}
+                              </span>
+                            )}
+                          {check?.reason && (
+                            <span class="muted">{check.reason}</span>
+                          )}
+                          {!editable && i.last_code && (
+                            <span class="muted">{i.last_code}</span>
+                          )}
+                        </td>
+                        {editable && (
+                          <td>
+                            <form
+                              method="post"
+                              action={action(`items/${i.id}/remove`)}
+                            >
+                              <Csrf token={session.csrf} />
+                              <button
+                                type="submit"
+                                class="secondary"
+                                aria-label={`Remove ${i.title}`}
+                              >
+                                Remove
+                              </button>
+                            </form>
+                          </td>
+                        )}
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+        {editable && (
+          <section class="card" aria-labelledby="release-time">
+            <h2 id="release-time">Time</h2>
+            <form method="post" action={action("schedule")}>
+              <Csrf token={session.csrf} />
+              <TimeFields
+                idPrefix="release"
+                zones={deps.zones}
+                defaults={{
+                  local: release.local_datetime ?? "",
+                  timezone: release.timezone ?? "UTC",
+                  fold: release.fold ?? "later",
+                }}
+              />
+              <button type="submit">
+                {release.state === "scheduled" ? "Move" : "Schedule"}
+              </button>
+            </form>
+          </section>
+        )}
+        <section class="card" aria-labelledby="release-actions">
+          <h2 id="release-actions">Actions</h2>
+          <div class="row">
+            {editable && (
+              <form method="post" action={action("run")}>
+                <Csrf token={session.csrf} />
+                <button
+                  type="submit"
+                  disabled={blocked > 0 || items.length === 0}
+                >
+                  Run now
+                </button>
+              </form>
+            )}
+            {release.state === "scheduled" && (
+              <form method="post" action={action("cancel")}>
+                <Csrf token={session.csrf} />
+                <button type="submit" class="secondary">Unschedule</button>
+              </form>
+            )}
+            {(release.state === "failed" || release.state === "unknown" ||
+              release.state === "cancelled") && (
+              <form method="post" action={action("retry")}>
+                <Csrf token={session.csrf} />
+                <button type="submit">Retry</button>
+              </form>
+            )}
+          </div>
+          {blocked > 0 && (
+            <p class="muted">
+              Run now is off while {blocked} item(s) are blocked.
+            </p>
+          )}
+          <form method="post" action={action("rename")} class="row">
+            <Csrf token={session.csrf} />
+            <label for="rename">Name</label>
+            <input
+              id="rename"
+              name="name"
+              required
+              maxLength={80}
+              value={release.name}
+            />
+            <button type="submit" class="secondary">Rename</button>
+          </form>
+        </section>
+      </>,
+    );
+  });
+
+  app.post("/installations/:id/releases/:rid/rename", async (c) => {
+    const opened = await open(c, "manage");
+    if (opened instanceof Response) return opened;
+    const done = await renameRelease(
+      deps.db,
+      opened.installation.id,
+      c.req.param("rid"),
+      opened.form.name,
+      new Date(deps.now()),
+    );
+    if (!done.ok) return refused(c, done);
+    return back(
+      c,
+      `${base(opened.installation.id)}/${done.release.id}?done=renamed`,
+    );
+  });
+
+  app.post("/installations/:id/releases/:rid/schedule", async (c) => {
+    const opened = await open(c, "manage");
+    if (opened instanceof Response) return opened;
+    const time = deps.timeFrom(opened.form);
+    if (!time.ok) return refused(c, time);
+    const done = await scheduleRelease(deps.db, {
+      installationId: opened.installation.id,
+      releaseId: c.req.param("rid"),
+      time,
+      delegationId: opened.session.delegationId,
+      email: opened.session.email,
+      now: new Date(deps.now()),
+    });
+    if (!done.ok) return refused(c, done);
+    return back(
+      c,
+      `${base(opened.installation.id)}/${done.release.id}?done=scheduled`,
+    );
+  });
+
+  app.post("/installations/:id/releases/:rid/cancel", async (c) => {
+    const opened = await open(c, "manage");
+    if (opened instanceof Response) return opened;
+    const done = await unscheduleRelease(
+      deps.db,
+      opened.installation.id,
+      c.req.param("rid"),
+      new Date(deps.now()),
+    );
+    if (!done.ok) return refused(c, done);
+    return back(
+      c,
+      `${base(opened.installation.id)}/${done.release.id}?done=unscheduled`,
+    );
+  });
+
+  for (const act of ["run", "retry"] as const) {
+    app.post(`/installations/:id/releases/:rid/${act}`, async (c) => {
+      const opened = await open(c, "manage");
+      if (opened instanceof Response) return opened;
+      const releaseId = c.req.param("rid");
+      const outcome = await withReleaseLease(
+        deps.kv,
+        releaseId,
+        deps.leaseMs,
+        deps.now(),
+        (deadline) =>
+          runRelease(
+            {
+              db: deps.db,
+              client: deps.client(opened.installation),
+              installationId: opened.installation.id,
+              now: deps.now,
+              deadline,
+            },
+            releaseId,
+            {
+              mode: act === "run" ? "run_now" : "retry",
+              delegationId: opened.session.delegationId,
+              email: opened.session.email,
+            },
+          ),
+      );
+      if (outcome === undefined) {
+        return refused(c, {
+          code: "execution_in_progress",
+          message: "The release is running now",
+        });
+      }
+      if (!outcome.ok) return refused(c, outcome);
+      return back(
+        c,
+        `${base(opened.installation.id)}/${releaseId}?done=${outcome.state}`,
+      );
+    });
+  }
+
+  app.post(
+    "/installations/:id/releases/:rid/items/:itemId/remove",
+    async (c) => {
+      const opened = await open(c, "any");
+      if (opened instanceof Response) return opened;
+      const done = await removeReleaseItem(deps.db, {
+        installationId: opened.installation.id,
+        releaseId: c.req.param("rid"),
+        itemId: c.req.param("itemId"),
+        // A content session removes only its own entry's items.
+        groupId: opened.session.instanceId === null
+          ? null
+          : opened.session.groupId,
+        now: new Date(deps.now()),
+      });
+      if (!done.ok) return refused(c, done);
+      return back(
+        c,
+        opened.session.instanceId === null
+          ? `${base(opened.installation.id)}/${c.req.param("rid")}?done=removed`
+          : `/installations/${opened.installation.id}?done=removed`,
+      );
+    },
+  );
+
+  app.post("/installations/:id/release-items", async (c) => {
+    const opened = await open(c, "content");
+    if (opened instanceof Response) return opened;
+    const { installation, session, form } = opened;
+    const read = await deps.readItem(
+      installation,
+      session,
+      session.instanceId!,
+    );
+    if (!read.ok) {
+      return deps.problem(c, 403, "Cannot add this entry", read.message);
+    }
+    const [kind] = String(form.transition ?? "publish:published").split(":");
+    const newName = String(form.new_release ?? "").trim();
+    const added = await addReleaseItem(deps.db, {
+      installationId: installation.id,
+      release: newName !== "" || !form.release
+        ? { newName }
+        : { id: String(form.release) },
+      item: read.item,
+      kind: kind === "unpublish" ? "unpublish" : "publish",
+      locale: String(form.locale ?? ""),
+      versionMode: form.version_mode === "future" ? "future" : "ordinary",
+      mayChooseLocale: session.capabilities.includes("workflow:locale"),
+      email: session.email,
+      now: new Date(deps.now()),
+    });
+    if (!added.ok) return refused(c, added);
+    return back(c, `/installations/${installation.id}?done=added`);
+  });
+}
+
+const NOTICES: Record<string, string> = {
+  created: "Release created. Add entries from their Schedule button in Stave.",
+  renamed: "Renamed.",
+  scheduled: "Scheduled: the release runs at its time if every item is ready.",
+  unscheduled: "Unscheduled: the release is a draft again.",
+  removed: "Item removed.",
+  done: "Committed: every item changed together.",
+  failed: "Stave refused the release; nothing changed.",
+  unknown:
+    "No answer established whether the release was committed. Retry repeats the same command safely.",
+  blocked: "Blocked.",
+};
+
+/** The content page's "Add to a release" form. */
+export function AddToRelease(
+  props: {
+    installationId: string;
+    csrf: string;
+    releases: { id: string; name: string }[];
+    languages: string[];
+    chooseLocale: boolean;
+    kinds: string[];
+  },
+) {
+  return (
+    <section class="card" aria-labelledby="add-release">
+      <h2 id="add-release">Add to a release</h2>
+      <form
+        method="post"
+        action={`/installations/${props.installationId}/release-items`}
+      >
+        <Csrf token={props.csrf} />
+        <div class="field">
+          <label for="release">Release</label>
+          <select id="release" name="release">
+            {props.releases.map((r) => (
+              <option key={r.id} value={r.id}>{r.name}</option>
+            ))}
+            <option value="">A new release…</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="new-release-name">
+            New release name (when creating one)
+          </label>
+          <input id="new-release-name" name="new_release" maxLength={80} />
+        </div>
+        <div class="field">
+          <label for="transition">Change</label>
+          <select id="transition" name="transition">
+            {props.kinds.map((k) => (
+              <option
+                key={k}
+                value={k === "publish"
+                  ? "publish:published"
+                  : "unpublish:draft"}
+              >
+                {k === "publish" ? "Publish" : "Unpublish"}
+              </option>
+            ))}
+          </select>
+        </div>
+        {props.chooseLocale && (
+          <div class="field">
+            <label for="release-locale">Languages</label>
+            <select id="release-locale" name="locale">
+              <option value="">All languages</option>
+              {props.languages.map((l) => (
+                <option key={l} value={l}>Only {l}</option>
+              ))}
+            </select>
+          </div>
+        )}
+        <fieldset class="field">
+          <legend>Version</legend>
+          <label>
+            <input type="radio" name="version_mode" value="ordinary" checked />
+            {" "}
+            The latest saved version when the release runs
+          </label>
+          <label>
+            <input type="radio" name="version_mode" value="future" />{" "}
+            Frozen when the release first starts, so a retry publishes that same
+            version (publish only)
+          </label>
+        </fieldset>
+        <button type="submit">Add</button>
+      </form>
+    </section>
+  );
+}
