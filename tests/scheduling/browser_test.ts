@@ -76,6 +76,16 @@ Deno.test({
         match(await managePage.textContent("main") ?? "", /Autumn issue/);
         problems.push(...await axeProblems(managePage, "agenda"));
         await screenshots(managePage, "scheduling-agenda");
+        await managePage.click("text=Releases");
+        problems.push(...await axeProblems(managePage, "releases"));
+        await managePage.fill("#release-name", "Winter issue");
+        await managePage.click("text=Create");
+        await managePage.waitForURL(/\/releases\/[0-9a-f-]{36}/);
+        match(await managePage.textContent("main") ?? "", /Release created/);
+        problems.push(...await axeProblems(managePage, "release"));
+        await screenshots(managePage, "scheduling-release");
+        await managePage.setViewportSize({ width: 390, height: 844 });
+        equal(await scrollsSideways(managePage), null);
         deepEqual(problems, []);
       } finally {
         await browser.close();
