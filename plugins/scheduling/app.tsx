@@ -21,11 +21,7 @@ import {
   readToken,
   storeHandoff,
 } from "./core/installations.ts";
-import {
-  type Fold,
-  localReading,
-  resolveLocalTime,
-} from "./core/local_time.ts";
+import { type Fold, resolveLocalTime } from "./core/local_time.ts";
 import {
   cancelSchedule,
   createSchedule,
@@ -48,6 +44,7 @@ import {
 import type { TokenBox } from "./core/token_box.ts";
 import { schedulingManifest } from "./manifest.ts";
 import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
+import { type BoundRun, scheduleDraft, scheduleStatus } from "./operations.ts";
 import {
   Csrf,
   describe,
@@ -206,7 +203,8 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
   app.post("/svc/operations/:operation", async (c) => {
     const refused = (code: string, message: string) =>
       c.json({ status: "refused", code, message });
-    if (c.req.param("operation") !== "schedule-status") {
+    const operation = c.req.param("operation");
+    if (operation !== "schedule-status" && operation !== "schedule-draft") {
       return refused("unknown_operation", "This plugin has no such operation");
     }
     const envelope = parseInvocationEnvelope(
@@ -222,38 +220,34 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
         "Unknown installation or expired invocation",
       );
     }
-    const exchanged = await clientFor(installation).exchangeInvocation(
-      envelope.code,
-    );
-    const bound = exchanged.kind === "success"
-      ? (exchanged.body as { data?: { group_id?: string | null } }).data
+    const client = clientFor(installation);
+    const exchanged = await client.exchangeInvocation(envelope.code);
+    const run = exchanged.kind === "success"
+      ? (exchanged.body as { data?: BoundRun }).data
       : undefined;
-    if (!bound?.group_id) {
+    if (!run) {
       return refused(
         "exchange_refused",
         "The service would not exchange the invocation",
       );
     }
-    const live = (await schedulesOfGroup(db, installation.id, bound.group_id))
-      .filter((s) => ["pending", "retrying", "running"].includes(s.status));
-    return c.json({
-      status: "ok",
-      blocks: [{
-        type: "rows",
-        columns: [
-          { key: "change", label: "Change" },
-          { key: "due_at", label: "Due (UTC)" },
-          { key: "local", label: "Local time" },
-          { key: "status", label: "Status" },
-        ],
-        rows: live.map((s) => ({
-          change: describe(s),
-          due_at: s.due_at.toISOString(),
-          local: `${localReading(s.due_at, s.timezone)} ${s.timezone}`,
-          status: s.status,
-        })),
-      }],
-    });
+    if (run.operation_id !== operation) {
+      return refused(
+        "invalid_request",
+        "The invocation is for another operation",
+      );
+    }
+    return c.json(
+      operation === "schedule-status"
+        ? await scheduleStatus(db, installation.id, run)
+        : await scheduleDraft(
+          db,
+          client,
+          installation.id,
+          run,
+          new Date(now()),
+        ),
+    );
   });
 
   // ---------- Operator ----------

@@ -39,6 +39,55 @@ export function schedulingManifest(origin: string) {
       audience: "interactive",
       requires: ["content:read"],
       result: ["rows"],
+    }, {
+      id: "schedule-draft",
+      label: "Schedule a publish",
+      description:
+        "Publishes exactly version_id of the entry at due_at (a whole UTC minute); for scripts and agents",
+      url: `${origin}/svc/operations/schedule-draft`,
+      scope: "entry",
+      audience: "automation",
+      requires: [
+        "content:read",
+        "workflow:read",
+        "workflow:publish",
+        "workflow:locale",
+      ],
+      input: [
+        {
+          name: "locale",
+          label: "One language (empty: all)",
+          type: "text",
+          max_length: 35,
+        },
+        {
+          name: "transition",
+          label: "Change",
+          type: "select",
+          required: true,
+          options: [{ value: "publish:published", label: "Publish" }],
+        },
+        {
+          name: "due_at",
+          label: "When (UTC)",
+          type: "datetime",
+          required: true,
+        },
+        {
+          name: "timezone",
+          label: "Time zone",
+          type: "timezone",
+          required: true,
+        },
+        {
+          name: "version_id",
+          label: "Version to publish",
+          type: "text",
+          max_length: 64,
+          required: true,
+        },
+      ],
+      result: ["json"],
     }],
     ui_extensions: [{
       id: "schedule-card",

@@ -287,3 +287,23 @@ Deno.test("after uninstall a due schedule is refused plugin_unauthorized and not
     w.clock.advance(10 * 60_000);
     equal((await w.scheduler.tick()).claimed, 0);
   }));
+
+Deno.test("a schedule found more than MAX_LATENESS_MS past its time is refused retry_exhausted without a send", () =>
+  withSchedulingWorld(async (w) => {
+    const { groupId, instances } = await w.entry({ en: { title: "Late" } });
+    const browser = await w.launch(instances.en);
+    await browser.post(`/installations/${w.installationId}/schedules`, {
+      kind: "publish",
+      locale: "",
+      ...BERLIN_NOON,
+    });
+    // The plugin was down: its first tick after 11:00Z comes at 11:16, past the 15-minute cap.
+    w.clock.advance(76 * 60_000);
+    const report = await w.scheduler.tick();
+    equal(report.refused, 1);
+    equal(w.wire.transitions.length, 0);
+    const row = await w.scheduler.db.selectFrom("schedules").selectAll()
+      .executeTakeFirstOrThrow();
+    equal(row.last_code, "retry_exhausted");
+    equal((await w.states(groupId)).en, "draft");
+  }));

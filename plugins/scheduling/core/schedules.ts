@@ -45,6 +45,7 @@ export interface ScheduleRefusal {
     | "transition_unavailable"
     | "locale_unavailable"
     | "execution_in_progress"
+    | "schedule_exists"
     | "schedule_finished"
     | "not_found"
     | "capability_refused";
@@ -94,6 +95,8 @@ export interface NewSchedule {
   time: { local: string; timezone: string; fold: Fold; dueAt: Date };
   now: Date;
   newId?: () => string;
+  /** False for `schedule-draft`: a conflicting live schedule refuses instead of being replaced. */
+  supersede?: boolean;
 }
 
 /**
@@ -169,7 +172,7 @@ export async function createSchedule(
     requester_email: input.requesterEmail,
     created_at: input.now,
     updated_at: input.now,
-  });
+  }, input.supersede ?? true);
 }
 
 function unavailable(kind: string): ScheduleRefusal {
@@ -185,6 +188,7 @@ function unavailable(kind: string): ScheduleRefusal {
 async function writeSchedule(
   db: SchedulerDb,
   row: Schedule,
+  supersede = true,
 ): Promise<
   { ok: true; schedule: Schedule; superseded: string[] } | ScheduleRefusal
 > {
@@ -204,6 +208,14 @@ async function writeSchedule(
         code: "execution_in_progress" as const,
         message:
           "A schedule for this content is running now; try again in a minute",
+      };
+    }
+    if (!supersede && live.length > 0) {
+      return {
+        ok: false as const,
+        code: "schedule_exists" as const,
+        message:
+          "A live schedule already covers this change; it is not replaced",
       };
     }
     const superseded = live.map((s) => s.id);

@@ -1,0 +1,174 @@
+// The plugin's operations (spec 1 part 4.4): Stave posts the closed invocation envelope, the
+// plugin exchanges its code with its own token for a delegation bound to the run, and answers
+// result blocks or a refusal by name. Nothing is trusted from the envelope beyond the code.
+import { z } from "zod";
+import type { PluginClient } from "../sdk/mod.ts";
+import type { SchedulerDb } from "./core/db.ts";
+import { knownTimeZone, localReading } from "./core/local_time.ts";
+import {
+  createSchedule,
+  type DelegatedItem,
+  type Schedule,
+  schedulesOfGroup,
+} from "./core/schedules.ts";
+import { describe } from "./pages.tsx";
+
+/** What the exchange binds a run to. */
+export interface BoundRun {
+  delegation_id: string;
+  operation_id: string;
+  instance_id: string | null;
+  group_id: string | null;
+  input: Record<string, unknown>;
+  user: { email: string };
+}
+
+/** An operation's answer as Stave reads it. */
+export type OperationAnswer =
+  | { status: "ok"; blocks: unknown[] }
+  | { status: "refused"; code: string; message: string };
+
+function refused(code: string, message: string): OperationAnswer {
+  return { status: "refused", code, message };
+}
+
+/** `schedule-status`: the entry's pending, retrying and running schedules as rows. */
+export async function scheduleStatus(
+  db: SchedulerDb,
+  installationId: string,
+  run: BoundRun,
+): Promise<OperationAnswer> {
+  if (!run.group_id) {
+    return refused("invalid_request", "The run names no entry");
+  }
+  const live = (await schedulesOfGroup(db, installationId, run.group_id))
+    .filter((s) => ["pending", "retrying", "running"].includes(s.status));
+  return {
+    status: "ok",
+    blocks: [{
+      type: "rows",
+      columns: [
+        { key: "change", label: "Change" },
+        { key: "due_at", label: "Due (UTC)" },
+        { key: "local", label: "Local time" },
+        { key: "status", label: "Status" },
+      ],
+      rows: live.map((s) => ({
+        change: describe(s),
+        due_at: s.due_at.toISOString(),
+        local: `${localReading(s.due_at, s.timezone)} ${s.timezone}`,
+        status: s.status,
+      })),
+    }],
+  };
+}
+
+const draftInput = z.strictObject({
+  locale: z.string().max(35).optional(),
+  transition: z.literal("publish:published"),
+  due_at: z.string().max(40),
+  timezone: z.string().min(1).max(64),
+  version_id: z.string().min(1).max(64),
+});
+
+function scheduleJson(s: Schedule) {
+  return {
+    type: "json",
+    filename: "schedule.json",
+    data: {
+      schedule_id: s.id,
+      status: s.status,
+      locale: s.locale === "" ? null : s.locale,
+      transition: `${s.kind}:${s.target_state}`,
+      due_at: s.due_at.toISOString(),
+      timezone: s.timezone,
+      local_datetime: s.local_datetime,
+      pinned_version_id: s.pinned_version_id,
+    },
+  };
+}
+
+/**
+ * `schedule-draft` (automation only): a publish pinned to exactly `version_id`, which must still
+ * be the current draft (`draft_changed` otherwise). A repeat answers the schedule it made; a
+ * conflicting live schedule is never replaced (`schedule_exists`).
+ */
+export async function scheduleDraft(
+  db: SchedulerDb,
+  client: PluginClient,
+  installationId: string,
+  run: BoundRun,
+  now: Date,
+): Promise<OperationAnswer> {
+  const input = draftInput.safeParse(run.input);
+  if (!input.success || !run.instance_id || !run.group_id) {
+    return refused(
+      "invalid_request",
+      'Input is { locale?, transition: "publish:published", due_at, timezone, version_id }',
+    );
+  }
+  const { locale = "", due_at, timezone, version_id } = input.data;
+  if (!knownTimeZone(timezone)) {
+    return refused(
+      "unknown_timezone",
+      `"${timezone}" is not a known time zone`,
+    );
+  }
+  const dueAt = new Date(due_at);
+  if (
+    Number.isNaN(dueAt.getTime()) || dueAt.getUTCSeconds() !== 0 ||
+    dueAt.getUTCMilliseconds() !== 0
+  ) {
+    return refused(
+      "invalid_instant",
+      "due_at is an instant on a whole UTC minute",
+    );
+  }
+  if (dueAt.getTime() <= now.getTime()) {
+    return refused("past_time", "due_at must be in the future");
+  }
+  const read = await client.content(run.instance_id, run.delegation_id);
+  if (read.kind !== "success") {
+    return refused(
+      read.code ?? "temporary_failure",
+      "The entry could not be read for this person",
+    );
+  }
+  const item = (read.body as { data: DelegatedItem }).data;
+  if (item.workflow?.current_version_id !== version_id) {
+    return refused(
+      "draft_changed",
+      "The current draft is no longer version_id; read it again",
+    );
+  }
+  const repeat = (await schedulesOfGroup(db, installationId, run.group_id))
+    .find((s) =>
+      s.kind === "publish" && s.locale === locale &&
+      s.due_at.getTime() === dueAt.getTime() &&
+      s.pinned_version_id === version_id &&
+      ["pending", "retrying", "running", "completed"].includes(s.status)
+    );
+  if (repeat) return { status: "ok", blocks: [scheduleJson(repeat)] };
+  const local = localReading(dueAt, timezone).replace(" ", "T");
+  const earlier = Temporal.PlainDateTime.from(local)
+    .toZonedDateTime(timezone, { disambiguation: "earlier" });
+  const created = await createSchedule(db, {
+    installationId,
+    delegationId: run.delegation_id,
+    requesterEmail: run.user.email,
+    item,
+    kind: "publish",
+    locale,
+    mayChooseLocale: true,
+    time: {
+      local,
+      timezone,
+      fold: earlier.epochMilliseconds === dueAt.getTime() ? "earlier" : "later",
+      dueAt,
+    },
+    now,
+    supersede: false,
+  });
+  if (!created.ok) return refused(created.code, created.message);
+  return { status: "ok", blocks: [scheduleJson(created.schedule)] };
+}
