@@ -4,6 +4,10 @@ import { type Config, loadConfig } from "./core/config.ts";
 import { createApp } from "./core/server.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
 import { pluginCallOf } from "./core/plugins/calls.ts";
+import {
+  type Companion,
+  startSchedulerCompanion,
+} from "./core/plugins/companion.ts";
 import { drainNotifications } from "./core/plugins/notifications.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import type { Services } from "./core/services.ts";
@@ -88,6 +92,39 @@ try {
   Deno.exit(1);
 }
 
+// The scheduling plugin beside the embedded demo; a failure to start it never stops the service.
+let companion: Companion | null = null;
+if (config.schedulerCompanion) {
+  const { port } = config.schedulerCompanion;
+  try {
+    companion = await step(
+      "Scheduling plugin",
+      () => startSchedulerCompanion(services, port),
+      (c) => `${c.origin}, ${c.installed} on the demo site`,
+    );
+    const running = companion;
+    Deno.cron(
+      "scheduling tick",
+      "* * * * *",
+      { signal: shutdown.signal },
+      async () => {
+        const report = await running.scheduler.tick();
+        if (
+          report.claimed + report.releases.done + report.releases.failed > 0
+        ) {
+          services.log({ level: "info", msg: "scheduling tick", ...report });
+        }
+      },
+    );
+  } catch (error) {
+    console.log(
+      `Scheduling plugin: not started (${
+        causeOf(error)
+      }); set SCHEDULER_PORT or SCHEDULER_COMPANION=false`,
+    );
+  }
+}
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => {
     console.log(`Stopping (${signal})`);
@@ -105,9 +142,11 @@ for (
     demo,
     ...facts,
     startedMs: performance.now() - startedAt,
+    scheduler: companion?.origin,
   })
 ) console.log(line);
 
 await server.finished;
+await companion?.close();
 await close();
 console.log("Stopped");

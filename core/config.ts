@@ -27,7 +27,10 @@ const configSchema = z.object({
   ),
   LOG_REQUESTS: bool.default(true),
   PUBLIC_ANSWER_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
-  ENVIRONMENT: z.enum(["development", "production"]).default("production"),
+  // Unset: `development` for the embedded demo (no DATABASE_URL, DEMO_SITE on), else production.
+  ENVIRONMENT: z.enum(["development", "production"]).optional(),
+  SCHEDULER_COMPANION: bool.default(true),
+  SCHEDULER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PLUGIN_DEV_ORIGINS: z.string().max(4000).transform((value, ctx) => {
     const origins = value.split(",").map((o) => o.trim()).filter((o) =>
       o !== ""
@@ -125,6 +128,11 @@ export interface Config {
    * when `environment` is `development`, always empty otherwise.
    */
   pluginDevOrigins: string[];
+  /**
+   * The scheduling plugin started beside the embedded demo (`deno task start`): its port, or
+   * null when it does not run (production, a real database, no demo site, or turned off).
+   */
+  schedulerCompanion: { port: number } | null;
   /** Media bytes go to this bucket when set, else to files under `dataDir/media`. */
   mediaS3: MediaS3Config | null;
 }
@@ -154,6 +162,8 @@ export function loadConfig(
   const mediaS3 = mediaS3Of(v);
   // Unset, the public URL follows the port, so `PORT=9000` alone gives working links.
   const publicUrl = v.PUBLIC_URL ?? `http://localhost:${v.PORT}`;
+  const environment = v.ENVIRONMENT ??
+    (v.DEMO_SITE && !v.DATABASE_URL ? "development" : "production");
   return {
     port: v.PORT,
     host: v.HOST,
@@ -166,10 +176,14 @@ export function loadConfig(
     logRequests: v.LOG_REQUESTS,
     secureCookies: publicUrl.startsWith("https:"),
     publicAnswerCacheBytes: v.PUBLIC_ANSWER_CACHE_MB * 1024 * 1024,
-    environment: v.ENVIRONMENT,
-    pluginDevOrigins: v.ENVIRONMENT === "development"
+    environment,
+    pluginDevOrigins: environment === "development"
       ? v.PLUGIN_DEV_ORIGINS ?? []
       : [],
+    schedulerCompanion:
+      environment === "development" && v.DEMO_SITE && v.SCHEDULER_COMPANION
+        ? { port: v.SCHEDULER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 1) }
+        : null,
     mediaS3,
   };
 }

@@ -15,9 +15,26 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     logRequests: true,
     secureCookies: false,
     publicAnswerCacheBytes: 32 * 1024 * 1024,
-    environment: "production",
+    // The embedded demo is a development setup: the scheduling plugin runs beside it.
+    environment: "development",
     pluginDevOrigins: [],
+    schedulerCompanion: { port: 8001 },
     mediaS3: null,
+  });
+});
+
+Deno.test("ENVIRONMENT defaults to production with a real database or without the demo, and the companion follows", () => {
+  const withDb = loadConfig({ DATABASE_URL: "postgres://u:p@db:5432/stave" });
+  equal(withDb.environment, "production");
+  equal(withDb.schedulerCompanion, null);
+  const noDemo = loadConfig({ DEMO_SITE: "false" });
+  equal(noDemo.environment, "production");
+  equal(noDemo.schedulerCompanion, null);
+  equal(loadConfig({ ENVIRONMENT: "production" }).schedulerCompanion, null);
+  equal(loadConfig({ SCHEDULER_COMPANION: "false" }).schedulerCompanion, null);
+  deepEqual(loadConfig({ PORT: "9000" }).schedulerCompanion, { port: 9001 });
+  deepEqual(loadConfig({ SCHEDULER_PORT: "7000" }).schedulerCompanion, {
+    port: 7000,
   });
 });
 
@@ -155,7 +172,10 @@ Deno.test("loadConfig() honours PLUGIN_DEV_ORIGINS only with ENVIRONMENT=develop
       .pluginDevOrigins,
     ["http://localhost:8787", "http://127.0.0.1:9000"],
   );
-  const production = loadConfig({ PLUGIN_DEV_ORIGINS: origins });
+  const production = loadConfig({
+    DATABASE_URL: "postgres://u:p@db:5432/stave",
+    PLUGIN_DEV_ORIGINS: origins,
+  });
   equal(production.environment, "production");
   deepEqual(production.pluginDevOrigins, []);
   deepEqual(

@@ -90,6 +90,8 @@ export interface ClosingBlockOptions {
   /** A public model of the first site to show as an example read, if any. */
   exampleModel: { domain: string; slug: string } | null;
   startedMs: number;
+  /** The scheduling plugin's origin when it runs beside the demo. */
+  scheduler?: string;
 }
 
 /** The block printed once the service listens: where the admin, docs and API are, and which hosts answer. */
@@ -116,6 +118,11 @@ export function closingBlock(options: ClosingBlockOptions): string[] {
     }
   }
   lines.push(`  API docs:     ${base}/docs`);
+  if (options.scheduler) {
+    lines.push(
+      `  Scheduling:   ${options.scheduler} (open an entry in the admin and choose Schedule)`,
+    );
+  }
   if (exampleModel) {
     lines.push(
       `  Example read: ${

@@ -82,6 +82,8 @@ export async function spawnService(
       PORT: "0",
       DEMO_SITE: "false",
       LOG_REQUESTS: "false",
+      // The scheduling plugin beside the demo is tested on its own (tests/scheduling/).
+      SCHEDULER_COMPANION: "false",
       ...env,
       DATABASE_URL: env.DATABASE_URL ?? "",
     },
