@@ -3,8 +3,9 @@
 // Stave; stale pins, cancel, supersede, a transient 503 and uninstall (SCH rows, SUI rows).
 import { equal, match, ok } from "node:assert/strict";
 import { runTick } from "../../plugins/scheduling/core/tick.ts";
+import { readToken } from "../../plugins/scheduling/core/installations.ts";
 import { TokenBox } from "../../plugins/scheduling/core/token_box.ts";
-import { withSchedulingWorld } from "./world.ts";
+import { type SchedulingWorld, withSchedulingWorld } from "./world.ts";
 
 // The world's clock starts at 2026-11-23T10:00Z; 12:00 in Berlin is 11:00Z.
 const BERLIN_NOON = {
@@ -306,4 +307,116 @@ Deno.test("a schedule found more than MAX_LATENESS_MS past its time is refused r
       .executeTakeFirstOrThrow();
     equal(row.last_code, "retry_exhausted");
     equal((await w.states(groupId)).en, "draft");
+  }));
+
+async function scheduledAtNoon(w: SchedulingWorld) {
+  const entry = await w.entry({ en: { title: "Faults" } });
+  const browser = await w.launch(entry.instances.en);
+  const made = await browser.post(
+    `/installations/${w.installationId}/schedules`,
+    { kind: "publish", locale: "", ...BERLIN_NOON },
+  );
+  equal(made.status, 303);
+  w.clock.advance(60 * 60_000);
+  return entry;
+}
+
+async function onlySchedule(w: SchedulingWorld) {
+  return await w.scheduler.db.selectFrom("schedules").selectAll()
+    .executeTakeFirstOrThrow();
+}
+
+Deno.test("a requester who lost their authority makes the schedule refuse requester_unauthorized, nothing published", () =>
+  withSchedulingWorld(async (w) => {
+    const { groupId } = await scheduledAtNoon(w);
+    await w.services.db.updateTable("users").set({ status: "deactivated" })
+      .where("id", "=", w.adminId).execute();
+    equal((await w.scheduler.tick()).refused, 1);
+    equal((await onlySchedule(w)).last_code, "requester_unauthorized");
+    equal((await w.states(groupId)).en, "draft");
+  }));
+
+Deno.test("a token sealed under another TOKEN_KEY refuses token_unreadable without a send", () =>
+  withSchedulingWorld(async (w) => {
+    await scheduledAtNoon(w);
+    const other = new TokenBox(crypto.getRandomValues(new Uint8Array(32)));
+    await w.scheduler.db.updateTable("installations")
+      .set({ token_sealed: await other.seal(`svp_${"x".repeat(43)}`) })
+      .execute();
+    equal((await w.scheduler.tick()).refused, 1);
+    equal((await onlySchedule(w)).last_code, "token_unreadable");
+    equal(w.wire.transitions.length, 0);
+  }));
+
+Deno.test("rate_limited with Retry-After waits exactly that long, then the same key succeeds", () =>
+  withSchedulingWorld(async (w) => {
+    const { groupId } = await scheduledAtNoon(w);
+    w.wire.intercept = (url) =>
+      url.includes("/transitions/")
+        ? Response.json({
+          outcome: { code: "rate_limited", message: "slow down", retry: true },
+        }, { status: 429, headers: { "retry-after": "90" } })
+        : undefined;
+    equal((await w.scheduler.tick()).retrying, 1);
+    const waiting = await onlySchedule(w);
+    equal(waiting.last_code, "rate_limited");
+    equal(
+      waiting.next_attempt_at!.getTime() - w.clock.now().getTime(),
+      90_000,
+    );
+    w.wire.intercept = undefined;
+    w.clock.advance(89_000);
+    equal((await w.scheduler.tick()).claimed, 0);
+    w.clock.advance(1_000);
+    equal((await w.scheduler.tick()).completed, 1);
+    equal(new Set(w.wire.transitions.map((t) => t.key)).size, 1);
+    equal((await w.states(groupId)).en, "published");
+  }));
+
+Deno.test("a schedule left running by a process that died is reclaimed after its lease and sent once under the same key", () =>
+  withSchedulingWorld(async (w) => {
+    const { groupId } = await scheduledAtNoon(w);
+    const row = await onlySchedule(w);
+    // Another process claimed it (lease and row), sent the command, and died before recording.
+    await w.scheduler.kv.set(["scheduling", "lease", row.id], {
+      owner: "dead-process",
+      expiresAt: w.clock.now().getTime() + 60_000,
+    });
+    await w.scheduler.db.updateTable("schedules")
+      .set({ status: "running", attempts: 1 }).where("id", "=", row.id)
+      .execute();
+    const key = `sched:${w.installationId}:${row.id}:r${row.revision}`;
+    const first = await w.app.request(
+      `http://schedules.test/api/plugin/v1/content/${row.instance_id}/transitions/published`,
+      {
+        method: "POST",
+        headers: {
+          host: "schedules.test",
+          authorization: `Bearer ${await readToken(
+            w.scheduler.db,
+            new TokenBox(w.tokenKey),
+            w.installationId,
+          )}`,
+          "content-type": "application/json",
+          "idempotency-key": key,
+        },
+        body: JSON.stringify({
+          kind: "publish",
+          expected_current_version_id: row.pinned_version_id,
+          expected_workflow_revision: row.expected_workflow_revision,
+          delegation_id: row.delegation_id,
+        }),
+      },
+    );
+    equal(first.status, 200, await first.text());
+    // While its lease holds, nobody else sends.
+    equal((await w.scheduler.tick()).claimed, 0);
+    w.clock.advance(60_001);
+    const report = await w.scheduler.tick();
+    equal(report.completed, 1);
+    const done = await onlySchedule(w);
+    equal(done.last_code, "idempotent_replay");
+    equal(done.attempts, 1, "a reclaimed send is the same attempt");
+    equal(w.wire.transitions.map((t) => t.key).join(), key);
+    equal((await w.states(groupId)).en, "published");
   }));
