@@ -13,6 +13,7 @@ import {
   OPERATIONS,
 } from "../contract/mod.ts";
 import { callTool, type Dispatch } from "./call.ts";
+import { pluginToolEntries, runPluginTool } from "./plugin_calls.ts";
 import {
   INVALID_PARAMS,
   METHOD_NOT_FOUND,
@@ -166,6 +167,21 @@ interface AnswerContext {
   authorization: string;
 }
 
+function callOptions(ctx: AnswerContext) {
+  return {
+    dispatch: ctx.dispatch,
+    origin: ctx.origin,
+    authorization: ctx.authorization,
+  };
+}
+
+// The caller's plugin tools, read through its own listing (empty without `plugins:use`).
+function pluginEntries(ctx: AnswerContext) {
+  return ctx.allowed.some((t) => t.name === "list_plugins")
+    ? pluginToolEntries(callOptions(ctx), ctx.byName)
+    : Promise.resolve([]);
+}
+
 async function answerRequest(
   message: { id: RequestId; method: string; params: Record<string, unknown> },
   ctx: AnswerContext,
@@ -187,7 +203,12 @@ async function answerRequest(
     case "ping":
       return result(id, {});
     case "tools/list":
-      return result(id, { tools: ctx.allowed.map(listedTool) });
+      return result(id, {
+        tools: [
+          ...ctx.allowed.map(listedTool),
+          ...(await pluginEntries(ctx)).map((e) => e.listed),
+        ],
+      });
     case "tools/call":
       return await answerCall(id, params, ctx);
     default:
@@ -222,7 +243,34 @@ async function answerCall(
   }
   const tool = ctx.byName.get(name);
   if (!tool || !ctx.allowed.includes(tool)) {
-    return rpcError(id, INVALID_PARAMS, `Unknown tool: "${name.slice(0, 80)}"`);
+    // Plugin tools are named `plugin_…` and read from the caller's listing now.
+    const entry = name.startsWith("plugin_")
+      ? (await pluginEntries(ctx)).find((e) => e.listed.name === name)
+      : undefined;
+    if (!entry) {
+      return rpcError(
+        id,
+        INVALID_PARAMS,
+        `Unknown tool: "${name.slice(0, 80)}"`,
+      );
+    }
+    const raw = params.arguments ?? {};
+    const bound = typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? entry.bind(raw as Record<string, unknown>)
+      : { ok: false as const, message: "arguments: expected an object" };
+    if (!bound.ok) {
+      return rpcError(
+        id,
+        INVALID_PARAMS,
+        `Invalid arguments of "${name}": ${bound.message}`,
+      );
+    }
+    const answer = await runPluginTool(bound, callOptions(ctx));
+    return result(id, {
+      content: [{ type: "text", text: JSON.stringify(answer) }],
+      structuredContent: answer,
+      isError: answer.status >= 400,
+    });
   }
   const raw = params.arguments ?? {};
   const parsed = argumentSchemaOf(tool.operation).safeParse(raw);
@@ -245,11 +293,11 @@ async function answerCall(
     );
   }
   // Arguments are sent as given (the route parses them itself); zod only vetted them.
-  const answer = await callTool(tool, raw as Record<string, unknown>, {
-    dispatch: ctx.dispatch,
-    origin: ctx.origin,
-    authorization: ctx.authorization,
-  });
+  const answer = await callTool(
+    tool,
+    raw as Record<string, unknown>,
+    callOptions(ctx),
+  );
   return result(id, {
     content: [{ type: "text", text: JSON.stringify(answer) }],
     structuredContent: answer,

@@ -104,15 +104,5 @@ export function pluginTools(
   return { tools, omitted };
 }
 
-/**
- * Where the MCP endpoint reads the caller's plugin listing. The plugin protocol (issue 11)
- * provides the real one; until it lands there are no plugins, so no plugin tools.
- */
-export type PluginListingSource = (
-  siteId: string,
-) => Promise<readonly PluginListingForTools[]>;
-
-/** The listing source while no plugin protocol is installed: no plugins. */
-// TODO(#11): read the credential's plugin listing (GET /plugins) once plugin-core lands, and
-// dispatch a plugin tool call to its launch or invoke route.
-export const NO_PLUGINS: PluginListingSource = () => Promise.resolve([]);
+// The MCP endpoint lists and runs these tools from the caller's `GET /plugins` answer, which
+// carries each item's name from here (core/manage/mcp/plugin_calls.ts).
