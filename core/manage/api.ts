@@ -192,6 +192,7 @@ async function serve(
     ...caller,
     keyDigest: await keyDigestOf(scope, key),
   };
+  if (handler.check) await handler.check(ctx, input);
   return await runKeyed({
     store: options.idempotency,
     rule: operation.key,

@@ -52,6 +52,11 @@ export interface OperationHandler<O extends AnyOperation> {
     input: OperationInput<O>,
   ): Promise<OperationAnswer<O>>;
   /**
+   * Checks run before the key is looked at, for a first run and for a replay alike: a replay
+   * that would now be refused is refused (throws via `refuse()`), never answered from the past.
+   */
+  check?(ctx: ManageContext, input: OperationInput<O>): Promise<void>;
+  /**
    * Only for `settle: "prove"`: the answer of a first run whose effect was written but whose
    * answer was lost, found by `ctx.keyDigest`; null when nothing was written (it runs again).
    */

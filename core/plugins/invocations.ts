@@ -232,20 +232,27 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
+/** A run that passed every check of {@linkcode checkInvocation}. */
+export interface CheckedInvocation {
+  installation: Installation;
+  op: ManifestOperation;
+  groupId: string | null;
+  modelId: string | null;
+  input: Record<string, unknown>;
+}
+
 /**
- * Runs operation `operationId` of an installation for the caller, checking in this order:
- * installation and operation (`operation_unavailable`, `installation_not_active`), the
- * caller's scopes, `instance_id` and `input` (`input_invalid`), the item and permissions,
- * one run at a time per caller and target (`invocation_in_progress`); then the call, the
- * exchange and the answer (`plugin_refused`, `plugin_unreachable`, `plugin_timeout`,
- * `plugin_response_invalid`, `plugin_unavailable`). Audited as `plugin.operation.run`.
+ * Every check of a run before anything is sent, in this order: installation and operation
+ * (`operation_unavailable`, `installation_not_active`), the caller's scopes, `instance_id` and
+ * `input` (`input_invalid`), the item and permissions. A replay of a keyed run is checked the
+ * same way first (MPL-010), so lost authority never gets an old answer back.
  */
-export async function invokeOperation(
+export async function checkInvocation(
   ctx: InvokeContext,
   installationId: string,
   operationId: string,
   request: { instance_id?: string; input?: Record<string, unknown> },
-): Promise<InvokeSuccess | InvokeRefusal> {
+): Promise<{ ok: true; checked: CheckedInvocation } | InvokeRefusal> {
   const unavailable = refusal(
     404,
     "operation_unavailable",
@@ -352,6 +359,34 @@ export async function invokeOperation(
     modelId = group.model_id;
   }
 
+  return {
+    ok: true,
+    checked: { installation, op, groupId, modelId, input },
+  };
+}
+
+/**
+ * Runs operation `operationId` of an installation for the caller, checking in this order:
+ * installation and operation (`operation_unavailable`, `installation_not_active`), the
+ * caller's scopes, `instance_id` and `input` (`input_invalid`), the item and permissions,
+ * one run at a time per caller and target (`invocation_in_progress`); then the call, the
+ * exchange and the answer (`plugin_refused`, `plugin_unreachable`, `plugin_timeout`,
+ * `plugin_response_invalid`, `plugin_unavailable`). Audited as `plugin.operation.run`.
+ */
+export async function invokeOperation(
+  ctx: InvokeContext,
+  installationId: string,
+  operationId: string,
+  request: { instance_id?: string; input?: Record<string, unknown> },
+): Promise<InvokeSuccess | InvokeRefusal> {
+  const checked = await checkInvocation(
+    ctx,
+    installationId,
+    operationId,
+    request,
+  );
+  if (!checked.ok) return checked;
+  const { installation, op, groupId, modelId, input } = checked.checked;
   // One run at a time per caller, operation and target: a second one waits for the first.
   const lockKey = [
     "plugin_invocation_lock",

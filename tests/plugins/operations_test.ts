@@ -391,3 +391,51 @@ Deno.test("a plugin that does not answer in time is plugin_timeout (MPL-013)", (
     equal(res.status, 504);
     equal((res.body.error as Json).code, "plugin_timeout");
   }, { timeoutMs: 300 }));
+
+Deno.test("a replayed invoke is checked like a new run first: after the grant narrows, the same key is refused, not replayed (MPL-010)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { instances } = await w.entry({ en: { title: "Replay" } });
+    const { secret } = await insertCredential(w.services.db, w.clock, {
+      siteId: w.siteId,
+      creatorId: w.adminId,
+      name: "replayer",
+      scopes: ALL,
+      models: null,
+    });
+    const send = async () => {
+      const res = await w.app.request(
+        `http://${SITE_HOST}/api/manage/v1/plugins/${id}/operations/word-count/invoke`,
+        {
+          method: "POST",
+          headers: {
+            host: SITE_HOST,
+            authorization: `Bearer ${secret}`,
+            "content-type": "application/json",
+            "idempotency-key": "same-run",
+          },
+          body: JSON.stringify({
+            instance_id: instances.en,
+            input: { note: "n", mode: "fast" },
+          }),
+        },
+      );
+      return { status: res.status, body: await res.json() as Json };
+    };
+    const first = await send();
+    equal(first.status, 200, JSON.stringify(first.body));
+    const replayed = await send();
+    equal(replayed.status, 200);
+    equal(replayed.body.invocation_id, first.body.invocation_id);
+    equal(w.plugin.invocations.length, 1, "a replay sends nothing");
+
+    const narrowed = await w.admin("POST", `/api/plugins/${id}/grant`, {
+      capabilities: w.plugin.behaviour.capabilities,
+      model_ids: [],
+    });
+    equal(narrowed.status, 200);
+    const refused = await send();
+    equal(refused.status, 404);
+    equal((refused.body.error as Json).code, "not_found");
+    equal(w.plugin.invocations.length, 1);
+  }));

@@ -12,6 +12,7 @@ import {
   listInstallationRows,
 } from "../../plugins/installation_store.ts";
 import {
+  checkInvocation,
   invokeOperation,
   operationAvailable,
   withinScopes,
@@ -327,25 +328,41 @@ export const launchPluginContentAction = defineHandler(
   },
 );
 
+function invokeContext(ctx: ManageContext) {
+  const { db, kv, clock } = ctx.services;
+  return {
+    db,
+    kv,
+    clock,
+    call: pluginCallOf(ctx.services),
+    siteId: ctx.site.id,
+    caller: {
+      userId: ctx.authority.personId,
+      via: "management_credential" as const,
+      authority: ctx.authority,
+    },
+  };
+}
+
 /** `invoke-plugin-operation`: runs the operation and answers its blocks. */
 export const invokePluginOperation = defineHandler(
   contract.invokePluginOperation,
   {
+    // MPL-010: a replay is checked like a new run first.
+    async check(ctx, { params, body }) {
+      const checked = await checkInvocation(
+        invokeContext(ctx),
+        params.id,
+        params.operation,
+        { instance_id: body.instance_id, input: body.input },
+      );
+      if (!checked.ok) {
+        refuse(checked.status, checked.code, checked.message, checked.details);
+      }
+    },
     async run(ctx, { params, body }) {
-      const { db, kv, clock } = ctx.services;
       const result = await invokeOperation(
-        {
-          db,
-          kv,
-          clock,
-          call: pluginCallOf(ctx.services),
-          siteId: ctx.site.id,
-          caller: {
-            userId: ctx.authority.personId,
-            via: "management_credential",
-            authority: ctx.authority,
-          },
-        },
+        invokeContext(ctx),
         params.id,
         params.operation,
         {
