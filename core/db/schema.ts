@@ -625,6 +625,8 @@ export interface PluginDelegationsTable {
   group_id: string | null;
   model_ids: Json;
   invocation_id: string | null;
+  /** The credential's scope-derived capabilities; null for a person's own launch. */
+  capabilities: Json | null;
   created_at: Timestamp;
 }
 

@@ -352,7 +352,11 @@ export async function checkTransition(
   ctx: TransitionContext,
   item: ScopedItem,
   command: TransitionCommand,
-  options: { dependentsExcept?: readonly string[] } = {},
+  options: {
+    dependentsExcept?: readonly string[];
+    /** More capabilities the delegation must allow (a release needs `workflow:release`). */
+    needs?: readonly string[];
+  } = {},
 ): Promise<{ ok: true; delegation: UsableDelegation } | PluginRefusal> {
   const { group, instances } = item;
   const delegation = await useDelegation(
@@ -360,6 +364,11 @@ export async function checkTransition(
     ctx.installation,
     command.delegation_id,
     group,
+    [
+      command.kind === "publish" ? "workflow:publish" : "workflow:unpublish",
+      ...(command.locale === undefined ? [] : ["workflow:locale"]),
+      ...(options.needs ?? []),
+    ],
   );
   if (!delegation.ok) return delegation;
   if (

@@ -24,6 +24,8 @@ interface LaunchPayload {
   instanceId: string | null;
   /** A management credential's models: the delegation reaches no other (MPL-005). */
   modelLimit?: string[] | null;
+  /** A management credential's scope-derived capabilities (MPL-006); null for a person. */
+  capabilities?: string[] | null;
 }
 
 /** What a launch asks for: the management page (optionally one view) or a content action on one instance. */
@@ -40,6 +42,8 @@ export interface LaunchContext {
   userId: string;
   /** A management credential's models, when it launches for its creator (MPL-005). */
   models?: readonly string[] | null;
+  /** The capabilities a credential's scopes allow (MPL-006); null or absent for a person. */
+  capabilities?: readonly string[] | null;
 }
 
 /** A minted launch: the code exists only in this answer and the URL. */
@@ -203,6 +207,7 @@ export async function createLaunch(
     view,
     instanceId,
     modelLimit: ctx.models ? [...ctx.models] : null,
+    capabilities: ctx.capabilities ? [...ctx.capabilities] : null,
   };
   const issued = await codes.issue(launchPurpose(installationId), {
     prefix: "svl_",
@@ -328,6 +333,7 @@ export async function exchangeLaunch(
     group_id: groupId,
     model_ids: JSON.stringify(models),
     invocation_id: null,
+    capabilities: p.capabilities ? JSON.stringify(p.capabilities) : null,
     created_at: ctx.clock.now(),
   }).execute();
   return {
@@ -369,6 +375,7 @@ export async function useDelegation(
   installation: Installation,
   delegationId: string,
   group?: GroupRow,
+  needs: readonly string[] = [],
 ): Promise<UsableDelegation | PluginRefusal> {
   const unusable = pluginRefusal(
     "requester_unauthorized",
@@ -382,6 +389,19 @@ export async function useDelegation(
     row.installation_id !== installation.id
   ) {
     return unusable;
+  }
+  const allowed =
+    (typeof row.capabilities === "string"
+      ? JSON.parse(row.capabilities)
+      : row.capabilities) as string[] | null;
+  const outside = allowed === null
+    ? []
+    : needs.filter((n) => !allowed.includes(n));
+  if (outside.length > 0) {
+    return pluginRefusal(
+      "capability_refused",
+      `The credential that delegated this does not allow ${outside.join(", ")}`,
+    );
   }
   const actor: PluginActor = {
     kind: "plugin",

@@ -119,6 +119,8 @@ interface InvocationPayload {
   modelId: string | null;
   /** Models the caller reads (credential models applied), for a site operation's delegation. */
   models: DelegatedModel[];
+  /** A credential's scope-derived capabilities (MPL-006); null for a person. */
+  capabilities?: string[] | null;
   input: Record<string, unknown>;
 }
 
@@ -480,6 +482,10 @@ async function run(
     instanceId: target.instanceId,
     modelId: target.modelId,
     models: readableGranted(ctx.caller.authority, installation),
+    capabilities: (() => {
+      const allowed = capabilitiesOfScopes(ctx.caller.authority.scopes);
+      return allowed === null ? null : [...allowed];
+    })(),
     input: target.input,
   };
   const issued = await new OneTimeCodes(ctx.kv, { clock: ctx.clock }).issue(
@@ -740,6 +746,7 @@ export async function exchangeInvocation(
       group_id: p.groupId,
       model_ids: JSON.stringify(models),
       invocation_id: p.invocationId,
+      capabilities: p.capabilities ? JSON.stringify(p.capabilities) : null,
       created_at: now,
     }).execute();
     return true;

@@ -143,7 +143,7 @@ export async function releaseCommitRoute(
         const result = await checkTransition(ctx, items[i], {
           ...change,
           delegation_id: command.delegation_id,
-        }, { dependentsExcept: withdrawn });
+        }, { dependentsExcept: withdrawn, needs: ["workflow:release"] });
         if (!result.ok) return refused(atChange(i, result));
         checked.push({ change, item: items[i], delegation: result.delegation });
       }

@@ -65,6 +65,7 @@ async function delegatedItem(
   c: Context<AppEnv>,
   instanceId: string,
   delegationId: string,
+  needs: readonly string[],
 ): Promise<Delegated | PluginRefusal> {
   const installation = installationOf(c);
   const item = await scopedItem(c.var.services.db, installation, instanceId);
@@ -74,6 +75,7 @@ async function delegatedItem(
     installation,
     delegationId,
     item.group,
+    needs,
   );
   if (!delegation.ok) return delegation;
   return { installation, item, delegation };
@@ -127,6 +129,7 @@ export function savePluginContent(c: Context<AppEnv>): Promise<Response> {
       c,
       c.req.param("instance_id") ?? "",
       body.delegation_id,
+      ["content:write"],
     );
     if ("code" in found) return found;
     const { installation, item, delegation } = found;
@@ -173,7 +176,9 @@ const draftBody = z.strictObject({
 /** `PUT /drafts`: writes the delegated person's working draft of one language. */
 export function putDraft(c: Context<AppEnv>): Promise<Response> {
   return keyedWrite(c, ["draft:write"], draftBody, async (body) => {
-    const found = await delegatedItem(c, body.instance_id, body.delegation_id);
+    const found = await delegatedItem(c, body.instance_id, body.delegation_id, [
+      "draft:write",
+    ]);
     if ("code" in found) return found;
     const { installation, item, delegation } = found;
     const saved = await saveDraft({
@@ -204,7 +209,9 @@ const discardBody = z.strictObject({
 /** `POST /drafts/discard`: discards that person's draft. */
 export function postDiscardDraft(c: Context<AppEnv>): Promise<Response> {
   return keyedWrite(c, ["draft:write"], discardBody, async (body) => {
-    const found = await delegatedItem(c, body.instance_id, body.delegation_id);
+    const found = await delegatedItem(c, body.instance_id, body.delegation_id, [
+      "draft:write",
+    ]);
     if ("code" in found) return found;
     const { installation, item, delegation } = found;
     const done = await discardDraft({
@@ -238,7 +245,9 @@ export async function getDraft(c: Context<AppEnv>): Promise<Response> {
       "delegation_id and instance_id are required",
     ));
   }
-  const found = await delegatedItem(c, instance_id, delegation_id);
+  const found = await delegatedItem(c, instance_id, delegation_id, [
+    "content:read",
+  ]);
   if ("code" in found) return refusalResponse(found);
   const editing = await getEditing({
     db: c.var.services.db,
@@ -268,6 +277,7 @@ export function postProposal(c: Context<AppEnv>): Promise<Response> {
       c,
       c.req.param("instance_id") ?? "",
       body.delegation_id,
+      ["content:propose"],
     );
     if ("code" in found) return found;
     const { installation, item, delegation } = found;
@@ -305,6 +315,7 @@ export async function listProposals(c: Context<AppEnv>): Promise<Response> {
     c,
     c.req.param("instance_id") ?? "",
     query.value.delegation_id,
+    ["content:read"],
   );
   if ("code" in found) return refusalResponse(found);
   const listed = await listEntryProposals({
@@ -333,6 +344,8 @@ export async function readProposal(c: Context<AppEnv>): Promise<Response> {
     c.var.services.db,
     installation,
     query.value.delegation_id,
+    undefined,
+    ["content:read"],
   );
   if (!delegation.ok) return refusalResponse(delegation);
   const got = await getEntryProposal({

@@ -439,3 +439,60 @@ Deno.test("a replayed invoke is checked like a new run first: after the grant na
     equal((refused.body.error as Json).code, "not_found");
     equal(w.plugin.invocations.length, 1);
   }));
+
+Deno.test("a delegation a credential launched keeps its scopes: a publish outside them is capability_refused (MPL-006)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { groupId, instances } = await w.entry({ en: { title: "Scoped" } });
+    const group = await w.services.db.selectFrom("entry_groups")
+      .select(["current_version_id", "revision"]).where("id", "=", groupId)
+      .executeTakeFirstOrThrow();
+    const publishWith = async (scopes: Scope[], key: string) => {
+      const call = await manager(w, scopes);
+      const link = await call(
+        "POST",
+        `/plugins/${id}/content-actions/publish-later/entries/${instances.en}/launch`,
+        {},
+      );
+      equal(link.status, 201, JSON.stringify(link.body));
+      const page = await fetch(String(link.body.url), { redirect: "manual" });
+      await page.body?.cancel();
+      const delegation = (w.plugin.delegations.get(id) as {
+        delegation_id: string;
+      }).delegation_id;
+      const read = await w.plugin.api(
+        id,
+        `/content/${instances.en}?delegation_id=${delegation}`,
+      );
+      equal(read.status, 200, "content:read is within both credentials");
+      await read.body?.cancel();
+      const res = await w.plugin.api(
+        id,
+        `/content/${instances.en}/transitions/published`,
+        {
+          method: "POST",
+          key,
+          body: {
+            kind: "publish",
+            expected_current_version_id: group.current_version_id,
+            expected_workflow_revision: group.revision,
+            delegation_id: delegation,
+          },
+        },
+      );
+      return { status: res.status, body: await res.json() as Json };
+    };
+    const narrow = await publishWith(["content:read", "plugins:use"], "k-1");
+    equal(narrow.status, 403);
+    equal((narrow.body.outcome as Json).code, "capability_refused");
+    const published = await w.services.db.selectFrom("entries")
+      .select("published_version_id").where("id", "=", instances.en)
+      .executeTakeFirstOrThrow();
+    equal(published.published_version_id, null);
+
+    const wide = await publishWith(
+      ["content:read", "lifecycle:publish", "plugins:use"],
+      "k-2",
+    );
+    equal((wide.body.outcome as Json).code, "transition_applied");
+  }));

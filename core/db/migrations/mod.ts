@@ -20,6 +20,7 @@ import * as m0170 from "./0170_form_submissions.ts";
 import * as m0190 from "./0190_plugin_invocations.ts";
 import * as m0220 from "./0220_page_addresses.ts";
 import * as m0221 from "./0221_comments.ts";
+import * as m0222 from "./0222_delegation_capabilities.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -43,4 +44,5 @@ export const migrations: Record<string, Migration> = {
   "0190_plugin_invocations": m0190,
   "0220_page_addresses": m0220,
   "0221_comments": m0221,
+  "0222_delegation_capabilities": m0222,
 };

@@ -12,6 +12,7 @@ import {
   listInstallationRows,
 } from "../../plugins/installation_store.ts";
 import {
+  capabilitiesOfScopes,
   checkInvocation,
   invokeOperation,
   operationAvailable,
@@ -271,6 +272,10 @@ async function launch(
       siteId: ctx.site.id,
       userId: ctx.authority.personId,
       models: ctx.authority.models,
+      capabilities: (() => {
+        const allowed = capabilitiesOfScopes(ctx.authority.scopes);
+        return allowed === null ? null : [...allowed];
+      })(),
     },
     installationId,
     request,

@@ -49,6 +49,8 @@ export const handler = {
         c.var.services.db,
         installation,
         q.delegation_id,
+        undefined,
+        ["content:read"],
       );
       if (!used.ok) return refusalResponse(used);
       delegation = used;

@@ -37,6 +37,7 @@ export const handler = {
         installation,
         query.value.delegation_id,
         item.group,
+        ["content:read"],
       );
       if (!used.ok) return refusalResponse(used);
       delegation = used;
