@@ -1,7 +1,5 @@
 // A service and the example plugin as a real HTTP server, wired for plugin protocol tests.
 import { createSession } from "../../core/auth/session_store.ts";
-import { personActor } from "../../core/access/actor.ts";
-import { modelValidator, saveEntry } from "../../core/entries/mod.ts";
 import { createModel } from "../../core/models/store.ts";
 import { createInstallation } from "../../core/sites/installation.ts";
 import {
@@ -9,6 +7,7 @@ import {
   startExamplePlugin,
 } from "../../plugins/testing/plugin.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
+import { saveTestEntry } from "../support/entries.ts";
 
 /** The Host of the test site. */
 export const SITE_HOST = "plugins.test";
@@ -111,29 +110,14 @@ export async function openPluginWorld(
         body: body === undefined ? undefined : JSON.stringify(body),
       }));
     },
-    async entry(values) {
-      let groupId: string | undefined;
-      const instances: Record<string, string> = {};
-      for (const [locale, fields] of Object.entries(values)) {
-        const saved = await saveEntry({
-          db: t.services.db,
-          clock: t.clock,
-          siteId,
-          actor: personActor(created.admin.id),
-          validate: modelValidator(),
-        }, {
-          group_id: groupId,
-          model_id: model.model_id,
-          locale,
-          slug: `${locale}-${crypto.randomUUID().slice(0, 8)}`,
-          fields,
-          expected_current_version_id: null,
-        });
-        if (!saved.ok) throw new Error(`Cannot save the entry: ${saved.code}`);
-        groupId = saved.group_id;
-        for (const i of saved.instances) instances[i.locale] = i.entry_id;
-      }
-      return { groupId: groupId!, instances };
+    entry(values) {
+      return saveTestEntry({
+        db: t.services.db,
+        clock: t.clock,
+        siteId,
+        userId: created.admin.id,
+        modelId: model.model_id,
+      }, values);
     },
     async install(grant = {}) {
       const code = await plugin.issueCode();

@@ -3,7 +3,6 @@
 // operations left out, and each call run as its Management API route (spec 2 part 4.5; MCP rows).
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Scope } from "../../core/access/scopes.ts";
-import { insertCredential } from "../../core/credentials/credential_store.ts";
 import {
   type SchedulingWorld,
   SITE_HOST,
@@ -13,13 +12,7 @@ import {
 type Json = Record<string, unknown>;
 
 async function mcpAs(w: SchedulingWorld, scopes: Scope[]) {
-  const { secret } = await insertCredential(w.services.db, w.clock, {
-    siteId: w.siteId,
-    creatorId: w.adminId,
-    name: "agent",
-    scopes,
-    models: null,
-  });
+  const secret = await w.credential(scopes);
   let id = 0;
   return async (method: string, params: unknown) => {
     const res = await w.app.request(`http://${SITE_HOST}/api/manage/mcp`, {

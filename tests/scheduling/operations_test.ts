@@ -3,7 +3,6 @@
 // schedule it made on a repeat and never replaces a live one; schedule-status lists them.
 import { equal } from "node:assert/strict";
 import type { Scope } from "../../core/access/scopes.ts";
-import { insertCredential } from "../../core/credentials/credential_store.ts";
 import {
   type SchedulingWorld,
   SITE_HOST,
@@ -13,13 +12,7 @@ import {
 type Json = Record<string, unknown>;
 
 async function manager(w: SchedulingWorld, scopes: Scope[]) {
-  const { secret } = await insertCredential(w.services.db, w.clock, {
-    siteId: w.siteId,
-    creatorId: w.adminId,
-    name: "agent",
-    scopes,
-    models: null,
-  });
+  const secret = await w.credential(scopes);
   return async (path: string, body: unknown, key = crypto.randomUUID()) => {
     const res = await w.app.request(
       `http://${SITE_HOST}/api/manage/v1${path}`,

@@ -1,9 +1,9 @@
 // Stave and the scheduling plugin, both real: the plugin serves HTTP on 127.0.0.1 (Stave calls
 // its manifest, activation and pages there) and reaches Stave's /api/plugin/v1 through `fetch`
 // into the test app with the site's Host. One manual clock drives both.
+import type { Scope } from "../../core/access/scopes.ts";
 import { createSession } from "../../core/auth/session_store.ts";
-import { personActor } from "../../core/access/actor.ts";
-import { modelValidator, saveEntry } from "../../core/entries/mod.ts";
+import { insertCredential } from "../../core/credentials/credential_store.ts";
 import { createModel } from "../../core/models/store.ts";
 import { createInstallation } from "../../core/sites/installation.ts";
 import {
@@ -11,6 +11,7 @@ import {
   startScheduler,
 } from "../../plugins/scheduling/server.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
+import { saveTestEntry } from "../support/entries.ts";
 
 export const SITE_HOST = "schedules.test";
 const CSRF = "c".repeat(43);
@@ -43,6 +44,8 @@ export interface SchedulingWorld extends TestApp {
   }>;
   /** Launches the Schedule action on an instance and answers the plugin session's cookie and CSRF token. */
   launch(instanceId: string): Promise<PluginBrowser>;
+  /** A management credential of the administrator with `scopes`; answers its secret. */
+  credential(scopes: Scope[]): Promise<string>;
   /** Launches a manage view (`calendar` or `releases`). */
   manage(view?: string): Promise<PluginBrowser>;
   /** The entry group's state per language as Stave holds it. */
@@ -187,29 +190,14 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
       kv.close();
       await t.close();
     },
-    async entry(values) {
-      let groupId: string | undefined;
-      const instances: Record<string, string> = {};
-      for (const [locale, fields] of Object.entries(values)) {
-        const saved = await saveEntry({
-          db: t.services.db,
-          clock: t.clock,
-          siteId,
-          actor: personActor(created.admin.id),
-          validate: modelValidator(),
-        }, {
-          group_id: groupId,
-          model_id: model.model_id,
-          locale,
-          slug: `${locale}-${crypto.randomUUID().slice(0, 8)}`,
-          fields,
-          expected_current_version_id: null,
-        });
-        if (!saved.ok) throw new Error(`Cannot save the entry: ${saved.code}`);
-        groupId = saved.group_id;
-        for (const i of saved.instances) instances[i.locale] = i.entry_id;
-      }
-      return { groupId: groupId!, instances };
+    entry(values) {
+      return saveTestEntry({
+        db: t.services.db,
+        clock: t.clock,
+        siteId,
+        userId: created.admin.id,
+        modelId: model.model_id,
+      }, values);
     },
     async launch(instanceId) {
       const res = await admin("POST", `/api/plugins/${installationId}/launch`, {
@@ -222,6 +210,16 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
         throw new Error(`Launch failed: ${res.status} ${JSON.stringify(body)}`);
       }
       return await openLaunch(body.data.url);
+    },
+    async credential(scopes) {
+      const { secret } = await insertCredential(t.services.db, t.clock, {
+        siteId,
+        creatorId: created.admin.id,
+        name: `agent ${scopes.join(" ")}`,
+        scopes,
+        models: null,
+      });
+      return secret;
     },
     async manage(view = "releases") {
       const res = await admin("POST", `/api/plugins/${installationId}/launch`, {
