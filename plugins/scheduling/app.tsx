@@ -925,6 +925,20 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     return { timezone, month, from, to };
   }
 
+  // The manage views' filters: `model` (one of the delegation's models), `lang`, `state`.
+  function viewFilter(c: Context, session: PluginSession) {
+    const reachable = session.instanceId === null
+      ? session.models.map((m) => m.model_id)
+      : [];
+    const model = c.req.query("model");
+    const state = c.req.query("state");
+    return {
+      modelIds: model ? reachable.filter((m) => m === model) : reachable,
+      locale: c.req.query("lang")?.slice(0, 35) || undefined,
+      statuses: state ? [state] : undefined,
+    };
+  }
+
   async function agenda(
     c: Context,
     installation: { id: string },
@@ -934,7 +948,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     const schedules = await schedulesBetween(db, installation.id, {
       from,
       to,
-      modelIds: session.models.map((m) => m.model_id),
+      ...viewFilter(c, session),
     });
     return page(
       c,
@@ -984,9 +998,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     const schedules = await schedulesBetween(db, installation.id, {
       from,
       to,
-      modelIds: session.instanceId === null
-        ? session.models.map((m) => m.model_id)
-        : [],
+      ...viewFilter(c, session),
     });
     const counts = new Map<number, number>();
     for (const s of schedules) {
@@ -1039,17 +1051,68 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
             { length: month.daysInMonth },
             (_, i) => (
               <div class="day" role="listitem">
-                {i + 1}
-                {counts.get(i + 1) && (
-                  <span class="count">
-                    {counts.get(i + 1)}
-                    <span class="sr-only">scheduled</span>
-                  </span>
-                )}
+                {counts.get(i + 1)
+                  ? (
+                    <a
+                      href={`/installations/${installation.id}/calendar/${
+                        month.toPlainDate({ day: i + 1 })
+                      }?zone=${timezone}`}
+                    >
+                      {i + 1}
+                      <span class="count">
+                        {counts.get(i + 1)}
+                        <span class="sr-only">scheduled</span>
+                      </span>
+                    </a>
+                  )
+                  : i + 1}
               </div>
             ),
           )}
         </div>
+      </>,
+    );
+  });
+
+  app.get("/installations/:id/calendar/:day", async (c) => {
+    const installation = await readInstallation(db, c.req.param("id"));
+    const session = installation ? await sessionOf(c) : null;
+    if (!installation || !session) return noSession(c);
+    let day: Temporal.PlainDate;
+    try {
+      day = Temporal.PlainDate.from(c.req.param("day"), { overflow: "reject" });
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(c.req.param("day"))) throw new Error();
+    } catch {
+      return problem(c, 404, "Not found", "A day is written YYYY-MM-DD.");
+    }
+    const zone = c.req.query("zone") ?? "UTC";
+    const timezone = ZONES.includes(zone) ? zone : "UTC";
+    const schedules = await schedulesBetween(db, installation.id, {
+      from: new Date(day.toZonedDateTime(timezone).epochMilliseconds),
+      to: new Date(
+        day.add({ days: 1 }).toZonedDateTime(timezone).epochMilliseconds,
+      ),
+      ...viewFilter(c, session),
+    });
+    return page(
+      c,
+      200,
+      day.toString(),
+      <>
+        <p>
+          <a
+            href={`/installations/${installation.id}/calendar?month=${day.toPlainYearMonth()}&zone=${timezone}`}
+          >
+            Back to the calendar
+          </a>
+        </p>
+        <h1>{day.toString()}</h1>
+        <p class="muted">Times in {timezone}, by due time.</p>
+        <ScheduleTable
+          installationId={installation.id}
+          schedules={schedules}
+          showTitle
+        />
       </>,
     );
   });

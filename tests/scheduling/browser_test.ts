@@ -72,6 +72,11 @@ Deno.test({
         match(await managePage.textContent("main") ?? "", /241\s?scheduled/);
         problems.push(...await axeProblems(managePage, "calendar"));
         await screenshots(managePage, "scheduling-calendar");
+        await managePage.click('a[href*="/calendar/2026-11-24"]');
+        await managePage.waitForURL(/\/calendar\/2026-11-24/);
+        match(await managePage.textContent("main") ?? "", /Autumn issue/);
+        problems.push(...await axeProblems(managePage, "day"));
+        await managePage.click("text=Back to the calendar");
         await managePage.click("text=Agenda");
         match(await managePage.textContent("main") ?? "", /Autumn issue/);
         problems.push(...await axeProblems(managePage, "agenda"));

@@ -338,7 +338,14 @@ export async function schedulesOfGroup(
 export async function schedulesBetween(
   db: SchedulerDb,
   installationId: string,
-  range: { from: Date; to: Date; modelIds: string[]; statuses?: string[] },
+  range: {
+    from: Date;
+    to: Date;
+    modelIds: string[];
+    statuses?: string[];
+    /** One language's schedules (whole-group ones included). */
+    locale?: string;
+  },
 ): Promise<Schedule[]> {
   if (range.modelIds.length === 0) return [];
   let query = db.selectFrom("schedules").selectAll()
@@ -346,6 +353,9 @@ export async function schedulesBetween(
     .where("model_id", "in", range.modelIds)
     .where("due_at", ">=", range.from)
     .where("due_at", "<", range.to);
+  if (range.locale) {
+    query = query.where("locale", "in", ["", range.locale]);
+  }
   if (range.statuses && range.statuses.length > 0) {
     query = query.where("status", "in", range.statuses as Schedule["status"][]);
   }
