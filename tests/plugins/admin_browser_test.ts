@@ -1,0 +1,78 @@
+// Settings → Plugins in headless Chromium: review a plugin from its manifest URL, install it with
+// its activation code, and open the installation's page. axe-core on each page, screenshots at
+// 390 and 1440 px, no sideways scroll (PLG-001, PLG-021).
+import { deepEqual, equal, match } from "node:assert/strict";
+import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
+import {
+  BROWSER_TIMEOUT_MS,
+  chromiumInstalled,
+  launchChromium,
+  serveLocally,
+} from "../support/browser.ts";
+import { SITE_HOST, withPluginWorld } from "./world.ts";
+
+Deno.test({
+  name:
+    "Settings → Plugins in Chromium: review, install with a code, the installation page (axe, 390/1440 px)",
+  ignore: !chromiumInstalled(),
+  fn: () =>
+    withPluginWorld(async (w) => {
+      // The browser talks to 127.0.0.1; the service sees the site's host and origin.
+      const server = serveLocally((request, info) => {
+        const url = new URL(request.url);
+        const headers = new Headers(request.headers);
+        headers.set("host", SITE_HOST);
+        if (headers.has("origin")) headers.set("origin", `http://${SITE_HOST}`);
+        return w.app.fetch(
+          new Request(`http://${SITE_HOST}${url.pathname}${url.search}`, {
+            method: request.method,
+            headers,
+            body: request.body,
+            redirect: "manual",
+          }),
+          info,
+        );
+      });
+      const browser = await launchChromium();
+      try {
+        const context = await browser.newContext({
+          viewport: { width: 1440, height: 900 },
+        });
+        await context.addCookies([{
+          name: "stave_session",
+          value: w.session,
+          url: server.baseUrl,
+        }]);
+        const page = await context.newPage();
+        page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+        const problems = [];
+        await page.goto(`${server.baseUrl}/admin/settings/plugins`);
+        match(await page.textContent("main") ?? "", /No plugin is installed/);
+        problems.push(...await axeProblems(page, "plugins"));
+        await screenshots(page, "settings-plugins");
+
+        await page.fill("#manifest-url", w.plugin.manifestUrl);
+        await page.click("text=Review");
+        await page.waitForSelector("#review-heading");
+        problems.push(...await axeProblems(page, "plugin-review"));
+        await screenshots(page, "settings-plugins-review");
+
+        await page.fill("#activation-code", await w.plugin.issueCode());
+        await page.click("text=Install and activate");
+        await page.waitForURL(/\/admin\/settings\/plugins\/[0-9a-f-]{36}/);
+        match(await page.textContent("main") ?? "", /Example publisher/);
+        problems.push(...await axeProblems(page, "plugin-installation"));
+        await screenshots(page, "settings-plugins-installation");
+        await page.setViewportSize({ width: 390, height: 844 });
+        equal(await scrollsSideways(page), null);
+        const installed = await w.services.db
+          .selectFrom("plugin_installations").select("state")
+          .executeTakeFirstOrThrow();
+        equal(installed.state, "active");
+        deepEqual(problems, []);
+      } finally {
+        await browser.close();
+        await server.close();
+      }
+    }),
+});
