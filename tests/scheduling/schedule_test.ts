@@ -250,6 +250,8 @@ Deno.test("a transient 503 is retried under the same key; two ticks at once send
           maxRetryAfterMs: 300_000,
         },
         owner: "other-process",
+        // The other process reaches the same Stave; which of the two claims it is a race.
+        fetch: w.serviceFetch,
       }),
     ]);
     equal(a.claimed + b.claimed, 1);

@@ -37,6 +37,8 @@ export interface SchedulingWorld extends TestApp {
   installationId: string;
   /** The plugin's TOKEN_KEY, for a second process on the same storage. */
   tokenKey: Uint8Array;
+  /** How the plugin reaches Stave (for a second tick on the same storage). */
+  serviceFetch: typeof fetch;
   admin(method: string, path: string, body?: unknown): Promise<Response>;
   entry(values: Record<string, Record<string, unknown>>): Promise<{
     groupId: string;
@@ -66,6 +68,35 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
   const holder: { t?: TestApp } = {};
   const kv = await Deno.openKv(":memory:");
   const tokenKey = crypto.getRandomValues(new Uint8Array(32));
+  // How the plugin reaches Stave: into the test app with the site's Host, recorded on the wire.
+  const serviceFetch: typeof fetch = async (input, init) => {
+    const url = String(input);
+    const t = holder.t!;
+    if (url.includes("/transitions/")) {
+      const headers = new Headers(init?.headers);
+      wire.transitions.push({
+        path: new URL(url).pathname,
+        key: headers.get("idempotency-key"),
+        body: JSON.parse(String(init?.body ?? "null")),
+      });
+    }
+    if (url.endsWith("/releases/commit")) {
+      wire.commits.push({
+        key: new Headers(init?.headers).get("idempotency-key"),
+        body: JSON.parse(String(init?.body ?? "null")),
+      });
+    }
+    const replaced = wire.intercept?.(url);
+    if (replaced) return replaced;
+    const headers = new Headers(init?.headers);
+    headers.set("host", SITE_HOST);
+    const answer = await t.app.request(url, { ...init, headers });
+    if (wire.loseAnswer?.(url)) {
+      await answer.body?.cancel();
+      return new Response("upstream gone", { status: 502 });
+    }
+    return answer;
+  };
   const scheduler = await startScheduler({
     adminSecret: "scheduler-operator-secret",
     tokenKey,
@@ -82,34 +113,7 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
       holder.t!.clock.advance(ms);
       return Promise.resolve();
     },
-    fetch: async (input, init) => {
-      const url = String(input);
-      const t = holder.t!;
-      if (url.includes("/transitions/")) {
-        const headers = new Headers(init?.headers);
-        wire.transitions.push({
-          path: new URL(url).pathname,
-          key: headers.get("idempotency-key"),
-          body: JSON.parse(String(init?.body ?? "null")),
-        });
-      }
-      if (url.endsWith("/releases/commit")) {
-        wire.commits.push({
-          key: new Headers(init?.headers).get("idempotency-key"),
-          body: JSON.parse(String(init?.body ?? "null")),
-        });
-      }
-      const replaced = wire.intercept?.(url);
-      if (replaced) return replaced;
-      const headers = new Headers(init?.headers);
-      headers.set("host", SITE_HOST);
-      const answer = await t.app.request(url, { ...init, headers });
-      if (wire.loseAnswer?.(url)) {
-        await answer.body?.cancel();
-        return new Response("upstream gone", { status: 502 });
-      }
-      return answer;
-    },
+    fetch: serviceFetch,
   });
   const t = await openTestApp({
     env: {
@@ -184,6 +188,7 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     session,
     installationId,
     tokenKey,
+    serviceFetch,
     admin,
     close: async () => {
       await scheduler.close();
