@@ -75,7 +75,7 @@ export interface SchedulingAppOptions {
 const PAGE_HEADERS = {
   "referrer-policy": "no-referrer",
   "content-security-policy":
-    "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
 };
@@ -150,6 +150,16 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     );
     return c.body(css, 200, {
       "content-type": "text/css; charset=utf-8",
+      "cache-control": "public, max-age=300",
+    });
+  });
+
+  app.get("/assets/picker.js", async (c) => {
+    const js = await Deno.readTextFile(
+      new URL("./static/picker.js", import.meta.url),
+    );
+    return c.body(js, 200, {
+      "content-type": "text/javascript; charset=utf-8",
       "cache-control": "public, max-age=300",
     });
   });
@@ -551,6 +561,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
               <form
                 method="post"
                 action={`/installations/${installation.id}/schedules`}
+                data-time-preview
               >
                 <Csrf token={session.csrf} />
                 <div class="field">
@@ -804,6 +815,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
             <form
               method="post"
               action={`/installations/${installation.id}/schedules/${s.id}/reschedule`}
+              data-time-preview
             >
               <Csrf token={session.csrf} />
               <TimeFields

@@ -23,6 +23,7 @@ export function renderPage(title: string, body: ComponentChildren): string {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${title} · Scheduling`}</title>
         <link rel="stylesheet" href="/assets/scheduling.css" />
+        <script type="module" src="/assets/picker.js"></script>
       </head>
       <body>
         <header class="top">
@@ -80,6 +81,11 @@ export function TimeFields(
           ))}
         </select>
       </div>
+      <output
+        class="muted preview"
+        for={`${p}-local ${p}-zone`}
+        aria-live="polite"
+      />
       <fieldset class="field">
         <legend>If that time is skipped or repeats (clock change)</legend>
         <label>

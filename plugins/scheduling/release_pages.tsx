@@ -432,7 +432,7 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
         {editable && (
           <section class="card" aria-labelledby="release-time">
             <h2 id="release-time">Time</h2>
-            <form method="post" action={action("schedule")}>
+            <form method="post" action={action("schedule")} data-time-preview>
               <Csrf token={session.csrf} />
               <TimeFields
                 idPrefix="release"

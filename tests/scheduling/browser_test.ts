@@ -43,6 +43,27 @@ Deno.test({
         await page.selectOption("#locale", "de");
         await page.fill("#new-local", "2026-11-24T09:30");
         await page.selectOption("#new-zone", "America/New_York");
+        // The page's small script previews the UTC instant before anything is sent.
+        await page.waitForFunction(() =>
+          document.querySelector("output")?.textContent?.includes(
+            "2026-11-24 14:30 UTC",
+          )
+        );
+        // A time in New York's autumn fold previews each reading as chosen.
+        await page.fill("#new-local", "2026-11-01T01:30");
+        await page.check('input[name="fold"][value="earlier"]');
+        await page.waitForFunction(() =>
+          document.querySelector("output")?.textContent?.includes(
+            "2026-11-01 05:30 UTC",
+          )
+        );
+        await page.check('input[name="fold"][value="later"]');
+        await page.waitForFunction(() =>
+          document.querySelector("output")?.textContent?.includes(
+            "2026-11-01 06:30 UTC",
+          )
+        );
+        await page.fill("#new-local", "2026-11-24T09:30");
         await page.click("button[type=submit]");
         await page.waitForURL(/\/schedules\//);
         const text = await page.textContent("main") ?? "";
