@@ -144,25 +144,23 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     (c) => c.json(schedulingManifest(options.origin)),
   );
 
-  app.get("/assets/scheduling.css", async (c) => {
-    const css = await Deno.readTextFile(
-      new URL("./static/scheduling.css", import.meta.url),
-    );
-    return c.body(css, 200, {
-      "content-type": "text/css; charset=utf-8",
-      "cache-control": "public, max-age=300",
+  // The stylesheet and the time preview script: the only files pages load.
+  for (
+    const [name, type] of [
+      ["scheduling.css", "text/css"],
+      ["picker.js", "text/javascript"],
+    ]
+  ) {
+    app.get(`/assets/${name}`, async (c) => {
+      const text = await Deno.readTextFile(
+        new URL(`./static/${name}`, import.meta.url),
+      );
+      return c.body(text, 200, {
+        "content-type": `${type}; charset=utf-8`,
+        "cache-control": "public, max-age=300",
+      });
     });
-  });
-
-  app.get("/assets/picker.js", async (c) => {
-    const js = await Deno.readTextFile(
-      new URL("./static/picker.js", import.meta.url),
-    );
-    return c.body(js, 200, {
-      "content-type": "text/javascript; charset=utf-8",
-      "cache-control": "public, max-age=300",
-    });
-  });
+  }
 
   app.post("/svc/activate", async (c) => {
     const handoff = parseActivationHandoff(
