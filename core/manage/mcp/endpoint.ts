@@ -12,8 +12,8 @@ import {
   CONTRACT_VERSION,
   OPERATIONS,
 } from "../contract/mod.ts";
-import { callTool, type Dispatch } from "./call.ts";
-import { pluginToolEntries, runPluginTool } from "./plugin_calls.ts";
+import { callTool, type Dispatch, type ToolAnswer } from "./call.ts";
+import { pluginToolEntries } from "./plugin_calls.ts";
 import {
   INVALID_PARAMS,
   METHOD_NOT_FOUND,
@@ -265,12 +265,10 @@ async function answerCall(
         `Invalid arguments of "${name}": ${bound.message}`,
       );
     }
-    const answer = await runPluginTool(bound, callOptions(ctx));
-    return result(id, {
-      content: [{ type: "text", text: JSON.stringify(answer) }],
-      structuredContent: answer,
-      isError: answer.status >= 400,
-    });
+    return toolResult(
+      id,
+      await callTool(bound.tool, bound.args, callOptions(ctx)),
+    );
   }
   const raw = params.arguments ?? {};
   const parsed = argumentSchemaOf(tool.operation).safeParse(raw);
@@ -293,11 +291,14 @@ async function answerCall(
     );
   }
   // Arguments are sent as given (the route parses them itself); zod only vetted them.
-  const answer = await callTool(
-    tool,
-    raw as Record<string, unknown>,
-    callOptions(ctx),
+  return toolResult(
+    id,
+    await callTool(tool, raw as Record<string, unknown>, callOptions(ctx)),
   );
+}
+
+// A tool call's answer: the route's status and body, as text and as structured content.
+function toolResult(id: RequestId, answer: ToolAnswer) {
   return result(id, {
     content: [{ type: "text", text: JSON.stringify(answer) }],
     structuredContent: answer,

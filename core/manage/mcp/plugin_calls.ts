@@ -4,7 +4,7 @@
 // view or an action through its launch-link route. Nothing here decides access: the listing and
 // the routes do, for this credential, on every message.
 import type { Json } from "../openapi.ts";
-import { callTool, type CallToolOptions, type ToolAnswer } from "./call.ts";
+import { callTool, type CallToolOptions } from "./call.ts";
 import { IDEMPOTENCY_ARGUMENT, type ManageTool } from "./tools.ts";
 
 /** One plugin item offered as a tool, with how to run it. */
@@ -212,12 +212,4 @@ export async function pluginToolEntries(
     }
   }
   return entries;
-}
-
-/** Runs a bound plugin tool. */
-export function runPluginTool(
-  bound: { tool: ManageTool; args: Record<string, unknown> },
-  options: CallToolOptions,
-): Promise<ToolAnswer> {
-  return callTool(bound.tool, bound.args, options);
 }
