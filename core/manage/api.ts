@@ -192,7 +192,6 @@ async function serve(
     ...caller,
     keyDigest: await keyDigestOf(scope, key),
   };
-  if (handler.check) await handler.check(ctx, input);
   return await runKeyed({
     store: options.idempotency,
     rule: operation.key,
@@ -202,6 +201,9 @@ async function serve(
     target: url.pathname + url.search,
     rawBody,
     run: () => run(ctx),
+    beforeReplay: handler.beforeReplay
+      ? () => handler.beforeReplay!(ctx, input)
+      : undefined,
     prove: handler.prove
       ? async () => {
         const proved = await handler.prove!(ctx, input);

@@ -52,10 +52,10 @@ export interface OperationHandler<O extends AnyOperation> {
     input: OperationInput<O>,
   ): Promise<OperationAnswer<O>>;
   /**
-   * Checks run before the key is looked at, for a first run and for a replay alike: a replay
-   * that would now be refused is refused (throws via `refuse()`), never answered from the past.
+   * Runs before a stored first answer is replayed: a replay that a new run would now refuse is
+   * refused (throws via `refuse()`), never answered from the past.
    */
-  check?(ctx: ManageContext, input: OperationInput<O>): Promise<void>;
+  beforeReplay?(ctx: ManageContext, input: OperationInput<O>): Promise<void>;
   /**
    * Only for `settle: "prove"`: the answer of a first run whose effect was written but whose
    * answer was lost, found by `ctx.keyDigest`; null when nothing was written (it runs again).

@@ -31,6 +31,8 @@ export interface RunKeyedOptions {
   rawBody: Uint8Array;
   /** Runs the command; throws on a refusal or failure (the key is then freed). */
   run(): Promise<SentAnswer>;
+  /** Throws a refusal when a stored answer may no longer be replayed to this caller. */
+  beforeReplay?(): Promise<void>;
   /** For `settle: "prove"`: the first answer, proved from what was written, or null. */
   prove?(): Promise<SentAnswer | null>;
   log(entry: LogEntry): void;
@@ -118,6 +120,7 @@ export async function runKeyed(options: RunKeyedOptions): Promise<SentAnswer> {
       return await runClaimed(options, result.claim);
     }
     if (result.ok) {
+      await options.beforeReplay?.();
       return asReplay(result.answer, rule.omitOnReplay, rule.replayAs);
     }
     if (result.code === "idempotency_key_reused") {
@@ -150,6 +153,7 @@ export async function runKeyed(options: RunKeyedOptions): Promise<SentAnswer> {
       if (proved) {
         const settled = await store.settle(result.claim, stored(proved));
         if (settled.ok) {
+          await options.beforeReplay?.();
           return asReplay(settled.answer, rule.omitOnReplay, rule.replayAs);
         }
         continue;

@@ -58,6 +58,14 @@ export function capabilitiesOfScopes(
   return new Set(scopes.flatMap((s) => SCOPE_CAPABILITIES[s] ?? []));
 }
 
+/** What a delegation made for a caller with `scopes` keeps (MPL-006): null for a person. */
+export function delegatedCapabilities(
+  scopes: readonly Scope[] | null,
+): string[] | null {
+  const allowed = capabilitiesOfScopes(scopes);
+  return allowed === null ? null : [...allowed];
+}
+
 /** Who runs an operation: a person, directly or through a management credential or MCP. */
 export interface InvocationCaller {
   /** The person whose authority applies (a credential's creator). */
@@ -482,10 +490,7 @@ async function run(
     instanceId: target.instanceId,
     modelId: target.modelId,
     models: readableGranted(ctx.caller.authority, installation),
-    capabilities: (() => {
-      const allowed = capabilitiesOfScopes(ctx.caller.authority.scopes);
-      return allowed === null ? null : [...allowed];
-    })(),
+    capabilities: delegatedCapabilities(ctx.caller.authority.scopes),
     input: target.input,
   };
   const issued = await new OneTimeCodes(ctx.kv, { clock: ctx.clock }).issue(

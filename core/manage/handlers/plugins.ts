@@ -12,8 +12,8 @@ import {
   listInstallationRows,
 } from "../../plugins/installation_store.ts";
 import {
-  capabilitiesOfScopes,
   checkInvocation,
+  delegatedCapabilities,
   invokeOperation,
   operationAvailable,
   withinScopes,
@@ -272,10 +272,7 @@ async function launch(
       siteId: ctx.site.id,
       userId: ctx.authority.personId,
       models: ctx.authority.models,
-      capabilities: (() => {
-        const allowed = capabilitiesOfScopes(ctx.authority.scopes);
-        return allowed === null ? null : [...allowed];
-      })(),
+      capabilities: delegatedCapabilities(ctx.authority.scopes),
     },
     installationId,
     request,
@@ -353,8 +350,8 @@ function invokeContext(ctx: ManageContext) {
 export const invokePluginOperation = defineHandler(
   contract.invokePluginOperation,
   {
-    // MPL-010: a replay is checked like a new run first.
-    async check(ctx, { params, body }) {
+    // MPL-010: a replay is checked like a new run first (a new run checks inside invoke).
+    async beforeReplay(ctx, { params, body }) {
       const checked = await checkInvocation(
         invokeContext(ctx),
         params.id,
