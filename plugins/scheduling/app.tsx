@@ -8,7 +8,6 @@ import {
   checkServiceUrl,
   parseActivationHandoff,
   parseInvocationEnvelope,
-  PluginClient,
   type ServiceUrlPolicy,
   timingSafeEqual,
 } from "../sdk/mod.ts";
@@ -17,8 +16,8 @@ import {
   consumeCode,
   deleteInstallationData,
   issueCode,
+  type PluginInstallation,
   readInstallation,
-  readToken,
   storeHandoff,
 } from "./core/installations.ts";
 import { type Fold, resolveLocalTime } from "./core/local_time.ts";
@@ -41,6 +40,7 @@ import {
   readSession,
   sessionCookie,
 } from "./core/sessions.ts";
+import { installationClient } from "./core/tick.ts";
 import type { TokenBox } from "./core/token_box.ts";
 import { schedulingManifest } from "./manifest.ts";
 import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
@@ -98,24 +98,33 @@ const ZONES = [
   ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC"),
 ];
 
+/** What every page route starts from. */
+export interface OpenedPage {
+  installation: PluginInstallation;
+  session: PluginSession;
+  form: Record<string, unknown>;
+}
+
 /** Builds the handler. */
 export function createSchedulingApp(options: SchedulingAppOptions) {
   const now = options.now ?? Date.now;
   const { db, kv, box } = options;
   const app = new Hono();
 
+  // A person waits on these calls: two attempts with short backoff.
   function clientFor(installation: { id: string; serviceUrl: string }) {
-    return new PluginClient({
-      serviceUrl: installation.serviceUrl,
-      servicePolicy: options.servicePolicy,
-      readToken: async () => await readToken(db, box, installation.id) ?? "",
-      fetch: options.fetch,
-      now,
-      sleep: options.sleep,
-      maxAttempts: 2,
-      backoffBaseMs: 200,
-      backoffMaxMs: 1000,
-    });
+    return installationClient(
+      {
+        db,
+        box,
+        servicePolicy: options.servicePolicy,
+        fetch: options.fetch,
+        now,
+        sleep: options.sleep,
+      },
+      { id: installation.id, service_url: installation.serviceUrl },
+      { maxAttempts: 2, backoffBaseMs: 200, backoffMaxMs: 1000 },
+    );
   }
 
   function page(c: Context, status: number, title: string, body: unknown) {
@@ -651,6 +660,27 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     );
   }
 
+  // A page request's installation and plugin session, and on POST its form with the CSRF
+  // token checked; a Response when any of them is missing.
+  async function openPage(c: Context): Promise<OpenedPage | Response> {
+    const installation = await readInstallation(db, c.req.param("id") ?? "");
+    const session = installation ? await sessionOf(c) : null;
+    if (!installation || !session) return noSession(c);
+    let form: Record<string, unknown> = {};
+    if (c.req.method === "POST") {
+      form = await c.req.parseBody();
+      if (!csrfMatches(session, form._csrf)) {
+        return problem(
+          c,
+          403,
+          "Form expired",
+          "Reload the page and try again.",
+        );
+      }
+    }
+    return { installation, session, form };
+  }
+
   function timeFrom(form: Record<string, unknown>) {
     const fold: Fold = form.fold === "earlier" ? "earlier" : "later";
     return resolveLocalTime(
@@ -662,13 +692,9 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
   }
 
   app.post("/installations/:id/schedules", async (c) => {
-    const installation = await readInstallation(db, c.req.param("id"));
-    const session = installation ? await sessionOf(c) : null;
-    if (!installation || !session) return noSession(c);
-    const form = await c.req.parseBody();
-    if (!csrfMatches(session, form._csrf)) {
-      return problem(c, 403, "Form expired", "Reload the page and try again.");
-    }
+    const opened = await openPage(c);
+    if (opened instanceof Response) return opened;
+    const { installation, session, form } = opened;
     if (session.instanceId === null) {
       return problem(
         c,
@@ -734,9 +760,9 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
   }
 
   app.get("/installations/:id/schedules/:sid", async (c) => {
-    const installation = await readInstallation(db, c.req.param("id"));
-    const session = installation ? await sessionOf(c) : null;
-    if (!installation || !session) return noSession(c);
+    const opened = await openPage(c);
+    if (opened instanceof Response) return opened;
+    const { installation, session } = opened;
     const s = await readSchedule(db, installation.id, c.req.param("sid"));
     if (!s || !reaches(session, s)) {
       return problem(c, 404, "Not found", "No such schedule here.");
@@ -859,13 +885,9 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     >,
     done: string,
   ) {
-    const installation = await readInstallation(db, c.req.param("id") ?? "");
-    const session = installation ? await sessionOf(c) : null;
-    if (!installation || !session) return noSession(c);
-    const form = await c.req.parseBody();
-    if (!csrfMatches(session, form._csrf)) {
-      return problem(c, 403, "Form expired", "Reload the page and try again.");
-    }
+    const opened = await openPage(c);
+    if (opened instanceof Response) return opened;
+    const { installation, session, form } = opened;
     const s = await readSchedule(db, installation.id, c.req.param("sid") ?? "");
     if (!s || !reaches(session, s)) {
       return problem(c, 404, "Not found", "No such schedule here.");
@@ -1001,9 +1023,9 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
   }
 
   app.get("/installations/:id/calendar", async (c) => {
-    const installation = await readInstallation(db, c.req.param("id"));
-    const session = installation ? await sessionOf(c) : null;
-    if (!installation || !session) return noSession(c);
+    const opened = await openPage(c);
+    if (opened instanceof Response) return opened;
+    const { installation, session } = opened;
     const { timezone, month, from, to } = monthRange(c);
     const schedules = await schedulesBetween(db, installation.id, {
       from,
@@ -1085,9 +1107,9 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
   });
 
   app.get("/installations/:id/calendar/:day", async (c) => {
-    const installation = await readInstallation(db, c.req.param("id"));
-    const session = installation ? await sessionOf(c) : null;
-    if (!installation || !session) return noSession(c);
+    const opened = await openPage(c);
+    if (opened instanceof Response) return opened;
+    const { installation, session } = opened;
     let day: Temporal.PlainDate;
     try {
       day = Temporal.PlainDate.from(c.req.param("day"), { overflow: "reject" });
@@ -1134,12 +1156,10 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     zones: ZONES,
     headers: PAGE_HEADERS,
     leaseMs: options.leaseMs ?? 60_000,
-    installation: (c) => readInstallation(db, c.req.param("id") ?? ""),
-    session: sessionOf,
+    open: openPage,
     client: clientFor,
     page,
     problem,
-    noSession,
     readItem,
     timeFrom,
   });

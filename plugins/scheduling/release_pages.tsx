@@ -24,7 +24,8 @@ import {
   withReleaseLease,
 } from "./core/releases.ts";
 import type { DelegatedItem } from "./core/schedules.ts";
-import { csrfMatches, type PluginSession } from "./core/sessions.ts";
+import type { PluginSession } from "./core/sessions.ts";
+import type { OpenedPage } from "./app.tsx";
 import { Csrf, Message, TimeFields } from "./pages.tsx";
 
 /** What the release pages borrow from the app. */
@@ -35,14 +36,11 @@ export interface ReleaseDeps {
   zones: string[];
   headers: Record<string, string>;
   leaseMs: number;
-  installation(
-    c: Context,
-  ): Promise<{ id: string; serviceUrl: string } | undefined>;
-  session(c: Context): Promise<PluginSession | null>;
+  /** The installation, session and CSRF-checked form of a page request (app.tsx). */
+  open(c: Context): Promise<OpenedPage | Response>;
   client(installation: { id: string; serviceUrl: string }): PluginClient;
   page(c: Context, status: number, title: string, body: unknown): Response;
   problem(c: Context, status: number, title: string, text: string): Response;
-  noSession(c: Context): Response;
   readItem(
     installation: { id: string; serviceUrl: string },
     session: PluginSession,
@@ -99,33 +97,14 @@ function when(release: Release): string {
 export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
   const base = (id: string) => `/installations/${id}/releases`;
 
-  // Loads installation and session, checks CSRF on POST; a manage session unless `content`.
+  // The page's installation, session and checked form, for a manage or content session.
   async function open(
     c: Context,
     need: "manage" | "content" | "any",
-  ): Promise<
-    | {
-      installation: { id: string; serviceUrl: string };
-      session: PluginSession;
-      form: Record<string, unknown>;
-    }
-    | Response
-  > {
-    const installation = await deps.installation(c);
-    const session = installation ? await deps.session(c) : null;
-    if (!installation || !session) return deps.noSession(c);
-    let form: Record<string, unknown> = {};
-    if (c.req.method === "POST") {
-      form = await c.req.parseBody();
-      if (!csrfMatches(session, form._csrf)) {
-        return deps.problem(
-          c,
-          403,
-          "Form expired",
-          "Reload the page and try again.",
-        );
-      }
-    }
+  ): Promise<OpenedPage | Response> {
+    const opened = await deps.open(c);
+    if (opened instanceof Response) return opened;
+    const { session } = opened;
     if (need === "manage" && session.instanceId !== null) {
       return deps.problem(
         c,
@@ -142,7 +121,7 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
         "An entry is added from its Schedule button in Stave.",
       );
     }
-    return { installation, session, form };
+    return opened;
   }
 
   function refused(

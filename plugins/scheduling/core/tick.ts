@@ -5,6 +5,7 @@
 import {
   backoffMs,
   PluginClient,
+  type PluginClientOptions,
   type ServiceUrlPolicy,
 } from "../../sdk/mod.ts";
 import type { SchedulerDb } from "./db.ts";
@@ -129,12 +130,17 @@ export function installationClient(
     "db" | "box" | "servicePolicy" | "fetch" | "now" | "random" | "sleep"
   >,
   installation: { id: string; service_url: string },
-  options: {
-    maxAttempts: number;
-    maxAgeMs: number;
-    maxRetryAfterMs: number;
-    attemptTimeoutMs?: number;
-  },
+  options: Partial<
+    Pick<
+      PluginClientOptions,
+      | "maxAttempts"
+      | "maxAgeMs"
+      | "maxRetryAfterMs"
+      | "attemptTimeoutMs"
+      | "backoffBaseMs"
+      | "backoffMaxMs"
+    >
+  >,
 ): PluginClient {
   return new PluginClient({
     serviceUrl: installation.service_url,
