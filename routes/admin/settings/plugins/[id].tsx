@@ -38,6 +38,20 @@ import {
 
 export const middleware = requireSignedIn;
 
+/** Capabilities in words, or "None." */
+function CapabilityList({ capabilities }: { capabilities: Capability[] }) {
+  if (capabilities.length === 0) return <p class="muted">None.</p>;
+  return (
+    <ul>
+      {capabilities.map((c) => (
+        <li key={c}>
+          <code>{c}</code> — {CAPABILITY_WORDS[c]}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 interface TrailRow {
   action: string;
   who: string;
@@ -318,29 +332,13 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                         ` (now named ${data.diff.name.to})`}
                     </p>
                     <h3>Newly requested (left ungranted)</h3>
-                    {data.diff.capabilities_added.length === 0
-                      ? <p class="muted">None.</p>
-                      : (
-                        <ul>
-                          {data.diff.capabilities_added.map((c) => (
-                            <li key={c}>
-                              <code>{c}</code> — {CAPABILITY_WORDS[c]}
-                            </li>
-                          ))}
-                        </ul>
-                      )}
+                    <CapabilityList
+                      capabilities={data.diff.capabilities_added}
+                    />
                     <h3>No longer requested (removed from the grant)</h3>
-                    {data.diff.capabilities_removed.length === 0
-                      ? <p class="muted">None.</p>
-                      : (
-                        <ul>
-                          {data.diff.capabilities_removed.map((c) => (
-                            <li key={c}>
-                              <code>{c}</code> — {CAPABILITY_WORDS[c]}
-                            </li>
-                          ))}
-                        </ul>
-                      )}
+                    <CapabilityList
+                      capabilities={data.diff.capabilities_removed}
+                    />
                     <button type="submit">
                       Upgrade to {data.diff.to_version}
                     </button>
