@@ -1,13 +1,11 @@
 // A service and the example plugin as a real HTTP server, wired for plugin protocol tests.
 import { createSession } from "../../core/auth/session_store.ts";
-import { createModel } from "../../core/models/store.ts";
-import { createInstallation } from "../../core/sites/installation.ts";
 import {
   type ExamplePlugin,
   startExamplePlugin,
 } from "../../plugins/testing/plugin.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
-import { saveTestEntry } from "../support/entries.ts";
+import { saveTestEntry, siteWithPosts } from "../support/entries.ts";
 
 /** The Host of the test site. */
 export const SITE_HOST = "plugins.test";
@@ -66,24 +64,14 @@ export async function openPluginWorld(
       ...init,
       headers: { ...init.headers as Record<string, string>, host: SITE_HOST },
     });
-  const created = await createInstallation(t.services, {
-    domain: SITE_HOST,
-    locales: ["en", "de"],
-    adminEmail: "admin@plugins.test",
-  });
-  if (!created.ok) throw new Error(created.message);
-  const siteId = created.site.id;
-  const model = await createModel(
-    { db: t.services.db, clock: t.clock, siteId },
-    {
-      model: { name: "Posts", slug: "posts", enableI18n: true },
-      fields: [{ key: "title", label: "Title", type: "text", localized: true }],
-    },
+  const { siteId, adminId, modelId } = await siteWithPosts(
+    t.services,
+    SITE_HOST,
+    "admin@plugins.test",
   );
-  if (!model.ok) throw new Error(`Cannot create the test model: ${model.code}`);
   const sessionFor = async (userId: string) =>
     (await createSession({ db: t.services.db, clock: t.clock }, userId)).token;
-  const session = await sessionFor(created.admin.id);
+  const session = await sessionFor(adminId);
   const world: PluginWorld = {
     ...t,
     close: async () => {
@@ -92,8 +80,8 @@ export async function openPluginWorld(
     },
     plugin,
     siteId,
-    adminId: created.admin.id,
-    modelId: model.model_id,
+    adminId,
+    modelId,
     session,
     sessionFor,
     admin(method, path, body, opts = {}) {
@@ -115,8 +103,8 @@ export async function openPluginWorld(
         db: t.services.db,
         clock: t.clock,
         siteId,
-        userId: created.admin.id,
-        modelId: model.model_id,
+        userId: adminId,
+        modelId,
       }, values);
     },
     async install(grant = {}) {
@@ -126,7 +114,7 @@ export async function openPluginWorld(
         activation_code: code,
         grant: {
           capabilities: grant.capabilities ?? plugin.behaviour.capabilities,
-          model_ids: grant.model_ids ?? [model.model_id],
+          model_ids: grant.model_ids ?? [modelId],
         },
       });
       const body = await res.json();

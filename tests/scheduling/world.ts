@@ -4,14 +4,12 @@
 import type { Scope } from "../../core/access/scopes.ts";
 import { createSession } from "../../core/auth/session_store.ts";
 import { insertCredential } from "../../core/credentials/credential_store.ts";
-import { createModel } from "../../core/models/store.ts";
-import { createInstallation } from "../../core/sites/installation.ts";
 import {
   type RunningScheduler,
   startScheduler,
 } from "../../plugins/scheduling/server.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
-import { saveTestEntry } from "../support/entries.ts";
+import { saveTestEntry, siteWithPosts } from "../support/entries.ts";
 
 export const SITE_HOST = "schedules.test";
 const CSRF = "c".repeat(43);
@@ -123,24 +121,14 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     },
   });
   holder.t = t;
-  const created = await createInstallation(t.services, {
-    domain: SITE_HOST,
-    locales: ["en", "de"],
-    adminEmail: "admin@schedules.test",
-  });
-  if (!created.ok) throw new Error(created.message);
-  const siteId = created.site.id;
-  const model = await createModel(
-    { db: t.services.db, clock: t.clock, siteId },
-    {
-      model: { name: "Posts", slug: "posts", enableI18n: true },
-      fields: [{ key: "title", label: "Title", type: "text", localized: true }],
-    },
+  const { siteId, adminId, modelId } = await siteWithPosts(
+    t.services,
+    SITE_HOST,
+    "admin@schedules.test",
   );
-  if (!model.ok) throw new Error(`Cannot create the test model: ${model.code}`);
   const session = (await createSession(
     { db: t.services.db, clock: t.clock },
-    created.admin.id,
+    adminId,
   ))
     .token;
   const admin = (method: string, path: string, body?: unknown) => {
@@ -169,7 +157,7 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
         "workflow:locale",
         "workflow:release",
       ],
-      model_ids: [model.model_id],
+      model_ids: [modelId],
     },
   });
   const installedBody = await installed.json();
@@ -183,8 +171,8 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     scheduler,
     wire,
     siteId,
-    adminId: created.admin.id,
-    modelId: model.model_id,
+    adminId,
+    modelId,
     session,
     installationId,
     tokenKey,
@@ -200,8 +188,8 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
         db: t.services.db,
         clock: t.clock,
         siteId,
-        userId: created.admin.id,
-        modelId: model.model_id,
+        userId: adminId,
+        modelId,
       }, values);
     },
     async launch(instanceId) {
@@ -219,7 +207,7 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     async credential(scopes) {
       const { secret } = await insertCredential(t.services.db, t.clock, {
         siteId,
-        creatorId: created.admin.id,
+        creatorId: adminId,
         name: `agent ${scopes.join(" ")}`,
         scopes,
         models: null,

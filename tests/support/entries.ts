@@ -1,8 +1,12 @@
-// Saves a test entry with one version per language, as a person, through the lifecycle service.
+// A test site with a translatable `posts` model, and entries saved as a person through the
+// lifecycle service.
 import { personActor } from "../../core/access/actor.ts";
 import type { Clock } from "../../core/clock.ts";
 import type { Db } from "../../core/db/database.ts";
 import { modelValidator, saveEntry } from "../../core/entries/mod.ts";
+import { createModel } from "../../core/models/store.ts";
+import type { Services } from "../../core/services.ts";
+import { createInstallation } from "../../core/sites/installation.ts";
 
 /** The entry's group and its language instances by locale. */
 export interface SavedTestEntry {
@@ -43,4 +47,31 @@ export async function saveTestEntry(
     for (const i of saved.instances) instances[i.locale] = i.entry_id;
   }
   return { groupId: groupId!, instances };
+}
+
+/** A site on `domain` (languages en, de) with its administrator and a `posts` model. */
+export async function siteWithPosts(
+  services: Services,
+  domain: string,
+  adminEmail: string,
+): Promise<{ siteId: string; adminId: string; modelId: string }> {
+  const created = await createInstallation(services, {
+    domain,
+    locales: ["en", "de"],
+    adminEmail,
+  });
+  if (!created.ok) throw new Error(created.message);
+  const model = await createModel(
+    { db: services.db, clock: services.clock, siteId: created.site.id },
+    {
+      model: { name: "Posts", slug: "posts", enableI18n: true },
+      fields: [{ key: "title", label: "Title", type: "text", localized: true }],
+    },
+  );
+  if (!model.ok) throw new Error(`Cannot create the test model: ${model.code}`);
+  return {
+    siteId: created.site.id,
+    adminId: created.admin.id,
+    modelId: model.model_id,
+  };
 }
