@@ -22,7 +22,7 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 
 const CONTRACT = {
-  "version": "1.14.0",
+  "version": "1.15.0",
   "basePath": "/api/manage/v1",
   "commands": [{
     "command": "get-site",
@@ -35,6 +35,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-languages",
     "tool": "list_languages",
@@ -46,6 +49,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "add-language",
     "tool": "add_language",
@@ -57,6 +63,9 @@ const CONTRACT = {
     "options": [],
     "body": [{ "name": "code", "required": true, "type": "string" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-settings",
     "tool": "get_settings",
@@ -75,6 +84,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "put-settings",
     "tool": "put_settings",
@@ -98,6 +110,9 @@ const CONTRACT = {
       "type": "integer",
     }, { "name": "document", "required": true, "type": "object" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "review-seo-redirects",
     "tool": "review_seo_redirects",
@@ -110,6 +125,9 @@ const CONTRACT = {
     "options": [],
     "body": [{ "name": "redirects", "required": false, "type": "array" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-models",
     "tool": "list_models",
@@ -122,6 +140,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-model-proposals",
     "tool": "list_model_proposals",
@@ -139,6 +160,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "create-model-proposal",
     "tool": "create_model_proposal",
@@ -157,6 +181,9 @@ const CONTRACT = {
       { "name": "note", "required": false, "type": "string" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-model-proposal",
     "tool": "get_model_proposal",
@@ -174,6 +201,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-model",
     "tool": "get_model",
@@ -191,6 +221,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "create-model",
     "tool": "create_model",
@@ -202,6 +235,9 @@ const CONTRACT = {
     "options": [],
     "body": [{ "name": "definition", "required": true, "type": "object" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "update-model",
     "tool": "update_model",
@@ -224,6 +260,9 @@ const CONTRACT = {
       "type": "integer",
     }, { "name": "model", "required": true, "type": "object" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "set-model-folder",
     "tool": "set_model_folder",
@@ -242,6 +281,9 @@ const CONTRACT = {
     }],
     "body": [{ "name": "folder", "required": true, "type": "string|null" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "replace-model-definition",
     "tool": "replace_model_definition",
@@ -264,6 +306,9 @@ const CONTRACT = {
       "type": "integer",
     }, { "name": "definition", "required": true, "type": "object" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "remove-model",
     "tool": "remove_model",
@@ -286,6 +331,9 @@ const CONTRACT = {
       "type": "integer",
     }, { "name": "confirm", "required": true, "type": "string" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-roles",
     "tool": "list_roles",
@@ -297,6 +345,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-role",
     "tool": "get_role",
@@ -314,6 +365,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "create-role",
     "tool": "create_role",
@@ -330,6 +384,9 @@ const CONTRACT = {
       "type": "object",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "update-role",
     "tool": "update_role",
@@ -352,6 +409,9 @@ const CONTRACT = {
       "type": "object",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "delete-role",
     "tool": "delete_role",
@@ -370,6 +430,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-entries",
     "tool": "list_entries",
@@ -401,6 +464,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": true,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "create-entry",
     "tool": "create_entry",
@@ -417,6 +483,9 @@ const CONTRACT = {
       { "name": "fields", "required": true, "type": "object" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-entry",
     "tool": "get_entry",
@@ -435,6 +504,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "update-entry",
     "tool": "update_entry",
@@ -462,6 +534,9 @@ const CONTRACT = {
       { "name": "slug", "required": false, "type": "string" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-entry-versions",
     "tool": "list_entry_versions",
@@ -497,6 +572,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": true,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-entry-version",
     "tool": "get_entry_version",
@@ -520,6 +598,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "restore-entry-version",
     "tool": "restore_entry_version",
@@ -548,6 +629,9 @@ const CONTRACT = {
       "type": "string|null",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-entry-dependents",
     "tool": "list_entry_dependents",
@@ -565,6 +649,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "publish-entry",
     "tool": "publish_entry",
@@ -591,6 +678,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "unpublish-entry",
     "tool": "unpublish_entry",
@@ -617,6 +707,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "add-entry-locale",
     "tool": "add_entry_locale",
@@ -638,6 +731,9 @@ const CONTRACT = {
       "type": "string",
     }, { "name": "fields", "required": true, "type": "object" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "transition-entry",
     "tool": "transition_entry",
@@ -664,6 +760,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-entry-assignees",
     "tool": "list_entry_assignees",
@@ -682,6 +781,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "put-entry-assignment",
     "tool": "put_entry_assignment",
@@ -703,6 +805,9 @@ const CONTRACT = {
       "type": "string|null",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-trash",
     "tool": "list_trash",
@@ -734,6 +839,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": true,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-entry-trash",
     "tool": "get_entry_trash",
@@ -752,6 +860,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "trash-entry",
     "tool": "trash_entry",
@@ -774,6 +885,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "restore-trashed-entry",
     "tool": "restore_trashed_entry",
@@ -795,6 +909,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "purge-entry",
     "tool": "purge_entry",
@@ -817,6 +934,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "relate-entries",
     "tool": "relate_entries",
@@ -842,6 +962,9 @@ const CONTRACT = {
       { "name": "move", "required": false, "type": "array" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-entry-related-from",
     "tool": "list_entry_related_from",
@@ -860,6 +983,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "create-entry-proposal",
     "tool": "create_entry_proposal",
@@ -882,6 +1008,9 @@ const CONTRACT = {
       { "name": "note", "required": false, "type": "string" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-entry-proposals",
     "tool": "list_entry_proposals",
@@ -911,6 +1040,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-entry-editing",
     "tool": "get_entry_editing",
@@ -943,6 +1075,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "put-entry-draft",
     "tool": "put_entry_draft",
@@ -966,6 +1101,9 @@ const CONTRACT = {
       { "name": "expected_revision", "required": true, "type": "integer|null" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "take-over-entry-draft",
     "tool": "take_over_entry_draft",
@@ -988,6 +1126,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "discard-entry-draft",
     "tool": "discard_entry_draft",
@@ -1009,6 +1150,9 @@ const CONTRACT = {
       "type": "integer",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "put-entry-related-from",
     "tool": "put_entry_related_from",
@@ -1033,6 +1177,9 @@ const CONTRACT = {
       { "name": "expected_ids", "required": true, "type": "array" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "apply-entry-proposal",
     "tool": "apply_entry_proposal",
@@ -1058,6 +1205,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "dismiss-entry-proposal",
     "tool": "dismiss_entry_proposal",
@@ -1082,6 +1232,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "apply-model-proposal",
     "tool": "apply_model_proposal",
@@ -1100,6 +1253,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "dismiss-model-proposal",
     "tool": "dismiss_model_proposal",
@@ -1117,6 +1273,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-page",
     "tool": "get_page",
@@ -1135,6 +1294,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "save-page",
     "tool": "save_page",
@@ -1162,6 +1324,9 @@ const CONTRACT = {
       { "name": "slug", "required": false, "type": "string" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "add-page-translation",
     "tool": "add_page_translation",
@@ -1185,6 +1350,9 @@ const CONTRACT = {
       { "name": "fields", "required": false, "type": "object" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "set-page-address",
     "tool": "set_page_address",
@@ -1211,6 +1379,9 @@ const CONTRACT = {
       "type": "string",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-menus",
     "tool": "list_menus",
@@ -1222,6 +1393,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-menu",
     "tool": "get_menu",
@@ -1239,6 +1413,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "put-menu",
     "tool": "put_menu",
@@ -1256,6 +1433,9 @@ const CONTRACT = {
     }],
     "body": [{ "name": "items", "required": true, "type": "array" }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "add-menu-language",
     "tool": "add_menu_language",
@@ -1278,6 +1458,9 @@ const CONTRACT = {
       "type": "string",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-media",
     "tool": "list_media",
@@ -1319,6 +1502,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": true,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "upload-media",
     "tool": "upload_media",
@@ -1343,6 +1529,9 @@ const CONTRACT = {
       { "name": "edited_from", "required": false, "type": "string" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-media-folders",
     "tool": "list_media_folders",
@@ -1355,6 +1544,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "create-media-folder",
     "tool": "create_media_folder",
@@ -1370,6 +1562,9 @@ const CONTRACT = {
       "type": "string|null",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "update-media-folder",
     "tool": "update_media_folder",
@@ -1391,6 +1586,9 @@ const CONTRACT = {
       { "name": "parent_id", "required": false, "type": "string|null" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "remove-media-folder",
     "tool": "remove_media_folder",
@@ -1413,6 +1611,9 @@ const CONTRACT = {
       { "name": "expected_media", "required": true, "type": "integer" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "move-media",
     "tool": "move_media",
@@ -1429,6 +1630,9 @@ const CONTRACT = {
       "type": "string|null",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-media",
     "tool": "get_media",
@@ -1446,6 +1650,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-media-usage",
     "tool": "get_media_usage",
@@ -1463,6 +1670,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "update-media",
     "tool": "update_media",
@@ -1486,6 +1696,9 @@ const CONTRACT = {
       { "name": "fetch_priority", "required": false, "type": "high|low|auto" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "replace-media",
     "tool": "replace_media",
@@ -1509,6 +1722,9 @@ const CONTRACT = {
       { "name": "aspectRatio", "required": false, "type": "string" },
     ],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "get-media-originals",
     "tool": "get_media_originals",
@@ -1527,6 +1743,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "put-media-original",
     "tool": "put_media_original",
@@ -1555,6 +1774,9 @@ const CONTRACT = {
       "type": "string|string",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "delete-media-original",
     "tool": "delete_media_original",
@@ -1583,6 +1805,9 @@ const CONTRACT = {
       "type": "string",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "remove-media",
     "tool": "remove_media",
@@ -1601,6 +1826,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-comments",
     "tool": "list_comments",
@@ -1637,6 +1865,9 @@ const CONTRACT = {
     }],
     "body": null,
     "pages": true,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "moderate-comment",
     "tool": "moderate_comment",
@@ -1658,6 +1889,9 @@ const CONTRACT = {
       "type": "approve|reject",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-plugins",
     "tool": "list_plugins",
@@ -1670,6 +1904,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-plugin-manage-views",
     "tool": "list_plugin_manage_views",
@@ -1681,6 +1918,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-plugin-content-actions",
     "tool": "list_plugin_content_actions",
@@ -1693,6 +1933,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "list-plugin-operations",
     "tool": "list_plugin_operations",
@@ -1704,6 +1947,9 @@ const CONTRACT = {
     "options": [],
     "body": null,
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "launch-plugin-manage-view",
     "tool": "launch_plugin_manage_view",
@@ -1727,6 +1973,9 @@ const CONTRACT = {
     }],
     "body": [],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "launch-plugin-content-action",
     "tool": "launch_plugin_content_action",
@@ -1758,6 +2007,9 @@ const CONTRACT = {
     }],
     "body": [],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
   }, {
     "command": "invoke-plugin-operation",
     "tool": "invoke_plugin_operation",
@@ -1785,6 +2037,337 @@ const CONTRACT = {
       "type": "object",
     }],
     "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "list-import-sources",
+    "tool": "list_import_sources",
+    "method": "GET",
+    "path": "/imports/sources",
+    "summary": "List the site's import sources, oldest first",
+    "scope": "data:import",
+    "key": false,
+    "options": [],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "create-import-source",
+    "tool": "create_import_source",
+    "method": "POST",
+    "path": "/imports/sources",
+    "summary": "Create an import source",
+    "scope": "data:import",
+    "key": true,
+    "options": [],
+    "body": [{ "name": "name", "required": true, "type": "string" }, {
+      "name": "format",
+      "required": true,
+      "type": "string",
+    }, { "name": "options", "required": false, "type": "object" }],
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "list-imports",
+    "tool": "list_imports",
+    "method": "GET",
+    "path": "/imports",
+    "summary": "List import jobs, newest first",
+    "scope": "data:import",
+    "key": false,
+    "options": [{
+      "name": "limit",
+      "flag": "--limit",
+      "in": "query",
+      "required": false,
+      "type": "integer",
+      "description": "1 to 100, default 20",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "create-import",
+    "tool": "create_import",
+    "method": "POST",
+    "path": "/imports",
+    "summary": "Create an import job from a source",
+    "scope": "data:import",
+    "key": true,
+    "options": [],
+    "body": [{ "name": "source_id", "required": true, "type": "string" }],
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "get-import",
+    "tool": "get_import",
+    "method": "GET",
+    "path": "/imports/{id}",
+    "summary": "Read an import job",
+    "scope": "data:import",
+    "key": false,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "upload-import-part",
+    "tool": "upload_import_part",
+    "method": "PUT",
+    "path": "/imports/{id}/archive/parts/{part}",
+    "summary": "Upload one part of an import's archive",
+    "scope": "data:import",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }, {
+      "name": "part",
+      "flag": "--part",
+      "in": "path",
+      "required": true,
+      "type": "string",
+      "description": "1-based part number",
+    }, {
+      "name": "sha256",
+      "flag": "--sha256",
+      "in": "query",
+      "required": false,
+      "type": "string",
+      "description":
+        "The part's SHA-256; when given, a part that does not match is refused",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": true,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "complete-import-archive",
+    "tool": "complete_import_archive",
+    "method": "POST",
+    "path": "/imports/{id}/archive/complete",
+    "summary": "Close an import's archive upload with the file's SHA-256",
+    "scope": "data:import",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": [{ "name": "sha256", "required": true, "type": "string" }, {
+      "name": "parts",
+      "required": false,
+      "type": "integer",
+    }],
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "advance-import",
+    "tool": "advance_import",
+    "method": "POST",
+    "path": "/imports/{id}/advance",
+    "summary": "Run the next step of an import",
+    "scope": "data:import",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }, {
+      "name": "recheck",
+      "flag": "--recheck",
+      "in": "query",
+      "required": false,
+      "type": "true|false",
+      "description": "true plans again before anything else is imported",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": true,
+  }, {
+    "command": "cancel-import",
+    "tool": "cancel_import",
+    "method": "POST",
+    "path": "/imports/{id}/cancel",
+    "summary": "Cancel an import that has not finished",
+    "scope": "data:import",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "read-import-artifact",
+    "tool": "read_import_artifact",
+    "method": "GET",
+    "path": "/imports/{id}/artifacts/{artifact}",
+    "summary": "Read one page of an import's receipt or problem file",
+    "scope": "data:import",
+    "key": false,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }, {
+      "name": "artifact",
+      "flag": "--artifact",
+      "in": "path",
+      "required": true,
+      "type": "receipt|problems",
+    }, {
+      "name": "page",
+      "flag": "--page",
+      "in": "query",
+      "required": false,
+      "type": "integer",
+      "description": "1-based page of 1 MiB; next_page names the next one",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": true,
+    "follow": false,
+  }, {
+    "command": "list-exports",
+    "tool": "list_exports",
+    "method": "GET",
+    "path": "/exports",
+    "summary": "List export jobs, newest first",
+    "scope": "data:export",
+    "key": false,
+    "options": [{
+      "name": "limit",
+      "flag": "--limit",
+      "in": "query",
+      "required": false,
+      "type": "integer",
+      "description": "1 to 100, default 20",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "create-export",
+    "tool": "create_export",
+    "method": "POST",
+    "path": "/exports",
+    "summary": "Create a whole-site export",
+    "scope": "data:export",
+    "key": true,
+    "options": [],
+    "body": [{ "name": "include_media", "required": false, "type": "boolean" }],
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "get-export",
+    "tool": "get_export",
+    "method": "GET",
+    "path": "/exports/{id}",
+    "summary": "Read an export job",
+    "scope": "data:export",
+    "key": false,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": false,
+  }, {
+    "command": "advance-export",
+    "tool": "advance_export",
+    "method": "POST",
+    "path": "/exports/{id}/advance",
+    "summary": "Run the next step of an export",
+    "scope": "data:export",
+    "key": true,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": false,
+    "follow": true,
+  }, {
+    "command": "read-export-chunk",
+    "tool": "read_export_chunk",
+    "method": "GET",
+    "path": "/exports/{id}/chunk",
+    "summary": "Read one page of a built export",
+    "scope": "data:export",
+    "key": false,
+    "options": [{
+      "name": "id",
+      "flag": "--id",
+      "in": "path",
+      "required": true,
+      "type": "string",
+    }, {
+      "name": "page",
+      "flag": "--page",
+      "in": "query",
+      "required": false,
+      "type": "integer",
+      "description": "1-based page of 1 MiB; next_page names the next one",
+    }],
+    "body": null,
+    "pages": false,
+    "binary": false,
+    "byteRange": true,
+    "follow": false,
   }],
 };
 
@@ -2068,7 +2651,12 @@ function waitSeconds(response) {
 }
 
 /** Sends one request; on 429, and on 409 idempotency_in_progress with Retry-After, waits and sends it again with the same key. */
-async function request(origin, bearer, command, { path, query, body, key }) {
+async function request(
+  origin,
+  bearer,
+  command,
+  { path, query, body, bytes, key },
+) {
   const url = new URL(`${origin}${CONTRACT.basePath}${path}`);
   for (const [name, value] of Object.entries(query)) {
     url.searchParams.set(name, value);
@@ -2079,11 +2667,14 @@ async function request(origin, bearer, command, { path, query, body, key }) {
   };
   if (key !== undefined) headers["idempotency-key"] = key;
   if (body !== undefined) headers["content-type"] = "application/json";
+  if (bytes !== undefined) {
+    headers["content-type"] = "application/octet-stream";
+  }
   for (let attempt = 0;; attempt++) {
     const response = await send(url, {
       method: command.method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: bytes ?? (body === undefined ? undefined : JSON.stringify(body)),
     });
     const answer = await readJson(response);
     const wait = waitSeconds(response);
@@ -2102,20 +2693,55 @@ async function request(origin, bearer, command, { path, query, body, key }) {
 async function runCommand(command, flags, origin) {
   let path = command.path;
   const query = {};
+  // upload-import-part --file without --part sends the whole file in 5 MiB parts.
+  const wholeFile = command.command === "upload-import-part" &&
+    !flags.has("part") && typeof flags.get("file") === "string";
+  const values = {};
   for (const option of command.options) {
     const value = flags.get(option.flag.slice(2));
     flags.delete(option.flag.slice(2));
     if (value === undefined || value === true) {
-      if (option.required) {
+      if (option.required && !(wholeFile && option.name === "part")) {
         throw new UsageError(
           `${command.command} needs ${option.flag} <${option.type}>`,
         );
       }
       continue;
     }
+    values[option.name] = value;
     if (option.in === "path") {
       path = path.replace(`{${option.name}}`, encodeURIComponent(value));
     } else query[option.name] = value;
+  }
+  const file = flags.get("file");
+  const out = flags.get("out");
+  const follow = flags.get("follow") === true;
+  for (const name of ["file", "out", "follow"]) flags.delete(name);
+  if (command.binary && typeof file !== "string") {
+    throw new UsageError(`${command.command} needs --file <path>`);
+  }
+  if (!command.binary && file !== undefined) {
+    throw new UsageError(`${command.command} takes no --file`);
+  }
+  if (out !== undefined && (!command.byteRange || typeof out !== "string")) {
+    throw new UsageError(
+      command.byteRange
+        ? "--out needs a file path"
+        : `${command.command} reads no file: --out does not apply`,
+    );
+  }
+  if (follow && !command.follow) {
+    throw new UsageError(
+      `${command.command} is not a job step: --follow does not apply`,
+    );
+  }
+  let bytes;
+  if (typeof file === "string") {
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      throw new UsageError(`Cannot read the file "${file}"`);
+    }
   }
   const all = flags.get("all") === true;
   flags.delete("all");
@@ -2154,12 +2780,32 @@ async function runCommand(command, flags, origin) {
     );
   }
   const { token } = await credentialFor(origin);
-  let answer = await request(origin, token, command, {
-    path,
-    query,
-    body,
-    key,
-  });
+  let answer;
+  if (wholeFile) {
+    answer = await uploadWholeArchive(origin, token, values.id, bytes, key);
+  } else if (out !== undefined) {
+    answer = await readWholeFile(origin, token, command, path, query, out);
+  } else {
+    answer = await request(origin, token, command, {
+      path,
+      query,
+      body,
+      bytes,
+      key,
+    });
+  }
+  while (follow && answer.status < 400 && !jobStopped(answer.body)) {
+    say(
+      `${answer.body.kind} ${answer.body.id}: ${answer.body.state}, next ${answer.body.phase}`,
+    );
+    const next = newKey();
+    say(`Idempotency-Key: ${next}`);
+    answer = await request(origin, token, command, {
+      path,
+      query: {},
+      key: next,
+    });
+  }
   if (all && answer.status < 400) {
     const data = [...(answer.body.data ?? [])];
     while (answer.body.page?.has_more && answer.body.page.next_cursor) {
@@ -2184,6 +2830,77 @@ async function runCommand(command, flags, origin) {
       `Refused ${answer.status} ${error.code ?? ""}: ${error.message ?? ""}`,
     );
   }
+}
+
+// ---- Import and export helpers ----
+
+/** True when --follow stops: the job needs someone, or has no step left. */
+function jobStopped(job) {
+  return job.kind === "export"
+    ? job.state !== "building"
+    : ["blocked", "completed", "failed", "canceled"].includes(job.state);
+}
+const ARCHIVE_PART_BYTES = 5 * 1024 * 1024;
+
+function sha256Of(bytes) {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Sends a whole archive in 5 MiB parts (each with its SHA-256), then completes it with the file's. */
+async function uploadWholeArchive(origin, token, id, bytes, key) {
+  const part = findCommand("upload-import-part");
+  const complete = findCommand("complete-import-archive");
+  const parts = Math.max(1, Math.ceil(bytes.length / ARCHIVE_PART_BYTES));
+  for (let n = 1; n <= parts; n++) {
+    const chunk = bytes.subarray(
+      (n - 1) * ARCHIVE_PART_BYTES,
+      n * ARCHIVE_PART_BYTES,
+    );
+    const answer = await request(origin, token, part, {
+      path: `/imports/${encodeURIComponent(id)}/archive/parts/${n}`,
+      query: { sha256: sha256Of(chunk) },
+      bytes: chunk,
+      key: `${key}.${n}`,
+    });
+    if (answer.status >= 400) return answer;
+    say(`Part ${n} of ${parts} sent (${chunk.length} bytes)`);
+  }
+  return await request(origin, token, complete, {
+    path: `/imports/${encodeURIComponent(id)}/archive/complete`,
+    query: {},
+    body: { sha256: sha256Of(bytes), parts },
+    key: `${key}.complete`,
+  });
+}
+
+/** Reads every page of a byte-range command, checks the whole file's SHA-256, then writes it. */
+async function readWholeFile(origin, token, command, path, query, out) {
+  const chunks = [];
+  let page = 1;
+  let answer;
+  let sha256 = null;
+  while (page !== null) {
+    answer = await request(origin, token, command, {
+      path,
+      query: { ...query, page: String(page) },
+    });
+    if (answer.status >= 400) return answer;
+    chunks.push(Buffer.from(answer.body.content_base64, "base64"));
+    sha256 = answer.body.sha256;
+    page = answer.body.next_page;
+  }
+  const whole = Buffer.concat(chunks);
+  if (sha256Of(whole) !== sha256) {
+    throw new Refused(
+      `The file read does not match its SHA-256 ${sha256}; nothing was written`,
+    );
+  }
+  writeFileSync(out, whole);
+  say(`Wrote ${whole.length} bytes to ${out} (SHA-256 ${sha256})`);
+  return {
+    status: answer.status,
+    body: { file: out, bytes: whole.length, sha256 },
+  };
 }
 
 // ---- Built-in commands ----
@@ -2529,6 +3246,29 @@ function commandHelp(command) {
   }
   if (command.pages) {
     lines.push(`  ${"--all".padEnd(34)} read every page and print one list`);
+  }
+  if (command.binary) {
+    lines.push(
+      `  ${"--file <path>".padEnd(34)} required; the bytes to send${
+        command.command === "upload-import-part"
+          ? " (without --part: the whole archive in 5 MiB parts, then completed with its SHA-256)"
+          : ""
+      }`,
+    );
+  }
+  if (command.byteRange) {
+    lines.push(
+      `  ${
+        "--out <path>".padEnd(34)
+      } read every page, check the SHA-256, then write the file`,
+    );
+  }
+  if (command.follow) {
+    lines.push(
+      `  ${
+        "--follow".padEnd(34)
+      } repeat the step (a new key each) until the job is blocked, ready or finished`,
+    );
   }
   lines.push(`  ${"--url <origin>".padEnd(34)} the service (or SVC_URL)`);
   return lines.join("\n");

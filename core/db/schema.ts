@@ -243,6 +243,83 @@ export interface Database {
   plugin_invocations: PluginInvocationsTable;
   oauth_clients: OAuthClientsTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
+  import_sources: ImportSourcesTable;
+  data_jobs: DataJobsTable;
+  data_job_parts: DataJobPartsTable;
+  data_job_steps: DataJobStepsTable;
+  data_import_records: DataImportRecordsTable;
+  data_import_ids: DataImportIdsTable;
+}
+
+/** A named way to import (migration 0230). */
+export interface ImportSourcesTable {
+  id: string;
+  site_id: string;
+  name: string;
+  format: string;
+  options: Json;
+  key_digest: string | null;
+  created_by: Json;
+  created_at: Timestamp;
+}
+
+/** An import or export job (migration 0230). */
+export interface DataJobsTable {
+  id: string;
+  site_id: string;
+  kind: "import" | "export";
+  source_id: string | null;
+  state: string;
+  position: number;
+  cursor: Json;
+  options: Json;
+  plan: Json | null;
+  counts: Json;
+  problems: Json;
+  file_bytes: number | string | null;
+  file_sha256: string | null;
+  file_parts: number | null;
+  error: Json | null;
+  busy_until: Timestamp | null;
+  key_digest: string | null;
+  created_by: Json;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+/** One part of a job's file (migration 0230). */
+export interface DataJobPartsTable {
+  job_id: string;
+  file: "archive" | "export" | "receipt" | "problems";
+  part: number;
+  bytes: Uint8Array;
+  sha256: string;
+}
+
+/** The job step a key started (migration 0230, MAPI-016). */
+export interface DataJobStepsTable {
+  job_id: string;
+  key_digest: string;
+  from_position: number;
+  status: "running" | "done" | "errored";
+  created_at: Timestamp;
+}
+
+/** One record of an import's archive, staged by its plan step (migration 0230). */
+export interface DataImportRecordsTable {
+  job_id: string;
+  seq: number;
+  type: string;
+  record: Json;
+}
+
+/** What an import made of an archive's id (migration 0230). */
+export interface DataImportIdsTable {
+  job_id: string;
+  old_id: string;
+  new_id: string;
+  kind: "model" | "media" | "entry";
 }
 
 /** A client registered for interactive login, loopback redirects only (migration 0180). */

@@ -159,8 +159,12 @@ async function serve(
   refuseSiteNaming("query", rawQuery);
   let rawBody = new Uint8Array(await c.req.arrayBuffer());
   let file: OperationInput<AnyOperation>["file"];
+  let bytes: Uint8Array | undefined;
   let decoded: unknown;
-  if (operation.multipart) {
+  if (operation.binary) {
+    requireContentType(c.req.raw.headers, ["application/octet-stream"]);
+    bytes = rawBody;
+  } else if (operation.multipart) {
     requireContentType(c.req.raw.headers, ["multipart/form-data"]);
     const form = decodeMultipart(
       c.req.header("content-type") ?? "",
@@ -179,6 +183,7 @@ async function serve(
     query: parseQuery(operation, rawQuery),
     body: parseBody(operation, decoded),
     file,
+    bytes,
   };
   const run = async (ctx: ManageContext) =>
     toSent(operation, await handler.run(ctx, input));

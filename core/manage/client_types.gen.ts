@@ -2,7 +2,7 @@
 // This module is browser compatible.
 
 /** Contract version of these types. */
-export const CONTRACT_VERSION = "1.14.0";
+export const CONTRACT_VERSION = "1.15.0";
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
 
@@ -4355,6 +4355,1005 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** List the site's import sources, oldest first. */
+  "list-import-sources": {
+    method: "GET";
+    path: "/imports/sources";
+    scope: "data:import";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "name": string;
+        /** The archive format imports from this source read (docs/imports-exports.md) */
+        "format": "stave-archive";
+        "options": {
+          /** as_archived: languages published in the archive are published; drafts: everything arrives as a draft */
+          "publish": "as_archived" | "drafts";
+        };
+        "created_at": string;
+        /** Present when the answer is a replay of an earlier request with the same key */
+        "replayed"?: true;
+      }>;
+    };
+  };
+  /** Create an import source. */
+  "create-import-source": {
+    method: "POST";
+    path: "/imports/sources";
+    scope: "data:import";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "name": string;
+      "format": "stave-archive";
+      "options"?: {
+        "publish"?: "as_archived" | "drafts";
+      };
+    };
+    answer: {
+      "id": string;
+      "name": string;
+      /** The archive format imports from this source read (docs/imports-exports.md) */
+      "format": "stave-archive";
+      "options": {
+        /** as_archived: languages published in the archive are published; drafts: everything arrives as a draft */
+        "publish": "as_archived" | "drafts";
+      };
+      "created_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List import jobs, newest first. */
+  "list-imports": {
+    method: "GET";
+    path: "/imports";
+    scope: "data:import";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: {
+      /** 1 to 100, default 20 */
+      "limit"?: number;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "kind": "import" | "export";
+        /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+        "state":
+          | "awaiting_archive"
+          | "archive_received"
+          | "ready"
+          | "blocked"
+          | "importing"
+          | "completed"
+          | "failed"
+          | "canceled"
+          | "building";
+        /** Steps taken so far; every step moves it by one */
+        "position": number;
+        /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+        "phase": string | null;
+        "source_id": string | null;
+        "options": {
+          [key: string]: unknown;
+        };
+        /** Imports, from the plan step on: what will be created and what matched */
+        "plan": {
+          "languages": Array<{
+            "code": string;
+            "action": "present" | "create";
+          }>;
+          "models": Array<{
+            /** The model's id in the archive */
+            "id": string;
+            "slug": string;
+            "action": "match" | "create";
+            /** The matching model here; null until a created one exists */
+            "target_id": string | null;
+          }>;
+          "counts": {
+            "languages": number;
+            "models": number;
+            "media": number;
+            "entries": number;
+          };
+        } | null;
+        "counts": {
+          [key: string]: number;
+        };
+        /** The first 50 problems */
+        "problems": Array<{
+          "code": string;
+          "message": string;
+          /** Archive line */
+          "line"?: number;
+          /** Archive id of the record concerned */
+          "id"?: string;
+        }>;
+        "problem_count": number;
+        /** The received archive (imports) or the built archive (exports) */
+        "file": {
+          "bytes": number;
+          "sha256": string;
+          /** Pages of 1 MiB a byte-range read gives */
+          "pages": number;
+        } | null;
+        "error": {
+          "code": string;
+          "message": string;
+        } | null;
+        "created_at": string;
+        "updated_at": string;
+        "finished_at": string | null;
+        /** Present when the answer is a replay of an earlier request with the same key */
+        "replayed"?: true;
+      }>;
+    };
+  };
+  /** Create an import job from a source. */
+  "create-import": {
+    method: "POST";
+    path: "/imports";
+    scope: "data:import";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "source_id": string;
+    };
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Read an import job. */
+  "get-import": {
+    method: "GET";
+    path: "/imports/{id}";
+    scope: "data:import";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present when the answer is a replay of an earlier request with the same key */
+      "replayed"?: true;
+    };
+  };
+  /** Upload one part of an import's archive. */
+  "upload-import-part": {
+    method: "PUT";
+    path: "/imports/{id}/archive/parts/{part}";
+    scope: "data:import";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+      /** 1-based part number */
+      "part": string;
+    };
+    query: {
+      /** The part's SHA-256; when given, a part that does not match is refused */
+      "sha256"?: string;
+    };
+    body: never;
+    answer: {
+      "id": string;
+      "part": number;
+      "bytes": number;
+      "sha256": string;
+      "parts_received": number;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Close an import's archive upload with the file's SHA-256. */
+  "complete-import-archive": {
+    method: "POST";
+    path: "/imports/{id}/archive/complete";
+    scope: "data:import";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "sha256": string;
+      /** How many parts were sent; checked when given */
+      "parts"?: number;
+    };
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Run the next step of an import. */
+  "advance-import": {
+    method: "POST";
+    path: "/imports/{id}/advance";
+    scope: "data:import";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: {
+      /** true plans again before anything else is imported */
+      "recheck"?: "true" | "false";
+    };
+    body: never;
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Cancel an import that has not finished. */
+  "cancel-import": {
+    method: "POST";
+    path: "/imports/{id}/cancel";
+    scope: "data:import";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Read one page of an import's receipt or problem file. */
+  "read-import-artifact": {
+    method: "GET";
+    path: "/imports/{id}/artifacts/{artifact}";
+    scope: "data:import";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+      "artifact": "receipt" | "problems";
+    };
+    query: {
+      /** 1-based page of 1 MiB; next_page names the next one */
+      "page"?: number;
+    };
+    body: never;
+    answer: {
+      "content_base64": string;
+      "content_type": string;
+      "offset": number;
+      "length": number;
+      "total": number;
+      "next_offset": number | null;
+      /** SHA-256 of the whole file, to check once every page is read */
+      "sha256": string;
+      "page": number;
+      "next_page": number | null;
+    };
+  };
+  /** List export jobs, newest first. */
+  "list-exports": {
+    method: "GET";
+    path: "/exports";
+    scope: "data:export";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: {
+      /** 1 to 100, default 20 */
+      "limit"?: number;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "kind": "import" | "export";
+        /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+        "state":
+          | "awaiting_archive"
+          | "archive_received"
+          | "ready"
+          | "blocked"
+          | "importing"
+          | "completed"
+          | "failed"
+          | "canceled"
+          | "building";
+        /** Steps taken so far; every step moves it by one */
+        "position": number;
+        /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+        "phase": string | null;
+        "source_id": string | null;
+        "options": {
+          [key: string]: unknown;
+        };
+        /** Imports, from the plan step on: what will be created and what matched */
+        "plan": {
+          "languages": Array<{
+            "code": string;
+            "action": "present" | "create";
+          }>;
+          "models": Array<{
+            /** The model's id in the archive */
+            "id": string;
+            "slug": string;
+            "action": "match" | "create";
+            /** The matching model here; null until a created one exists */
+            "target_id": string | null;
+          }>;
+          "counts": {
+            "languages": number;
+            "models": number;
+            "media": number;
+            "entries": number;
+          };
+        } | null;
+        "counts": {
+          [key: string]: number;
+        };
+        /** The first 50 problems */
+        "problems": Array<{
+          "code": string;
+          "message": string;
+          /** Archive line */
+          "line"?: number;
+          /** Archive id of the record concerned */
+          "id"?: string;
+        }>;
+        "problem_count": number;
+        /** The received archive (imports) or the built archive (exports) */
+        "file": {
+          "bytes": number;
+          "sha256": string;
+          /** Pages of 1 MiB a byte-range read gives */
+          "pages": number;
+        } | null;
+        "error": {
+          "code": string;
+          "message": string;
+        } | null;
+        "created_at": string;
+        "updated_at": string;
+        "finished_at": string | null;
+        /** Present when the answer is a replay of an earlier request with the same key */
+        "replayed"?: true;
+      }>;
+    };
+  };
+  /** Create a whole-site export. */
+  "create-export": {
+    method: "POST";
+    path: "/exports";
+    scope: "data:export";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      /** false leaves media bytes out (entries keep their media ids) */
+      "include_media"?: boolean;
+    };
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Read an export job. */
+  "get-export": {
+    method: "GET";
+    path: "/exports/{id}";
+    scope: "data:export";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present when the answer is a replay of an earlier request with the same key */
+      "replayed"?: true;
+    };
+  };
+  /** Run the next step of an export. */
+  "advance-export": {
+    method: "POST";
+    path: "/exports/{id}/advance";
+    scope: "data:export";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "kind": "import" | "export";
+      /** Imports: awaiting_archive, archive_received, ready, blocked, importing, completed, failed, canceled. Exports: building, ready */
+      "state":
+        | "awaiting_archive"
+        | "archive_received"
+        | "ready"
+        | "blocked"
+        | "importing"
+        | "completed"
+        | "failed"
+        | "canceled"
+        | "building";
+      /** Steps taken so far; every step moves it by one */
+      "position": number;
+      /** What the next step does (imports: head, media, drafts, values, receipt; exports: head, media, entries, seal); null when none is left */
+      "phase": string | null;
+      "source_id": string | null;
+      "options": {
+        [key: string]: unknown;
+      };
+      /** Imports, from the plan step on: what will be created and what matched */
+      "plan": {
+        "languages": Array<{
+          "code": string;
+          "action": "present" | "create";
+        }>;
+        "models": Array<{
+          /** The model's id in the archive */
+          "id": string;
+          "slug": string;
+          "action": "match" | "create";
+          /** The matching model here; null until a created one exists */
+          "target_id": string | null;
+        }>;
+        "counts": {
+          "languages": number;
+          "models": number;
+          "media": number;
+          "entries": number;
+        };
+      } | null;
+      "counts": {
+        [key: string]: number;
+      };
+      /** The first 50 problems */
+      "problems": Array<{
+        "code": string;
+        "message": string;
+        /** Archive line */
+        "line"?: number;
+        /** Archive id of the record concerned */
+        "id"?: string;
+      }>;
+      "problem_count": number;
+      /** The received archive (imports) or the built archive (exports) */
+      "file": {
+        "bytes": number;
+        "sha256": string;
+        /** Pages of 1 MiB a byte-range read gives */
+        "pages": number;
+      } | null;
+      "error": {
+        "code": string;
+        "message": string;
+      } | null;
+      "created_at": string;
+      "updated_at": string;
+      "finished_at": string | null;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Read one page of a built export. */
+  "read-export-chunk": {
+    method: "GET";
+    path: "/exports/{id}/chunk";
+    scope: "data:export";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: {
+      /** 1-based page of 1 MiB; next_page names the next one */
+      "page"?: number;
+    };
+    body: never;
+    answer: {
+      "content_base64": string;
+      "content_type": string;
+      "offset": number;
+      "length": number;
+      "total": number;
+      "next_offset": number | null;
+      /** SHA-256 of the whole file, to check once every page is read */
+      "sha256": string;
+      "page": number;
+      "next_page": number | null;
+    };
+  };
 }
 
 /** The name of an operation. */
@@ -4665,6 +5664,49 @@ export type InvokePluginOperationAnswer =
 /** Body of `invoke-plugin-operation`. */
 export type InvokePluginOperationBody =
   Operations["invoke-plugin-operation"]["body"];
+/** Answer of `list-import-sources`. */
+export type ListImportSourcesAnswer =
+  Operations["list-import-sources"]["answer"];
+/** Answer of `create-import-source`. */
+export type CreateImportSourceAnswer =
+  Operations["create-import-source"]["answer"];
+/** Body of `create-import-source`. */
+export type CreateImportSourceBody = Operations["create-import-source"]["body"];
+/** Answer of `list-imports`. */
+export type ListImportsAnswer = Operations["list-imports"]["answer"];
+/** Answer of `create-import`. */
+export type CreateImportAnswer = Operations["create-import"]["answer"];
+/** Body of `create-import`. */
+export type CreateImportBody = Operations["create-import"]["body"];
+/** Answer of `get-import`. */
+export type GetImportAnswer = Operations["get-import"]["answer"];
+/** Answer of `upload-import-part`. */
+export type UploadImportPartAnswer = Operations["upload-import-part"]["answer"];
+/** Answer of `complete-import-archive`. */
+export type CompleteImportArchiveAnswer =
+  Operations["complete-import-archive"]["answer"];
+/** Body of `complete-import-archive`. */
+export type CompleteImportArchiveBody =
+  Operations["complete-import-archive"]["body"];
+/** Answer of `advance-import`. */
+export type AdvanceImportAnswer = Operations["advance-import"]["answer"];
+/** Answer of `cancel-import`. */
+export type CancelImportAnswer = Operations["cancel-import"]["answer"];
+/** Answer of `read-import-artifact`. */
+export type ReadImportArtifactAnswer =
+  Operations["read-import-artifact"]["answer"];
+/** Answer of `list-exports`. */
+export type ListExportsAnswer = Operations["list-exports"]["answer"];
+/** Answer of `create-export`. */
+export type CreateExportAnswer = Operations["create-export"]["answer"];
+/** Body of `create-export`. */
+export type CreateExportBody = Operations["create-export"]["body"];
+/** Answer of `get-export`. */
+export type GetExportAnswer = Operations["get-export"]["answer"];
+/** Answer of `advance-export`. */
+export type AdvanceExportAnswer = Operations["advance-export"]["answer"];
+/** Answer of `read-export-chunk`. */
+export type ReadExportChunkAnswer = Operations["read-export-chunk"]["answer"];
 
 /** Every operation's method and path, for a client to build requests from. */
 export const OPERATION_ROUTES: {
@@ -4998,5 +6040,56 @@ export const OPERATION_ROUTES: {
     method: "POST",
     path: "/plugins/{id}/operations/{operation}/invoke",
     idempotencyKey: true,
+  },
+  "list-import-sources": {
+    method: "GET",
+    path: "/imports/sources",
+    idempotencyKey: false,
+  },
+  "create-import-source": {
+    method: "POST",
+    path: "/imports/sources",
+    idempotencyKey: true,
+  },
+  "list-imports": { method: "GET", path: "/imports", idempotencyKey: false },
+  "create-import": { method: "POST", path: "/imports", idempotencyKey: true },
+  "get-import": { method: "GET", path: "/imports/{id}", idempotencyKey: false },
+  "upload-import-part": {
+    method: "PUT",
+    path: "/imports/{id}/archive/parts/{part}",
+    idempotencyKey: true,
+  },
+  "complete-import-archive": {
+    method: "POST",
+    path: "/imports/{id}/archive/complete",
+    idempotencyKey: true,
+  },
+  "advance-import": {
+    method: "POST",
+    path: "/imports/{id}/advance",
+    idempotencyKey: true,
+  },
+  "cancel-import": {
+    method: "POST",
+    path: "/imports/{id}/cancel",
+    idempotencyKey: true,
+  },
+  "read-import-artifact": {
+    method: "GET",
+    path: "/imports/{id}/artifacts/{artifact}",
+    idempotencyKey: false,
+  },
+  "list-exports": { method: "GET", path: "/exports", idempotencyKey: false },
+  "create-export": { method: "POST", path: "/exports", idempotencyKey: true },
+  "get-export": { method: "GET", path: "/exports/{id}", idempotencyKey: false },
+  "advance-export": {
+    method: "POST",
+    path: "/exports/{id}/advance",
+    idempotencyKey: true,
+  },
+  "read-export-chunk": {
+    method: "GET",
+    path: "/exports/{id}/chunk",
+    idempotencyKey: false,
   },
 };

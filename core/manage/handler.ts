@@ -34,6 +34,8 @@ export interface OperationInput<O extends AnyOperation> {
   body: O["body"] extends z.ZodType ? z.output<O["body"]> : undefined;
   /** The `file` part of a multipart operation (`multipart: true`); absent otherwise. */
   file?: { bytes: Uint8Array; fileName: string };
+  /** The raw body of a `binary` operation; absent otherwise. */
+  bytes?: Uint8Array;
 }
 
 /** A successful answer; refusals are thrown with `refuse()` and never stored. */

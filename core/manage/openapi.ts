@@ -197,7 +197,19 @@ function operationObject(operation: AnyOperation): Json {
     };
   }
   if (parameters.length > 0) object.parameters = parameters;
-  if (operation.body && operation.multipart) {
+  if (operation.binary) {
+    object.requestBody = {
+      required: true,
+      content: {
+        "application/octet-stream": {
+          schema: {
+            type: "string",
+            contentMediaType: "application/octet-stream",
+          },
+        },
+      },
+    };
+  } else if (operation.body && operation.multipart) {
     const parts = jsonSchemaOf(operation.body, "input");
     object.requestBody = {
       required: true,

@@ -34,6 +34,12 @@ interface CliCommand {
   body: { name: string; required: boolean; type: string }[] | null;
   /** The command pages with `cursor` and `next_cursor`, so `--all` reads every page. */
   pages: boolean;
+  /** The body is raw bytes read from `--file`. */
+  binary: boolean;
+  /** The answer is one byte-range page, so `--out` reads every page into a checked file. */
+  byteRange: boolean;
+  /** The command runs one step of a job, so `--follow` repeats it until the job stops. */
+  follow: boolean;
 }
 
 function typeOf(schema: Json | undefined): string {
@@ -61,6 +67,8 @@ const RESERVED_FLAGS = new Set([
   "scope",
   "no-open",
   "follow",
+  "file",
+  "out",
 ]);
 
 /**
@@ -129,6 +137,11 @@ export function cliCommands(operations: readonly AnyOperation[]): CliCommand[] {
       options,
       body,
       pages: "cursor" in operation.query.shape,
+      binary: operation.binary === true,
+      byteRange: "next_page" in
+        ((jsonSchemaOf(operation.answer, "output").properties ?? {}) as Json),
+      follow: operation.method === "POST" &&
+        operation.path.endsWith("/advance"),
     };
   });
 }

@@ -302,7 +302,12 @@ function waitSeconds(response) {
 }
 
 /** Sends one request; on 429, and on 409 idempotency_in_progress with Retry-After, waits and sends it again with the same key. */
-async function request(origin, bearer, command, { path, query, body, key }) {
+async function request(
+  origin,
+  bearer,
+  command,
+  { path, query, body, bytes, key },
+) {
   const url = new URL(`${origin}${CONTRACT.basePath}${path}`);
   for (const [name, value] of Object.entries(query)) {
     url.searchParams.set(name, value);
@@ -313,11 +318,14 @@ async function request(origin, bearer, command, { path, query, body, key }) {
   };
   if (key !== undefined) headers["idempotency-key"] = key;
   if (body !== undefined) headers["content-type"] = "application/json";
+  if (bytes !== undefined) {
+    headers["content-type"] = "application/octet-stream";
+  }
   for (let attempt = 0;; attempt++) {
     const response = await send(url, {
       method: command.method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: bytes ?? (body === undefined ? undefined : JSON.stringify(body)),
     });
     const answer = await readJson(response);
     const wait = waitSeconds(response);
@@ -336,20 +344,55 @@ async function request(origin, bearer, command, { path, query, body, key }) {
 async function runCommand(command, flags, origin) {
   let path = command.path;
   const query = {};
+  // upload-import-part --file without --part sends the whole file in 5 MiB parts.
+  const wholeFile = command.command === "upload-import-part" &&
+    !flags.has("part") && typeof flags.get("file") === "string";
+  const values = {};
   for (const option of command.options) {
     const value = flags.get(option.flag.slice(2));
     flags.delete(option.flag.slice(2));
     if (value === undefined || value === true) {
-      if (option.required) {
+      if (option.required && !(wholeFile && option.name === "part")) {
         throw new UsageError(
           `${command.command} needs ${option.flag} <${option.type}>`,
         );
       }
       continue;
     }
+    values[option.name] = value;
     if (option.in === "path") {
       path = path.replace(`{${option.name}}`, encodeURIComponent(value));
     } else query[option.name] = value;
+  }
+  const file = flags.get("file");
+  const out = flags.get("out");
+  const follow = flags.get("follow") === true;
+  for (const name of ["file", "out", "follow"]) flags.delete(name);
+  if (command.binary && typeof file !== "string") {
+    throw new UsageError(`${command.command} needs --file <path>`);
+  }
+  if (!command.binary && file !== undefined) {
+    throw new UsageError(`${command.command} takes no --file`);
+  }
+  if (out !== undefined && (!command.byteRange || typeof out !== "string")) {
+    throw new UsageError(
+      command.byteRange
+        ? "--out needs a file path"
+        : `${command.command} reads no file: --out does not apply`,
+    );
+  }
+  if (follow && !command.follow) {
+    throw new UsageError(
+      `${command.command} is not a job step: --follow does not apply`,
+    );
+  }
+  let bytes;
+  if (typeof file === "string") {
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      throw new UsageError(`Cannot read the file "${file}"`);
+    }
   }
   const all = flags.get("all") === true;
   flags.delete("all");
@@ -388,12 +431,32 @@ async function runCommand(command, flags, origin) {
     );
   }
   const { token } = await credentialFor(origin);
-  let answer = await request(origin, token, command, {
-    path,
-    query,
-    body,
-    key,
-  });
+  let answer;
+  if (wholeFile) {
+    answer = await uploadWholeArchive(origin, token, values.id, bytes, key);
+  } else if (out !== undefined) {
+    answer = await readWholeFile(origin, token, command, path, query, out);
+  } else {
+    answer = await request(origin, token, command, {
+      path,
+      query,
+      body,
+      bytes,
+      key,
+    });
+  }
+  while (follow && answer.status < 400 && !jobStopped(answer.body)) {
+    say(
+      `${answer.body.kind} ${answer.body.id}: ${answer.body.state}, next ${answer.body.phase}`,
+    );
+    const next = newKey();
+    say(`Idempotency-Key: ${next}`);
+    answer = await request(origin, token, command, {
+      path,
+      query: {},
+      key: next,
+    });
+  }
   if (all && answer.status < 400) {
     const data = [...(answer.body.data ?? [])];
     while (answer.body.page?.has_more && answer.body.page.next_cursor) {
@@ -418,6 +481,77 @@ async function runCommand(command, flags, origin) {
       `Refused ${answer.status} ${error.code ?? ""}: ${error.message ?? ""}`,
     );
   }
+}
+
+// ---- Import and export helpers ----
+
+/** True when --follow stops: the job needs someone, or has no step left. */
+function jobStopped(job) {
+  return job.kind === "export"
+    ? job.state !== "building"
+    : ["blocked", "completed", "failed", "canceled"].includes(job.state);
+}
+const ARCHIVE_PART_BYTES = 5 * 1024 * 1024;
+
+function sha256Of(bytes) {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Sends a whole archive in 5 MiB parts (each with its SHA-256), then completes it with the file's. */
+async function uploadWholeArchive(origin, token, id, bytes, key) {
+  const part = findCommand("upload-import-part");
+  const complete = findCommand("complete-import-archive");
+  const parts = Math.max(1, Math.ceil(bytes.length / ARCHIVE_PART_BYTES));
+  for (let n = 1; n <= parts; n++) {
+    const chunk = bytes.subarray(
+      (n - 1) * ARCHIVE_PART_BYTES,
+      n * ARCHIVE_PART_BYTES,
+    );
+    const answer = await request(origin, token, part, {
+      path: `/imports/${encodeURIComponent(id)}/archive/parts/${n}`,
+      query: { sha256: sha256Of(chunk) },
+      bytes: chunk,
+      key: `${key}.${n}`,
+    });
+    if (answer.status >= 400) return answer;
+    say(`Part ${n} of ${parts} sent (${chunk.length} bytes)`);
+  }
+  return await request(origin, token, complete, {
+    path: `/imports/${encodeURIComponent(id)}/archive/complete`,
+    query: {},
+    body: { sha256: sha256Of(bytes), parts },
+    key: `${key}.complete`,
+  });
+}
+
+/** Reads every page of a byte-range command, checks the whole file's SHA-256, then writes it. */
+async function readWholeFile(origin, token, command, path, query, out) {
+  const chunks = [];
+  let page = 1;
+  let answer;
+  let sha256 = null;
+  while (page !== null) {
+    answer = await request(origin, token, command, {
+      path,
+      query: { ...query, page: String(page) },
+    });
+    if (answer.status >= 400) return answer;
+    chunks.push(Buffer.from(answer.body.content_base64, "base64"));
+    sha256 = answer.body.sha256;
+    page = answer.body.next_page;
+  }
+  const whole = Buffer.concat(chunks);
+  if (sha256Of(whole) !== sha256) {
+    throw new Refused(
+      `The file read does not match its SHA-256 ${sha256}; nothing was written`,
+    );
+  }
+  writeFileSync(out, whole);
+  say(`Wrote ${whole.length} bytes to ${out} (SHA-256 ${sha256})`);
+  return {
+    status: answer.status,
+    body: { file: out, bytes: whole.length, sha256 },
+  };
 }
 
 // ---- Built-in commands ----
@@ -763,6 +897,29 @@ function commandHelp(command) {
   }
   if (command.pages) {
     lines.push(`  ${"--all".padEnd(34)} read every page and print one list`);
+  }
+  if (command.binary) {
+    lines.push(
+      `  ${"--file <path>".padEnd(34)} required; the bytes to send${
+        command.command === "upload-import-part"
+          ? " (without --part: the whole archive in 5 MiB parts, then completed with its SHA-256)"
+          : ""
+      }`,
+    );
+  }
+  if (command.byteRange) {
+    lines.push(
+      `  ${
+        "--out <path>".padEnd(34)
+      } read every page, check the SHA-256, then write the file`,
+    );
+  }
+  if (command.follow) {
+    lines.push(
+      `  ${
+        "--follow".padEnd(34)
+      } repeat the step (a new key each) until the job is blocked, ready or finished`,
+    );
   }
   lines.push(`  ${"--url <origin>".padEnd(34)} the service (or SVC_URL)`);
   return lines.join("\n");

@@ -74,6 +74,22 @@ export const ERROR_STATUS = {
   media_folder_cycle: 422,
   media_folder_too_deep: 422,
   media_folder_limit: 422,
+  // Imports and exports (spec 2 parts 2.3, 4.2; docs/imports-exports.md).
+  export_limited_role: 403,
+  artifact_not_ready: 409,
+  export_not_ready: 409,
+  export_finished: 409,
+  import_archive_closed: 409,
+  import_archive_incomplete: 409,
+  import_blocked: 409,
+  import_finished: 409,
+  import_part_out_of_order: 409,
+  import_source_name_taken: 409,
+  job_busy: 409,
+  import_part_digest_mismatch: 422,
+  import_part_invalid: 422,
+  import_archive_parts_invalid: 422,
+  import_archive_digest_mismatch: 422,
 } as const;
 
 /** One refusal code. */

@@ -12,12 +12,13 @@ import { MEDIA_OPERATIONS } from "./media.ts";
 import { PAGE_OPERATIONS } from "./pages.ts";
 import { COMMENT_OPERATIONS } from "./comments.ts";
 import { PLUGIN_OPERATIONS } from "./plugins.ts";
+import { DATA_OPERATIONS } from "./data.ts";
 
 export * from "./operation.ts";
 export * from "./errors.ts";
 
 /** Contract version (spec 2 part 9): `info.version` of `openapi-v1.json`. */
-export const CONTRACT_VERSION = "1.14.0";
+export const CONTRACT_VERSION = "1.15.0";
 
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
@@ -41,6 +42,7 @@ export const OPERATIONS = [
   ...MEDIA_OPERATIONS,
   ...COMMENT_OPERATIONS,
   ...PLUGIN_OPERATIONS,
+  ...DATA_OPERATIONS,
 ] as const;
 
 /** The union of declared operations. */

@@ -82,8 +82,7 @@ export interface Operation<
   bodyLimit?: number;
   /**
    * Body types the route takes (anything else is `415 unsupported_content_type`); defaults
-   * to JSON only. Import parts add `application/octet-stream` and read `input.rawBody`
-   * themselves; multipart routes say so with `multipart` instead.
+   * to JSON only. Raw-byte routes say so with `binary`, multipart routes with `multipart`.
    */
   accepts?: readonly BodyType[];
   /**
@@ -93,6 +92,11 @@ export interface Operation<
    * and `file_name` (spec 2 part 4.5).
    */
   multipart?: { file: string };
+  /**
+   * The body is raw bytes (`application/octet-stream`), handed to the handler as
+   * `input.bytes`: import parts. Its MCP tool takes them as `content_base64`.
+   */
+  binary?: true;
   /** The code of a body over `bodyLimit` (default `payload_too_large`); 413 either way. */
   tooLargeCode?: ErrorCode;
 }

@@ -13,6 +13,7 @@ import * as media from "./media.ts";
 import * as pages from "./pages.ts";
 import * as comments from "./comments.ts";
 import * as plugins from "./plugins.ts";
+import * as data from "./data.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -29,4 +30,5 @@ export const HANDLERS: HandlerMap = {
   ...media,
   ...comments,
   ...plugins,
+  ...data,
 };

@@ -68,8 +68,30 @@ export async function callTool(
       : (options.newKey ?? (() => crypto.randomUUID()))();
     headers.set("idempotency-key", key);
   }
-  let body: string | FormData | undefined;
-  if (operation.multipart) {
+  let body: string | FormData | Uint8Array<ArrayBuffer> | undefined;
+  if (operation.binary) {
+    const decoded = decodeUpload(
+      String(args[CONTENT_ARGUMENT]),
+      operation.bodyLimit,
+    );
+    if (!decoded.ok) {
+      const { ok: _, code, message, ...details } = decoded;
+      const tooLarge = code === "media_too_large";
+      const error = {
+        error: {
+          code: tooLarge ? "payload_too_large" : code,
+          message,
+          ...details,
+        },
+      };
+      const status = tooLarge ? 413 : 400;
+      return key === undefined
+        ? { status, body: error }
+        : { status, idempotency_key: key, body: error };
+    }
+    body = decoded.bytes as Uint8Array<ArrayBuffer>;
+    headers.set("content-type", "application/octet-stream");
+  } else if (operation.multipart) {
     const decoded = decodeUpload(String(args[CONTENT_ARGUMENT]));
     if (!decoded.ok) {
       const { ok: _, code, message, ...details } = decoded;

@@ -72,6 +72,13 @@ export function argumentSchemaOf(operation: AnyOperation): z.ZodObject {
       "expected a file name without slashes or control characters",
     ).describe("The file's name, e.g. photo.jpg");
   }
+  if (operation.binary) {
+    shape[CONTENT_ARGUMENT] = z.string().describe(
+      `The bytes in standard base64; at most ${
+        (operation.bodyLimit ?? 0) / 1024 / 1024
+      } MiB decoded`,
+    );
+  }
   if (operation.key) {
     shape[IDEMPOTENCY_ARGUMENT] = z.string().regex(
       /^[\x21-\x7E]{1,128}$/,
