@@ -6,11 +6,13 @@ import type { Services } from "./services.ts";
 import { finishPendingCleanup, sweepOrphanObjects } from "./media/cleanup.ts";
 import { mediaStorageOf } from "./media/storage_of.ts";
 import { formAttachmentStore, purgeExpiredSubmissions } from "./forms/mod.ts";
+import { pruneDataJobs } from "./data/jobs.ts";
 
 /**
  * Prunes what has outlived its retention (sync changes older than 30 days, versions past each
  * site's `editorial.version_retention_days` that nothing names, expired sessions,
- * form submissions past their retention with their attachments' bytes)
+ * form submissions past their retention with their attachments' bytes, import and export jobs
+ * that have not moved for 30 days with their archives and exports)
  * and tidies media storage: deletions left pending, and objects no row names (a crash between
  * writing the bytes and the row).
  */
@@ -21,6 +23,7 @@ export async function runDailyMaintenance(
   versions: number;
   sessions: number;
   submissions: number;
+  dataJobs: number;
   mediaCleanup: { deleted: number; pending: number } | null;
   mediaOrphans: number | null;
 }> {
@@ -52,11 +55,13 @@ export async function runDailyMaintenance(
     clock: services.clock,
     store: formAttachmentStore(services),
   });
+  const dataJobs = await pruneDataJobs(services.db, now);
   return {
     syncChanges,
     versions,
     sessions,
     submissions,
+    dataJobs,
     mediaCleanup,
     mediaOrphans,
   };

@@ -37,3 +37,47 @@ Deno.test("runDailyMaintenance() deletes sessions past their expiry and keeps li
     await t.close();
   }
 });
+
+Deno.test("runDailyMaintenance() deletes import and export jobs that have not moved for 30 days, with their files", async () => {
+  const t = await openTestApp();
+  try {
+    const siteId = await insertSite(t.services.db, { domain: "jobs.test" });
+    const job = (id: string, daysAgo: number) => ({
+      id,
+      site_id: siteId,
+      kind: "export" as const,
+      state: "ready",
+      position: 4,
+      cursor: "{}",
+      options: "{}",
+      counts: "{}",
+      problems: "[]",
+      created_by: "{}",
+      created_at: t.clock.now(),
+      updated_at: new Date(t.clock.now().getTime() - daysAgo * 86_400_000),
+    });
+    const old = crypto.randomUUID();
+    const kept = crypto.randomUUID();
+    await t.services.db.insertInto("data_jobs").values([
+      job(old, 31),
+      job(kept, 29),
+    ]).execute();
+    await t.services.db.insertInto("data_job_parts").values({
+      job_id: old,
+      file: "export",
+      part: 1,
+      bytes: new Uint8Array([1, 2, 3]),
+      sha256: "x",
+    }).execute();
+    const done = await runDailyMaintenance(t.services);
+    equal(done.dataJobs, 1);
+    const left = await t.services.db.selectFrom("data_jobs").select("id")
+      .execute();
+    equal(left.map((j) => j.id).join(), kept);
+    const parts = await t.services.db.selectFrom("data_job_parts").selectAll()
+      .execute();
+    equal(parts.length, 0);
+  } finally {
+    await t.close();
+  }
+});

@@ -2,6 +2,7 @@
 // (read and stage every line, match languages and models), the head (languages, models), media,
 // entries as drafts, then their relations and publication, then the receipt.
 import { decide } from "../access/decide.ts";
+import { scopeHeld } from "../access/scopes.ts";
 import type { Authority } from "../access/authority.ts";
 import type { Db } from "../db/database.ts";
 import {
@@ -504,6 +505,24 @@ async function planStaged(
     }
   }
   const counts = await countStaged(ctx.db, job.id);
+  const scopes = ctx.authority.scopes;
+  if (counts.entries > 0 && !scopeHeld(scopes, "content:write")) {
+    problems.push({
+      code: "missing_permission",
+      message:
+        "The archive holds entries and this credential may not write content (content:write)",
+    });
+  }
+  const publish = (job.options as Partial<SourceOptions>).publish !== "drafts";
+  if (
+    publish && counts.entries > 0 && !scopeHeld(scopes, "lifecycle:publish")
+  ) {
+    problems.push({
+      code: "missing_permission",
+      message:
+        "The source publishes what the archive had published and this credential may not publish (lifecycle:publish); use a source with publish: drafts, or another credential",
+    });
+  }
   if (
     counts.media > 0 &&
     !decide(ctx.authority, { action: "media.upload" }).ok

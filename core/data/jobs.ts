@@ -29,6 +29,17 @@ export interface JobProblem {
   id?: string;
 }
 
+/** Days a job and everything it holds (archive, export, receipt) are kept after it last moved. */
+export const JOB_RETENTION_DAYS = 30;
+
+/** Deletes jobs that have not moved for {@link JOB_RETENTION_DAYS}, with their files and records. */
+export async function pruneDataJobs(db: Db, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - JOB_RETENTION_DAYS * 86_400_000);
+  const gone = await db.deleteFrom("data_jobs").where("updated_at", "<", before)
+    .returning("id").execute();
+  return gone.length;
+}
+
 /** The longest a step may hold a job; a crashed step frees it after this. */
 export const STEP_LEASE_MS = 5 * 60 * 1000;
 /** Problems a job answer lists inline; the problem file holds every one. */

@@ -56,6 +56,7 @@ Deno.test("IMP-007: an export is built in steps, then read page by page; its lin
     const early = await call("GET", `/exports/${created.id}/chunk`);
     assert.equal(early.status, 409);
     assert.equal((await refusal(early)).code, "export_not_ready");
+    t.clock.advance(1000);
     const bytes = await exportSite(call);
     const lines = new TextDecoder().decode(bytes).trimEnd().split("\n").map((
       l,

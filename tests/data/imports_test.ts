@@ -679,3 +679,32 @@ Deno.test("IMP-008, MAPI-016: a retried step after a lost answer: moved job -> i
     t.clock.advance(31_000);
     assert.equal((await call("POST", path, { key: key() })).status, 200);
   }));
+
+Deno.test("IMP-006: the plan blocks an import the credential could not finish; a drafts source publishes nothing", () =>
+  withManageApp(async (t) => {
+    const cred = await t.credential([
+      "data:import",
+      "schema:write",
+      "content:write",
+    ]);
+    const call = callerOf(t, cred.secret);
+    const received = await startImport(call, smallArchive());
+    const blocked = await runImport(call, received.id as string);
+    assert.equal(blocked.state, "blocked");
+    const problems = blocked.problems as { code: string; message: string }[];
+    assert.deepEqual(problems.map((p) => p.code), ["missing_permission"]);
+    assert.match(problems[0].message, /lifecycle:publish/);
+    const drafts = await startImport(call, smallArchive(), {
+      publish: "drafts",
+    });
+    const done = await runImport(call, drafts.id as string);
+    assert.equal(done.state, "completed", JSON.stringify(done.problems));
+    const published = await t.services.db.selectFrom("entries").select("id")
+      .where("site_id", "=", t.siteId).where(
+        "published_version_id",
+        "is not",
+        null,
+      )
+      .execute();
+    assert.deepEqual(published, []);
+  }));
