@@ -2,8 +2,8 @@
 // (read and stage every line, match languages and models), the head (languages, models), media,
 // entries as drafts, then their relations and publication, then the receipt.
 import { decide } from "../access/decide.ts";
-import { scopeHeld } from "../access/scopes.ts";
 import type { Authority } from "../access/authority.ts";
+import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import {
   type LifecycleContext,
@@ -505,23 +505,43 @@ async function planStaged(
     }
   }
   const counts = await countStaged(ctx.db, job.id);
-  const scopes = ctx.authority.scopes;
-  if (counts.entries > 0 && !scopeHeld(scopes, "content:write")) {
-    problems.push({
-      code: "missing_permission",
-      message:
-        "The archive holds entries and this credential may not write content (content:write)",
-    });
-  }
+  // MCR-023: the credential's creator needs what the effects need; checked per model now so
+  // an import is not half done when the role cannot create or publish some model's entries.
   const publish = (job.options as Partial<SourceOptions>).publish !== "drafts";
-  if (
-    publish && counts.entries > 0 && !scopeHeld(scopes, "lifecycle:publish")
-  ) {
-    problems.push({
-      code: "missing_permission",
-      message:
-        "The source publishes what the archive had published and this credential may not publish (lifecycle:publish); use a source with publish: drafts, or another credential",
-    });
+  const codes = languages.map((l) => l.code);
+  const withEntries = await ctx.db.selectFrom("data_import_records")
+    .select(sql<string>`record->>'model_id'`.as("model_id")).distinct()
+    .where("job_id", "=", job.id).where("type", "=", "entry").execute();
+  const modelsWithEntries = new Set(withEntries.map((r) => r.model_id));
+  for (const planned of models) {
+    if (!modelsWithEntries.has(planned.id)) continue;
+    // A model still to be created has no rules of its own yet: only the role's "*" rule applies.
+    const model = planned.target_id ?? crypto.randomUUID();
+    const actions = publish
+      ? ["entries.create", "entries.publish"] as const
+      : ["entries.create"] as const;
+    for (const action of actions) {
+      const decision = decide(ctx.authority, {
+        action,
+        model,
+        languages: codes,
+      });
+      if (!decision.ok) {
+        problems.push({
+          code: decision.code,
+          id: planned.id,
+          message: `This credential may not ${
+            action === "entries.create" ? "create" : "publish"
+          } entries of model "${planned.slug}" in ${
+            codes.join(", ")
+          } (${decision.code})${
+            action === "entries.publish"
+              ? ": use a source with publish: drafts, or another credential"
+              : ""
+          }`,
+        });
+      }
+    }
   }
   if (
     counts.media > 0 &&

@@ -5,7 +5,7 @@ import { openManageApp } from "../manage/helpers.ts";
 import { sha256 } from "../data/helpers.ts";
 import { runCli, serveOnLoopback } from "./svc_manage_support.ts";
 
-Deno.test("svc-manage.mjs exports a site to a file and imports it back from the file in 5 MiB parts, following each job to its end", async () => {
+Deno.test("svc-manage.mjs exports a site to a file and imports it back from the file in 5 MiB parts, following each job to its end (CLI-008, CLI-009, CLI-010)", async () => {
   const t = await openManageApp();
   const server = serveOnLoopback(t.app.fetch);
   const home = await Deno.makeTempDir({ prefix: "stave-cli-data-" });
@@ -123,6 +123,41 @@ Deno.test("svc-manage.mjs exports a site to a file and imports it back from the 
   } finally {
     await server.shutdown();
     await t.close();
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("svc-manage.mjs read-export-chunk --out writes nothing when the pages do not match their SHA-256 (CLI-010)", async () => {
+  const page = {
+    content_base64: btoa("not what was promised"),
+    content_type: "application/x-ndjson",
+    offset: 0,
+    length: 21,
+    total: 21,
+    next_offset: null,
+    sha256: "0".repeat(64),
+    page: 1,
+    next_page: null,
+  };
+  const server = serveOnLoopback(() => Response.json(page));
+  const home = await Deno.makeTempDir({ prefix: "stave-cli-tamper-" });
+  try {
+    const out = `${home}/export.jsonl`;
+    const result = await runCli(
+      ["read-export-chunk", "--id", crypto.randomUUID(), "--out", out],
+      {
+        env: {
+          SVC_URL: server.url,
+          SVC_MANAGEMENT_TOKEN: "svm_test",
+          SVC_CONFIG_DIR: `${home}/config`,
+        },
+      },
+    );
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /does not match its SHA-256/);
+    await assert.rejects(() => Deno.stat(out), Deno.errors.NotFound);
+  } finally {
+    await server.shutdown();
     await Deno.remove(home, { recursive: true });
   }
 });

@@ -118,7 +118,7 @@ Deno.test("IMP-007: an export is built in steps, then read page by page; its lin
     assert.equal(extra.status, 400);
   }));
 
-Deno.test("MOD-043: a whole-site export is refused to a role that narrows reading and to a credential limited to some models", () =>
+Deno.test("MOD-043, MCR-024: a whole-site export is refused to a role that narrows reading and to a credential limited to some models", () =>
   withManageApp(async (t) => {
     const personId = await insertPerson(t.services.db, {
       email: "limited@manage.test",

@@ -7,6 +7,11 @@ import { IDEMPOTENCY_RETENTION_MS } from "../../core/kv/idempotency_key.ts";
 import { IdempotencyStore } from "../../core/kv/idempotency_store.ts";
 import { keyDigestOf } from "../../core/manage/idempotency.ts";
 import {
+  insertPerson,
+  PASSWORD,
+  setMemberPermissions,
+} from "../admin/helpers.ts";
+import {
   type ManageFixture,
   refusal,
   withManageApp,
@@ -680,7 +685,7 @@ Deno.test("IMP-008, MAPI-016: a retried step after a lost answer: moved job -> i
     assert.equal((await call("POST", path, { key: key() })).status, 200);
   }));
 
-Deno.test("IMP-006: the plan blocks an import the credential could not finish; a drafts source publishes nothing", () =>
+Deno.test("IMP-006, MCR-023: the plan blocks an import the credential could not finish; a drafts source publishes nothing", () =>
   withManageApp(async (t) => {
     const cred = await t.credential([
       "data:import",
@@ -692,8 +697,14 @@ Deno.test("IMP-006: the plan blocks an import the credential could not finish; a
     const blocked = await runImport(call, received.id as string);
     assert.equal(blocked.state, "blocked");
     const problems = blocked.problems as { code: string; message: string }[];
-    assert.deepEqual(problems.map((p) => p.code), ["missing_permission"]);
-    assert.match(problems[0].message, /lifecycle:publish/);
+    assert.deepEqual(problems.map((p) => p.code), [
+      "missing_permission",
+      "missing_permission",
+    ]);
+    assert.match(
+      problems[0].message,
+      /may not publish entries of model "tags"/,
+    );
     const drafts = await startImport(call, smallArchive(), {
       publish: "drafts",
     });
@@ -707,4 +718,31 @@ Deno.test("IMP-006: the plan blocks an import the credential could not finish; a
       )
       .execute();
     assert.deepEqual(published, []);
+  }));
+
+Deno.test("MCR-023: an import whose creator may not create entries of a model is blocked before anything is written", () =>
+  withManageApp(async (t) => {
+    const personId = await insertPerson(t.services.db, {
+      email: "importer@manage.test",
+      password: PASSWORD,
+      siteIds: [t.siteId],
+    });
+    await setMemberPermissions(t.services.db, personId, {
+      models: { "*": ["read", "update"] },
+      system: ["data:import", "model:apply", "media:upload"],
+    });
+    const cred = await t.credential(IMPORT_SCOPES, { creatorId: personId });
+    const call = callerOf(t, cred.secret);
+    const received = await startImport(call, smallArchive(), {
+      publish: "drafts",
+    });
+    const blocked = await runImport(call, received.id as string);
+    assert.equal(blocked.state, "blocked");
+    const problems = blocked.problems as { code: string; message: string }[];
+    assert.ok(problems.length >= 2);
+    assert.ok(problems.every((p) => p.code === "missing_permission"));
+    assert.match(problems[0].message, /may not create entries of model "tags"/);
+    const models = await t.services.db.selectFrom("models").select("id")
+      .where("site_id", "=", t.siteId).execute();
+    assert.deepEqual(models, []);
   }));

@@ -6,7 +6,7 @@ import { sha256 } from "./helpers.ts";
 
 const MCP = "http://localhost/api/manage/mcp";
 
-Deno.test("MCP: an export read with read_export_chunk, sent back with upload_import_part, imported with advance_import", () =>
+Deno.test("MCP-013, MCP-014: an export read with read_export_chunk, sent back with upload_import_part, imported with advance_import", () =>
   withManageApp(async (t) => {
     const cred = await t.credential(["data:import", "data:export"]);
     let id = 0;
