@@ -16,51 +16,104 @@ export type MediaPickerItem = {
 
 /**
  * Props (plain JSON):
- * - `name`: the form field the chosen media id is posted as (empty string: none).
- * - `label`: the visible label.
- * - `value`: the id chosen now, or null.
- * - `items`: the items to offer (e.g. the newest 100 of the accepted kinds).
+ * - `name`: the form field the chosen media ids are posted as (empty string: none).
+ * - `label`: the visible label (or, with `hideLabel`, the grid's accessible name: the page labels the select).
+ * - `value`: the id chosen now (or ids, with `multiple`), or null.
+ * - `items`: the items to offer (e.g. the newest 100 of the accepted kinds, and those chosen now).
  * - `kinds`: optional; only these kinds are offered (a media field's `config.kinds`).
  * - `required`: optional; no "None" choice.
+ * - `multiple`: optional; several may be chosen (a gallery). The chosen ones come first, in
+ *   their order, so a save keeps the order; newly chosen ones follow.
+ * - `id`, `hideLabel`, `describedBy`, `invalid`, `readOnly`: optional; for a page that
+ *   renders the label, hints and refusal itself (the entry editor).
  */
 export type MediaPickerProps = {
   name: string;
   label: string;
-  value: string | null;
+  value: string | string[] | null;
   items: MediaPickerItem[];
   kinds?: MediaPickerItem["kind"][];
   required?: boolean;
+  multiple?: boolean;
+  id?: string;
+  hideLabel?: boolean;
+  describedBy?: string;
+  invalid?: boolean;
+  readOnly?: boolean;
 };
 
+function listOf(value: MediaPickerProps["value"]): string[] {
+  if (value === null) return [];
+  return (Array.isArray(value) ? value : [value]).filter((v) => v !== "");
+}
+
 export function MediaPicker(props: MediaPickerProps) {
-  const offered = props.kinds
-    ? props.items.filter((i) => props.kinds!.includes(i.kind))
+  const initial = listOf(props.value);
+  const accepted = props.kinds
+    ? props.items.filter((i) =>
+      props.kinds!.includes(i.kind) || initial.includes(i.id)
+    )
     : props.items;
-  const [value, setValue] = useState(props.value ?? "");
+  // Chosen items first, in their stored order: a multiple select posts in option order.
+  const offered = [
+    ...initial.map((id) => accepted.find((i) => i.id === id)).filter((
+      i,
+    ): i is MediaPickerItem => i !== undefined),
+    ...accepted.filter((i) => !initial.includes(i.id)),
+  ];
+  const [chosen, setChosen] = useState<string[]>(initial);
   const [filter, setFilter] = useState("");
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
-  const id = `picker-${props.name}`;
+  const id = props.id ?? `picker-${props.name}`;
   const shown = offered.filter((i) =>
     !filter ||
     `${i.file_name} ${i.alt ?? ""}`.toLowerCase().includes(filter.toLowerCase())
   );
+  const toggle = (itemId: string) => {
+    if (props.multiple) {
+      setChosen(
+        chosen.includes(itemId)
+          ? chosen.filter((c) => c !== itemId)
+          : [...chosen, itemId],
+      );
+    } else {
+      setChosen(
+        chosen[0] === itemId && !props.required ? [] : [itemId],
+      );
+    }
+  };
   return (
     <div class="media-picker">
-      <label for={id}>{props.label}</label>
+      {!props.hideLabel && <label for={id}>{props.label}</label>}
       <select
         id={id}
         name={props.name}
-        value={value}
+        multiple={props.multiple}
+        size={props.multiple
+          ? Math.min(Math.max(offered.length, 2), 6)
+          : undefined}
         required={props.required}
-        onChange={(e) => setValue((e.target as HTMLSelectElement).value)}
+        disabled={props.readOnly}
+        aria-describedby={props.describedBy || undefined}
+        aria-invalid={props.invalid ? "true" : undefined}
+        onChange={(e) => {
+          const select = e.target as HTMLSelectElement;
+          setChosen(
+            [...select.selectedOptions].map((o) => o.value).filter((v) =>
+              v !== ""
+            ),
+          );
+        }}
       >
-        {!props.required && <option value="">None</option>}
+        {!props.required && !props.multiple && <option value="">None</option>}
         {offered.map((i) => (
-          <option key={i.id} value={i.id}>{i.file_name}</option>
+          <option key={i.id} value={i.id} selected={chosen.includes(i.id)}>
+            {i.file_name}
+          </option>
         ))}
       </select>
-      {hydrated && (
+      {hydrated && !props.readOnly && (
         <div class="media-picker-grid-wrap">
           <label for={`${id}-filter`} class="muted">Filter by name</label>
           <input
@@ -77,9 +130,8 @@ export function MediaPicker(props: MediaPickerProps) {
               <li key={i.id}>
                 <button
                   type="button"
-                  aria-pressed={i.id === value ? "true" : "false"}
-                  onClick={() =>
-                    setValue(i.id === value && !props.required ? "" : i.id)}
+                  aria-pressed={chosen.includes(i.id) ? "true" : "false"}
+                  onClick={() => toggle(i.id)}
                 >
                   {i.kind === "image"
                     ? <img src={i.url} alt="" loading="lazy" />

@@ -32,7 +32,7 @@ Deno.test("MediaPicker renders a labelled select that works without script, offe
   match(html, /<label for="picker-cover">Cover image<\/label>/);
   match(html, /<select id="picker-cover" name="cover"/);
   match(html, /<option value(="")?>None<\/option>/);
-  match(html, /<option selected value="a">sunrise\.png<\/option>/);
+  match(html, /<option value="a" selected>sunrise\.png<\/option>/);
   equal(html.includes("menu.pdf"), false);
 });
 
@@ -48,4 +48,47 @@ Deno.test("MediaPicker leaves out None when required", () => {
   );
   equal(html.includes(">None<"), false);
   match(html, /menu\.pdf/);
+});
+
+Deno.test("MediaPicker with multiple posts the chosen ids first in their order, has no None, keeps a chosen item of another kind, and is disabled read-only", () => {
+  const more = [...items, {
+    id: "c",
+    url: "/media/s/c.png",
+    file_name: "harbour.png",
+    kind: "image" as const,
+    alt: null,
+  }];
+  const html = renderToString(
+    <MediaPicker
+      name="f.gallery"
+      id="field-gallery"
+      label="Gallery"
+      hideLabel
+      multiple
+      value={["c", "b"]}
+      items={more}
+      kinds={["image"]}
+      describedBy="hint-gallery"
+    />,
+  );
+  equal(html.includes("<label"), false);
+  match(
+    html,
+    /<select id="field-gallery" name="f.gallery" multiple size="3" aria-describedby="hint-gallery">/,
+  );
+  equal(html.includes(">None<"), false);
+  match(
+    html,
+    /<option value="c" selected>harbour\.png<\/option><option value="b" selected>menu\.pdf<\/option><option value="a">sunrise\.png<\/option>/,
+  );
+  const locked = renderToString(
+    <MediaPicker
+      name="f.cover"
+      label="Cover"
+      value="a"
+      items={items}
+      readOnly
+    />,
+  );
+  match(locked, /<select id="picker-f.cover" name="f.cover" disabled/);
 });

@@ -19,6 +19,7 @@ import {
   rawValues,
 } from "./entry_form.ts";
 import { entryTitle, titleFieldOf } from "./titles.ts";
+import { type PickerItem, pickerItemsWith } from "../media/picker_items.ts";
 
 /** How one site language stands for the entry. */
 export interface LanguageState {
@@ -60,6 +61,8 @@ export interface EditorState {
   assignees: { id: string; label: string }[];
   mayAssign: boolean;
   relationChoices: Record<string, RelationChoice[]>;
+  /** What the media pickers offer: the newest files and those the fields hold (empty without media fields). */
+  mediaChoices: PickerItem[];
   /** The model's slug source field, for the slug auto-fill. */
   titleKey: string | null;
 }
@@ -79,6 +82,32 @@ export async function readableGroup(
     return refuse(404, "not_found", "No such entry you can open here");
   }
   return group;
+}
+
+/**
+ * The media pickers' items when the model has media fields: the newest files and every file
+ * the form holds now (`raw`), so a value chosen long ago or typed before a refusal still shows.
+ */
+export async function mediaChoices(
+  ctx: AdminContext,
+  controls: readonly FieldControl[],
+  raw: RawValues,
+  language: string,
+): Promise<PickerItem[]> {
+  const media = controls.filter((c) => c.type === "media");
+  if (media.length === 0) return [];
+  const chosen = media.flatMap((c) => {
+    const value = raw[c.key] ?? "";
+    return Array.isArray(value) ? value : value === "" ? [] : [value];
+  });
+  return await pickerItemsWith(
+    {
+      db: ctx.services.db,
+      siteId: ctx.site.id,
+      publicUrl: ctx.services.config.publicUrl,
+    },
+    { language, chosen },
+  );
 }
 
 /** Readable entries of the relation fields' target models, newest first, at most 200 per field. */
@@ -235,6 +264,7 @@ export async function loadEditor(
     assignees,
     mayAssign,
     relationChoices: await relationChoices(ctx, controls),
+    mediaChoices: await mediaChoices(ctx, controls, raw, locale),
     titleKey: titleFieldOf(model)?.key ?? null,
   };
 }
@@ -246,6 +276,7 @@ export async function newEditor(
   locale: string,
 ): Promise<EditorState> {
   const controls = fieldControls(model, ctx.authority);
+  const raw = rawValues(controls, {});
   return {
     groupId: "",
     title: `New ${model.name.toLowerCase()}`,
@@ -258,7 +289,7 @@ export async function newEditor(
     currentVersionId: null,
     publishedVersionId: null,
     controls,
-    raw: rawValues(controls, {}),
+    raw,
     languages: [],
     transitions: [],
     mayUpdate: true,
@@ -267,6 +298,7 @@ export async function newEditor(
     assignees: [],
     mayAssign: false,
     relationChoices: await relationChoices(ctx, controls),
+    mediaChoices: await mediaChoices(ctx, controls, raw, locale),
     titleKey: titleFieldOf(model)?.key ?? null,
   };
 }

@@ -3,6 +3,8 @@ import type { FieldControl, RawValue } from "../../core/admin/entry_form.ts";
 import type { RelationChoice } from "../../core/admin/editor.ts";
 import RichTextField from "../../islands/RichTextField.tsx";
 import SlugField from "../../islands/SlugField.tsx";
+import MediaPicker from "../../islands/MediaPicker.tsx";
+import type { PickerItem } from "../../core/media/picker_items.ts";
 
 /** Props of {@link FieldInput}. */
 export interface FieldInputProps {
@@ -14,6 +16,8 @@ export interface FieldInputProps {
   sourceId?: string;
   /** True when the slug may still follow its source (a new entry or language). */
   autoFill?: boolean;
+  /** What a media field's picker offers. */
+  mediaItems?: PickerItem[];
 }
 
 function text(value: RawValue): string {
@@ -24,24 +28,32 @@ function items(value: RawValue): string[] {
   return Array.isArray(value) ? value : value === "" ? [] : [value];
 }
 
-/**
- * The media slot: until the media library's `islands/MediaPicker.tsx` lands (branch `media`),
- * a media field takes media ids typed or pasted (several separated by commas for a gallery).
- */
+/** A media or gallery field: the library's picker (a select without script, thumbnails with it). */
 export function MediaField(
-  props: { control: FieldControl; value: RawValue; describedBy: string },
+  props: {
+    control: FieldControl;
+    value: RawValue;
+    describedBy: string;
+    invalid: boolean;
+    items: PickerItem[];
+  },
 ) {
   const { control } = props;
   return (
-    <input
+    <MediaPicker
       id={`field-${control.key}`}
       name={`f.${control.key}`}
-      value={text(props.value)}
+      label={control.label}
+      hideLabel
+      value={items(props.value)}
+      items={props.items}
+      kinds={control.kinds.length > 0
+        ? control.kinds as PickerItem["kind"][]
+        : undefined}
+      multiple={control.multiple}
       readOnly={control.readOnly}
-      aria-describedby={props.describedBy}
-      placeholder={control.multiple
-        ? "media ids, separated by commas"
-        : "media id"}
+      describedBy={props.describedBy}
+      invalid={props.invalid}
     />
   );
 }
@@ -160,6 +172,8 @@ function Control(props: FieldInputProps & { describedBy: string }) {
           control={control}
           value={value}
           describedBy={describedBy}
+          invalid={props.errors.length > 0}
+          items={props.mediaItems ?? []}
         />
       );
     case "point": {

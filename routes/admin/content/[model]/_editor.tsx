@@ -360,6 +360,7 @@ export function EditorPage({ data }: { data: EditorData }) {
                 value={editor.raw[control.key] ?? ""}
                 errors={data.errors[control.key] ?? []}
                 choices={editor.relationChoices[control.key]}
+                mediaItems={editor.mediaChoices}
                 sourceId={control.source
                   ? `field-${control.source}`
                   : undefined}

@@ -2,7 +2,7 @@
 import type { Context } from "hono";
 import { decide } from "../../../../core/access/decide.ts";
 import { adminContext } from "../../../../core/admin/context.ts";
-import { newEditor } from "../../../../core/admin/editor.ts";
+import { mediaChoices, newEditor } from "../../../../core/admin/editor.ts";
 import { saveFromForm } from "../../../../core/admin/editor_save.ts";
 import { refusalMessage } from "../../../../core/admin/messages.ts";
 import { modelBySlug } from "../../../../core/admin/models.ts";
@@ -71,6 +71,12 @@ export const handler = {
       );
     }
     data.editor.raw = { ...data.editor.raw, ...saved.parsed.raw };
+    data.editor.mediaChoices = await mediaChoices(
+      ctx,
+      data.editor.controls,
+      data.editor.raw,
+      data.editor.locale,
+    );
     data.editor.slug = String(form.slug ?? "");
     data.errors = saved.errors;
     data.alert = saved.code === "form_invalid"

@@ -1,7 +1,7 @@
 // GET/POST /admin/content/{model}/{id}?lang=..: the entry editor; every action goes through the lifecycle service.
 import type { Context } from "hono";
 import { adminContext } from "../../../../../core/admin/context.ts";
-import { loadEditor } from "../../../../../core/admin/editor.ts";
+import { loadEditor, mediaChoices } from "../../../../../core/admin/editor.ts";
 import {
   conflictRows,
   refusalErrors,
@@ -111,6 +111,12 @@ export const handler = {
       }
       // Keep what the person typed; read-only fields keep their stored text.
       data.editor.raw = { ...data.editor.raw, ...saved.parsed.raw };
+      data.editor.mediaChoices = await mediaChoices(
+        ctx,
+        data.editor.controls,
+        data.editor.raw,
+        data.editor.locale,
+      );
       data.editor.slug = String(form.slug ?? data.editor.slug);
       data.errors = saved.errors;
       data.notice = undefined;

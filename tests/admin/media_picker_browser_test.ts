@@ -1,0 +1,128 @@
+// The entry editor's media fields in Chromium: the library's picker (a select without script,
+// thumbnails with it) replaces typed ids; a chosen cover saves; axe-core and screenshots.
+import { deepEqual, equal, ok } from "node:assert/strict";
+import type { Browser } from "playwright-core";
+import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
+import {
+  BROWSER_TIMEOUT_MS,
+  CHROMIUM_PATH,
+  chromiumInstalled,
+  launchChromium,
+  type LocalServer,
+  serveLocally,
+} from "../support/browser.ts";
+import { setupDemo } from "./demo_helpers.ts";
+import { PASSWORD } from "./helpers.ts";
+
+const hasChromium = chromiumInstalled();
+if (!hasChromium) {
+  console.warn(
+    `Skipping the media picker browser test: no Chromium at ${CHROMIUM_PATH}`,
+  );
+}
+
+Deno.test({
+  name:
+    "the entry editor's cover field is the media picker: a thumbnail click chooses, save stores it (ADM editor, media slot)",
+  ignore: !hasChromium,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const demo = await setupDemo({
+      domain: "127.0.0.1",
+      islands: true,
+      media: true,
+    });
+    const { t } = demo;
+    let server: LocalServer | undefined;
+    let browser: Browser | undefined;
+    try {
+      server = serveLocally((request, info) => t.app.fetch(request, info));
+      // Thumbnails load from the test server.
+      (t.services.config as { publicUrl: string }).publicUrl = server.baseUrl;
+      const { db } = t.services;
+      const posts = await db.selectFrom("models").select("id")
+        .where("site_id", "=", demo.siteId).where("slug", "=", "posts")
+        .executeTakeFirstOrThrow();
+      const withCover = await db.selectFrom("entries")
+        .innerJoin(
+          "entry_versions",
+          "entry_versions.id",
+          "entries.current_version_id",
+        )
+        .select(["entries.group_id", "entry_versions.fields"])
+        .where("entries.site_id", "=", demo.siteId)
+        .where("entries.model_id", "=", posts.id).where(
+          "entries.locale",
+          "=",
+          "en",
+        )
+        .execute();
+      const post = withCover.find((r) =>
+        (r.fields as { cover?: string }).cover
+      );
+      ok(post, "a demo post with a cover");
+      const cover = (post.fields as { cover: string }).cover;
+      const media = await db.selectFrom("media_files").select([
+        "id",
+        "file_name",
+      ])
+        .where("site_id", "=", demo.siteId).execute();
+      const other = media.find((m) => m.id !== cover)!;
+
+      browser = await launchChromium();
+      const page = await browser.newPage({
+        viewport: { width: 1440, height: 900 },
+      });
+      page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(String(error)));
+      await page.goto(`${server.baseUrl}/admin/sign-in`);
+      await page.getByLabel("Email").fill(demo.email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await Promise.all([
+        page.waitForURL(`${server.baseUrl}/admin`),
+        page.getByRole("button", { name: "Sign in" }).click(),
+      ]);
+      const editor =
+        `${server.baseUrl}/admin/content/posts/${post.group_id}?lang=en`;
+      await page.goto(editor);
+      // Without script the label names a select holding the current cover.
+      const select = page.getByLabel("Cover image", { exact: true });
+      equal(await select.inputValue(), cover);
+      const grid = page.getByRole("list", { name: "Cover image: thumbnails" });
+      await grid.waitFor();
+      const button = grid.getByRole("button", { name: other.file_name });
+      await button.click();
+      equal(await button.getAttribute("aria-pressed"), "true");
+      equal(await select.inputValue(), other.id);
+      deepEqual(await axeProblems(page, "editor-media-picker"), []);
+      await screenshots(page, "editor-media-picker");
+      await page.setViewportSize({ width: 390, height: 900 });
+      equal(await scrollsSideways(page), null);
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await Promise.all([
+        page.waitForURL(/done=saved/),
+        page.getByRole("button", { name: "Save draft" }).click(),
+      ]);
+      const saved = await db.selectFrom("entries")
+        .innerJoin(
+          "entry_versions",
+          "entry_versions.id",
+          "entries.current_version_id",
+        )
+        .select("entry_versions.fields").where(
+          "entries.group_id",
+          "=",
+          post.group_id,
+        )
+        .where("entries.locale", "=", "en").executeTakeFirstOrThrow();
+      equal((saved.fields as { cover: string }).cover, other.id);
+      deepEqual(errors, []);
+    } finally {
+      await browser?.close();
+      await server?.close();
+      await t.close();
+    }
+  },
+});
