@@ -124,8 +124,8 @@ export class CookieJar {
 /** Options of {@link request}. */
 export interface RequestOptions {
   method?: string;
-  /** Sent as an urlencoded form. */
-  form?: Record<string, string>;
+  /** Sent as an urlencoded form; a list sends the name once per value. */
+  form?: Record<string, string | string[]>;
   host?: string;
   headers?: Record<string, string>;
   /** What Deno.serve would pass as the handler info (the client's address). */
@@ -149,7 +149,11 @@ export async function request(
   let body: string | undefined;
   if (options.form) {
     headers["content-type"] = "application/x-www-form-urlencoded";
-    body = new URLSearchParams(options.form).toString();
+    body = new URLSearchParams(
+      Object.entries(options.form).flatMap(([name, value]) =>
+        Array.isArray(value) ? value.map((v) => [name, v]) : [[name, value]]
+      ),
+    ).toString();
   }
   const env = options.remoteAddr
     ? {

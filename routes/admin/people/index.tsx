@@ -163,6 +163,10 @@ export default function People({ data }: PageProps<PeopleData>) {
       )}
       <section class="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Members</h2>
+        <p>
+          <a href="/admin/people/roles">Roles and permissions</a>: what each
+          role may do, by model, field and language.
+        </p>
         <div class="table-wrap">
           <table>
             <thead>
