@@ -14,6 +14,9 @@ export interface SiteLanguage {
 }
 
 /** Context of {@link addSiteLanguage}; permission checks happen before the call. */
+/** What a language code looks like: `en`, `de-AT` (the API and the admin check it the same way). */
+export const LANGUAGE_CODE_PATTERN = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
 export interface LanguageContext {
   db: Db;
   clock: Clock;

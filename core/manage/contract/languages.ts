@@ -1,10 +1,11 @@
 // Contract of the language routes: list the site's languages and add one.
 import { z } from "zod";
+import { LANGUAGE_CODE_PATTERN } from "../../sites/languages.ts";
 import { operation } from "./operation.ts";
 
 /** A language code such as `en` or `de-AT`. */
 export const languageCode = z.string().regex(
-  /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/,
+  LANGUAGE_CODE_PATTERN,
   "expected a language code such as en or de-AT",
 );
 

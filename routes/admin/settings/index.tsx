@@ -22,6 +22,34 @@ export const handler = {
 
 const PAGES = [
   {
+    href: "/admin/settings/languages",
+    title: "Languages",
+    about:
+      "The site's languages, and what readers get when a translation is missing.",
+  },
+  {
+    href: "/admin/settings/editorial",
+    title: "Editorial",
+    about:
+      "How long old versions are kept, reviews before publishing, allowed embeds.",
+  },
+  {
+    href: "/admin/settings/navigation",
+    title: "Navigation",
+    about: "Menus, where the header and footer show them, and the footer note.",
+  },
+  {
+    href: "/admin/settings/seo",
+    title: "SEO and redirects",
+    about: "Page titles, the default description, robots, and redirects.",
+  },
+  {
+    href: "/admin/settings/search",
+    title: "Site search",
+    about:
+      "Which types visitors can search, by which fields, and how words match.",
+  },
+  {
     href: "/admin/settings/api",
     title: "Management credentials",
     about: "Secrets that let scripts and AI agents manage this site.",

@@ -1,0 +1,277 @@
+// GET/POST /admin/settings/navigation/{key}: one menu's links in order, up to two levels, each
+// with a label per language and a link (a path, an https address, or an entry id).
+import type { Context } from "hono";
+import { adminContext } from "../../../../core/admin/context.ts";
+import type { ShellData } from "../../../../core/admin/shell.ts";
+import { requireSignedIn } from "../../../../core/auth/session_middleware.ts";
+import { getMenu, replaceMenu } from "../../../../core/chrome/menu_admin.ts";
+import type { MenuItems } from "../../../../core/chrome/menus.ts";
+import { listSiteLanguages } from "../../../../core/sites/languages.ts";
+import type { SettingsProblem } from "../../../../core/sites/settings.ts";
+import type { AppEnv } from "../../../../core/web/env.ts";
+import { page, type PageProps } from "../../../../core/web/manifest.ts";
+import { AdminShell, openAdminPage } from "../../_shell.tsx";
+import { formList } from "../_shared.tsx";
+import { problemsAt, requireSettingsWrite } from "../_document.tsx";
+
+export const middleware = requireSignedIn;
+
+/** One row of the form: a link, its parent's id when it is nested, and its labels. */
+interface Row {
+  id: string;
+  parent: string;
+  link: string;
+  labels: Record<string, string>;
+  /** The item path problems name (`items.2`, `items.2.children.0`). */
+  path: string;
+}
+
+interface MenuData {
+  title: string;
+  shell: ShellData;
+  key: string;
+  exists: boolean;
+  rows: Row[];
+  languages: string[];
+  problems: SettingsProblem[];
+  notice?: string;
+  alert?: string;
+}
+
+const BLANK_ROWS = 3;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The form rows of stored items: each top-level item, then its children. */
+function rowsOf(items: MenuItems): Row[] {
+  return items.flatMap((item, i) => [
+    {
+      id: item.id,
+      parent: "",
+      link: item.entry ?? item.href ?? "",
+      labels: item.label,
+      path: `items.${i}`,
+    },
+    ...item.children.map((child, j) => ({
+      id: child.id,
+      parent: item.id,
+      link: child.entry ?? child.href ?? "",
+      labels: child.label,
+      path: `items.${i}.children.${j}`,
+    })),
+  ]);
+}
+
+/** The items the form's rows describe; rows without an id are left out (a blank row). */
+function itemsOf(rows: Row[]): MenuItems {
+  const items: MenuItems = [];
+  const linkOf = (link: string) =>
+    link === "" ? {} : UUID.test(link) ? { entry: link } : { href: link };
+  for (const row of rows) {
+    const leaf = { id: row.id, label: row.labels, ...linkOf(row.link) };
+    const parent = row.parent && items.find((i) => i.id === row.parent);
+    if (parent) parent.children.push(leaf);
+    else items.push({ ...leaf, children: [] });
+  }
+  return items;
+}
+
+function postedRows(form: Record<string, unknown>, languages: string[]): Row[] {
+  const ids = formList(form["i.id"]);
+  const parents = formList(form["i.parent"]);
+  const links = formList(form["i.link"]);
+  const removed = new Set(formList(form["i.remove"]));
+  const labels = Object.fromEntries(
+    languages.map((code) => [code, formList(form[`i.label.${code}`])]),
+  );
+  const rows: Row[] = [];
+  ids.forEach((id, i) => {
+    if (id.trim() === "" || removed.has(String(i))) return;
+    rows.push({
+      id: id.trim(),
+      parent: parents[i] ?? "",
+      link: (links[i] ?? "").trim(),
+      labels: Object.fromEntries(
+        languages.map((code) => [code, labels[code][i] ?? ""]).filter((
+          [, text],
+        ) => text !== ""),
+      ),
+      path: "",
+    });
+  });
+  // Problems name items by their place in the saved list: give each row that place.
+  return rowsOf(itemsOf(rows)).map((row) => ({
+    ...row,
+    link: rows.find((r) => r.id === row.id)?.link ?? row.link,
+  }));
+}
+
+async function menuData(
+  c: Context<AppEnv>,
+  extra: Partial<MenuData> = {},
+): Promise<MenuData> {
+  const key = c.req.param("key")!;
+  const { ctx, shell } = await openAdminPage(c, [
+    { label: "Settings", href: "/admin/settings" },
+    { label: "Navigation", href: "/admin/settings/navigation" },
+    { label: key },
+  ]);
+  requireSettingsWrite(ctx, "chrome");
+  const menu = await getMenu(ctx.services.db, ctx.site.id, key);
+  return {
+    title: `Menu: ${key}`,
+    shell,
+    key,
+    exists: menu !== null,
+    rows: rowsOf(menu?.items ?? []),
+    languages: (await listSiteLanguages(ctx.services.db, ctx.site.id)).map((
+      l,
+    ) => l.code),
+    problems: [],
+    notice: c.req.query("done") === "saved" ? "Saved." : undefined,
+    ...extra,
+  };
+}
+
+export const handler = {
+  async GET(c: Context<AppEnv>) {
+    return page(await menuData(c));
+  },
+
+  async POST(c: Context<AppEnv>) {
+    const key = c.req.param("key")!;
+    const form = await c.req.parseBody({ all: true });
+    const ctx = await adminContext(c);
+    requireSettingsWrite(ctx, "chrome");
+    const languages = (await listSiteLanguages(ctx.services.db, ctx.site.id))
+      .map((l) => l.code);
+    const rows = postedRows(form, languages);
+    const saved = await replaceMenu(
+      {
+        db: ctx.services.db,
+        clock: ctx.services.clock,
+        siteId: ctx.site.id,
+        actor: ctx.actor,
+      },
+      key,
+      itemsOf(rows),
+    );
+    if (!saved.ok) {
+      return page(
+        await menuData(c, {
+          rows,
+          problems: saved.code === "input_invalid" ? saved.problems : [],
+          alert: saved.code === "input_invalid"
+            ? "Some links need attention: see the messages beside them"
+            : "No such menu",
+          notice: undefined,
+        }),
+        { status: 422 },
+      );
+    }
+    return c.redirect(`/admin/settings/navigation/${key}?done=saved`, 303);
+  },
+};
+
+export default function MenuPage({ data }: PageProps<MenuData>) {
+  const rows: (Row | null)[] = [...data.rows, ...Array(BLANK_ROWS).fill(null)];
+  const topIds = data.rows.filter((r) => r.parent === "").map((r) => r.id);
+  return (
+    <AdminShell shell={data.shell} title={data.title}>
+      {data.notice && <p class="notice" role="status">{data.notice}</p>}
+      {data.alert && <p class="alert" role="alert">{data.alert}</p>}
+      {!data.exists && (
+        <p class="notice" role="status">
+          A new menu: add its links and save.
+        </p>
+      )}
+      <form method="post" class="card stack">
+        <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
+        <p class="muted">
+          Links show in this order. A link with a parent is nested under it (one
+          level). The link is a path on this site, an https address, or an
+          entry's id (its live address in each language is used). Fill an empty
+          row to add a link; tick Remove to drop one.
+        </p>
+        <div class="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">Parent</th>
+                <th scope="col">Link</th>
+                {data.languages.map((code) => (
+                  <th scope="col" key={code}>Label ({code})</th>
+                ))}
+                <th scope="col">Remove</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row, i) => {
+                const messages = row ? problemsAt(data.problems, row.path) : [];
+                const n = i + 1;
+                return (
+                  <tr key={i}>
+                    <td>
+                      <input
+                        name="i.id"
+                        value={row?.id ?? ""}
+                        maxLength={64}
+                        aria-label={`Link ${n}: id`}
+                        aria-invalid={messages.length > 0 ? "true" : undefined}
+                      />
+                      {messages.length > 0 && (
+                        <p class="field-error">{messages.join("; ")}</p>
+                      )}
+                    </td>
+                    <td>
+                      <select name="i.parent" aria-label={`Link ${n}: parent`}>
+                        <option value="">None</option>
+                        {topIds.filter((id) => id !== row?.id).map((id) => (
+                          <option value={id} selected={row?.parent === id}>
+                            {id}
+                          </option>
+                        ))}
+                      </select>
+                    </td>
+                    <td>
+                      <input
+                        name="i.link"
+                        value={row?.link ?? ""}
+                        maxLength={2048}
+                        aria-label={`Link ${n}: link`}
+                        placeholder="/about"
+                      />
+                    </td>
+                    {data.languages.map((code) => (
+                      <td key={code}>
+                        <input
+                          name={`i.label.${code}`}
+                          value={row?.labels[code] ?? ""}
+                          maxLength={200}
+                          aria-label={`Link ${n}: label (${code})`}
+                        />
+                      </td>
+                    ))}
+                    <td>
+                      {row && (
+                        <input
+                          type="checkbox"
+                          name="i.remove"
+                          value={String(i)}
+                          aria-label={`Link ${n}: remove`}
+                        />
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+        <p class="buttons">
+          <button type="submit">Save menu</button>
+        </p>
+      </form>
+    </AdminShell>
+  );
+}

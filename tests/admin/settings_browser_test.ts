@@ -1,0 +1,89 @@
+// The settings pages in Chromium: axe-core on each, screenshots at 390 px and 1440 px, no sideways
+// scroll, and one save made the way a person makes it (a menu link added in the menu editor).
+import { deepEqual, equal } from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
+import {
+  BROWSER_TIMEOUT_MS,
+  CHROMIUM_PATH,
+  chromiumInstalled,
+  launchChromium,
+  type LocalServer,
+  serveLocally,
+} from "../support/browser.ts";
+import { setupDemo } from "./demo_helpers.ts";
+import { PASSWORD } from "./helpers.ts";
+
+const hasChromium = chromiumInstalled();
+if (!hasChromium) {
+  console.warn(
+    `Skipping the settings browser test: no Chromium at ${CHROMIUM_PATH}`,
+  );
+}
+
+Deno.test({
+  name:
+    "the settings pages in Chromium: languages, editorial, navigation and a menu, SEO and redirects, site search; axe-core and screenshots",
+  ignore: !hasChromium,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const demo = await setupDemo({ domain: "127.0.0.1" });
+    const { t } = demo;
+    let server: LocalServer | undefined;
+    let browser: Browser | undefined;
+    try {
+      server = serveLocally((request, info) => t.app.fetch(request, info));
+      const base = server.baseUrl;
+      browser = await launchChromium();
+      const page = await browser.newPage({
+        viewport: { width: 1440, height: 900 },
+      });
+      page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(String(error)));
+      const visit = async (p: Page, name: string) => {
+        deepEqual(await axeProblems(p, name), [], name);
+        await screenshots(p, name);
+        await p.setViewportSize({ width: 390, height: 900 });
+        equal(await scrollsSideways(p), null, name);
+        await p.setViewportSize({ width: 1440, height: 900 });
+      };
+      await page.goto(`${base}/admin/sign-in`);
+      await page.getByLabel("Email").fill(demo.email);
+      await page.getByLabel("Password").fill(PASSWORD);
+      await Promise.all([
+        page.waitForURL(`${base}/admin`),
+        page.getByRole("button", { name: "Sign in" }).click(),
+      ]);
+      await page.goto(`${base}/admin/settings`);
+      await visit(page, "settings");
+      for (const name of ["languages", "editorial", "seo", "search"]) {
+        await page.goto(`${base}/admin/settings/${name}`);
+        await visit(page, `settings-${name}`);
+      }
+      await page.goto(`${base}/admin/settings/navigation`);
+      await visit(page, "settings-navigation");
+      await page.getByLabel("New menu").fill("main");
+      await Promise.all([
+        page.waitForURL(/\/navigation\/main$/),
+        page.getByRole("button", { name: "Make menu" }).click(),
+      ]);
+      await page.getByLabel("Link 1: id").fill("home");
+      await page.getByLabel("Link 1: link").fill("/");
+      await page.getByLabel("Link 1: label (en)").fill("Home");
+      await page.getByLabel("Link 1: label (de)").fill("Start");
+      await visit(page, "settings-menu");
+      await Promise.all([
+        page.waitForURL(/done=saved/),
+        page.getByRole("button", { name: "Save menu" }).click(),
+      ]);
+      equal(await page.getByLabel("Link 1: id").inputValue(), "home");
+      deepEqual(errors, []);
+    } finally {
+      await browser?.close();
+      await server?.close();
+      await t.close();
+    }
+  },
+});

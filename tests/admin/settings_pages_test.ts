@@ -1,0 +1,338 @@
+// The settings pages over HTTP: languages and fallbacks, editorial, navigation (menus, header and
+// footer), SEO and redirects, site search. Each save goes through the settings services pinned to
+// the revision shown; refusals keep what was typed and say what is wrong beside the field.
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { getSettings } from "../../core/sites/settings.ts";
+import { addPersonWith, setupDemo } from "./demo_helpers.ts";
+import {
+  alertText,
+  CookieJar,
+  csrfField,
+  PASSWORD,
+  request,
+  signInAs,
+} from "./helpers.ts";
+
+async function signedIn() {
+  const demo = await setupDemo();
+  const jar = new CookieJar();
+  await signInAs(demo.t, jar, { email: demo.email, password: PASSWORD });
+  const open = async (path: string) => {
+    const response = await request(demo.t, jar, path);
+    equal(response.status, 200, path);
+    const html = await response.text();
+    return { html, csrf: csrfField(html) };
+  };
+  const post = (path: string, form: Record<string, string | string[]>) =>
+    request(demo.t, jar, path, { form });
+  const doc = <K extends Parameters<typeof getSettings>[1]>(key: K) =>
+    getSettings({ db: demo.t.services.db, siteId: demo.siteId }, key);
+  return { ...demo, jar, open, post, doc };
+}
+
+Deno.test("settings: the index links every page; languages are added, fallback chains saved, refusals kept beside the field, a stale save is a conflict", async () => {
+  const s = await signedIn();
+  try {
+    const index = await s.open("/admin/settings");
+    for (
+      const href of ["languages", "editorial", "navigation", "seo", "search"]
+    ) {
+      match(index.html, new RegExp(`href="/admin/settings/${href}"`));
+    }
+    const page = await s.open("/admin/settings/languages");
+    match(page.html, /Fallbacks of <code>de<\/code>/);
+    const added = await s.post("/admin/settings/languages", {
+      _csrf: page.csrf,
+      action: "add",
+      code: "fr",
+    });
+    equal(added.status, 303);
+    match(
+      (await s.open(added.headers.get("location")!)).html,
+      /Language fr added/,
+    );
+    const bad = await s.post("/admin/settings/languages", {
+      _csrf: page.csrf,
+      action: "add",
+      code: "French!",
+    });
+    equal(bad.status, 422);
+    const badHtml = await bad.text();
+    match(badHtml, /id="language-code-error"/);
+    match(badHtml, /value="French!"/);
+    const twice = await s.post("/admin/settings/languages", {
+      _csrf: page.csrf,
+      action: "add",
+      code: "en",
+    });
+    equal(twice.status, 409);
+
+    const before = await s.doc("language-fallback");
+    const fresh = await s.open("/admin/settings/languages");
+    const saved = await s.post("/admin/settings/languages", {
+      _csrf: fresh.csrf,
+      revision: String(before.revision),
+      policy: "fallback",
+      "chain.de": "en",
+      "chain.fr": "de, en",
+    });
+    equal(saved.status, 303);
+    deepEqual((await s.doc("language-fallback")).document, {
+      policy: "fallback",
+      chains: { de: ["en"], fr: ["de", "en"] },
+    });
+    const unknown = await s.post("/admin/settings/languages", {
+      _csrf: fresh.csrf,
+      revision: String(before.revision + 1),
+      policy: "strict",
+      "chain.de": "zz",
+    });
+    equal(unknown.status, 422);
+    const unknownHtml = await unknown.text();
+    match(unknownHtml, /id="chain-de-error"/);
+    match(unknownHtml, /value="zz"/);
+    ok(/value="strict" checked/.test(unknownHtml));
+    // The page was read at the old revision: saving now is a conflict, the typed values kept.
+    const stale = await s.post("/admin/settings/languages", {
+      _csrf: fresh.csrf,
+      revision: String(before.revision),
+      policy: "strict",
+    });
+    equal(stale.status, 409);
+    const staleHtml = await stale.text();
+    match(alertText(staleHtml) ?? "", /Someone saved these settings/);
+    match(
+      staleHtml,
+      new RegExp(`name="revision" value="${before.revision + 1}"`),
+    );
+    equal((await s.doc("language-fallback")).document.policy, "fallback");
+  } finally {
+    await s.t.close();
+  }
+});
+
+Deno.test("settings: editorial retention, reviews and embed origins at their 20-origin edge", async () => {
+  const s = await signedIn();
+  try {
+    const page = await s.open("/admin/settings/editorial");
+    const origins = (n: number) =>
+      Array.from({ length: n }, (_, i) => `https://video${i}.example`).join(
+        "\n",
+      );
+    const save = (extra: Record<string, string>) =>
+      s.post("/admin/settings/editorial", {
+        _csrf: page.csrf,
+        revision: "0",
+        ...extra,
+      });
+    const tooMany = await save({
+      version_retention_days: "30",
+      allowed_embed_origins: origins(21),
+    });
+    equal(tooMany.status, 422);
+    match(await tooMany.text(), /id="embed-origins-error"/);
+    const notHttps = await save({ allowed_embed_origins: "http://x.example" });
+    equal(notHttps.status, 422);
+    const days = await save({ version_retention_days: "0" });
+    equal(days.status, 422);
+    match(await days.text(), /id="retention-error"/);
+    equal((await s.doc("editorial")).revision, 0);
+    const saved = await save({
+      version_retention_days: "30",
+      review_required: "true",
+      allowed_embed_origins: origins(20),
+    });
+    equal(saved.status, 303);
+    const stored = (await s.doc("editorial")).document;
+    equal(stored.version_retention_days, 30);
+    equal(stored.review_required, true);
+    equal(stored.allowed_embed_origins?.length, 20);
+  } finally {
+    await s.t.close();
+  }
+});
+
+Deno.test("settings: SEO fields and redirects (add, refuse a gone status with a target, remove), with the review's findings", async () => {
+  const s = await signedIn();
+  try {
+    const page = await s.open("/admin/settings/seo");
+    const base = {
+      _csrf: page.csrf,
+      title_template: "{title} · Demo",
+      default_description: "A demo",
+      robots_index: "true",
+      robots_extra: "",
+    };
+    const refused = await s.post("/admin/settings/seo", {
+      ...base,
+      revision: "0",
+      "r.from": ["/gone", "", ""],
+      "r.match": ["exact", "exact", "exact"],
+      "r.status": ["410", "301", "301"],
+      "r.to": ["/somewhere", "", ""],
+    });
+    equal(refused.status, 422);
+    const refusedHtml = await refused.text();
+    match(refusedHtml, /class="field-error">[^<]*410 and 451/);
+    match(refusedHtml, /value="\/gone"/);
+    const saved = await s.post("/admin/settings/seo", {
+      ...base,
+      revision: "0",
+      "r.from": ["/old", "/old", "/blog/{slug}"],
+      "r.match": ["exact", "exact", "pattern"],
+      "r.status": ["301", "302", "308"],
+      "r.to": ["/new", "/newer", "/posts/{slug}"],
+    });
+    equal(saved.status, 303);
+    const doc = (await s.doc("seo")).document;
+    equal(doc.title_template, "{title} · Demo");
+    equal(doc.redirects.length, 3);
+    const review = await s.open("/admin/settings/seo");
+    match(review.html, /aria-label="Redirect review"/);
+    match(review.html, /Row 2<\/strong> \(duplicate\)/);
+    const removed = await s.post("/admin/settings/seo", {
+      ...base,
+      revision: "1",
+      "r.from": ["/old", "/old", "/blog/{slug}", ""],
+      "r.match": ["exact", "exact", "pattern", "exact"],
+      "r.status": ["301", "302", "308", "301"],
+      "r.to": ["/new", "/newer", "/posts/{slug}", ""],
+      "r.remove": "1",
+    });
+    equal(removed.status, 303);
+    deepEqual((await s.doc("seo")).document.redirects.map((r) => r.to), [
+      "/new",
+      "/posts/{slug}",
+    ]);
+  } finally {
+    await s.t.close();
+  }
+});
+
+Deno.test("settings: navigation makes a menu with a nested link, places it in the header and saves a footer note", async () => {
+  const s = await signedIn();
+  try {
+    const page = await s.open("/admin/settings/navigation");
+    const badKey = await s.post("/admin/settings/navigation", {
+      _csrf: page.csrf,
+      action: "new-menu",
+      key: "Main Menu",
+    });
+    equal(badKey.status, 422);
+    const made = await s.post("/admin/settings/navigation", {
+      _csrf: page.csrf,
+      action: "new-menu",
+      key: "main",
+    });
+    equal(made.status, 303);
+    equal(made.headers.get("location"), "/admin/settings/navigation/main");
+    const editor = await s.open("/admin/settings/navigation/main");
+    match(editor.html, /A new menu/);
+    const longId = "x".repeat(65);
+    const tooLong = await s.post("/admin/settings/navigation/main", {
+      _csrf: editor.csrf,
+      "i.id": [longId, "", ""],
+      "i.parent": ["", "", ""],
+      "i.link": ["/", "", ""],
+      "i.label.en": ["Home", "", ""],
+      "i.label.de": ["", "", ""],
+    });
+    equal(tooLong.status, 422);
+    const tooLongHtml = await tooLong.text();
+    match(tooLongHtml, /class="field-error"/);
+    match(tooLongHtml, new RegExp(`value="${longId}"`));
+    const saved = await s.post("/admin/settings/navigation/main", {
+      _csrf: editor.csrf,
+      "i.id": ["home", "about", "team"],
+      "i.parent": ["", "", "about"],
+      "i.link": ["/", "/about", "/about/team"],
+      "i.label.en": ["Home", "About", "Team"],
+      "i.label.de": ["Start", "Über uns", "Team"],
+    });
+    equal(saved.status, 303, await saved.clone().text());
+    const menu = await s.t.services.db.selectFrom("site_menus").select("items")
+      .where("site_id", "=", s.siteId).where("key", "=", "main")
+      .executeTakeFirstOrThrow();
+    deepEqual(menu.items, [
+      {
+        id: "home",
+        label: { en: "Home", de: "Start" },
+        href: "/",
+        children: [],
+      },
+      {
+        id: "about",
+        label: { en: "About", de: "Über uns" },
+        href: "/about",
+        children: [{
+          id: "team",
+          label: { en: "Team", de: "Team" },
+          href: "/about/team",
+        }],
+      },
+    ]);
+    const chrome = await s.open("/admin/settings/navigation");
+    match(chrome.html, /href="\/admin\/settings\/navigation\/main"/);
+    const placed = await s.post("/admin/settings/navigation", {
+      _csrf: chrome.csrf,
+      revision: "0",
+      header: "main",
+      footer: "",
+      "note.en": "Made with Stave",
+      "note.de": "",
+    });
+    equal(placed.status, 303);
+    deepEqual((await s.doc("chrome")).document, {
+      placements: { header: "main", footer: null },
+      footer_note: { en: "Made with Stave" },
+    });
+  } finally {
+    await s.t.close();
+  }
+});
+
+Deno.test("settings: site search types with weighted fields; a weight over 10 is refused; site:infra is needed", async () => {
+  const s = await signedIn();
+  try {
+    const page = await s.open("/admin/settings/search");
+    match(page.html, /Search Posts/);
+    const refused = await s.post("/admin/settings/search", {
+      _csrf: page.csrf,
+      revision: "0",
+      enabled: "true",
+      type: "posts",
+      "fields.posts": "title:11",
+      "matching.posts": "whole_words",
+    });
+    equal(refused.status, 422);
+    match(await refused.text(), /id="type-posts-error"/);
+    const saved = await s.post("/admin/settings/search", {
+      _csrf: page.csrf,
+      revision: "0",
+      enabled: "true",
+      type: "posts",
+      "fields.posts": "title:5, body",
+      "matching.posts": "english_word_forms",
+    });
+    equal(saved.status, 303);
+    deepEqual((await s.doc("search")).document, {
+      enabled: true,
+      types: [{
+        model: "posts",
+        fields: [{ field: "title", weight: 5 }, { field: "body", weight: 1 }],
+        matching: "english_word_forms",
+      }],
+    });
+    await addPersonWith(s, {
+      email: "sam@example.com",
+      displayName: "Sam",
+      permissions: { models: { "*": ["read"] }, system: ["site:settings"] },
+    });
+    const jar = new CookieJar();
+    await signInAs(s.t, jar, { email: "sam@example.com", password: PASSWORD });
+    equal((await request(s.t, jar, "/admin/settings/search")).status, 403);
+    equal((await request(s.t, jar, "/admin/settings/seo")).status, 200);
+  } finally {
+    await s.t.close();
+  }
+});
