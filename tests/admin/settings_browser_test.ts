@@ -11,6 +11,9 @@ import {
   type LocalServer,
   serveLocally,
 } from "../support/browser.ts";
+import { entryContentFacts } from "../../core/manage/content_facts.ts";
+import { getModel } from "../../core/models/model_reads.ts";
+import { createModelProposal } from "../../core/proposals/mod.ts";
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
@@ -23,7 +26,7 @@ if (!hasChromium) {
 
 Deno.test({
   name:
-    "the settings pages in Chromium: languages, editorial, navigation and a menu, SEO and redirects, site search; axe-core and screenshots",
+    "the settings pages and a model proposal in Chromium: languages, editorial, navigation and a menu, SEO and redirects, site search, proposal review; axe-core and screenshots",
   ignore: !hasChromium,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -79,6 +82,46 @@ Deno.test({
         page.getByRole("button", { name: "Save menu" }).click(),
       ]);
       equal(await page.getByLabel("Link 1: id").inputValue(), "home");
+
+      // A model proposal, reviewed in the admin.
+      const { db, clock } = t.services;
+      const tags = await getModel(
+        { db, clock, siteId: demo.siteId },
+        (await db.selectFrom("models").select("id")
+          .where("site_id", "=", demo.siteId).where("slug", "=", "tags")
+          .executeTakeFirstOrThrow()).id,
+      );
+      if (!tags.ok) throw new Error("no tags model");
+      const proposed = await createModelProposal({
+        db,
+        clock,
+        siteId: demo.siteId,
+        actor: { kind: "person", userId: demo.adminId },
+        facts: (tx, m) => entryContentFacts(tx, demo.siteId, m),
+      }, {
+        mode: "update",
+        model_id: tags.model.id,
+        base_updated_at: tags.model.updatedAt.toISOString(),
+        definition: {
+          model: { name: "Tags", slug: "tags", enableI18n: true },
+          fields: [
+            ...tags.model.fields,
+            { key: "colour", label: "Colour", type: "text" },
+          ],
+        },
+        note: "Give tags a colour",
+      });
+      if (!proposed.ok) throw new Error(proposed.code);
+      await page.goto(`${base}/admin/models`);
+      await Promise.all([
+        page.waitForURL(/\/admin\/models\/proposals\//),
+        page.getByRole("link", { name: /Give tags a colour/ }).click(),
+      ]);
+      await visit(page, "model-proposal");
+      await Promise.all([
+        page.waitForURL(/done=applied/),
+        page.getByRole("button", { name: "Apply" }).click(),
+      ]);
       deepEqual(errors, []);
     } finally {
       await browser?.close();

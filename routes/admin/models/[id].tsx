@@ -13,6 +13,7 @@ import type { ShellData } from "../../../core/admin/shell.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import type { ModelChange } from "../../../core/models/mod.ts";
 import { getModel } from "../../../core/models/model_reads.ts";
+import { listModelProposals } from "../../../core/proposals/mod.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
@@ -29,9 +30,29 @@ interface ModelEditorData {
   definition: WireDefinition;
   /** Set after "Review changes": what saving would do to existing content. */
   review?: { changes: ModelChange[]; form: [string, string][] };
+  /** Open proposals that change this model. */
+  proposals: { id: string; note: string; stale: boolean }[];
   problems?: { path: string; message: string }[];
   alert?: string;
   notice?: string;
+}
+
+async function openProposals(
+  ctx: Awaited<ReturnType<typeof openAdminPage>>["ctx"],
+  modelId: string,
+): Promise<ModelEditorData["proposals"]> {
+  const { db, clock } = ctx.services;
+  const listed = await listModelProposals(
+    { db, clock, siteId: ctx.site.id, actor: ctx.actor },
+    { state: "open" },
+  );
+  return listed.ok
+    ? listed.proposals.filter((p) => p.model_id === modelId).map((p) => ({
+      id: p.id,
+      note: p.note,
+      stale: p.stale,
+    }))
+    : [];
 }
 
 async function load(c: Context<AppEnv>) {
@@ -63,8 +84,9 @@ function formPairs(form: Record<string, unknown>): [string, string][] {
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
-    const { shell, model } = await load(c);
+    const { ctx, shell, model } = await load(c);
     const data: ModelEditorData = {
+      proposals: await openProposals(ctx, model.id),
       title: `Model: ${model.name}`,
       shell,
       modelId: model.id,
@@ -81,6 +103,7 @@ export const handler = {
     const form = await c.req.parseBody({ all: true });
     const definition = definitionFromForm(model, form);
     const base: ModelEditorData = {
+      proposals: await openProposals(ctx, model.id),
       title: `Model: ${model.name}`,
       shell,
       modelId: model.id,
@@ -180,6 +203,21 @@ export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
             </li>
           ))}
         </ul>
+      )}
+      {data.proposals.length > 0 && (
+        <section class="card" aria-labelledby="proposals-heading">
+          <h2 id="proposals-heading">Open proposals for this model</h2>
+          <ul class="plain">
+            {data.proposals.map((p) => (
+              <li key={p.id}>
+                <a href={`/admin/models/proposals/${p.id}`}>
+                  {p.note || "(no note)"}
+                </a>
+                {p.stale && <span class="badge missing">stale</span>}
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
       <Review data={data} />
       <form method="post" class="card" aria-label="Fields">

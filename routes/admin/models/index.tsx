@@ -75,15 +75,17 @@ export default function Models({ data }: PageProps<ModelsData>) {
           <ul class="plain">
             {data.proposals.map((p) => (
               <li key={p.id}>
-                {p.mode === "create" ? "New model" : "Change"}: {p.note ||
-                  "(no note)"}
+                <a href={`/admin/models/proposals/${p.id}`}>
+                  {p.mode === "create" ? "New model" : "Change"}: {p.note ||
+                    "(no note)"}
+                </a>
                 {p.stale && <span class="badge missing">stale</span>}
               </li>
             ))}
           </ul>
           <p class="muted">
-            Review a proposal through the Management API or the model editor of
-            the model it changes.
+            Open one to compare it with the model, see what it would do to
+            existing content, and apply or dismiss it.
           </p>
         </section>
       )}
