@@ -76,6 +76,8 @@ function RichTextField(props: RichTextFieldProps) {
         editable: true,
         onChange: (html) => {
           textarea.value = html;
+          // Listeners on the form (autosave) hear the change as they hear typing.
+          textarea.dispatchEvent(new Event("input", { bubbles: true }));
         },
         onState: () => setTick((n) => n + 1),
       }) as unknown as EditorHandle;

@@ -23,7 +23,7 @@ if (!hasChromium) {
 
 Deno.test({
   name:
-    "the entry editor's cover field is the media picker: a thumbnail click chooses, save stores it (ADM editor, media slot)",
+    "the entry editor in Chromium: the cover is chosen in the media picker, typing is autosaved as a working draft, save stores both and drops the draft",
   ignore: !hasChromium,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -101,10 +101,24 @@ Deno.test({
       await page.setViewportSize({ width: 390, height: 900 });
       equal(await scrollsSideways(page), null);
       await page.setViewportSize({ width: 1440, height: 900 });
+      // Autosave: a pause after typing keeps the form as a working draft, and says so.
+      await page.locator("#field-title").fill("Alt text, reviewed");
+      await page.getByRole("status").filter({ hasText: "Changes autosaved" })
+        .waitFor();
+      const draft = await db.selectFrom("entry_drafts").select("fields")
+        .where("group_id", "=", post.group_id).executeTakeFirstOrThrow();
+      equal((draft.fields as { title: string }).title, "Alt text, reviewed");
+      equal((draft.fields as { cover: string }).cover, other.id);
       await Promise.all([
         page.waitForURL(/done=saved/),
         page.getByRole("button", { name: "Save draft" }).click(),
       ]);
+      // Saving made a version of it: the working draft is gone.
+      equal(
+        (await db.selectFrom("entry_drafts").select("group_id")
+          .where("group_id", "=", post.group_id).execute()).length,
+        0,
+      );
       const saved = await db.selectFrom("entries")
         .innerJoin(
           "entry_versions",

@@ -3,6 +3,8 @@ import type { EditorState } from "../../../../core/admin/editor.ts";
 import type { ShellData } from "../../../../core/admin/shell.ts";
 import type { PluginCard } from "../../../../core/plugins/cards.ts";
 import SlugField from "../../../../islands/SlugField.tsx";
+import Autosave from "../../../../islands/Autosave.tsx";
+import type { DraftState } from "../../../../core/admin/autosave.ts";
 import { FieldInput } from "../../_fields.tsx";
 import { PluginCards } from "../../_plugin_slots.tsx";
 import { AdminShell } from "../../_shell.tsx";
@@ -25,6 +27,10 @@ export interface EditorData {
   alert?: string;
   notice?: string;
   conflict?: Conflict;
+  /** Working drafts of this language (existing entries only). */
+  drafts?: DraftState;
+  /** True when the form holds the person's autosaved values. */
+  restored?: boolean;
   /** Plugin cards offered for this entry, and the entry language's own id they launch on. */
   plugins?: { cards: PluginCard[]; instanceId: string };
 }
@@ -296,6 +302,46 @@ function Sidebar({ data }: { data: EditorData }) {
 }
 
 /** The editor page of an entry language, or of a new entry. */
+/** The person's autosaved work offered back, and who else is editing this language. */
+function DraftNotice({ data }: { data: EditorData }) {
+  const drafts = data.drafts;
+  if (!drafts || data.restored) return null;
+  const base = `/admin/content/${data.model.slug}/${data.editor.groupId}`;
+  const lang = encodeURIComponent(data.editor.locale);
+  return (
+    <>
+      {drafts.heldBy && (
+        <p class="warning" role="status">
+          {drafts.heldBy}{" "}
+          is also editing this language: their unsaved changes are not in this
+          form.
+        </p>
+      )}
+      {drafts.own && (
+        <section class="card draft-notice" aria-labelledby="draft-heading">
+          <h2 id="draft-heading">Unsaved changes</h2>
+          <p>
+            Your changes from{" "}
+            {drafts.own.updatedAt.slice(0, 16).replace("T", " ")}{" "}
+            UTC were autosaved but not saved as a version.
+          </p>
+          <div class="buttons">
+            <a class="button" href={`${base}?lang=${lang}&draft=restore`}>
+              Restore them
+            </a>
+            <form method="post" action={`${base}/draft`} class="inline">
+              <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
+              <input type="hidden" name="lang" value={data.editor.locale} />
+              <input type="hidden" name="action" value="discard" />
+              <button type="submit" class="secondary">Discard them</button>
+            </form>
+          </div>
+        </section>
+      )}
+    </>
+  );
+}
+
 export function EditorPage({ data }: { data: EditorData }) {
   const { editor } = data;
   const slugError = data.errors["_slug"] ?? [];
@@ -317,6 +363,7 @@ export function EditorPage({ data }: { data: EditorData }) {
             : "."}
         </p>
       )}
+      <DraftNotice data={data} />
       <div class="editor">
         <form
           method="post"
@@ -333,6 +380,14 @@ export function EditorPage({ data }: { data: EditorData }) {
             name="expected_current_version_id"
             value={editor.currentVersionId ?? ""}
           />
+          {data.drafts && (
+            <input
+              type="hidden"
+              name="draft_revision"
+              id="draft-revision"
+              value={data.drafts.own ? String(data.drafts.own.revision) : ""}
+            />
+          )}
           <fieldset disabled={!editable}>
             <legend class="visually-hidden">Fields</legend>
             <div class="field" data-field="_slug">
@@ -377,6 +432,13 @@ export function EditorPage({ data }: { data: EditorData }) {
                   ? "Save draft"
                   : `Save ${editor.locale} translation`}
               </button>
+              {data.drafts && editor.exists && (
+                <Autosave
+                  formId="entry-form"
+                  url={`/admin/content/${data.model.slug}/${editor.groupId}/draft`}
+                  revisionInputId="draft-revision"
+                />
+              )}
             </p>
           )}
           {!editable && (

@@ -2,6 +2,8 @@
 import type { Context } from "hono";
 import { adminContext } from "../../../../../core/admin/context.ts";
 import { loadEditor, mediaChoices } from "../../../../../core/admin/editor.ts";
+import { draftState, dropDraft } from "../../../../../core/admin/autosave.ts";
+import { rawValues } from "../../../../../core/admin/entry_form.ts";
 import {
   conflictRows,
   refusalErrors,
@@ -49,6 +51,25 @@ async function editorData(
     { label: editor.title },
   );
   const done = c.req.query("done") ?? "";
+  const drafts = await draftState(ctx, editor.groupId, editor.locale);
+  let restored = false;
+  if (drafts.own && c.req.query("draft") === "restore") {
+    // The form starts from the autosaved values, pinned to the version the work began on, so
+    // a save made since is shown as a conflict instead of being overwritten.
+    editor.raw = {
+      ...editor.raw,
+      ...rawValues(editor.controls, drafts.own.fields),
+    };
+    editor.currentVersionId = drafts.own.baseVersionId ??
+      editor.currentVersionId;
+    editor.mediaChoices = await mediaChoices(
+      ctx,
+      editor.controls,
+      editor.raw,
+      editor.locale,
+    );
+    restored = true;
+  }
   const instance = editor.exists
     ? await ctx.services.db.selectFrom("entries").select("id")
       .where("site_id", "=", ctx.site.id)
@@ -70,7 +91,11 @@ async function editorData(
     editor,
     isNew: false,
     errors: {},
-    notice: NOTICES[done],
+    drafts,
+    restored,
+    notice: restored
+      ? "Your autosaved changes are back in the form: save to keep them."
+      : NOTICES[done],
     plugins: instance && cards.length > 0
       ? { cards, instanceId: instance.id }
       : undefined,
@@ -104,6 +129,8 @@ export const handler = {
         form,
       });
       if (saved.ok) {
+        // The autosaved work is in the saved version now.
+        await dropDraft(ctx, saved.groupId, data.editor.locale);
         return c.redirect(
           `${base}?lang=${encodeURIComponent(data.editor.locale)}&done=saved`,
           303,
