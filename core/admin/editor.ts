@@ -1,4 +1,5 @@
 // What the entry editor reads: the entry in one language, its languages' states, workflow, relation choices.
+import { sql } from "kysely";
 import { decide, readableFields, readReach } from "../access/decide.ts";
 import { readWorkflow, type WorkflowBlock } from "../entries/workflow.ts";
 import {
@@ -110,23 +111,48 @@ export async function mediaChoices(
   );
 }
 
-/** Readable entries of the relation fields' target models, newest first, at most 200 per field. */
-export async function relationChoices(
+/** How many entries a relation picker lists before the person searches. */
+const RELATION_CHOICES = 200;
+
+/** What {@link relationChoicesOf} narrows the list by. */
+export interface RelationChoiceQuery {
+  /** Words in the title or slug; absent lists the newest. */
+  q?: string;
+  /** Values the field holds now: always offered, however old. */
+  include?: readonly string[];
+  /** Most choices per field. */
+  limit?: number;
+}
+
+/**
+ * One relation field's choices: readable entries of its target models (newest first, or those
+ * whose title or slug holds `q`), plus every entry the field holds now.
+ */
+export async function relationChoicesOf(
   ctx: AdminContext,
-  controls: readonly FieldControl[],
-): Promise<Record<string, RelationChoice[]>> {
+  control: FieldControl,
+  query: RelationChoiceQuery = {},
+): Promise<RelationChoice[]> {
   const { db, clock } = ctx.services;
-  const relations = controls.filter((c) => c.type === "relation");
-  if (relations.length === 0) return {};
   const models = await listModels({ db, clock, siteId: ctx.site.id });
-  const choices: Record<string, RelationChoice[]> = {};
-  for (const control of relations) {
-    const list: RelationChoice[] = [];
-    for (const targetId of control.targets) {
-      const target = models.find((m) => m.id === targetId);
-      if (!target) continue;
-      const reach = readReach(ctx.authority, target.id);
-      if (reach === "none") continue;
+  const list: RelationChoice[] = [];
+  const seen = new Set<string>();
+  const included = (query.include ?? []).map((v) => v.split(":").at(-1)!)
+    .filter((v) => /^[0-9a-f-]{36}$/.test(v));
+  for (const targetId of control.targets) {
+    const target = models.find((m) => m.id === targetId);
+    if (!target) continue;
+    const reach = readReach(ctx.authority, target.id);
+    if (reach === "none") continue;
+    const titleKey = titleFieldOf(target)?.key ?? null;
+    const readable = new Set(
+      readableFields(
+        ctx.authority,
+        target.id,
+        target.fields.map((f) => f.key),
+      ),
+    );
+    const base = () => {
       let q = db.selectFrom("entry_groups as g")
         .innerJoin("entries as e", "e.id", "g.primary_entry_id")
         .leftJoin("entry_versions as v", "v.id", "e.current_version_id")
@@ -135,29 +161,60 @@ export async function relationChoices(
         .where("g.model_id", "=", target.id)
         .where("g.trashed_at", "is", null);
       if (reach === "own") q = q.where("g.created_by", "=", ctx.user.id);
-      const rows = await q.orderBy("g.created_at", "desc").limit(200)
-        .execute();
-      const readable = new Set(
-        readableFields(
-          ctx.authority,
-          target.id,
-          target.fields.map((f) => f.key),
-        ),
+      return q;
+    };
+    let listed = base();
+    if (query.q) {
+      const pattern = `%${query.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+      listed = listed.where((eb) =>
+        titleKey && readable.has(titleKey)
+          ? eb.or([
+            eb("e.slug", "ilike", pattern),
+            eb(sql`v.fields->>${titleKey}`, "ilike", pattern),
+          ])
+          : eb("e.slug", "ilike", pattern)
       );
-      for (const row of rows) {
-        const values = Object.fromEntries(
-          Object.entries((row.fields ?? {}) as Record<string, unknown>)
-            .filter(([k]) => readable.has(k)),
-        );
-        list.push({
-          value: control.targets.length > 1 ? `${target.id}:${row.id}` : row.id,
-          label: control.targets.length > 1
-            ? `${entryTitle(target, values, row.slug)} (${target.name})`
-            : entryTitle(target, values, row.slug),
-        });
-      }
     }
-    choices[control.key] = list.sort((a, b) => a.label.localeCompare(b.label));
+    const rows = [
+      ...await listed.orderBy("g.created_at", "desc")
+        .limit(query.limit ?? RELATION_CHOICES).execute(),
+      ...(included.length > 0
+        ? await base().where("g.id", "in", included).execute()
+        : []),
+    ];
+    for (const row of rows) {
+      const value = control.targets.length > 1
+        ? `${target.id}:${row.id}`
+        : row.id;
+      if (seen.has(value)) continue;
+      seen.add(value);
+      const values = Object.fromEntries(
+        Object.entries((row.fields ?? {}) as Record<string, unknown>)
+          .filter(([k]) => readable.has(k)),
+      );
+      list.push({
+        value,
+        label: control.targets.length > 1
+          ? `${entryTitle(target, values, row.slug)} (${target.name})`
+          : entryTitle(target, values, row.slug),
+      });
+    }
+  }
+  return list.sort((a, b) => a.label.localeCompare(b.label));
+}
+
+/** Every relation field's choices, with the values the form holds now. */
+export async function relationChoices(
+  ctx: AdminContext,
+  controls: readonly FieldControl[],
+  raw: RawValues = {},
+): Promise<Record<string, RelationChoice[]>> {
+  const choices: Record<string, RelationChoice[]> = {};
+  for (const control of controls.filter((c) => c.type === "relation")) {
+    const value = raw[control.key] ?? "";
+    choices[control.key] = await relationChoicesOf(ctx, control, {
+      include: Array.isArray(value) ? value : value === "" ? [] : [value],
+    });
   }
   return choices;
 }
@@ -263,7 +320,7 @@ export async function loadEditor(
     assigneeId: await readAssignment(db, siteId, group.id),
     assignees,
     mayAssign,
-    relationChoices: await relationChoices(ctx, controls),
+    relationChoices: await relationChoices(ctx, controls, raw),
     mediaChoices: await mediaChoices(ctx, controls, raw, locale),
     titleKey: titleFieldOf(model)?.key ?? null,
   };

@@ -4,6 +4,7 @@ import type { RelationChoice } from "../../core/admin/editor.ts";
 import RichTextField from "../../islands/RichTextField.tsx";
 import SlugField from "../../islands/SlugField.tsx";
 import MediaPicker from "../../islands/MediaPicker.tsx";
+import RelationPicker from "../../islands/RelationPicker.tsx";
 import type { PickerItem } from "../../core/media/picker_items.ts";
 
 /** Props of {@link FieldInput}. */
@@ -18,6 +19,8 @@ export interface FieldInputProps {
   autoFill?: boolean;
   /** What a media field's picker offers. */
   mediaItems?: PickerItem[];
+  /** Where relation pickers search for more entries (the model's `/choices` route). */
+  choicesUrl?: string;
 }
 
 function text(value: RawValue): string {
@@ -139,33 +142,23 @@ function Control(props: FieldInputProps & { describedBy: string }) {
           ))}
         </select>
       );
-    case "relation": {
-      const chosen = items(value);
-      const choices = props.choices ?? [];
-      const known = new Set(choices.map((c) => c.value));
+    case "relation":
       return (
-        <select
-          {...common}
+        <RelationPicker
+          id={id}
+          name={name}
+          label={control.label}
+          value={items(value)}
+          options={props.choices ?? []}
           multiple={control.multiple}
-          disabled={readOnly}
-          size={control.multiple ? Math.min(8, choices.length + 1) : undefined}
-        >
-          {!control.multiple && <option value="">—</option>}
-          {chosen.filter((v) => !known.has(v)).map((v) => (
-            <option key={v} value={v} selected>{v}</option>
-          ))}
-          {choices.map((c) => (
-            <option
-              key={c.value}
-              value={c.value}
-              selected={chosen.includes(c.value)}
-            >
-              {c.label}
-            </option>
-          ))}
-        </select>
+          readOnly={readOnly}
+          describedBy={describedBy}
+          invalid={props.errors.length > 0}
+          searchUrl={props.choicesUrl
+            ? `${props.choicesUrl}?field=${encodeURIComponent(control.key)}`
+            : undefined}
+        />
       );
-    }
     case "media":
       return (
         <MediaField

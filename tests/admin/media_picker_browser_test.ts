@@ -23,7 +23,7 @@ if (!hasChromium) {
 
 Deno.test({
   name:
-    "the entry editor in Chromium: the cover is chosen in the media picker, typing is autosaved as a working draft, save stores both and drops the draft",
+    "the entry editor in Chromium: the cover is chosen in the media picker, a tag found by search, typing is autosaved as a working draft, save stores it and drops the draft",
   ignore: !hasChromium,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -101,6 +101,15 @@ Deno.test({
       await page.setViewportSize({ width: 390, height: 900 });
       equal(await scrollsSideways(page), null);
       await page.setViewportSize({ width: 1440, height: 900 });
+      // The tags picker finds a tag by part of its name.
+      await page.getByLabel("Find tags").fill("secu");
+      await page.getByRole("status").filter({ hasText: "1 entry found" })
+        .waitFor();
+      equal(
+        await page.locator("#field-tags option", { hasText: "Security" })
+          .count(),
+        1,
+      );
       // Autosave: a pause after typing keeps the form as a working draft, and says so.
       await page.locator("#field-title").fill("Alt text, reviewed");
       await page.getByRole("status").filter({ hasText: "Changes autosaved" })

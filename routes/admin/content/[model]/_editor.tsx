@@ -416,6 +416,7 @@ export function EditorPage({ data }: { data: EditorData }) {
                 errors={data.errors[control.key] ?? []}
                 choices={editor.relationChoices[control.key]}
                 mediaItems={editor.mediaChoices}
+                choicesUrl={`/admin/content/${data.model.slug}/choices`}
                 sourceId={control.source
                   ? `field-${control.source}`
                   : undefined}

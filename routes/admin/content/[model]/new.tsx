@@ -2,7 +2,11 @@
 import type { Context } from "hono";
 import { decide } from "../../../../core/access/decide.ts";
 import { adminContext } from "../../../../core/admin/context.ts";
-import { mediaChoices, newEditor } from "../../../../core/admin/editor.ts";
+import {
+  mediaChoices,
+  newEditor,
+  relationChoices,
+} from "../../../../core/admin/editor.ts";
 import { saveFromForm } from "../../../../core/admin/editor_save.ts";
 import { refusalMessage } from "../../../../core/admin/messages.ts";
 import { modelBySlug } from "../../../../core/admin/models.ts";
@@ -76,6 +80,11 @@ export const handler = {
       data.editor.controls,
       data.editor.raw,
       data.editor.locale,
+    );
+    data.editor.relationChoices = await relationChoices(
+      ctx,
+      data.editor.controls,
+      data.editor.raw,
     );
     data.editor.slug = String(form.slug ?? "");
     data.errors = saved.errors;

@@ -1,7 +1,11 @@
 // GET/POST /admin/content/{model}/{id}?lang=..: the entry editor; every action goes through the lifecycle service.
 import type { Context } from "hono";
 import { adminContext } from "../../../../../core/admin/context.ts";
-import { loadEditor, mediaChoices } from "../../../../../core/admin/editor.ts";
+import {
+  loadEditor,
+  mediaChoices,
+  relationChoices,
+} from "../../../../../core/admin/editor.ts";
 import { draftState, dropDraft } from "../../../../../core/admin/autosave.ts";
 import { rawValues } from "../../../../../core/admin/entry_form.ts";
 import {
@@ -143,6 +147,11 @@ export const handler = {
         data.editor.controls,
         data.editor.raw,
         data.editor.locale,
+      );
+      data.editor.relationChoices = await relationChoices(
+        ctx,
+        data.editor.controls,
+        data.editor.raw,
       );
       data.editor.slug = String(form.slug ?? data.editor.slug);
       data.errors = saved.errors;
