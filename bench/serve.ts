@@ -5,6 +5,9 @@ import { systemClock } from "../core/clock.ts";
 import { keptAnswersOf } from "../core/public/kept_answers.ts";
 import { createApp } from "../core/server.ts";
 import type { Services } from "../core/services.ts";
+import { buildIslands } from "../core/web/islands_build.ts";
+import { PROJECT_ROOT } from "../core/server.ts";
+import { manifest } from "../routes.gen.ts";
 
 const url = Deno.env.get("BENCH_DATABASE_URL");
 if (!url) {
@@ -23,7 +26,10 @@ const services: Services = {
   kv,
   clock: systemClock,
   log: () => {},
-  assets: { boot: "", chunks: {} },
+  // The admin bench (BENCH_ISLANDS=1) loads pages in a browser: their islands must be built.
+  assets: Deno.env.get("BENCH_ISLANDS") === "1"
+    ? await buildIslands({ root: PROJECT_ROOT, islands: manifest.islands })
+    : { boot: "", chunks: {} },
 };
 const app = createApp(services);
 // The bench stops the service with SIGTERM: say how many reads kept answers served.

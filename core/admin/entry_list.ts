@@ -206,11 +206,24 @@ export async function listEntries(
   const readableKeys = new Set(
     readableFields(ctx.authority, model.id, model.fields.map((f) => f.key)),
   );
+  // Without a language the row is the group's first language, joined by `primary_entry_id`
+  // alone: joining on the group id as well makes PostgreSQL think almost no row matches and
+  // sort the whole model instead of walking the groups' time index a page at a time.
   let q = db.selectFrom("entries as e")
     .innerJoin(
       "entry_groups as g",
       (j) =>
-        j.onRef("g.id", "=", "e.group_id").onRef("g.site_id", "=", "e.site_id"),
+        query.lang !== ""
+          ? j.onRef("g.id", "=", "e.group_id").onRef(
+            "g.site_id",
+            "=",
+            "e.site_id",
+          )
+          : j.onRef("g.primary_entry_id", "=", "e.id").onRef(
+            "g.site_id",
+            "=",
+            "e.site_id",
+          ),
     )
     .leftJoin(
       "entry_versions as v",
@@ -240,11 +253,10 @@ export async function listEntries(
       "v.fields",
       "r.stage",
     ])
-    .where("e.site_id", "=", siteId).where("e.model_id", "=", model.id);
+    .where("e.site_id", "=", siteId).where("e.model_id", "=", model.id)
+    .where("g.site_id", "=", siteId).where("g.model_id", "=", model.id);
   if (reach === "own") q = q.where("g.created_by", "=", ctx.user.id);
-  q = query.lang !== ""
-    ? q.where("e.locale", "=", query.lang)
-    : q.whereRef("e.id", "=", "g.primary_entry_id");
+  if (query.lang !== "") q = q.where("e.locale", "=", query.lang);
   switch (query.status) {
     case "trashed":
       q = q.where("g.trashed_at", "is not", null);
@@ -332,17 +344,25 @@ export async function listEntries(
     string
   >`to_char(${key} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`;
   const after = query.cursor ? decode(query.cursor, query) : null;
+  const dir = query.desc ? sql`desc` : sql`asc`;
+  const op = query.desc ? sql`<` : sql`>`;
+  // Time sorts walk the (site, model, time, id) index of entry_groups in order and stop after a
+  // page; the cursor's text key is read back as the UTC time it was written from.
+  const byTime = !(query.sort === "title" && titleKey);
   if (after) {
-    const op = query.desc ? sql`<` : sql`>`;
     q = q.where(
-      sql<
-        boolean
-      >`(${keyText}, e.group_id::text) ${op} (${after.k}, ${after.id})`,
+      byTime
+        ? sql<
+          boolean
+        >`(${key}, g.id) ${op} ((${after.k}::timestamp at time zone 'UTC'), ${after.id}::uuid)`
+        : sql<
+          boolean
+        >`(${keyText}, e.group_id::text) ${op} (${after.k}, ${after.id})`,
     );
   }
-  const dir = query.desc ? sql`desc` : sql`asc`;
   const rows = await q.select(keyText.as("sort_key"))
-    .orderBy(sql`${keyText} ${dir}`).orderBy(sql`e.group_id::text ${dir}`)
+    .orderBy(sql`${byTime ? key : keyText} ${dir}`)
+    .orderBy(byTime ? sql`g.id ${dir}` : sql`e.group_id::text ${dir}`)
     .limit(query.limit + 1).execute();
   const pageRows = rows.slice(0, query.limit);
   const groupIds = pageRows.map((r) => r.group_id);

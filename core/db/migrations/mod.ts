@@ -22,6 +22,7 @@ import * as m0220 from "./0220_page_addresses.ts";
 import * as m0221 from "./0221_comments.ts";
 import * as m0222 from "./0222_delegation_capabilities.ts";
 import * as m0230 from "./0230_data_jobs.ts";
+import * as m0231 from "./0231_admin_list_indexes.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -47,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   "0221_comments": m0221,
   "0222_delegation_capabilities": m0222,
   "0230_data_jobs": m0230,
+  "0231_admin_list_indexes": m0231,
 };

@@ -1,0 +1,241 @@
+// `deno task bench:admin`: the editors' admin on a model with 100,000 entries (two languages) on
+// real PostgreSQL. Measures each admin page's answer time over HTTP on 127.0.0.1 (sequential, so
+// the time is the server's plus loopback), then loads each page in headless Chromium and sums the
+// JavaScript it fetched, raw and gzip-compressed (issue 13: < 100 KB editor, < 20 KB lists).
+import { sql } from "kysely";
+import pg from "pg";
+import { chromium } from "playwright-core";
+import { seedDefaultRoles } from "../core/access/roles.ts";
+import { SESSION_COOKIE } from "../core/auth/cookies.ts";
+import { createSession } from "../core/auth/session_store.ts";
+import { systemClock } from "../core/clock.ts";
+import { openDatabase } from "../core/db/database.ts";
+import { migrateToLatest } from "../core/db/migrate.ts";
+import { createModel } from "../core/models/store.ts";
+import { bulkIndexSite } from "../core/search/bulk_index.ts";
+import { runLoad } from "./load.ts";
+import { startService } from "./service.ts";
+
+const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
+const SAMPLES = Number(Deno.env.get("BENCH_SAMPLES") ?? 200);
+const base = Deno.env.get("DATABASE_URL");
+if (!base) {
+  throw new Error(
+    "Cannot run the admin benchmark: set DATABASE_URL to a PostgreSQL server (it creates a scratch database)",
+  );
+}
+
+async function admin(text: string) {
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+const dbName = `stave_bench_admin_${Date.now()}`;
+await admin(`create database ${dbName}`);
+const url = new URL(base);
+url.pathname = `/${dbName}`;
+const db = await openDatabase({ url: url.toString() });
+try {
+  await migrateToLatest(db);
+  const siteId = crypto.randomUUID();
+  await db.insertInto("sites").values({
+    id: siteId,
+    slug: "bench",
+    name: "bench",
+    domain: "127.0.0.1",
+    created_at: new Date(),
+  }).execute();
+  await db.insertInto("site_languages").values([
+    { site_id: siteId, code: "en", position: 0, is_default: true },
+    { site_id: siteId, code: "de", position: 1, is_default: false },
+  ]).execute();
+  const made = await createModel({ db, clock: systemClock, siteId }, {
+    model: { name: "Posts", slug: "posts", description: "", enableI18n: true },
+    fields: [
+      {
+        key: "title",
+        label: "Title",
+        type: "text",
+        required: true,
+        localized: true,
+      },
+      {
+        key: "category",
+        label: "Category",
+        type: "select",
+        config: { options: ["news", "guide", "release", "opinion"] },
+      },
+      { key: "body", label: "Body", type: "rich_text", localized: true },
+      { key: "price", label: "Price", type: "number" },
+    ],
+  });
+  if (!made.ok) throw new Error(`Cannot create the bench model: ${made.code}`);
+  const modelId = made.model_id!;
+  const seedStart = performance.now();
+  await sql`
+    insert into entry_groups (id, site_id, model_id, primary_entry_id, created_by, revision, current_version_id, created_at, updated_at)
+    select md5('g' || i)::uuid, ${siteId}, ${modelId}, md5('een' || i)::uuid, null, 1, md5('vde' || i)::uuid,
+      timestamptz '2020-01-01' + i * interval '1 minute', timestamptz '2020-01-01' + i * interval '1 minute'
+    from generate_series(1, ${ENTRIES}) i`.execute(db);
+  await sql`
+    insert into entries (id, site_id, group_id, model_id, locale, slug, current_version_id, published_version_id, published_at, created_at, updated_at)
+    select md5('e' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, ${modelId}, l, l || '-post-' || i,
+      md5('v' || l || i)::uuid, case when i % 10 = 0 then null else md5('v' || l || i)::uuid end,
+      case when i % 10 = 0 then null else timestamptz '2020-01-01' + i * interval '1 minute' end,
+      timestamptz '2020-01-01' + i * interval '1 minute', timestamptz '2020-01-01' + i * interval '1 minute'
+    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
+    db,
+  );
+  await sql`
+    insert into entry_versions (id, site_id, group_id, entry_id, locale, number, fields, created_by, created_at)
+    select md5('v' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, md5('e' || l || i)::uuid, l,
+      case when l = 'en' then 1 else 2 end,
+      jsonb_build_object('title', case when l = 'en' then 'Post ' || i else 'Beitrag ' || i end,
+        'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
+        'body', '<p>Text of post ' || i || '.</p>',
+        'price', (i * 7919) % 1000),
+      '{"kind":"person"}', timestamptz '2020-01-01' + i * interval '1 minute'
+    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
+    db,
+  );
+  await sql`analyze`.execute(db);
+  await bulkIndexSite(db, siteId);
+  await sql`vacuum analyze`.execute(db);
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  console.log(
+    `seeded ${ENTRIES} entries x 2 languages in ${seedSeconds.toFixed(1)} s`,
+  );
+
+  const userId = crypto.randomUUID();
+  await db.insertInto("users").values({
+    id: userId,
+    email: "bench@example.com",
+    display_name: "Bench",
+    password_hash: "x",
+    status: "active",
+    created_at: new Date(),
+  }).execute();
+  const roles = await seedDefaultRoles(db, siteId, systemClock);
+  await db.insertInto("site_members").values({
+    site_id: siteId,
+    user_id: userId,
+    role_id: roles.administrator.id,
+    created_at: new Date(),
+  }).execute();
+  const session = await createSession({ db, clock: systemClock }, userId);
+  const cookie = `${SESSION_COOKIE}=${session.token}`;
+
+  const service = await startService(url.toString(), { BENCH_ISLANDS: "1" });
+  try {
+    const group = await db.selectFrom("entry_groups").select("id")
+      .where("site_id", "=", siteId).orderBy("created_at", "desc").limit(1)
+      .executeTakeFirstOrThrow();
+    const pages: Record<string, string> = {
+      "dashboard": "/admin",
+      "entry list (25 newest)": "/admin/content/posts",
+      "entry list, drafts in en": "/admin/content/posts?status=draft&lang=en",
+      "entry list, search q=4242": "/admin/content/posts?q=4242",
+      "entry list, sort by title": "/admin/content/posts?sort=title",
+      "entry editor": `/admin/content/posts/${group.id}?lang=en`,
+      "new entry": "/admin/content/posts/new?lang=en",
+    };
+    const results: Record<string, unknown> = {};
+    for (const [name, path] of Object.entries(pages)) {
+      const get = async () => {
+        const response = await fetch(`${service.origin}${path}`, {
+          headers: { cookie, accept: "text/html" },
+          redirect: "manual",
+        });
+        await response.arrayBuffer();
+        return response.status === 200;
+      };
+      for (let i = 0; i < 10; i++) await get(); // warm-up
+      const run = await runLoad(1, SAMPLES, get);
+      results[name] = { path, ...run };
+      console.log(
+        `${
+          name.padEnd(28)
+        } median ${run.median_ms} ms, p99 ${run.p99_ms} ms, errors ${run.errors}`,
+      );
+    }
+
+    const browser = await chromium.launch({
+      executablePath: "/usr/bin/chromium",
+      headless: true,
+    });
+    const javascript: Record<
+      string,
+      { raw: number; gzip: number; files: number }
+    > = {};
+    try {
+      const context = await browser.newContext();
+      await context.addCookies([{
+        name: SESSION_COOKIE,
+        value: session.token,
+        url: service.origin,
+      }]);
+      const page = await context.newPage();
+      for (const [name, path] of Object.entries(pages)) {
+        if (name.startsWith("entry list,")) continue;
+        const scripts = new Map<string, Uint8Array>();
+        const onResponse = async (
+          response: {
+            url(): string;
+            body(): Promise<Uint8Array>;
+            request(): { resourceType(): string };
+          },
+        ) => {
+          if (response.request().resourceType() !== "script") return;
+          scripts.set(response.url(), new Uint8Array(await response.body()));
+        };
+        page.on("response", onResponse);
+        await page.goto(`${service.origin}${path}`, {
+          waitUntil: "networkidle",
+        });
+        page.off("response", onResponse);
+        let raw = 0;
+        let gzip = 0;
+        for (const bytes of scripts.values()) {
+          raw += bytes.byteLength;
+          const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream()
+            .pipeThrough(new CompressionStream("gzip"));
+          gzip += (await new Response(stream).arrayBuffer()).byteLength;
+        }
+        javascript[name] = { raw, gzip, files: scripts.size };
+        console.log(
+          `${name.padEnd(28)} JavaScript ${scripts.size} files, ${
+            (raw / 1024).toFixed(1)
+          } KB raw, ${(gzip / 1024).toFixed(1)} KB gzip`,
+        );
+      }
+    } finally {
+      await browser.close();
+    }
+    const out = {
+      machine:
+        `${Deno.build.os} ${Deno.build.arch}, ${navigator.hardwareConcurrency} CPUs, ${Deno.version.deno}`,
+      postgres:
+        (await sql<{ v: string }>`select version() as v`.execute(db)).rows[0].v,
+      entries: ENTRIES,
+      seed_seconds: Number(seedSeconds.toFixed(1)),
+      samples: SAMPLES,
+      pages: results,
+      javascript,
+    };
+    await Deno.writeTextFile(
+      new URL("./admin-results.json", import.meta.url),
+      JSON.stringify(out, null, 2) + "\n",
+    );
+    console.log("wrote bench/admin-results.json");
+  } finally {
+    await service.stop();
+  }
+} finally {
+  await db.destroy();
+  await admin(`drop database if exists ${dbName} with (force)`);
+}
