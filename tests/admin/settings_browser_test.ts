@@ -61,7 +61,16 @@ Deno.test({
       ]);
       await page.goto(`${base}/admin/settings`);
       await visit(page, "settings");
-      for (const name of ["languages", "editorial", "seo", "search"]) {
+      for (
+        const name of [
+          "languages",
+          "editorial",
+          "seo",
+          "search",
+          "media-files",
+          "comments",
+        ]
+      ) {
         await page.goto(`${base}/admin/settings/${name}`);
         await visit(page, `settings-${name}`);
       }

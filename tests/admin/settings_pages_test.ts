@@ -336,3 +336,66 @@ Deno.test("settings: site search types with weighted fields; a weight over 10 is
     await s.t.close();
   }
 });
+
+Deno.test("settings: media files (kinds, the largest upload, formats) and comments (types, closing days) at their edges", async () => {
+  const s = await signedIn();
+  try {
+    const media = await s.open("/admin/settings/media-files");
+    match(media.html, /name="enabled_kinds" value="image" checked/);
+    const none = await s.post("/admin/settings/media-files", {
+      _csrf: media.csrf,
+      revision: "0",
+      max_upload_mb: "10",
+    });
+    equal(none.status, 422);
+    match(await none.text(), /id="kinds-error"/);
+    const tooBig = await s.post("/admin/settings/media-files", {
+      _csrf: media.csrf,
+      revision: "0",
+      enabled_kinds: ["image"],
+      max_upload_mb: "5000.000001",
+    });
+    equal(tooBig.status, 422);
+    match(await tooBig.text(), /id="max-upload-error"/);
+    const saved = await s.post("/admin/settings/media-files", {
+      _csrf: media.csrf,
+      revision: "0",
+      enabled_kinds: ["image", "document"],
+      max_upload_mb: "5000",
+      enabled_formats: "PNG, jpg",
+    });
+    equal(saved.status, 303);
+    deepEqual((await s.doc("media-files")).document, {
+      enabled_kinds: ["image", "document"],
+      max_upload_bytes: 5_000_000_000,
+      enabled_formats: ["png", "jpg"],
+    });
+
+    const comments = await s.open("/admin/settings/comments");
+    match(comments.html, /name="models" value="posts"/);
+    const badDays = await s.post("/admin/settings/comments", {
+      _csrf: comments.csrf,
+      revision: "0",
+      enabled: "true",
+      models: "posts",
+      close_after_days: "3651",
+    });
+    equal(badDays.status, 422);
+    match(await badDays.text(), /id="close-after-error"/);
+    const open = await s.post("/admin/settings/comments", {
+      _csrf: comments.csrf,
+      revision: "0",
+      enabled: "true",
+      models: ["posts"],
+      close_after_days: "3650",
+    });
+    equal(open.status, 303);
+    deepEqual((await s.doc("comments")).document, {
+      enabled: true,
+      models: ["posts"],
+      close_after_days: 3650,
+    });
+  } finally {
+    await s.t.close();
+  }
+});

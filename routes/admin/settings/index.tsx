@@ -44,6 +44,17 @@ const PAGES = [
     about: "Page titles, the default description, robots, and redirects.",
   },
   {
+    href: "/admin/settings/media-files",
+    title: "Media files",
+    about:
+      "Which kinds and formats of file the library takes, and the largest upload.",
+  },
+  {
+    href: "/admin/settings/comments",
+    title: "Comments",
+    about: "Whether visitors may comment, on which types, and for how long.",
+  },
+  {
     href: "/admin/settings/search",
     title: "Site search",
     about:

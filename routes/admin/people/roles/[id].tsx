@@ -61,8 +61,7 @@ async function roleData(
   const { db, clock } = ctx.services;
   const models = await listModels({ db, clock, siteId: ctx.site.id });
   // After a refusal the page shows what was typed, not what is stored.
-  const shown = (typed?.permissions ??
-    found.role.permissions) as typeof found.role.permissions;
+  const shown = (typed?.permissions ?? found.role.permissions) as Permissions;
   shell.crumbs[shell.crumbs.length - 1] = { label: found.role.name };
   return {
     title: `Role: ${found.role.name}`,
