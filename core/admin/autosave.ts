@@ -7,6 +7,7 @@ import {
   saveDraft,
 } from "../drafts/mod.ts";
 import type { AdminContext } from "./context.ts";
+import { one } from "./editor_save.ts";
 import { type FieldControl, parseEntryForm } from "./entry_form.ts";
 
 /** What the editor shows of working drafts in one language. */
@@ -53,14 +54,6 @@ export async function draftState(
       : null,
     heldBy: editing.held_by?.email ?? null,
   };
-}
-
-function one(value: unknown): string {
-  return typeof value === "string"
-    ? value
-    : Array.isArray(value)
-    ? String(value[0] ?? "")
-    : "";
 }
 
 /** What an autosave answers the editor. */

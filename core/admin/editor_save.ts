@@ -29,7 +29,8 @@ export interface SaveRefusal {
   current?: { versionId: string | null; values: Record<string, unknown> };
 }
 
-function one(value: unknown): string {
+/** The first value of a posted form field, as text ("" when absent). */
+export function one(value: unknown): string {
   return String(Array.isArray(value) ? value[0] ?? "" : value ?? "");
 }
 
