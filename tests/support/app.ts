@@ -8,7 +8,7 @@ import type { AppEnv, LogEntry } from "../../core/web/env.ts";
 import { buildIslands } from "../../core/web/islands_build.ts";
 import { manifest } from "../../routes.gen.ts";
 import { PROJECT_ROOT } from "../../core/server.ts";
-import { openTestDb } from "./db.ts";
+import { openTestDb, type TestDbStart } from "./db.ts";
 
 /** A running test application and what a test needs to look inside it. */
 export interface TestApp {
@@ -26,15 +26,20 @@ export interface OpenTestAppOptions {
   env?: Record<string, string>;
   /** Build the island bundles (only tests that load pages in a browser need them). */
   islands?: boolean;
+  /** Start from a copy of a seeded database instead of an empty one (see db_image.ts). */
+  from?: TestDbStart;
 }
+
+/** Where every test app's clock starts, so seeded images and the tests that copy them agree. */
+export const TEST_CLOCK_START = "2026-11-23T10:00:00.000Z";
 
 /** Opens an application whose clock only moves when the test moves it. */
 export async function openTestApp(
   options: OpenTestAppOptions = {},
 ): Promise<TestApp> {
-  const { db, engine, close } = await openTestDb();
+  const { db, engine, close } = await openTestDb(options.from);
   const kv = await Deno.openKv(":memory:");
-  const clock = new ManualClock("2026-11-23T10:00:00.000Z");
+  const clock = new ManualClock(TEST_CLOCK_START);
   const logs: LogEntry[] = [];
   const config = loadConfig({ DEMO_SITE: "false", ...options.env });
   const assets = options.islands

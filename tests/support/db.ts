@@ -16,14 +16,29 @@ export interface TestDb {
   close(): Promise<void>;
 }
 
-/** Opens an empty migrated database on the engine this run targets. */
-export async function openTestDb(): Promise<TestDb> {
+/** Where a test database starts: a PGlite dump or a PostgreSQL template (see db_image.ts). */
+export type TestDbStart =
+  | { engine: "pglite"; dump: Blob }
+  | { engine: "postgres"; template: string };
+
+/**
+ * Opens a migrated database on the engine this run targets: empty, or a copy of `from`.
+ */
+export async function openTestDb(from?: TestDbStart): Promise<TestDb> {
   const url = Deno.env.get("DATABASE_URL");
   if (!url) {
-    const { db } = await openMigratedDatabase({ pglitePath: null });
+    if (from && from.engine !== "pglite") {
+      throw new Error("a PostgreSQL image cannot start a PGlite test database");
+    }
+    const db = from
+      ? await openDatabase({ pglitePath: null, snapshot: from.dump })
+      : (await openMigratedDatabase({ pglitePath: null })).db;
     return { db, engine: "pglite", close: () => db.destroy() };
   }
-  const template = await migratedTemplate(url);
+  if (from && from.engine !== "postgres") {
+    throw new Error("a PGlite image cannot start a PostgreSQL test database");
+  }
+  const template = from?.template ?? await migratedTemplate(url);
   const scratch = await createScratchDatabase(url, { template });
   const db = await openDatabase({ url: scratch.url });
   // Applies nothing when the template is current; a template is never required.
@@ -61,7 +76,8 @@ export async function createScratchDatabase(
   };
 }
 
-async function adminQuery(url: string, text: string): Promise<void> {
+/** Runs one statement outside any test database (create, drop, rename, comment). */
+export async function adminQuery(url: string, text: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -115,7 +131,11 @@ async function makeTemplate(url: string): Promise<string | null> {
   return name;
 }
 
-async function databaseExists(url: string, name: string): Promise<boolean> {
+/** True when a database of that name exists on `url`'s server. */
+export async function databaseExists(
+  url: string,
+  name: string,
+): Promise<boolean> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

@@ -1,0 +1,332 @@
+// Seeded test databases kept between tests and test files: a setup that takes seconds (the demo
+// site is some 200 saves and publications) runs once per version of the code and engine, and
+// every test then starts from a copy of its result, as the migrated schema already does.
+//
+// An image is named by a digest of everything that can change what the seed writes (core/, the
+// test support code, the pinned libraries) and of the seed's own variant, so a code change never
+// reuses a stale image. PGlite images are data-folder dumps under .cache/test-images/; PostgreSQL
+// images are template databases on the test server. Files the seed writes (media) are kept in a
+// folder beside the image and copied into each test's own folder.
+import pg from "pg";
+import { type Db, openDatabase, pgliteOf } from "../../core/db/database.ts";
+import { migrateToLatest } from "../../core/db/migrate.ts";
+import { openMigratedDatabase } from "../../core/db/open_migrated.ts";
+import {
+  adminQuery,
+  createScratchDatabase,
+  databaseExists,
+  migratedTemplate,
+} from "./db.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const IMAGE_DIR = new URL(".cache/test-images/", ROOT);
+/** What a seed may depend on: every file under these folders, and these files. */
+const SOURCE_DIRS = ["core/", "tests/support/"];
+const SOURCE_FILES = [
+  "deno.json",
+  "deno.lock",
+  "tests/admin/helpers.ts",
+  "tests/admin/demo_helpers.ts",
+];
+
+/** A seeded database to copy: what the seed answered, and where its data is. */
+export type DbImage<T> =
+  & { meta: T; filesDir: string }
+  & ({ engine: "pglite"; dump: Blob } | {
+    engine: "postgres";
+    template: string;
+  });
+
+/** Writes a seed's data into `db`; files it keeps go into `filesDir`. */
+export type Seed<T> = (db: Db, filesDir: string) => Promise<T>;
+
+const images = new Map<string, Promise<DbImage<unknown>>>();
+
+/**
+ * The image of `seed` under `variant` (name every option that changes what it writes) on the
+ * engine this run targets: made the first time it is missing, then read from the cache.
+ * `meta` must be JSON.
+ */
+export function seededImage<T>(
+  variant: string,
+  seed: Seed<T>,
+): Promise<DbImage<T>> {
+  const url = Deno.env.get("DATABASE_URL") ?? "";
+  const memo = `${url}\0${variant}`;
+  let image = images.get(memo);
+  if (!image) {
+    image = imageOf(url, variant, seed);
+    images.set(memo, image);
+    image.catch(() => images.delete(memo));
+  }
+  return image as Promise<DbImage<T>>;
+}
+
+/** What an image records beside its data: the seed's answer and the folder of its files. */
+interface ImageIndex<T> {
+  meta: T;
+  /** Folder name under IMAGE_DIR holding the files this very build wrote. */
+  files: string;
+}
+
+async function imageOf<T>(
+  url: string,
+  variant: string,
+  seed: Seed<T>,
+): Promise<DbImage<T>> {
+  const code = await codeDigest();
+  const name = `${code}_${(await digest(variant)).slice(0, 8)}`;
+  return url
+    ? await postgresImage(url, code, name, seed)
+    : await pgliteImage(code, name, seed);
+}
+
+/**
+ * Runs `seed` on `db` and keeps the files it wrote in a folder of this build's own (parallel
+ * builds never share one), answering the index to record with the image.
+ */
+async function build<T>(
+  db: Db,
+  name: string,
+  seed: Seed<T>,
+): Promise<ImageIndex<T>> {
+  const building = await Deno.makeTempDir({ prefix: "stave-image-" });
+  try {
+    const meta = await seed(db, building);
+    const files = `${name}-${crypto.randomUUID()}-files`;
+    await Deno.mkdir(IMAGE_DIR, { recursive: true });
+    await copyImageFiles(building, new URL(`${files}/`, IMAGE_DIR).pathname);
+    return { meta, files };
+  } finally {
+    await Deno.remove(building, { recursive: true }).catch(() => {});
+  }
+}
+
+function filesOf(index: ImageIndex<unknown>): string {
+  return new URL(`${index.files}/`, IMAGE_DIR).pathname;
+}
+
+async function pgliteImage<T>(
+  code: string,
+  name: string,
+  seed: Seed<T>,
+): Promise<DbImage<T>> {
+  // The index names the dump and files of one build; it is written last, by rename, so a reader
+  // sees one whole image even when parallel test processes made theirs at the same time.
+  const indexFile = new URL(`${name}.json`, IMAGE_DIR);
+  try {
+    const index = JSON.parse(await Deno.readTextFile(indexFile)) as
+      & ImageIndex<T>
+      & { dump: string };
+    const dump = new Blob([
+      await Deno.readFile(new URL(index.dump, IMAGE_DIR)),
+    ]);
+    return {
+      engine: "pglite",
+      meta: index.meta,
+      dump,
+      filesDir: filesOf(index),
+    };
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  await dropStale(code);
+  const { db } = await openMigratedDatabase({ pglitePath: null });
+  try {
+    const index = await build(db, name, seed);
+    const dump = await pgliteOf(db)!.dumpDataDir("none");
+    const dumpName = `${name}-${crypto.randomUUID()}.tar`;
+    await writeByRename(
+      new URL(dumpName, IMAGE_DIR),
+      new Uint8Array(await dump.arrayBuffer()),
+    );
+    await writeByRename(
+      indexFile,
+      new TextEncoder().encode(JSON.stringify({ ...index, dump: dumpName })),
+    );
+    return {
+      engine: "pglite",
+      meta: index.meta,
+      dump,
+      filesDir: filesOf(index),
+    };
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function postgresImage<T>(
+  url: string,
+  code: string,
+  name: string,
+  seed: Seed<T>,
+): Promise<DbImage<T>> {
+  const template = `stave_image_${name}`;
+  const existing = await templateIndex<T>(url, template);
+  if (existing) {
+    return {
+      engine: "postgres",
+      meta: existing.meta,
+      template,
+      filesDir: filesOf(existing),
+    };
+  }
+  await dropStale(code, url);
+  const scratch = await createScratchDatabase(url, {
+    template: await migratedTemplate(url),
+  });
+  try {
+    const db = await openDatabase({ url: scratch.url });
+    let index: ImageIndex<T>;
+    try {
+      await migrateToLatest(db);
+      index = await build(db, name, seed);
+    } finally {
+      await db.destroy();
+    }
+    const scratchName = new URL(scratch.url).pathname.slice(1);
+    // The comment carries the index, so a template and what it records appear together.
+    await adminQuery(
+      url,
+      `comment on database ${scratchName} is ${literal(JSON.stringify(index))}`,
+    );
+    try {
+      await adminQuery(
+        url,
+        `alter database ${scratchName} rename to ${template}`,
+      );
+    } catch (error) {
+      // 42P04: a parallel test process made the same image first; use theirs, with its index
+      // (its ids and files are not this build's).
+      if ((error as { code?: string }).code !== "42P04") throw error;
+      await scratch.drop();
+      const theirs = await templateIndex<T>(url, template);
+      if (!theirs) throw error;
+      index = theirs;
+    }
+    return {
+      engine: "postgres",
+      meta: index.meta,
+      template,
+      filesDir: filesOf(index),
+    };
+  } catch (error) {
+    await scratch.drop();
+    throw error;
+  }
+}
+
+/** The index of an existing template, or null when there is none. */
+async function templateIndex<T>(
+  url: string,
+  template: string,
+): Promise<ImageIndex<T> | null> {
+  if (!await databaseExists(url, template)) return null;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query(
+      "select shobj_description(oid, 'pg_database') as meta from pg_database where datname = $1",
+      [template],
+    );
+    const text = result.rows[0]?.meta as string | undefined;
+    return text ? JSON.parse(text) as ImageIndex<T> : null;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Removes the images of other versions of the code, so a working copy keeps one set. A test
+ * process of another version running at the same moment may lose its image: it only reseeds.
+ */
+async function dropStale(code: string, url?: string): Promise<void> {
+  if (url) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    let names: string[];
+    try {
+      const result = await client.query(
+        "select datname from pg_database where datname like 'stave\\_image\\_%' and datname not like $1",
+        [`stave\\_image\\_${code}\\_%`],
+      );
+      names = result.rows.map((row: { datname: string }) => row.datname);
+    } finally {
+      await client.end();
+    }
+    for (const name of names) {
+      await adminQuery(url, `drop database if exists ${name} with (force)`)
+        .catch(() => {});
+    }
+    return;
+  }
+  try {
+    for await (const entry of Deno.readDir(IMAGE_DIR)) {
+      if (entry.name.startsWith(code)) continue;
+      await Deno.remove(new URL(entry.name, IMAGE_DIR), { recursive: true })
+        .catch(() => {});
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+}
+
+/** Copies the files of an image into `target` (made if missing). */
+export async function copyImageFiles(
+  source: string,
+  target: string,
+): Promise<void> {
+  await Deno.mkdir(target, { recursive: true });
+  for await (const entry of Deno.readDir(source)) {
+    const from = `${source}/${entry.name}`;
+    const to = `${target}/${entry.name}`;
+    if (entry.isDirectory) await copyImageFiles(from, to);
+    else if (entry.isFile) await Deno.copyFile(from, to);
+  }
+}
+
+async function writeByRename(target: URL, bytes: Uint8Array): Promise<void> {
+  const temporary = new URL(`${target.href}.${crypto.randomUUID()}.tmp`);
+  await Deno.writeFile(temporary, bytes);
+  await Deno.rename(temporary, target);
+}
+
+function literal(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
+
+let code: Promise<string> | undefined;
+
+/** Digest of every source a seed may depend on, once per process. */
+function codeDigest(): Promise<string> {
+  code ??= (async () => {
+    const files: string[] = [...SOURCE_FILES];
+    for (const dir of SOURCE_DIRS) await listFiles(dir, files);
+    files.sort();
+    const hash: string[] = [];
+    for (const file of files) {
+      const bytes = await Deno.readFile(new URL(file, ROOT)).catch(() =>
+        new Uint8Array()
+      );
+      hash.push(file, await digest(bytes));
+    }
+    return (await digest(hash.join("\0"))).slice(0, 24);
+  })();
+  return code;
+}
+
+async function listFiles(dir: string, into: string[]): Promise<void> {
+  for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
+    if (entry.isDirectory) await listFiles(`${dir}${entry.name}/`, into);
+    else if (entry.isFile) into.push(`${dir}${entry.name}`);
+  }
+}
+
+async function digest(data: string | Uint8Array): Promise<string> {
+  const bytes = typeof data === "string"
+    ? new TextEncoder().encode(data)
+    : data;
+  const hash = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+  return Array.from(new Uint8Array(hash))
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+}
