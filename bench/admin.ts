@@ -83,9 +83,10 @@ try {
       timestamptz '2020-01-01' + i * interval '1 minute', timestamptz '2020-01-01' + i * interval '1 minute'
     from generate_series(1, ${ENTRIES}) i`.execute(db);
   await sql`
-    insert into entries (id, site_id, group_id, model_id, locale, slug, current_version_id, published_version_id, published_at, created_at, updated_at)
+    insert into entries (id, site_id, group_id, model_id, locale, slug, current_version_id, published_version_id, list_title, first_language, published_at, created_at, updated_at)
     select md5('e' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, ${modelId}, l, l || '-post-' || i,
       md5('v' || l || i)::uuid, case when i % 10 = 0 then null else md5('v' || l || i)::uuid end,
+      case when l = 'en' then 'Post ' || i else 'Beitrag ' || i end, l = 'en',
       case when i % 10 = 0 then null else timestamptz '2020-01-01' + i * interval '1 minute' end,
       timestamptz '2020-01-01' + i * interval '1 minute', timestamptz '2020-01-01' + i * interval '1 minute'
     from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(

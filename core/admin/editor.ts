@@ -1,5 +1,4 @@
 // What the entry editor reads: the entry in one language, its languages' states, workflow, relation choices.
-import { sql } from "kysely";
 import { decide, readableFields, readReach } from "../access/decide.ts";
 import { readWorkflow, type WorkflowBlock } from "../entries/workflow.ts";
 import {
@@ -19,7 +18,12 @@ import {
   type RawValues,
   rawValues,
 } from "./entry_form.ts";
-import { entryTitle, titleFieldOf } from "./titles.ts";
+import {
+  entryTitle,
+  likeContaining,
+  listTitleHolds,
+  titleFieldOf,
+} from "./titles.ts";
 import { type PickerItem, pickerItemsWith } from "../media/picker_items.ts";
 
 /** How one site language stands for the entry. */
@@ -165,13 +169,11 @@ export async function relationChoicesOf(
     };
     let listed = base();
     if (query.q) {
-      const pattern = `%${query.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+      const words = query.q;
+      const pattern = likeContaining(words);
       listed = listed.where((eb) =>
         titleKey && readable.has(titleKey)
-          ? eb.or([
-            eb("e.slug", "ilike", pattern),
-            eb(sql`v.fields->>${titleKey}`, "ilike", pattern),
-          ])
+          ? eb.or([eb("e.slug", "ilike", pattern), listTitleHolds(words)])
           : eb("e.slug", "ilike", pattern)
       );
     }

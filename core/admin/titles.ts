@@ -1,15 +1,11 @@
 // How the admin names an entry: its title field's value in a language, else its slug.
+import { type RawBuilder, sql } from "kysely";
 import { readReach } from "../access/decide.ts";
 import type { StoredModel } from "../models/store_rows.ts";
-import type { FieldDefinition } from "../models/field_types.ts";
+import { titleFieldOf } from "../models/title_field.ts";
 import type { AdminContext } from "./context.ts";
 
-/** The field the admin shows as an entry's title: `title`, else `name`, else the first text field. */
-export function titleFieldOf(model: StoredModel): FieldDefinition | null {
-  const text = model.fields.filter((f) => f.type === "text");
-  return text.find((f) => f.key === "title") ??
-    text.find((f) => f.key === "name") ?? text[0] ?? null;
-}
+export { titleFieldOf };
 
 /** The entry's title from its values, falling back to its slug. */
 export function entryTitle(
@@ -35,4 +31,17 @@ export function readableModelIds(
     else if (reach === "own") own.push(m.id);
   }
   return { all, own };
+}
+
+/**
+ * SQL that is true when the list title of the entry row `e` holds `text`, in any case, with LIKE
+ * wildcards taken literally. The trigram index of migration 0232 serves it.
+ */
+export function listTitleHolds(text: string): RawBuilder<boolean> {
+  return sql<boolean>`lower(e.list_title) like lower(${likeContaining(text)})`;
+}
+
+/** A LIKE pattern that matches values containing `text`, its `%`, `_` and `\\` taken literally. */
+export function likeContaining(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 }

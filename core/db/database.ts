@@ -2,6 +2,7 @@
 import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "./pglite_dialect.ts";
 import type { Database } from "./schema.ts";
 
@@ -66,6 +67,8 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   const options = {
     parsers: { [pgliteTypes.INT8]: (value: string) => Number(value) },
     loadDataDir: target.snapshot ?? undefined,
+    // Trigram indexes serve the admin's title search (migration 0232), as on PostgreSQL.
+    extensions: { pg_trgm },
   };
   const pglite = target.pglitePath === null
     ? new PGlite(options)

@@ -144,6 +144,10 @@ export interface EntriesTable {
   current_version_id: string | null;
   published_version_id: string | null;
   published_at: Timestamp | null;
+  /** The current version's title, for the admin's lists (migration 0232, title_field.ts). */
+  list_title: ColumnType<string, string | undefined, string>;
+  /** True for the instance a group was created with (its `primary_entry_id`), migration 0232. */
+  first_language: ColumnType<boolean, boolean | undefined, boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -2,6 +2,7 @@
 import { decide, readableFields } from "../access/decide.ts";
 import type { ModelAction } from "../access/permissions.ts";
 import { stableJson } from "../models/problems.ts";
+import { listTitleOf } from "../models/title_field.ts";
 import { type CommandScope, refusalOf, runCommand } from "./command.ts";
 import {
   claimSingleEntry,
@@ -224,6 +225,7 @@ export async function saveInScope(
       slug,
       current_version_id: null,
       published_version_id: null,
+      first_language: !group,
       published_at: null,
       created_at: now,
       updated_at: now,
@@ -245,7 +247,12 @@ export async function saveInScope(
     created_at: now,
   }).execute();
   await scope.tx.updateTable("entries")
-    .set({ slug, current_version_id: versionId, updated_at: now })
+    .set({
+      slug,
+      current_version_id: versionId,
+      list_title: listTitleOf(model, fields),
+      updated_at: now,
+    })
     .where("site_id", "=", siteId).where("id", "=", entryId).execute();
   await scope.tx.updateTable("entry_groups")
     .set({ current_version_id: versionId, updated_at: now })

@@ -1,6 +1,7 @@
 // Version restore: writes an old version's values as a new draft version, checked like a save.
 import { decide } from "../access/decide.ts";
 import { stableJson } from "../models/problems.ts";
+import { listTitleOf } from "../models/title_field.ts";
 import { refusalOf, runCommand } from "./command.ts";
 import { enforceEntryRules, loadRuleModel } from "./rules.ts";
 import {
@@ -114,15 +115,20 @@ export function restoreVersion(
       created_by: JSON.stringify(scope.actor),
       created_at: scope.now,
     }).execute();
+    const model = await loadRuleModel(tx, siteId, group.model_id);
     await tx.updateTable("entries")
-      .set({ current_version_id: versionId, updated_at: scope.now })
+      .set({
+        current_version_id: versionId,
+        list_title: listTitleOf(model, fields),
+        updated_at: scope.now,
+      })
       .where("site_id", "=", siteId).where("id", "=", instance.id).execute();
     await tx.updateTable("entry_groups")
       .set({ current_version_id: versionId, updated_at: scope.now })
       .where("site_id", "=", siteId).where("id", "=", group.id).execute();
     const refused = await enforceEntryRules(scope, {
       siteId,
-      model: await loadRuleModel(tx, siteId, group.model_id),
+      model,
       groupId: group.id,
       locale: instance.locale,
       fields,

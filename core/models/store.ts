@@ -22,6 +22,7 @@ import { getModel, type ModelNotFound } from "./model_reads.ts";
 
 export { getModel, listModels, type ModelNotFound } from "./model_reads.ts";
 import { type Problem, stableJson } from "./problems.ts";
+import { refreshListTitles, titleFieldOf } from "./title_field.ts";
 import {
   collisionFromError,
   definitionOf,
@@ -264,6 +265,10 @@ async function save(
   await writeFields(trx, ctx.siteId, current.id, after.fields);
   await recordKeys(trx, ctx.siteId, current.id, after.fields, now);
   const [model] = await loadModels(trx, ctx.siteId, [current.id]);
+  const titleKey = titleFieldOf(model)?.key ?? null;
+  if (titleKey !== (titleFieldOf(current)?.key ?? null)) {
+    await refreshListTitles(trx, ctx.siteId, current.id, titleKey);
+  }
   const renamedFrom = current.slug === info.slug ? null : current.slug;
   const result = saved(
     model,

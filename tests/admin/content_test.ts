@@ -9,6 +9,7 @@ import {
 } from "./helpers.ts";
 import { addPersonWith, setupDemo } from "./demo_helpers.ts";
 import { DEMO_COUNTS } from "../../core/sites/demo_content.ts";
+import { sql } from "kysely";
 
 async function signedIn(email = "ada@example.com") {
   const demo = await setupDemo();
@@ -296,6 +297,57 @@ Deno.test("a save whose session has ended keeps every posted value and asks to s
     const rows = await t.services.db.selectFrom("entries").select("id")
       .where("slug", "=", "kept").execute();
     equal(rows.length, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the entry list sorts by title a page at a time and finds drafts by a piece of their title (ADM list, entries.list_title)", async () => {
+  const { t, jar, siteId } = await signedIn();
+  try {
+    // The order the list must show: each post's title as its current version holds it.
+    const expected = await t.services.db.selectFrom("entries as e")
+      .innerJoin("entry_groups as g", "g.primary_entry_id", "e.id")
+      .innerJoin("entry_versions as v", "v.id", "e.current_version_id")
+      .innerJoin(
+        "models as m",
+        (j) => j.on(sql`m.id::text`, "=", sql.ref("e.model_id")),
+      )
+      .select([
+        "e.list_title",
+        "e.published_version_id",
+        sql<string>`v.fields->>'title'`.as("title"),
+      ])
+      .where("e.site_id", "=", siteId).where("m.slug", "=", "posts")
+      .where("g.trashed_at", "is", null)
+      .orderBy("e.list_title").orderBy("e.group_id").execute();
+    equal(expected.length, DEMO_COUNTS.posts);
+    for (const row of expected) equal(row.list_title, row.title);
+    const titlesOf = (html: string) =>
+      [...html.matchAll(/aria-label="Select ([^"]*)"/g)].map((m) =>
+        m[1].replaceAll("&#39;", "'").replaceAll("&quot;", '"')
+          .replaceAll("&amp;", "&")
+      );
+    const seen: string[] = [];
+    let path: string | null = "/admin/content/posts?sort=title&limit=10";
+    while (path) {
+      const html: string = await (await request(t, jar, path)).text();
+      seen.push(...titlesOf(html));
+      path = /href="([^"]*cursor=[^"]*)" rel="next"/.exec(html)?.[1]
+        .replaceAll("&amp;", "&") ?? null;
+    }
+    deepEqual(seen, expected.map((r) => r.title));
+
+    const draft = expected.find((r) => r.published_version_id === null)!;
+    const piece = draft.title.slice(2, 9).toUpperCase();
+    const found = titlesOf(
+      await (await request(
+        t,
+        jar,
+        `/admin/content/posts?q=${encodeURIComponent(piece)}`,
+      )).text(),
+    );
+    ok(found.includes(draft.title), `${piece} should find ${draft.title}`);
   } finally {
     await t.close();
   }

@@ -23,6 +23,7 @@ import * as m0221 from "./0221_comments.ts";
 import * as m0222 from "./0222_delegation_capabilities.ts";
 import * as m0230 from "./0230_data_jobs.ts";
 import * as m0231 from "./0231_admin_list_indexes.ts";
+import * as m0232 from "./0232_entry_list_titles.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -49,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   "0222_delegation_capabilities": m0222,
   "0230_data_jobs": m0230,
   "0231_admin_list_indexes": m0231,
+  "0232_entry_list_titles": m0232,
 };
