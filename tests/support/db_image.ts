@@ -65,6 +65,8 @@ export function seededImage<T>(
 /** What an image records beside its data: the seed's answer and the folder of its files. */
 interface ImageIndex<T> {
   meta: T;
+  /** When the image was made (ms since 1970), so stale ones can be told apart. */
+  made_at: number;
   /** Folder name under IMAGE_DIR holding the files this very build wrote. */
   files: string;
 }
@@ -96,7 +98,7 @@ async function build<T>(
     const files = `${name}-${crypto.randomUUID()}-files`;
     await Deno.mkdir(IMAGE_DIR, { recursive: true });
     await copyImageFiles(building, new URL(`${files}/`, IMAGE_DIR).pathname);
-    return { meta, files };
+    return { meta, files, made_at: Date.now() };
   } finally {
     await Deno.remove(building, { recursive: true }).catch(() => {});
   }
@@ -236,21 +238,31 @@ async function templateIndex<T>(
   }
 }
 
+/** How old an image of another version of the code must be before a test run removes it. */
+const STALE_AFTER_MS = 6 * 60 * 60 * 1000;
+
 /**
- * Removes the images of other versions of the code, so a working copy keeps one set. A test
- * process of another version running at the same moment may lose its image: it only reseeds.
+ * Removes the images of other versions of the code made over six hours ago, so a working copy
+ * (or a test server) does not collect them. Younger ones stay: another working copy, or this one
+ * before an edit, may be running tests on them at this moment.
  */
 async function dropStale(code: string, url?: string): Promise<void> {
+  const cutoff = Date.now() - STALE_AFTER_MS;
   if (url) {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     let names: string[];
     try {
       const result = await client.query(
-        "select datname from pg_database where datname like 'stave\\_image\\_%' and datname not like $1",
+        "select datname, shobj_description(oid, 'pg_database') as index from pg_database where datname like 'stave\\_image\\_%' and datname not like $1",
         [`stave\\_image\\_${code}\\_%`],
       );
-      names = result.rows.map((row: { datname: string }) => row.datname);
+      names = result.rows.filter((row: { index: string | null }) => {
+        const madeAt = row.index
+          ? Number(JSON.parse(row.index).made_at ?? 0)
+          : 0;
+        return madeAt < cutoff;
+      }).map((row: { datname: string }) => row.datname);
     } finally {
       await client.end();
     }
@@ -263,8 +275,10 @@ async function dropStale(code: string, url?: string): Promise<void> {
   try {
     for await (const entry of Deno.readDir(IMAGE_DIR)) {
       if (entry.name.startsWith(code)) continue;
-      await Deno.remove(new URL(entry.name, IMAGE_DIR), { recursive: true })
-        .catch(() => {});
+      const path = new URL(entry.name, IMAGE_DIR);
+      const made = (await Deno.stat(path).catch(() => null))?.mtime;
+      if (made && made.getTime() >= cutoff) continue;
+      await Deno.remove(path, { recursive: true }).catch(() => {});
     }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
