@@ -1,8 +1,9 @@
 // This module is browser compatible.
-// The rich-text field: a textarea of the canonical HTML without JavaScript; with it, a Tiptap editor
+// The rich-text field: a textarea of the canonical HTML without JavaScript; with it, a ProseMirror editor
 // that writes canonical HTML back into the textarea the form posts.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { island } from "../core/web/island.ts";
+import type { RichTextEditor, ToolName } from "./rich_text/editor.ts";
 
 /** Props of the rich-text field. */
 export interface RichTextFieldProps extends Record<string, unknown> {
@@ -15,50 +16,27 @@ export interface RichTextFieldProps extends Record<string, unknown> {
   label: string;
 }
 
-type EditorHandle = {
-  chain(): {
-    focus(): Record<string, (...args: unknown[]) => { run(): boolean }>;
-  };
-  isActive(name: string, attrs?: Record<string, unknown>): boolean;
-  destroy(): void;
-};
-
-const TOOLS: {
-  label: string;
-  run: string;
-  args?: unknown[];
-  active?: [string, Record<string, unknown>?];
-}[] = [
-  { label: "Bold", run: "toggleBold", active: ["bold"] },
-  { label: "Italic", run: "toggleItalic", active: ["italic"] },
-  { label: "Underline", run: "toggleUnderline", active: ["underline"] },
-  { label: "Strike", run: "toggleStrike", active: ["strike"] },
-  { label: "Code", run: "toggleCode", active: ["code"] },
-  {
-    label: "Heading 2",
-    run: "toggleHeading",
-    args: [{ level: 2 }],
-    active: ["heading", { level: 2 }],
-  },
-  {
-    label: "Heading 3",
-    run: "toggleHeading",
-    args: [{ level: 3 }],
-    active: ["heading", { level: 3 }],
-  },
-  { label: "Bullets", run: "toggleBulletList", active: ["bulletList"] },
-  { label: "Numbers", run: "toggleOrderedList", active: ["orderedList"] },
-  { label: "Quote", run: "toggleBlockquote", active: ["blockquote"] },
-  { label: "Code block", run: "toggleCodeBlock", active: ["codeBlock"] },
-  { label: "Rule", run: "setHorizontalRule" },
-  { label: "Undo", run: "undo" },
-  { label: "Redo", run: "redo" },
+const TOOLS: { label: string; name: ToolName; pressable: boolean }[] = [
+  { label: "Bold", name: "bold", pressable: true },
+  { label: "Italic", name: "italic", pressable: true },
+  { label: "Underline", name: "underline", pressable: true },
+  { label: "Strike", name: "strike", pressable: true },
+  { label: "Code", name: "code", pressable: true },
+  { label: "Heading 2", name: "heading2", pressable: true },
+  { label: "Heading 3", name: "heading3", pressable: true },
+  { label: "Bullets", name: "bulletList", pressable: true },
+  { label: "Numbers", name: "orderedList", pressable: true },
+  { label: "Quote", name: "blockquote", pressable: true },
+  { label: "Code block", name: "codeBlock", pressable: true },
+  { label: "Rule", name: "rule", pressable: false },
+  { label: "Undo", name: "undo", pressable: false },
+  { label: "Redo", name: "redo", pressable: false },
 ];
 
 function RichTextField(props: RichTextFieldProps) {
   const area = useRef<HTMLTextAreaElement>(null);
   const mount = useRef<HTMLDivElement>(null);
-  const editor = useRef<EditorHandle | null>(null);
+  const editor = useRef<RichTextEditor | null>(null);
   const [mode, setMode] = useState<"text" | "rich">("text");
   const [, setTick] = useState(0);
   useEffect(() => {
@@ -80,7 +58,7 @@ function RichTextField(props: RichTextFieldProps) {
           textarea.dispatchEvent(new Event("input", { bubbles: true }));
         },
         onState: () => setTick((n) => n + 1),
-      }) as unknown as EditorHandle;
+      });
       setMode("rich");
     });
     return () => {
@@ -88,11 +66,6 @@ function RichTextField(props: RichTextFieldProps) {
       editor.current?.destroy();
     };
   }, []);
-  const run = (tool: typeof TOOLS[number]) => {
-    const chain = editor.current?.chain().focus();
-    if (!chain) return;
-    chain[tool.run](...(tool.args ?? [])).run();
-  };
   return (
     <div class="rich-text-editor" data-mode={mode}>
       <div
@@ -106,10 +79,10 @@ function RichTextField(props: RichTextFieldProps) {
             key={tool.label}
             type="button"
             class="secondary"
-            aria-pressed={tool.active
-              ? editor.current?.isActive(...tool.active) ?? false
+            aria-pressed={tool.pressable
+              ? editor.current?.isActive(tool.name) ?? false
               : undefined}
-            onClick={() => run(tool)}
+            onClick={() => editor.current?.run(tool.name)}
           >
             {tool.label}
           </button>

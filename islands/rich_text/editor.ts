@@ -1,87 +1,407 @@
 // This module is browser compatible.
-// The Tiptap (ProseMirror) editor of a rich-text field, configured to the service's canonical rich text.
-import { Editor, Extension, Mark, Node } from "@tiptap/core";
-import StarterKit from "@tiptap/starter-kit";
+// The rich-text editor on ProseMirror: a schema of exactly the elements canonical rich text allows
+// (docs/models.md, "Rich text"), parsed from canonical HTML and written back through canonical.ts.
+// ProseMirror is used directly rather than through Tiptap: the same model, view and commands
+// without Tiptap's extension layer, which was a third of the editor page's JavaScript. The
+// packages come through `@tiptap/pm`, which pins one matching set of ProseMirror versions.
+import {
+  baseKeymap,
+  chainCommands,
+  exitCode,
+  setBlockType,
+  toggleMark,
+  wrapIn,
+} from "@tiptap/pm/commands";
+import { gapCursor } from "@tiptap/pm/gapcursor";
+import { closeHistory, history, redo, undo } from "@tiptap/pm/history";
+import {
+  inputRules,
+  textblockTypeInputRule,
+  wrappingInputRule,
+} from "@tiptap/pm/inputrules";
+import { keymap } from "@tiptap/pm/keymap";
+import {
+  type Attrs,
+  DOMParser,
+  DOMSerializer,
+  type MarkType,
+  type Node as DocNode,
+  type NodeType,
+  Schema,
+} from "@tiptap/pm/model";
+import {
+  liftListItem,
+  sinkListItem,
+  splitListItem,
+  wrapInList,
+} from "@tiptap/pm/schema-list";
+import { type Command, EditorState } from "@tiptap/pm/state";
+import { findWrapping, liftTarget } from "@tiptap/pm/transform";
+import { EditorView } from "@tiptap/pm/view";
 import { toCanonical } from "./canonical.ts";
 
-/** `sub` and `sup`, which the starter kit does not carry. */
-const Subscript = Mark.create({
-  name: "subscript",
-  excludes: "superscript",
-  parseHTML: () => [{ tag: "sub" }],
-  renderHTML: ({ HTMLAttributes }) => ["sub", HTMLAttributes, 0],
-});
-const Superscript = Mark.create({
-  name: "superscript",
-  excludes: "subscript",
-  parseHTML: () => [{ tag: "sup" }],
-  renderHTML: ({ HTMLAttributes }) => ["sup", HTMLAttributes, 0],
-});
+const LIST = "bullet_list | ordered_list";
+
+/** An attribute kept as its text, absent when missing. */
+const kept = (name: string) => (dom: HTMLElement) => dom.getAttribute(name);
 
 /**
  * Tables and figures (media, gallery, embed, plugin blocks) are kept whole as atoms: the editor
  * moves and deletes them, and their markup is edited in the HTML view, so nothing in them can be
  * lost or rewritten by the editor.
  */
-const KeptBlock = Node.create({
-  name: "keptBlock",
-  group: "block",
-  atom: true,
-  selectable: true,
-  draggable: true,
-  addAttributes: () => ({ html: { default: "" } }),
-  parseHTML: () => [
-    {
-      tag: "table",
-      priority: 1000,
-      getAttrs: (el) => ({ html: (el as HTMLElement).outerHTML }),
+function keptBlockDom(html: string): HTMLElement {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  return (template.content.firstElementChild as HTMLElement | null) ??
+    document.createElement("p");
+}
+
+/** The document model: canonical rich text's blocks, inlines and marks, and nothing else. */
+export const schema = new Schema({
+  nodes: {
+    doc: { content: "block+" },
+    paragraph: {
+      content: "inline*",
+      group: "block",
+      parseDOM: [{ tag: "p" }],
+      toDOM: () => ["p", 0],
     },
-    {
-      tag: "figure",
-      priority: 1000,
-      getAttrs: (el) => ({ html: (el as HTMLElement).outerHTML }),
+    heading: {
+      attrs: { level: { default: 2 } },
+      content: "inline*",
+      group: "block",
+      defining: true,
+      parseDOM: [2, 3, 4, 5, 6].map((level) => ({
+        tag: `h${level}`,
+        attrs: { level },
+      })),
+      toDOM: (node) => [`h${node.attrs.level}`, 0],
     },
-  ],
-  renderHTML({ node }) {
-    const template = document.createElement("template");
-    template.innerHTML = String(node.attrs.html);
-    const el = template.content.firstElementChild;
-    return el ?? ["p", {}];
+    blockquote: {
+      content: `(paragraph | ${LIST})+`,
+      group: "block",
+      defining: true,
+      parseDOM: [{ tag: "blockquote" }],
+      toDOM: () => ["blockquote", 0],
+    },
+    bullet_list: {
+      content: "list_item+",
+      group: "block",
+      parseDOM: [{ tag: "ul" }],
+      toDOM: () => ["ul", 0],
+    },
+    ordered_list: {
+      // Kept as written (null when absent), so `<ol>` and `<ol start="1">` both survive.
+      attrs: { start: { default: null } },
+      content: "list_item+",
+      group: "block",
+      parseDOM: [{
+        tag: "ol",
+        getAttrs: (dom) => ({ start: kept("start")(dom) }),
+      }],
+      toDOM: (node) =>
+        node.attrs.start === null
+          ? ["ol", 0]
+          : ["ol", { start: node.attrs.start }, 0],
+    },
+    list_item: {
+      content: `paragraph (${LIST})*`,
+      defining: true,
+      parseDOM: [{ tag: "li" }],
+      toDOM: () => ["li", 0],
+    },
+    code_block: {
+      attrs: { language: { default: null } },
+      content: "text*",
+      marks: "",
+      group: "block",
+      code: true,
+      defining: true,
+      parseDOM: [{
+        tag: "pre",
+        preserveWhitespace: "full",
+        getAttrs: (dom) => ({
+          language: dom.getAttribute("data-language") ??
+            dom.querySelector("code")?.className.match(/language-(\S+)/)
+              ?.[1] ??
+            null,
+        }),
+      }],
+      toDOM: (node) => [
+        "pre",
+        node.attrs.language ? { "data-language": node.attrs.language } : {},
+        ["code", 0],
+      ],
+    },
+    horizontal_rule: {
+      group: "block",
+      parseDOM: [{ tag: "hr" }],
+      toDOM: () => ["hr"],
+    },
+    kept_block: {
+      group: "block",
+      atom: true,
+      selectable: true,
+      draggable: true,
+      attrs: { html: { default: "" } },
+      parseDOM: ["table", "figure"].map((tag) => ({
+        tag,
+        getAttrs: (dom: HTMLElement) => ({ html: dom.outerHTML }),
+      })),
+      toDOM: (node) => keptBlockDom(String(node.attrs.html)),
+    },
+    text: { group: "inline" },
+    hard_break: {
+      inline: true,
+      group: "inline",
+      selectable: false,
+      parseDOM: [{ tag: "br" }],
+      toDOM: () => ["br"],
+    },
+  },
+  marks: {
+    link: {
+      attrs: {
+        href: { default: null },
+        title: { default: null },
+        target: { default: null },
+        rel: { default: null },
+      },
+      inclusive: false,
+      parseDOM: [{
+        tag: "a[href]",
+        getAttrs: (dom) => ({
+          href: kept("href")(dom),
+          title: kept("title")(dom),
+          target: kept("target")(dom),
+          rel: kept("rel")(dom),
+        }),
+      }],
+      toDOM: (mark) => [
+        "a",
+        Object.fromEntries(
+          Object.entries(mark.attrs).filter(([, v]) => v !== null),
+        ),
+        0,
+      ],
+    },
+    strong: {
+      parseDOM: [{ tag: "strong" }, { tag: "b" }],
+      toDOM: () => ["strong", 0],
+    },
+    em: { parseDOM: [{ tag: "em" }, { tag: "i" }], toDOM: () => ["em", 0] },
+    underline: { parseDOM: [{ tag: "u" }], toDOM: () => ["u", 0] },
+    strike: {
+      parseDOM: [{ tag: "s" }, { tag: "del" }],
+      toDOM: () => ["s", 0],
+    },
+    subscript: {
+      excludes: "superscript",
+      parseDOM: [{ tag: "sub" }],
+      toDOM: () => ["sub", 0],
+    },
+    superscript: {
+      excludes: "subscript",
+      parseDOM: [{ tag: "sup" }],
+      toDOM: () => ["sup", 0],
+    },
+    // Canonical inline code holds plain text only.
+    code: {
+      excludes: "_",
+      parseDOM: [{ tag: "code" }],
+      toDOM: () => ["code", 0],
+    },
   },
 });
 
-/**
- * Links as canonical rich text has them (`href`, `title`, `target`, `rel`); our own small mark
- * instead of the starter kit's, which adds autolinking (linkifyjs, a quarter of the bundle).
- */
-const Link = Mark.create({
-  name: "link",
-  inclusive: false,
-  addAttributes: () => ({
-    href: { default: null },
-    title: { default: null },
-    target: { default: null },
-    rel: { default: null },
-  }),
-  parseHTML: () => [{ tag: "a[href]" }],
-  renderHTML: ({ HTMLAttributes }) => ["a", HTMLAttributes, 0],
-});
+const { nodes, marks } = schema;
 
-/** A code block's language, kept on `pre` as canonical text has it (`data-language`). */
-const CodeLanguage = Extension.create({
-  name: "codeLanguage",
-  addGlobalAttributes: () => [{
-    types: ["codeBlock"],
-    attributes: {
-      dataLanguage: {
-        default: null,
-        parseHTML: (el) => el.getAttribute("data-language"),
-        renderHTML: (attrs) =>
-          attrs.dataLanguage ? { "data-language": attrs.dataLanguage } : {},
-      },
-    },
-  }],
-});
+/** The toolbar's tools, by the name the field's buttons use. */
+export type ToolName =
+  | "bold"
+  | "italic"
+  | "underline"
+  | "strike"
+  | "code"
+  | "heading2"
+  | "heading3"
+  | "bulletList"
+  | "orderedList"
+  | "blockquote"
+  | "codeBlock"
+  | "rule"
+  | "undo"
+  | "redo";
+
+function markActive(state: EditorState, type: MarkType): boolean {
+  const { from, to, empty, $from } = state.selection;
+  if (empty) return Boolean(type.isInSet(state.storedMarks ?? $from.marks()));
+  return state.doc.rangeHasMark(from, to, type);
+}
+
+function nodeActive(state: EditorState, type: NodeType, attrs?: Attrs) {
+  const { $from } = state.selection;
+  for (let depth = $from.depth; depth > 0; depth--) {
+    const node = $from.node(depth);
+    if (
+      node.type === type &&
+      Object.entries(attrs ?? {}).every(([k, v]) => node.attrs[k] === v)
+    ) return true;
+  }
+  return false;
+}
+
+/** Sets `type` on the text block, or back to a paragraph when it already is one. */
+function toggleBlock(type: NodeType, attrs?: Attrs): Command {
+  return (state, dispatch) =>
+    nodeActive(state, type, attrs)
+      ? setBlockType(nodes.paragraph)(state, dispatch)
+      : setBlockType(type, attrs)(state, dispatch);
+}
+
+/** Lifts the items out of a list of `type`, turns a list of the other kind into one, or wraps. */
+function toggleList(type: NodeType): Command {
+  return (state, dispatch) => {
+    if (nodeActive(state, type)) {
+      return liftListItem(nodes.list_item)(state, dispatch);
+    }
+    const { $from } = state.selection;
+    for (let depth = $from.depth; depth > 0; depth--) {
+      const node = $from.node(depth);
+      if (node.type === nodes.bullet_list || node.type === nodes.ordered_list) {
+        dispatch?.(state.tr.setNodeMarkup($from.before(depth), type));
+        return true;
+      }
+    }
+    return wrapInList(type)(state, dispatch);
+  };
+}
+
+/**
+ * Quotes the selected blocks, or the whole list around them (a quote cannot stand inside a list
+ * item); inside a quote, takes its blocks out of it.
+ */
+const toggleQuote: Command = (state, dispatch) => {
+  const { $from, $to } = state.selection;
+  if (nodeActive(state, nodes.blockquote)) {
+    const range = $from.blockRange($to, (n) => n.type === nodes.blockquote);
+    const target = range && liftTarget(range);
+    if (!range || target === null || target === undefined) return false;
+    dispatch?.(state.tr.lift(range, target).scrollIntoView());
+    return true;
+  }
+  if (wrapIn(nodes.blockquote)(state, dispatch)) return true;
+  const range = $from.blockRange($to, (n) => n.type === nodes.doc);
+  const wrapping = range && findWrapping(range, nodes.blockquote);
+  if (!range || !wrapping) return false;
+  dispatch?.(state.tr.wrap(range, wrapping).scrollIntoView());
+  return true;
+};
+
+const insertRule: Command = (state, dispatch) => {
+  dispatch?.(
+    state.tr.replaceSelectionWith(nodes.horizontal_rule.create())
+      .scrollIntoView(),
+  );
+  return true;
+};
+
+const insertBreak: Command = (state, dispatch) => {
+  dispatch?.(
+    state.tr.replaceSelectionWith(nodes.hard_break.create()).scrollIntoView(),
+  );
+  return true;
+};
+
+const TOOLS: Record<
+  ToolName,
+  { run: Command; active?: (state: EditorState) => boolean }
+> = {
+  bold: {
+    run: toggleMark(marks.strong),
+    active: (s) => markActive(s, marks.strong),
+  },
+  italic: { run: toggleMark(marks.em), active: (s) => markActive(s, marks.em) },
+  underline: {
+    run: toggleMark(marks.underline),
+    active: (s) => markActive(s, marks.underline),
+  },
+  strike: {
+    run: toggleMark(marks.strike),
+    active: (s) => markActive(s, marks.strike),
+  },
+  code: {
+    run: toggleMark(marks.code),
+    active: (s) => markActive(s, marks.code),
+  },
+  heading2: {
+    run: toggleBlock(nodes.heading, { level: 2 }),
+    active: (s) => nodeActive(s, nodes.heading, { level: 2 }),
+  },
+  heading3: {
+    run: toggleBlock(nodes.heading, { level: 3 }),
+    active: (s) => nodeActive(s, nodes.heading, { level: 3 }),
+  },
+  bulletList: {
+    run: toggleList(nodes.bullet_list),
+    active: (s) => nodeActive(s, nodes.bullet_list),
+  },
+  orderedList: {
+    run: toggleList(nodes.ordered_list),
+    active: (s) => nodeActive(s, nodes.ordered_list),
+  },
+  blockquote: {
+    run: toggleQuote,
+    active: (s) => nodeActive(s, nodes.blockquote),
+  },
+  codeBlock: {
+    run: toggleBlock(nodes.code_block),
+    active: (s) => nodeActive(s, nodes.code_block),
+  },
+  rule: { run: insertRule },
+  undo: { run: undo },
+  redo: { run: redo },
+};
+
+/** Markdown-like shortcuts typed at the start of a line. */
+function shortcuts() {
+  return inputRules({
+    rules: [
+      textblockTypeInputRule(
+        /^(#{2,6})\s$/,
+        nodes.heading,
+        (match) => ({ level: match[1].length }),
+      ),
+      wrappingInputRule(/^\s*>\s$/, nodes.blockquote),
+      wrappingInputRule(/^\s*([-+*])\s$/, nodes.bullet_list),
+      wrappingInputRule(
+        /^(\d+)\.\s$/,
+        nodes.ordered_list,
+        (match) => ({ start: match[1] === "1" ? null : match[1] }),
+        (match, node) =>
+          node.childCount + Number(node.attrs.start ?? 1) === Number(match[1]),
+      ),
+      textblockTypeInputRule(/^```$/, nodes.code_block),
+    ],
+  });
+}
+
+/** The canonical HTML of a document. */
+export function canonicalOf(doc: DocNode): string {
+  const holder = document.createElement("div");
+  holder.append(
+    DOMSerializer.fromSchema(schema).serializeFragment(doc.content),
+  );
+  return toCanonical(holder);
+}
+
+/** Parses canonical HTML into a document of the schema. */
+export function documentOf(html: string): DocNode {
+  const template = document.createElement("template");
+  template.innerHTML = html;
+  return DOMParser.fromSchema(schema).parse(template.content);
+}
 
 /** Options of {@link createRichTextEditor}. */
 export interface RichTextEditorOptions {
@@ -96,39 +416,68 @@ export interface RichTextEditorOptions {
   onState(): void;
 }
 
+/** What the field's toolbar drives. */
+export interface RichTextEditor {
+  run(tool: ToolName): void;
+  isActive(tool: ToolName): boolean;
+  destroy(): void;
+}
+
 /** Creates the editor; the document starts from canonical HTML and is written back canonical. */
-export function createRichTextEditor(options: RichTextEditorOptions): Editor {
+export function createRichTextEditor(
+  options: RichTextEditorOptions,
+): RichTextEditor {
   const attributes: Record<string, string> = {
     role: "textbox",
     "aria-multiline": "true",
     "aria-label": options.label,
   };
   if (options.describedBy) attributes["aria-describedby"] = options.describedBy;
-  const editor = new Editor({
-    element: options.element,
-    editable: options.editable,
-    extensions: [
-      StarterKit.configure({
-        heading: { levels: [2, 3, 4, 5, 6] },
-        link: false,
-        codeBlock: { languageClassPrefix: "language-" },
-        trailingNode: false,
-      }),
-      Subscript,
-      Superscript,
-      Link,
-      KeptBlock,
-      CodeLanguage,
-    ],
-    content: options.html,
-    editorProps: { attributes },
-    onUpdate: ({ editor }) => {
-      const holder = document.createElement("div");
-      holder.innerHTML = editor.getHTML();
-      options.onChange(toCanonical(holder));
+  const list = nodes.list_item;
+  const view: EditorView = new EditorView(options.element, {
+    state: EditorState.create({
+      doc: documentOf(options.html),
+      plugins: [
+        history(),
+        shortcuts(),
+        keymap({
+          "Mod-z": undo,
+          "Mod-y": redo,
+          "Shift-Mod-z": redo,
+          "Mod-b": toggleMark(marks.strong),
+          "Mod-i": toggleMark(marks.em),
+          "Mod-u": toggleMark(marks.underline),
+          "Mod-e": toggleMark(marks.code),
+          Enter: splitListItem(list),
+          // Outside a list these answer false, so Tab still moves the focus on.
+          Tab: sinkListItem(list),
+          "Shift-Tab": liftListItem(list),
+          "Shift-Enter": chainCommands(exitCode, insertBreak),
+          "Mod-Enter": exitCode,
+        }),
+        keymap(baseKeymap),
+        gapCursor(),
+      ],
+    }),
+    editable: () => options.editable,
+    attributes,
+    dispatchTransaction(tr) {
+      view.updateState(view.state.apply(tr));
+      if (tr.docChanged) options.onChange(canonicalOf(view.state.doc));
       options.onState();
     },
-    onSelectionUpdate: () => options.onState(),
   });
-  return editor;
+  return {
+    run(tool) {
+      // Each toolbar action is an undo step of its own, however quickly the next one follows.
+      TOOLS[tool].run(
+        view.state,
+        (tr) => view.dispatch(closeHistory(tr)),
+        view,
+      );
+      view.focus();
+    },
+    isActive: (tool) => TOOLS[tool].active?.(view.state) ?? false,
+    destroy: () => view.destroy(),
+  };
 }

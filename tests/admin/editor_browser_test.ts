@@ -114,7 +114,7 @@ Deno.test({
       );
       // A reading time over the model's limit: refused, typed values kept, message on the field.
       await page.getByLabel("Reading time (minutes)").fill("500");
-      // The rich-text editor (Tiptap) replaces the HTML textarea once its chunk has loaded.
+      // The rich-text editor (ProseMirror) replaces the HTML textarea once its chunk has loaded.
       await page.getByRole("toolbar", { name: "Formatting of Body" }).waitFor();
       await page.getByRole("textbox", { name: "Body" }).fill("First words.");
       await page.getByRole("button", { name: "Create draft" }).click();
