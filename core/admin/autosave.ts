@@ -7,7 +7,7 @@ import {
   saveDraft,
 } from "../drafts/mod.ts";
 import type { AdminContext } from "./context.ts";
-import { one } from "./editor_save.ts";
+import { one } from "./form_values.ts";
 import { type FieldControl, parseEntryForm } from "./entry_form.ts";
 
 /** What the editor shows of working drafts in one language. */

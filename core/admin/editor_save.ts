@@ -11,6 +11,7 @@ import {
 import type { LifecycleOutcome, LifecycleRefusal } from "../entries/types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { AdminContext } from "./context.ts";
+import { one } from "./form_values.ts";
 import {
   type FieldControl,
   type ParsedForm,
@@ -27,11 +28,6 @@ export interface SaveRefusal {
   parsed: ParsedForm;
   /** `version_conflict`: the language's current version now, and its values. */
   current?: { versionId: string | null; values: Record<string, unknown> };
-}
-
-/** The first value of a posted form field, as text ("" when absent). */
-export function one(value: unknown): string {
-  return String(Array.isArray(value) ? value[0] ?? "" : value ?? "");
 }
 
 /** Field messages of a refusal, by field key; `_slug` for the entry's slug. */

@@ -15,6 +15,7 @@ import {
 } from "../models/mod.ts";
 import { reindexModel } from "../search/index_documents.ts";
 import type { AdminContext } from "./context.ts";
+import { one } from "./form_values.ts";
 
 /** Field types a person can add from the model editor. */
 export const ADDABLE_TYPES = FIELD_TYPES;
@@ -24,10 +25,6 @@ export type WireDefinition = {
   model: ReturnType<typeof toWireModel>["definition"]["model"];
   fields: Record<string, unknown>[];
 };
-
-function one(value: unknown): string {
-  return String(Array.isArray(value) ? value[0] ?? "" : value ?? "");
-}
 
 /** The model's definition as the form edits it: each field's settings with config and rules as JSON text. */
 export function wireDefinition(model: StoredModel): WireDefinition {

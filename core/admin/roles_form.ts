@@ -8,18 +8,13 @@ import {
   type Permissions,
   SYSTEM_PERMISSIONS,
 } from "../access/permissions.ts";
+import { formList } from "./form_values.ts";
 
 /** A parsed form field: one value, or several for a repeated name. */
 type Posted = string | File | (string | File)[] | undefined;
 
 /** What the role form posts, as `c.req.parseBody({ all: true })` reads it. */
 export type RoleForm = Record<string, Posted>;
-
-function list(value: Posted): string[] {
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value])
-    .filter((v): v is string => typeof v === "string");
-}
 
 function keys(text: string): string[] {
   return [
@@ -45,10 +40,10 @@ export function permissionsFromForm(
   const models: Record<string, string[]> = {};
   const fields: Record<string, { read?: string[]; write?: string[] }> = {};
   for (const key of [ALL_MODELS, ...modelKeys]) {
-    const actions = list(form[`m.${key}`]);
+    const actions = formList(form[`m.${key}`]);
     if (actions.length > 0) models[key] = actions;
-    const read = keys(list(form[`fr.${key}`]).join(","));
-    const write = keys(list(form[`fw.${key}`]).join(","));
+    const read = keys(formList(form[`fr.${key}`]).join(","));
+    const write = keys(formList(form[`fw.${key}`]).join(","));
     if (read.length > 0 || write.length > 0) {
       fields[key] = {
         ...(read.length > 0 ? { read } : {}),
@@ -58,12 +53,12 @@ export function permissionsFromForm(
   }
   const languages: Record<string, string[]> = {};
   for (const action of LANGUAGE_ACTIONS) {
-    const codes = list(form[`l.${action}`]);
+    const codes = formList(form[`l.${action}`]);
     if (codes.length > 0) languages[action] = codes;
   }
   return {
     models,
-    system: list(form.s),
+    system: formList(form.s),
     ...(Object.keys(fields).length > 0 ? { fields } : {}),
     ...(Object.keys(languages).length > 0 ? { languages } : {}),
   };

@@ -15,6 +15,7 @@ import type {
 } from "../../../core/sites/settings_documents.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
+import { type HandlerResult, page } from "../../../core/web/manifest.ts";
 import { openAdminPage } from "../_shell.tsx";
 
 /** What every settings-document page shows. */
@@ -124,6 +125,47 @@ export async function saveDocument<K extends SettingsKey>(
     problems: saved.problems,
     revision: expectedRevision,
   };
+}
+
+/**
+ * Saves a posted document and answers: back to `path` with "Saved." on success; on a refusal the
+ * page again from `load`, with the typed document, the refusal beside its fields and (after
+ * someone else saved) their revision to pin the next save to.
+ */
+export async function saveAndAnswer<
+  K extends SettingsKey,
+  D extends DocumentData<K>,
+>(
+  c: Context<AppEnv>,
+  ctx: AdminContext,
+  options: {
+    key: K;
+    path: string;
+    document: unknown;
+    /** The revision the form posted. */
+    revision: unknown;
+    /** Reads the page's data with these values in place of the stored ones. */
+    load(extra: Partial<D>): Promise<D>;
+    /** More of the page to show beside a refusal. */
+    extra?: Partial<D>;
+  },
+): Promise<HandlerResult> {
+  const saved = await saveDocument(
+    ctx,
+    options.key,
+    options.document,
+    postedRevision(options.revision),
+  );
+  if (saved.ok) return c.redirect(`${options.path}?done=saved`, 303);
+  const shown = {
+    ...options.extra,
+    document: options.document as SettingsDocument<K>,
+    revision: saved.revision,
+    alert: saved.alert,
+    problems: saved.problems,
+    notice: undefined,
+  } as Partial<D>;
+  return page(await options.load(shown), { status: saved.status });
 }
 
 /** The messages of problems at `path` or inside it. */

@@ -20,16 +20,6 @@ export async function siteModels(
   return models.map((m) => ({ id: m.id, name: m.name, isPublic: m.isPublic }));
 }
 
-/** The values of a form field that may repeat (checkboxes), as strings. */
-export function formList(value: unknown): string[] {
-  const list = Array.isArray(value)
-    ? value
-    : value === undefined
-    ? []
-    : [value];
-  return list.map(String);
-}
-
 /** A secret shown on the one answer that created it. */
 export function ShownOnce(props: { title: string; id: string; value: string }) {
   return (

@@ -14,8 +14,8 @@ import { page, type PageProps } from "../../../core/web/manifest.ts";
 import type { ShellData } from "../../../core/admin/shell.ts";
 import { AdminShell, openAdminPage } from "../_shell.tsx";
 
+import { formList } from "../../../core/admin/form_values.ts";
 import {
-  formList,
   personContext,
   RevokeCell,
   ShownOnce,

@@ -7,7 +7,7 @@ import { MAX_COMMENT_MODELS } from "../../../core/sites/settings_documents.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
-import { formList } from "./_shared.tsx";
+import { formList } from "../../../core/admin/form_values.ts";
 import { listModels } from "../../../core/models/model_reads.ts";
 import {
   type DocumentData,
@@ -15,10 +15,9 @@ import {
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
-  postedRevision,
   problemsAt,
   requireSettingsWrite,
-  saveDocument,
+  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -57,25 +56,13 @@ export const handler = {
       models: formList(form.models),
       close_after_days: days === "" ? null : Number(days),
     };
-    const saved = await saveDocument(
-      ctx,
-      "comments",
+    return saveAndAnswer(c, ctx, {
+      key: "comments",
+      path: "/admin/settings/comments",
       document,
-      postedRevision(form.revision),
-    );
-    if (!saved.ok) {
-      return page(
-        await commentsData(c, {
-          document,
-          revision: saved.revision,
-          alert: saved.alert,
-          problems: saved.problems,
-          notice: undefined,
-        }),
-        { status: saved.status },
-      );
-    }
-    return c.redirect("/admin/settings/comments?done=saved", 303);
+      revision: form.revision,
+      load: (shown) => commentsData(c, shown),
+    });
   },
 };
 

@@ -13,10 +13,9 @@ import {
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
-  postedRevision,
   problemsAt,
   requireSettingsWrite,
-  saveDocument,
+  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -47,25 +46,13 @@ export const handler = {
       allowed_embed_origins: String(form.allowed_embed_origins ?? "")
         .split(/\r?\n/).map((o) => o.trim()).filter(Boolean),
     };
-    const saved = await saveDocument(
-      ctx,
-      "editorial",
+    return saveAndAnswer(c, ctx, {
+      key: "editorial",
+      path: "/admin/settings/editorial",
       document,
-      postedRevision(form.revision),
-    );
-    if (!saved.ok) {
-      return page(
-        await editorialData(c, {
-          document: document as EditorialData["document"],
-          revision: saved.revision,
-          alert: saved.alert,
-          problems: saved.problems,
-          notice: undefined,
-        }),
-        { status: saved.status },
-      );
-    }
-    return c.redirect("/admin/settings/editorial?done=saved", 303);
+      revision: form.revision,
+      load: (shown) => editorialData(c, shown),
+    });
   },
 };
 

@@ -18,9 +18,8 @@ import {
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
-  postedRevision,
   requireSettingsWrite,
-  saveDocument,
+  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -107,25 +106,13 @@ export const handler = {
       policy: form.policy === "strict" ? "strict" : "fallback",
       chains,
     } as const;
-    const saved = await saveDocument(
-      ctx,
-      "language-fallback",
+    return saveAndAnswer(c, ctx, {
+      key: "language-fallback",
+      path: "/admin/settings/languages",
       document,
-      postedRevision(form.revision),
-    );
-    if (!saved.ok) {
-      return page(
-        await languagesData(c, {
-          document,
-          revision: saved.revision,
-          alert: saved.alert,
-          problems: saved.problems,
-          notice: undefined,
-        }),
-        { status: saved.status },
-      );
-    }
-    return c.redirect("/admin/settings/languages?done=saved", 303);
+      revision: form.revision,
+      load: (shown) => languagesData(c, shown),
+    });
   },
 };
 

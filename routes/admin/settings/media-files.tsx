@@ -6,7 +6,7 @@ import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
-import { formList } from "./_shared.tsx";
+import { formList } from "../../../core/admin/form_values.ts";
 import {
   codesOf,
   type DocumentData,
@@ -14,10 +14,9 @@ import {
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
-  postedRevision,
   problemsAt,
   requireSettingsWrite,
-  saveDocument,
+  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -53,25 +52,13 @@ export const handler = {
         : Math.round(Number(megabytes) * MB),
       ...(formats.length > 0 ? { enabled_formats: formats } : {}),
     };
-    const saved = await saveDocument(
-      ctx,
-      "media-files",
+    return saveAndAnswer(c, ctx, {
+      key: "media-files",
+      path: "/admin/settings/media-files",
       document,
-      postedRevision(form.revision),
-    );
-    if (!saved.ok) {
-      return page(
-        await mediaFilesData(c, {
-          document: document as MediaFilesData["document"],
-          revision: saved.revision,
-          alert: saved.alert,
-          problems: saved.problems,
-          notice: undefined,
-        }),
-        { status: saved.status },
-      );
-    }
-    return c.redirect("/admin/settings/media-files?done=saved", 303);
+      revision: form.revision,
+      load: (shown) => mediaFilesData(c, shown),
+    });
   },
 };
 

@@ -8,16 +8,15 @@ import { MATCHING_MODES } from "../../../core/sites/settings_documents.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
-import { formList } from "./_shared.tsx";
+import { formList } from "../../../core/admin/form_values.ts";
 import {
   type DocumentData,
   DocumentFormHead,
   DocumentMessages,
   openDocumentPage,
-  postedRevision,
   problemsAt,
   requireSettingsWrite,
-  saveDocument,
+  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -81,25 +80,13 @@ export const handler = {
       };
     });
     const document = { enabled: form.enabled === "true", types };
-    const saved = await saveDocument(
-      ctx,
-      "search",
+    return saveAndAnswer(c, ctx, {
+      key: "search",
+      path: "/admin/settings/search",
       document,
-      postedRevision(form.revision),
-    );
-    if (!saved.ok) {
-      return page(
-        await searchData(c, {
-          document,
-          revision: saved.revision,
-          alert: saved.alert,
-          problems: saved.problems,
-          notice: undefined,
-        }),
-        { status: saved.status },
-      );
-    }
-    return c.redirect("/admin/settings/search?done=saved", 303);
+      revision: form.revision,
+      load: (shown) => searchData(c, shown),
+    });
   },
 };
 

@@ -10,17 +10,16 @@ import {
 import type { AppEnv } from "../../../core/web/env.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
-import { formList } from "./_shared.tsx";
+import { formList } from "../../../core/admin/form_values.ts";
 import {
   type DocumentData,
   DocumentFormHead,
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
-  postedRevision,
   problemsAt,
   requireSettingsWrite,
-  saveDocument,
+  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -89,26 +88,14 @@ export const handler = {
       },
       redirects: redirectsOf(form),
     };
-    const saved = await saveDocument(
-      ctx,
-      "seo",
+    return saveAndAnswer<"seo", SeoData>(c, ctx, {
+      key: "seo",
+      path: "/admin/settings/seo",
       document,
-      postedRevision(form.revision),
-    );
-    if (!saved.ok) {
-      return page(
-        await seoData(c, {
-          document,
-          revision: saved.revision,
-          alert: saved.alert,
-          problems: saved.problems,
-          notice: undefined,
-          findings: reviewRedirects(document.redirects),
-        }),
-        { status: saved.status },
-      );
-    }
-    return c.redirect("/admin/settings/seo?done=saved", 303);
+      revision: form.revision,
+      load: (shown) => seoData(c, shown),
+      extra: { findings: reviewRedirects(document.redirects) },
+    });
   },
 };
 

@@ -11,7 +11,7 @@ import type { SettingsProblem } from "../../../../core/sites/settings.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../../_shell.tsx";
-import { formList } from "../_shared.tsx";
+import { formList } from "../../../../core/admin/form_values.ts";
 import { problemsAt, requireSettingsWrite } from "../_document.tsx";
 
 export const middleware = requireSignedIn;

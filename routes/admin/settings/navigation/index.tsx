@@ -14,9 +14,8 @@ import {
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
-  postedRevision,
   requireSettingsWrite,
-  saveDocument,
+  saveAndAnswer,
 } from "../_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -92,25 +91,13 @@ export const handler = {
       },
       footer_note: footerNote,
     };
-    const saved = await saveDocument(
-      ctx,
-      "chrome",
+    return saveAndAnswer(c, ctx, {
+      key: "chrome",
+      path: "/admin/settings/navigation",
       document,
-      postedRevision(form.revision),
-    );
-    if (!saved.ok) {
-      return page(
-        await navigationData(c, {
-          document,
-          revision: saved.revision,
-          alert: saved.alert,
-          problems: saved.problems,
-          notice: undefined,
-        }),
-        { status: saved.status },
-      );
-    }
-    return c.redirect("/admin/settings/navigation?done=saved", 303);
+      revision: form.revision,
+      load: (shown) => navigationData(c, shown),
+    });
   },
 };
 

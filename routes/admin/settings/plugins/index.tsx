@@ -20,7 +20,8 @@ import {
   type PageResult,
 } from "../../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../../_shell.tsx";
-import { formList, siteModels } from "../_shared.tsx";
+import { formList } from "../../../../core/admin/form_values.ts";
+import { siteModels } from "../_shared.tsx";
 import {
   CAPABILITY_WORDS,
   capabilityOf,
