@@ -14,6 +14,7 @@ import { migrateToLatest } from "../core/db/migrate.ts";
 import { createModel } from "../core/models/store.ts";
 import { bulkIndexSite } from "../core/search/bulk_index.ts";
 import { runLoad } from "./load.ts";
+import { seedEntries } from "./seed.ts";
 import { startService } from "./service.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
@@ -77,33 +78,23 @@ try {
   if (!made.ok) throw new Error(`Cannot create the bench model: ${made.code}`);
   const modelId = made.model_id!;
   const seedStart = performance.now();
-  await sql`
-    insert into entry_groups (id, site_id, model_id, primary_entry_id, created_by, revision, current_version_id, created_at, updated_at)
-    select md5('g' || i)::uuid, ${siteId}, ${modelId}, md5('een' || i)::uuid, null, 1, md5('vde' || i)::uuid,
-      timestamptz '2020-01-01' + i * interval '1 minute', timestamptz '2020-01-01' + i * interval '1 minute'
-    from generate_series(1, ${ENTRIES}) i`.execute(db);
-  await sql`
-    insert into entries (id, site_id, group_id, model_id, locale, slug, current_version_id, published_version_id, list_title, first_language, published_at, created_at, updated_at)
-    select md5('e' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, ${modelId}, l, l || '-post-' || i,
-      md5('v' || l || i)::uuid, case when i % 10 = 0 then null else md5('v' || l || i)::uuid end,
-      case when l = 'en' then 'Post ' || i else 'Beitrag ' || i end, l = 'en',
-      case when i % 10 = 0 then null else timestamptz '2020-01-01' + i * interval '1 minute' end,
-      timestamptz '2020-01-01' + i * interval '1 minute', timestamptz '2020-01-01' + i * interval '1 minute'
-    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
-    db,
-  );
-  await sql`
-    insert into entry_versions (id, site_id, group_id, entry_id, locale, number, fields, created_by, created_at)
-    select md5('v' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, md5('e' || l || i)::uuid, l,
-      case when l = 'en' then 1 else 2 end,
-      jsonb_build_object('title', case when l = 'en' then 'Post ' || i else 'Beitrag ' || i end,
-        'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
-        'body', '<p>Text of post ' || i || '.</p>',
-        'price', (i * 7919) % 1000),
-      '{"kind":"person"}', timestamptz '2020-01-01' + i * interval '1 minute'
-    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
-    db,
-  );
+  const at = sql<Date>`timestamptz '2020-01-01' + i * interval '1 minute'`;
+  await seedEntries(db, {
+    siteId,
+    modelId,
+    count: ENTRIES,
+    languages: ["en", "de"],
+    title: sql<
+      string
+    >`case when l = 'en' then 'Post ' || i else 'Beitrag ' || i end`,
+    fields: sql`jsonb_build_object(
+      'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
+      'body', '<p>Text of post ' || i || '.</p>',
+      'price', (i * 7919) % 1000)`,
+    draft: sql<boolean>`i % 10 = 0`,
+    publishedAt: at,
+    changedAt: at,
+  });
   await sql`analyze`.execute(db);
   await bulkIndexSite(db, siteId);
   await sql`vacuum analyze`.execute(db);

@@ -15,6 +15,7 @@ import { prefixEnd } from "../core/search/suggest.ts";
 import { contextQuery } from "../core/public/request_context.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 import { cpuTicks } from "./proc.ts";
+import { seedEntries } from "./seed.ts";
 import { type BenchService, startService } from "./service.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
@@ -496,32 +497,24 @@ async function seed(): Promise<Seed> {
   const modelId = made.model_id!;
 
   const seedStart = performance.now();
-  await sql`
-    insert into entry_groups (id, site_id, model_id, primary_entry_id, created_by, revision, current_version_id, created_at, updated_at)
-    select md5('g' || i)::uuid, ${siteId}, ${modelId}, md5('een' || i)::uuid, null, 1, md5('vde' || i)::uuid, now(), now()
-    from generate_series(1, ${ENTRIES}) i`.execute(db);
-  await sql`
-    insert into entries (id, site_id, group_id, model_id, locale, slug, current_version_id, published_version_id, published_at, created_at, updated_at)
-    select md5('e' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, ${modelId}, l, l || '-post-' || i,
-      md5('v' || l || i)::uuid, md5('v' || l || i)::uuid,
-      timestamptz '2020-01-01' + i * interval '1 minute' + (i % 997) * interval '1 microsecond', now(), now()
-    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
-    db,
-  );
-  await sql`
-    insert into entry_versions (id, site_id, group_id, entry_id, locale, number, fields, created_by, created_at)
-    select md5('v' || l || i)::uuid, ${siteId}, md5('g' || i)::uuid, md5('e' || l || i)::uuid, l,
-      case when l = 'en' then 1 else 2 end,
-      jsonb_build_object('title', case when l = 'en'
-          then 'Post ' || i || ' ' || (${VOCAB}::text[])[1 + i % 20] || ' ' || (${VOCAB}::text[])[1 + (i / 20) % 20]
-          else 'Beitrag ' || i || ' ' || (${GERMAN}::text[])[1 + i % 20] || ' ' || (${GERMAN}::text[])[1 + (i / 20) % 20] end,
-        'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
-        'price', (i * 7919) % 1000,
-        'published_on', to_char(date '2020-01-01' + (i / 100), 'YYYY-MM-DD')),
-      '{"kind":"person"}', now()
-    from generate_series(1, ${ENTRIES}) i, unnest(array['en', 'de']) l`.execute(
-    db,
-  );
+  await seedEntries(db, {
+    siteId,
+    modelId,
+    count: ENTRIES,
+    languages: ["en", "de"],
+    title: sql<string>`case when l = 'en'
+      then 'Post ' || i || ' ' || (${VOCAB}::text[])[1 + i % 20] || ' ' || (${VOCAB}::text[])[1 + (i / 20) % 20]
+      else 'Beitrag ' || i || ' ' || (${GERMAN}::text[])[1 + i % 20] || ' ' || (${GERMAN}::text[])[1 + (i / 20) % 20] end`,
+    fields: sql`jsonb_build_object(
+      'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
+      'price', (i * 7919) % 1000,
+      'published_on', to_char(date '2020-01-01' + (i / 100), 'YYYY-MM-DD'))`,
+    draft: sql<boolean>`false`,
+    publishedAt: sql<
+      Date
+    >`timestamptz '2020-01-01' + i * interval '1 minute' + (i % 997) * interval '1 microsecond'`,
+    changedAt: sql<Date>`now()`,
+  });
   await rebuildPublicItems(db, siteId);
   // Statistics first: without them the indexer's batch join gets a nested-loop plan.
   await sql`analyze`.execute(db);

@@ -666,8 +666,15 @@ export async function importStep(
         cursor.after,
         IMPORT_MEDIA_BATCH,
       );
+      const languages = new Set(
+        (await listSiteLanguages(ctx.db, ctx.siteId)).map((l) => l.code),
+      );
       for (const row of rows) {
-        await importMedia(ctx, job, row.record as MediaRecord, problems, bump);
+        await importMedia(ctx, job, row.record as MediaRecord, {
+          languages,
+          problems,
+          bump,
+        });
       }
       return {
         cursor: rows.length < IMPORT_MEDIA_BATCH
@@ -839,9 +846,14 @@ async function importMedia(
   ctx: ImportContext,
   job: JobRow,
   record: MediaRecord,
-  problems: JobProblem[],
-  bump: Bump,
+  step: {
+    /** The site's language codes, read once per step. */
+    languages: ReadonlySet<string>;
+    problems: JobProblem[];
+    bump: Bump;
+  },
 ): Promise<void> {
+  const { languages, problems, bump } = step;
   if ((await idsOf(ctx.db, job.id, [record.id])).has(record.id)) return;
   const bytes = fromBase64(record.content_base64);
   if (!bytes || await sha256Hex(bytes) !== record.sha256) {
@@ -853,9 +865,6 @@ async function importMedia(
     });
     return;
   }
-  const languages = new Set(
-    (await listSiteLanguages(ctx.db, ctx.siteId)).map((l) => l.code),
-  );
   const altTexts = Object.fromEntries(
     Object.entries(record.alt_texts).filter(([code]) => languages.has(code)),
   );
