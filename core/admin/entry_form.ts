@@ -37,7 +37,23 @@ export interface FieldControl {
   targets: string[];
   /** Media fields: kinds accepted. */
   kinds: string[];
+  /**
+   * Component fields: the controls of one item. Inside a component, fields that need pickers
+   * of their own (relations, media, nested components, points) are edited as JSON.
+   */
+  children?: FieldControl[];
 }
+
+/** The most item rows a posted component field is read for (its `maxItems` is checked after). */
+const COMPONENT_ROWS_MAX = 500;
+
+/** Field types a component item edits as JSON text rather than with their own control. */
+const JSON_INSIDE_COMPONENTS = new Set<FieldDefinition["type"]>([
+  "relation",
+  "media",
+  "component",
+  "point",
+]);
 
 function hintsOf(field: FieldDefinition): string[] {
   const hints: string[] = [];
@@ -68,7 +84,6 @@ function hintsOf(field: FieldDefinition): string[] {
       hints.push("Date and time in UTC");
       break;
     case "json":
-    case "component":
       hints.push("JSON");
       break;
     case "rich_text":
@@ -92,57 +107,109 @@ export function fieldControls(
   const keys = model.fields.map((f) => f.key);
   const readable = new Set(readableFields(authority, model.id, keys));
   const writable = new Set(writableFields(authority, model.id, keys));
-  return model.fields.filter((f) => readable.has(f.key)).map((field) => {
-    const v = field.validation as Record<string, unknown>;
-    const control: FieldControl = {
-      key: field.key,
-      label: field.label,
-      type: field.type,
-      required: field.required,
-      localized: field.localized,
-      readOnly: !writable.has(field.key),
-      hints: hintsOf(field),
-      multiple: false,
-      options: [],
-      integer: false,
-      targets: [],
-      kinds: [],
-    };
-    if (typeof v.minLength === "number") control.minLength = v.minLength;
-    if (typeof v.maxLength === "number") control.maxLength = v.maxLength;
-    if (v.min !== undefined) control.min = String(v.min);
-    if (v.max !== undefined) control.max = String(v.max);
-    if (v.step !== undefined) control.step = String(v.step);
-    switch (field.type) {
-      case "select":
-        control.multiple = field.config.multiple;
-        control.options = field.config.options.map((o) => ({ ...o }));
-        break;
-      case "number":
-        control.integer = field.config.integer;
-        break;
-      case "slug":
-        if (field.config.source) control.source = field.config.source;
-        break;
-      case "relation":
-        control.multiple = field.config.cardinality === "one-to-many" ||
-          field.config.cardinality === "many-to-many";
-        control.targets = [...field.config.targets];
-        break;
-      case "media":
-        control.multiple = field.config.multiple;
-        control.kinds = [...(field.config.kinds ?? [])];
-        break;
-      case "component":
-        control.multiple = field.config.repeatable;
-        break;
-    }
-    return control;
-  });
+  return model.fields.filter((f) => readable.has(f.key)).map((field) =>
+    controlOf(field, !writable.has(field.key), false)
+  );
+}
+
+/** The control of one field; `nested` for a field inside a component item. */
+function controlOf(
+  field: FieldDefinition,
+  readOnly: boolean,
+  nested: boolean,
+): FieldControl {
+  const v = field.validation as Record<string, unknown>;
+  const asJson = nested && JSON_INSIDE_COMPONENTS.has(field.type);
+  const control: FieldControl = {
+    key: field.key,
+    label: field.label,
+    // A slug inside an item has no sibling input to follow: it is typed as text.
+    type: asJson
+      ? "json"
+      : nested && field.type === "slug"
+      ? "text"
+      : field.type,
+    required: field.required,
+    localized: field.localized,
+    readOnly,
+    hints: asJson ? [...hintsOf(field), "JSON"] : hintsOf(field),
+    multiple: false,
+    options: [],
+    integer: false,
+    targets: [],
+    kinds: [],
+  };
+  if (typeof v.minLength === "number") control.minLength = v.minLength;
+  if (typeof v.maxLength === "number") control.maxLength = v.maxLength;
+  if (v.min !== undefined) control.min = String(v.min);
+  if (v.max !== undefined) control.max = String(v.max);
+  if (v.step !== undefined) control.step = String(v.step);
+  if (asJson) return control;
+  switch (field.type) {
+    case "select":
+      control.multiple = field.config.multiple;
+      control.options = field.config.options.map((o) => ({ ...o }));
+      break;
+    case "number":
+      control.integer = field.config.integer;
+      break;
+    case "slug":
+      if (field.config.source && !nested) control.source = field.config.source;
+      break;
+    case "relation":
+      control.multiple = field.config.cardinality === "one-to-many" ||
+        field.config.cardinality === "many-to-many";
+      control.targets = [...field.config.targets];
+      break;
+    case "media":
+      control.multiple = field.config.multiple;
+      control.kinds = [...(field.config.kinds ?? [])];
+      break;
+    case "component":
+      control.multiple = field.config.repeatable;
+      control.children = field.config.fields.map((f) =>
+        controlOf(f, readOnly, true)
+      );
+      break;
+  }
+  return control;
+}
+
+/** A component's stored value as its items (a single component is a list of at most one). */
+function componentItems(
+  control: FieldControl,
+  value: unknown,
+): Record<string, unknown>[] {
+  const items = control.multiple ? value : [value];
+  return Array.isArray(items)
+    ? items.filter((i): i is Record<string, unknown> =>
+      typeof i === "object" && i !== null && !Array.isArray(i)
+    )
+    : [];
+}
+
+/** The text of a component's item rows: a JSON list of each item's control texts. */
+export function componentRows(raw: RawValue): RawValues[] {
+  if (Array.isArray(raw) || raw.trim() === "") return [];
+  try {
+    const rows = JSON.parse(raw);
+    return Array.isArray(rows)
+      ? rows.filter((r) => typeof r === "object" && r !== null)
+      : [];
+  } catch {
+    return [];
+  }
 }
 
 /** A stored value as the text of its control. */
 export function rawOf(control: FieldControl, value: unknown): RawValue {
+  if (control.type === "component" && control.children) {
+    const children = control.children;
+    const rows = componentItems(control, value).map((item) =>
+      rawValues(children, item)
+    );
+    return rows.length > 0 ? JSON.stringify(rows) : "";
+  }
   if (value === undefined || value === null) return control.multiple ? [] : "";
   switch (control.type) {
     case "json":
@@ -258,8 +325,21 @@ export function parseEntryForm(
         } else values[control.key] = at.toISOString().replace(".000Z", "Z");
         break;
       }
-      case "json":
       case "component": {
+        if (!control.children) break;
+        const parsed = parseComponent(control, control.children, form);
+        raw[control.key] = parsed.rows.length > 0
+          ? JSON.stringify(parsed.rows)
+          : "";
+        problems.push(...parsed.problems);
+        if (parsed.items.length > 0) {
+          values[control.key] = control.multiple
+            ? parsed.items
+            : parsed.items[0];
+        }
+        break;
+      }
+      case "json": {
         const text = one(posted);
         raw[control.key] = text;
         if (text.trim() === "") break;
@@ -318,6 +398,59 @@ export function parseEntryForm(
     }
   }
   return { raw, values, problems };
+}
+
+/**
+ * Reads a component's item rows (`f.<key>.<n>.<field>`, `f.<key>.rows` of them). A row whose
+ * "remove" box is ticked is dropped, and so is an untouched blank row (the one offered for a new
+ * item, or a single component left empty).
+ */
+function parseComponent(
+  control: FieldControl,
+  children: readonly FieldControl[],
+  form: Record<string, unknown>,
+): {
+  rows: RawValues[];
+  items: Record<string, unknown>[];
+  problems: FormProblem[];
+} {
+  const base = `${control.key}.`;
+  const count = Math.min(
+    Math.max(0, Math.trunc(Number(one(form[`f.${base}rows`])) || 0)),
+    COMPONENT_ROWS_MAX,
+  );
+  const rows: RawValues[] = [];
+  const items: Record<string, unknown>[] = [];
+  const problems: FormProblem[] = [];
+  for (let n = 0; n < count; n++) {
+    const prefix = `${base}${n}.`;
+    if (list(form[`f.${prefix}remove`]).includes("1")) continue;
+    // The item's inputs, renamed as if its fields were the form's own.
+    const own: Record<string, unknown> = {};
+    for (const [name, posted] of Object.entries(form)) {
+      if (name.startsWith(`f.${prefix}`)) {
+        own[`f.${name.slice(2 + prefix.length)}`] = posted;
+      } else if (name.startsWith(`present.${prefix}`)) {
+        own[`present.${name.slice(8 + prefix.length)}`] = posted;
+      }
+    }
+    const item = parseEntryForm(children, own);
+    const untouched = Object.values(item.raw).every((r) =>
+      Array.isArray(r)
+        ? r.every((t) => t.trim() === "")
+        : r.trim() === "" || r === "false"
+    );
+    if (untouched && item.problems.length === 0) continue;
+    const at = control.multiple
+      ? `${control.key}[${items.length}]`
+      : control.key;
+    rows.push(item.raw);
+    items.push(item.values);
+    problems.push(
+      ...item.problems.map((p) => ({ ...p, path: `${at}.${p.path}` })),
+    );
+  }
+  return { rows, items, problems };
 }
 
 /** Problems grouped by the top-level field they concern (`seo.meta_title` belongs to `seo`). */

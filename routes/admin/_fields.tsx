@@ -1,5 +1,9 @@
 // The entry editor's controls: one per field type, labelled, with hints, and the refusal beside the field.
-import type { FieldControl, RawValue } from "../../core/admin/entry_form.ts";
+import {
+  componentRows,
+  type FieldControl,
+  type RawValue,
+} from "../../core/admin/entry_form.ts";
 import type { RelationChoice } from "../../core/admin/editor.ts";
 import RichTextField from "../../islands/RichTextField.tsx";
 import SlugField from "../../islands/SlugField.tsx";
@@ -196,8 +200,14 @@ function Control(props: FieldInputProps & { describedBy: string }) {
         </span>
       );
     }
-    case "json":
     case "component":
+      if (control.children) return <ComponentField {...props} />;
+      return (
+        <textarea {...common} rows={6} readOnly={readOnly} spellcheck={false}>
+          {text(value)}
+        </textarea>
+      );
+    case "json":
       return (
         <textarea {...common} rows={6} readOnly={readOnly} spellcheck={false}>
           {text(value)}
@@ -254,6 +264,68 @@ function Control(props: FieldInputProps & { describedBy: string }) {
   }
 }
 
+/**
+ * A component field: each item a group of its own fields. A repeatable one offers a blank item to
+ * fill in (one more after each save) and a box to remove each item, so it works without script.
+ */
+function ComponentField(props: FieldInputProps & { describedBy: string }) {
+  const { control } = props;
+  const children = control.children ?? [];
+  const rows = componentRows(props.value);
+  const blank = !control.readOnly && (control.multiple || rows.length === 0);
+  const shown: (Record<string, RawValue> | null)[] = control.multiple
+    ? [...rows, ...(blank ? [null] : [])]
+    : [rows[0] ?? null];
+  return (
+    <div
+      class="component-items stack"
+      role="group"
+      aria-labelledby={`label-${control.key}`}
+      aria-describedby={props.describedBy || undefined}
+    >
+      <input
+        type="hidden"
+        name={`f.${control.key}.rows`}
+        value={String(shown.length)}
+      />
+      {shown.map((row, n) => {
+        const fields = children.map((child) => (
+          <FieldInput
+            key={child.key}
+            control={{ ...child, key: `${control.key}.${n}.${child.key}` }}
+            value={row?.[child.key] ?? (child.multiple ? [] : "")}
+            errors={[]}
+          />
+        ));
+        // A single component's fields sit in the group its label already names.
+        if (!control.multiple) {
+          return <div class="component-item card" key={n}>{fields}</div>;
+        }
+        return (
+          <fieldset class="component-item card" key={n}>
+            <legend>
+              {row === null
+                ? `New item of ${control.label}`
+                : `${control.label}, item ${n + 1}`}
+            </legend>
+            {fields}
+            {row !== null && !control.readOnly && (
+              <label class="check">
+                <input
+                  type="checkbox"
+                  name={`f.${control.key}.${n}.remove`}
+                  value="1"
+                />{" "}
+                Remove this item when saving
+              </label>
+            )}
+          </fieldset>
+        );
+      })}
+    </div>
+  );
+}
+
 /** One field: label (with required mark), control, hints and the refusal in words beside it. */
 export function FieldInput(props: FieldInputProps) {
   const { control } = props;
@@ -266,12 +338,17 @@ export function FieldInput(props: FieldInputProps) {
   const labelFor = control.type === "point"
     ? `field-${control.key}-lat`
     : `field-${control.key}`;
+  const grouped = control.type === "point" ||
+    (control.type === "component" && control.children !== undefined);
   return (
     <div class="field" data-field={control.key}>
-      {control.type === "point"
+      {grouped
         ? (
           <span class="label" id={`label-${control.key}`}>
             <strong>{control.label}</strong>
+            {control.required && (
+              <span class="required-mark" aria-hidden="true">*</span>
+            )}
           </span>
         )
         : (
