@@ -31,10 +31,12 @@ export async function seedEntries(
   const { siteId, modelId, count, title, draft } = options;
   const languages = sql`unnest(${[...options.languages]}::text[]) l`;
   const first = options.languages[0];
+  // The group's current version is the last one written: its last language's.
+  const last = options.languages.at(-1)!;
   await sql`
     insert into entry_groups (id, site_id, model_id, primary_entry_id, created_by, revision, current_version_id, created_at, updated_at)
     select md5('g' || i)::uuid, ${siteId}, ${modelId}, md5('e' || ${first} || i)::uuid, null, 1,
-      md5('v' || ${first} || i)::uuid, ${options.changedAt}, ${options.changedAt}
+      md5('v' || ${last} || i)::uuid, ${options.changedAt}, ${options.changedAt}
     from generate_series(1, ${count}) i`.execute(db);
   await sql`
     insert into entries (id, site_id, group_id, model_id, locale, slug, current_version_id,
