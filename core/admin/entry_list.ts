@@ -326,11 +326,15 @@ export async function listEntries(
       query.lang || ctx.site.defaultLanguage,
     );
     const words = query.q.trim();
+    // Slugs are lower-case, so the typed text is compared lowered. Naming the site's languages
+    // lets the (site, model, locale, slug) index find slugs, beside the titles' trigram index.
+    const bySlug = [...new Set([...slugs, words.toLowerCase()])];
+    const locales = query.lang !== "" ? [query.lang] : ctx.site.languages;
     const matches = sql<boolean>`(${
       titleKey ? listTitleHolds(words) : sql`false`
-    } or ${
-      slugs.length > 0 ? sql`e.slug in (${sql.join(slugs)})` : sql`false`
-    } or lower(e.slug) = ${words.toLowerCase()})`;
+    } or (e.locale in (${sql.join(locales)}) and e.slug in (${
+      sql.join(bySlug)
+    })))`;
     // The trigram index finds the entries a piece of a title names at once, but asked for the
     // newest 25 the planner walks every group in time order looking for them. So the matching
     // groups are read first; when they are few, the list reads only those.

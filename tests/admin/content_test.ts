@@ -315,6 +315,7 @@ Deno.test("the entry list sorts by title a page at a time and finds drafts by a 
       )
       .select([
         "e.list_title",
+        "e.slug",
         "e.published_version_id",
         sql<string>`v.fields->>'title'`.as("title"),
       ])
@@ -348,6 +349,13 @@ Deno.test("the entry list sorts by title a page at a time and finds drafts by a 
       )).text(),
     );
     ok(found.includes(draft.title), `${piece} should find ${draft.title}`);
+    // The whole slug, in any case, finds the entry too (site search reads no drafts).
+    const bySlug = await (await request(
+      t,
+      jar,
+      `/admin/content/posts?q=${encodeURIComponent(draft.slug.toUpperCase())}`,
+    )).text();
+    ok(titlesOf(bySlug).includes(draft.title));
   } finally {
     await t.close();
   }
