@@ -1,6 +1,7 @@
 // What the entry editor reads: the entry in one language, its languages' states, workflow, relation choices.
 import { decide, readableFields, readReach } from "../access/decide.ts";
 import { readWorkflow, type WorkflowBlock } from "../entries/workflow.ts";
+import { pendingAddresses } from "../pages/pending_address.ts";
 import {
   listAssignees,
   readAssignment,
@@ -51,6 +52,11 @@ export interface EditorState {
   /** When the language is missing: the language whose values the form starts from. */
   startedFrom: string | null;
   slug: string;
+  /**
+   * A live page whose new address waits for publication: `slug` is the waiting one, this the
+   * address readers get until then.
+   */
+  liveSlug: string | null;
   trashed: boolean;
   revision: number;
   currentVersionId: string | null;
@@ -262,6 +268,10 @@ export async function loadEditor(
       : { code, state: "missing", published: false };
   });
   const instance = instances.find((i) => i.locale === locale);
+  const waiting = instance
+    ? (await pendingAddresses(db, siteId, [instance.id])).get(instance.id)
+      ?.address ?? null
+    : null;
   const startedFrom = instance
     ? null
     : languages.find((l) => l.code === locale)?.from ?? instances[0]?.locale ??
@@ -303,7 +313,10 @@ export async function loadEditor(
     locale,
     exists: instance !== undefined,
     startedFrom,
-    slug: instance?.slug ?? source?.slug ?? "",
+    slug: waiting ?? instance?.slug ?? source?.slug ?? "",
+    liveSlug: waiting !== null && waiting !== instance?.slug
+      ? instance?.slug ?? null
+      : null,
     trashed: group.trashed_at !== null,
     revision: group.revision,
     currentVersionId: instance?.current_version_id ?? null,
@@ -343,6 +356,7 @@ export async function newEditor(
     exists: false,
     startedFrom: null,
     slug: "",
+    liveSlug: null,
     trashed: false,
     revision: 0,
     currentVersionId: null,

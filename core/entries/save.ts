@@ -3,6 +3,13 @@ import { decide, readableFields } from "../access/decide.ts";
 import type { ModelAction } from "../access/permissions.ts";
 import { stableJson } from "../models/problems.ts";
 import { listTitleOf } from "../models/title_field.ts";
+import { isPageField } from "../models/validate_values.ts";
+import { isReservedPageSlug } from "../pages/addresses.ts";
+import {
+  addressHeld,
+  dropPendingAddress,
+  recordPendingAddress,
+} from "../pages/address_store.ts";
 import { type CommandScope, refusalOf, runCommand } from "./command.ts";
 import {
   claimSingleEntry,
@@ -178,6 +185,21 @@ export async function saveInScope(
   if (!slug) {
     throw new Error(`Cannot add language "${options.locale}": no slug given`);
   }
+  // A live page keeps its address until the language is published again (DLV-013): a new one
+  // waits as the pending address, as one set through /pages/{id}/address does, and saving the
+  // live address again drops a pending one.
+  let pendingAddress: string | null | undefined;
+  if (
+    instance?.published_version_id && options.slug !== undefined &&
+    model?.fields.some(isPageField)
+  ) {
+    if (options.slug === instance.slug) pendingAddress = null;
+    else if (isReservedPageSlug(options.slug)) {
+      return { ok: false, code: "slug_reserved" };
+    } else if (await addressHeld(scope.tx, siteId, instance, options.slug)) {
+      return { ok: false, code: "slug_taken" };
+    } else pendingAddress = options.slug;
+  }
   if (ctx.validate) {
     const errors = await ctx.validate({
       db: scope.tx,
@@ -248,7 +270,7 @@ export async function saveInScope(
   }).execute();
   await scope.tx.updateTable("entries")
     .set({
-      slug,
+      slug: pendingAddress ? instance!.slug : slug,
       current_version_id: versionId,
       list_title: listTitleOf(model, fields),
       updated_at: now,
@@ -257,6 +279,17 @@ export async function saveInScope(
   await scope.tx.updateTable("entry_groups")
     .set({ current_version_id: versionId, updated_at: now })
     .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+  if (pendingAddress === null) {
+    await dropPendingAddress(scope.tx, siteId, entryId);
+  } else if (pendingAddress !== undefined) {
+    await recordPendingAddress(scope.tx, {
+      site_id: siteId,
+      entry_id: entryId,
+      version_id: versionId,
+      address: pendingAddress,
+      created_at: now,
+    });
+  }
   const refused = await enforceEntryRules(scope, {
     siteId,
     model,

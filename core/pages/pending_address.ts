@@ -12,6 +12,7 @@ import {
   SETTINGS_SCHEMAS,
 } from "../sites/settings_documents.ts";
 import { isReservedPageSlug } from "./addresses.ts";
+import { addressHeld, recordPendingAddress } from "./address_store.ts";
 
 /** Most exact redirects the SEO settings hold (spec 3 part 8). */
 const EXACT_REDIRECTS_MAX = 256;
@@ -96,44 +97,15 @@ export function setPageAddress(
     });
     if (!saved.ok) return saved;
     const current = saved.instances.find((i) => i.locale === options.locale);
-    const row = {
+    await recordPendingAddress(scope.tx, {
       entry_id: instance.id,
       site_id: ctx.siteId,
       version_id: current?.current_version_id ?? saved.current_version_id!,
       address: options.address,
       created_at: scope.now,
-    };
-    await scope.tx.insertInto("page_pending_addresses").values(row)
-      .onConflict((oc) =>
-        oc.column("entry_id").doUpdateSet({
-          version_id: row.version_id,
-          address: row.address,
-          created_at: row.created_at,
-        })
-      ).execute();
+    });
     return saved;
   });
-}
-
-/** True when another entry of the model holds `address` in the language, live or pending. */
-async function addressHeld(
-  db: Db,
-  siteId: string,
-  instance: InstanceRow,
-  address: string,
-): Promise<boolean> {
-  const live = await db.selectFrom("entries").select("id")
-    .where("site_id", "=", siteId).where("model_id", "=", instance.model_id)
-    .where("locale", "=", instance.locale).where("slug", "=", address)
-    .where("id", "!=", instance.id).executeTakeFirst();
-  if (live) return true;
-  const pending = await db.selectFrom("page_pending_addresses as p")
-    .innerJoin("entries as e", "e.id", "p.entry_id").select("p.entry_id")
-    .where("p.site_id", "=", siteId).where("p.address", "=", address)
-    .where("e.model_id", "=", instance.model_id)
-    .where("e.locale", "=", instance.locale)
-    .where("e.id", "!=", instance.id).executeTakeFirst();
-  return pending !== undefined;
 }
 
 /**

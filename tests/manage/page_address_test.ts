@@ -222,3 +222,45 @@ Deno.test("POST /pages/{id}/save with a slug waits for publication like /address
     await s.publish(home);
     assert.equal(await s.served("start"), 200);
   }));
+
+Deno.test("PUT /entries/{id} with a new slug on a live page waits for publication; saving the live slug again drops it; reserved and taken addresses are refused (DLV-013, ENT-031)", () =>
+  withManageApp(async (t) => {
+    const s = await setup(t);
+    const home = await s.create("home");
+    await s.publish(home);
+    const about = await s.create("about");
+    await s.publish(about);
+    const put = async (slug: string) => {
+      const page = await s.read(home);
+      return await s.call("PUT", `/entries/${home}`, {
+        locale: "en",
+        expected_current_version_id: page.locales.en.current_version_id,
+        fields: { title: "home", slides: exampleHomePage("en") },
+        slug,
+      });
+    };
+    const moved = await put("start");
+    assert.equal(moved.status, 200, await moved.clone().text());
+    // The live page keeps its address; the new one waits, pinned to the new version.
+    let page = await s.read(home);
+    assert.equal(page.locales.en.slug, "home");
+    assert.deepEqual(page.locales.en.pending_address, {
+      address: "start",
+      version_id: page.locales.en.current_version_id,
+    });
+    assert.equal(await s.served("home"), 200);
+    assert.equal(await s.served("start"), 404);
+
+    assert.equal((await put("home")).status, 200);
+    assert.equal((await s.read(home)).locales.en.pending_address, null);
+
+    assert.equal((await refusal(await put("about"))).code, "slug_taken");
+    assert.equal((await refusal(await put("admin"))).code, "slug_reserved");
+    page = await s.read(home);
+    assert.equal(page.locales.en.pending_address, null);
+
+    assert.equal((await put("start")).status, 200);
+    assert.equal((await s.publish(home)).status, 200);
+    assert.equal(await s.served("start"), 200);
+    assert.equal((await s.read(home)).locales.en.slug, "start");
+  }));

@@ -152,6 +152,8 @@ const SAVE_ERRORS: ErrorCode[] = [
   "transition_unavailable",
   "field_validation_failed",
   "slug_taken",
+  // A page's new address the service keeps for its own routes (ENT-031).
+  "slug_reserved",
   "unique_value_taken",
   "relation_target_taken",
   "relation_target_not_found",

@@ -406,6 +406,8 @@ export function EditorPage({ data }: { data: EditorData }) {
               <p class="hint" id="hint-_slug">
                 The entry's address in this language: lower-case letters, digits
                 and single hyphens
+                {editor.liveSlug !== null &&
+                  ` · Readers keep the address "${editor.liveSlug}" until this language is published again`}
               </p>
             </div>
             {editor.controls.map((control) => (
