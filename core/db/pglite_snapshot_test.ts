@@ -5,6 +5,7 @@ import { type Db, openDatabase, pgliteOf } from "./database.ts";
 import { migrateToLatest } from "./migrate.ts";
 import { migrations } from "./migrations/mod.ts";
 import { openMigratedDatabase } from "./open_migrated.ts";
+import { ON_POSTGRES } from "../../tests/support/db.ts";
 import {
   migrationsFingerprint,
   readSnapshot,
@@ -40,116 +41,136 @@ async function describeSchema(db: Db) {
   };
 }
 
-Deno.test("a snapshot of the migrated database gives the same schema as replaying every migration", async () => {
-  const dir = new URL(`file://${await Deno.makeTempDir()}/`);
-  const replayed = await openDatabase({ pglitePath: null });
-  let loaded: Db | undefined;
-  try {
-    await migrateToLatest(replayed);
-    ok(await saveSnapshot(pgliteOf(replayed)!, "test", dir));
-    const snapshot = await readSnapshot("test", dir);
-    ok(snapshot);
-    loaded = await openDatabase({ pglitePath: null, snapshot });
-    deepEqual(await migrateToLatest(loaded), [], "nothing left to apply");
-    const expected = await describeSchema(replayed);
-    deepEqual(await describeSchema(loaded), expected);
-    deepEqual(expected.migrations, Object.keys(migrations).sort());
-  } finally {
-    await loaded?.destroy();
-    await replayed.destroy();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+/** These tests are about the embedded store: the PGlite run covers them. */
+function embeddedTest(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ignore: ON_POSTGRES, fn });
+}
 
-Deno.test("openMigratedDatabase replays the migrations when only a stale snapshot exists, then saves the current one", async () => {
-  const dir = new URL(`file://${await Deno.makeTempDir()}/`);
-  // A snapshot of an empty cluster, filed under a fingerprint the migrations no longer have.
-  const empty = await openDatabase({ pglitePath: null });
-  ok(await saveSnapshot(pgliteOf(empty)!, "stale000", dir));
-  await empty.destroy();
-  const fingerprint = await migrationsFingerprint();
-  ok(fingerprint);
-  notEqual(fingerprint, "stale000");
-  const first = await openMigratedDatabase({ pglitePath: null }, {
-    snapshotDir: dir,
-  });
-  try {
-    equal(first.fromSnapshot, false);
-    deepEqual(
-      (await describeSchema(first.db)).migrations,
-      Object.keys(migrations).sort(),
-    );
-    ok(await Deno.stat(snapshotFile(fingerprint, dir)));
-  } finally {
-    await first.db.destroy();
-  }
-  // The next empty start uses the snapshot just saved, with the same schema.
-  const second = await openMigratedDatabase({ pglitePath: null }, {
-    snapshotDir: dir,
-  });
-  const replayed = await openDatabase({ pglitePath: null });
-  try {
-    equal(second.fromSnapshot, true);
-    await migrateToLatest(replayed);
-    deepEqual(
-      await describeSchema(second.db),
-      await describeSchema(replayed),
-    );
-  } finally {
-    await second.db.destroy();
-    await replayed.destroy();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+embeddedTest(
+  "a snapshot of the migrated database gives the same schema as replaying every migration",
+  async () => {
+    const dir = new URL(`file://${await Deno.makeTempDir()}/`);
+    const replayed = await openDatabase({ pglitePath: null });
+    let loaded: Db | undefined;
+    try {
+      await migrateToLatest(replayed);
+      ok(await saveSnapshot(pgliteOf(replayed)!, "test", dir));
+      const snapshot = await readSnapshot("test", dir);
+      ok(snapshot);
+      loaded = await openDatabase({ pglitePath: null, snapshot });
+      deepEqual(await migrateToLatest(loaded), [], "nothing left to apply");
+      const expected = await describeSchema(replayed);
+      deepEqual(await describeSchema(loaded), expected);
+      deepEqual(expected.migrations, Object.keys(migrations).sort());
+    } finally {
+      await loaded?.destroy();
+      await replayed.destroy();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
-Deno.test("migrationsFingerprint changes when a migration file changes, is added or is removed", async () => {
-  const dir = await Deno.makeTempDir();
-  const url = new URL(`file://${dir}/`);
-  try {
-    await Deno.writeTextFile(
-      `${dir}/0001_a.ts`,
-      "export async function up() {}",
-    );
-    const one = await migrationsFingerprint(url);
-    await Deno.writeTextFile(
-      `${dir}/0001_a.ts`,
-      "export async function up() { }",
-    );
-    const edited = await migrationsFingerprint(url);
-    await Deno.writeTextFile(
-      `${dir}/0002_b.ts`,
-      "export async function up() {}",
-    );
-    const added = await migrationsFingerprint(url);
-    await Deno.remove(`${dir}/0002_b.ts`);
-    equal(await migrationsFingerprint(url), edited);
-    ok(one && edited && added);
-    equal(new Set([one, edited, added]).size, 3);
-    equal(await migrationsFingerprint(new URL(`file://${dir}/none/`)), null);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+embeddedTest(
+  "openMigratedDatabase replays the migrations when only a stale snapshot exists, then saves the current one",
+  async () => {
+    const dir = new URL(`file://${await Deno.makeTempDir()}/`);
+    // A snapshot of an empty cluster, filed under a fingerprint the migrations no longer have.
+    const empty = await openDatabase({ pglitePath: null });
+    ok(await saveSnapshot(pgliteOf(empty)!, "stale000", dir));
+    await empty.destroy();
+    const fingerprint = await migrationsFingerprint();
+    ok(fingerprint);
+    notEqual(fingerprint, "stale000");
+    const first = await openMigratedDatabase({ pglitePath: null }, {
+      snapshotDir: dir,
+    });
+    try {
+      equal(first.fromSnapshot, false);
+      deepEqual(
+        (await describeSchema(first.db)).migrations,
+        Object.keys(migrations).sort(),
+      );
+      ok(await Deno.stat(snapshotFile(fingerprint, dir)));
+    } finally {
+      await first.db.destroy();
+    }
+    // The next empty start uses the snapshot just saved, with the same schema.
+    const second = await openMigratedDatabase({ pglitePath: null }, {
+      snapshotDir: dir,
+    });
+    const replayed = await openDatabase({ pglitePath: null });
+    try {
+      equal(second.fromSnapshot, true);
+      await migrateToLatest(replayed);
+      deepEqual(
+        await describeSchema(second.db),
+        await describeSchema(replayed),
+      );
+    } finally {
+      await second.db.destroy();
+      await replayed.destroy();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
-Deno.test("openMigratedDatabase still answers a fully migrated database when the snapshot file is not a dump", async () => {
-  const dir = new URL(`file://${await Deno.makeTempDir()}/`);
-  const fingerprint = await migrationsFingerprint();
-  ok(fingerprint);
-  await Deno.mkdir(dir, { recursive: true });
-  await Deno.writeTextFile(snapshotFile(fingerprint, dir), "not a dump");
-  const data = await Deno.makeTempDir();
-  const opened = await openMigratedDatabase({ pglitePath: `${data}/pglite` }, {
-    snapshotDir: dir,
-  });
-  try {
-    // PGlite either refuses the file (we then start empty) or ignores it; both end migrated.
-    deepEqual(
-      (await describeSchema(opened.db)).migrations,
-      Object.keys(migrations).sort(),
+embeddedTest(
+  "migrationsFingerprint changes when a migration file changes, is added or is removed",
+  async () => {
+    const dir = await Deno.makeTempDir();
+    const url = new URL(`file://${dir}/`);
+    try {
+      await Deno.writeTextFile(
+        `${dir}/0001_a.ts`,
+        "export async function up() {}",
+      );
+      const one = await migrationsFingerprint(url);
+      await Deno.writeTextFile(
+        `${dir}/0001_a.ts`,
+        "export async function up() { }",
+      );
+      const edited = await migrationsFingerprint(url);
+      await Deno.writeTextFile(
+        `${dir}/0002_b.ts`,
+        "export async function up() {}",
+      );
+      const added = await migrationsFingerprint(url);
+      await Deno.remove(`${dir}/0002_b.ts`);
+      equal(await migrationsFingerprint(url), edited);
+      ok(one && edited && added);
+      equal(new Set([one, edited, added]).size, 3);
+      equal(await migrationsFingerprint(new URL(`file://${dir}/none/`)), null);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
+embeddedTest(
+  "openMigratedDatabase still answers a fully migrated database when the snapshot file is not a dump",
+  async () => {
+    const dir = new URL(`file://${await Deno.makeTempDir()}/`);
+    const fingerprint = await migrationsFingerprint();
+    ok(fingerprint);
+    await Deno.mkdir(dir, { recursive: true });
+    await Deno.writeTextFile(snapshotFile(fingerprint, dir), "not a dump");
+    const data = await Deno.makeTempDir();
+    const opened = await openMigratedDatabase(
+      { pglitePath: `${data}/pglite` },
+      {
+        snapshotDir: dir,
+      },
     );
-  } finally {
-    await opened.db.destroy();
-    await Deno.remove(dir, { recursive: true });
-    await Deno.remove(data, { recursive: true });
-  }
-});
+    try {
+      // PGlite either refuses the file (we then start empty) or ignores it; both end migrated.
+      deepEqual(
+        (await describeSchema(opened.db)).migrations,
+        Object.keys(migrations).sort(),
+      );
+    } finally {
+      await opened.db.destroy();
+      await Deno.remove(dir, { recursive: true });
+      await Deno.remove(data, { recursive: true });
+    }
+  },
+);

@@ -7,19 +7,22 @@ import {
   listSubmissions,
   type SubmissionDetail,
 } from "../../core/forms/mod.ts";
+import type { ShellData } from "../../core/admin/shell.ts";
 import type { AppEnv } from "../../core/web/env.ts";
 import { refuse } from "../../core/web/errors.ts";
 import { page, type PageProps } from "../../core/web/manifest.ts";
+import { AdminShell, openAdminPage } from "./_shell.tsx";
 
 export const middleware = requireSignedIn;
 
 interface FormsData {
-  siteName: string;
+  shell: ShellData;
   submissions: SubmissionDetail[];
 }
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
+    const { shell } = await openAdminPage(c, [{ label: "Form submissions" }]);
     const { db, clock } = c.var.services;
     const listed = await listSubmissions({
       db,
@@ -35,10 +38,7 @@ export const handler = {
         "Form submissions need the site:infra permission",
       );
     }
-    const data: FormsData = {
-      siteName: c.var.site.name,
-      submissions: listed.data,
-    };
+    const data: FormsData = { shell, submissions: listed.data };
     return page(data);
   },
 };
@@ -53,11 +53,7 @@ function size(bytes: number): string {
 
 export default function FormSubmissions({ data }: PageProps<FormsData>) {
   return (
-    <main>
-      <p>
-        <a href="/admin">← {data.siteName}</a>
-      </p>
-      <h1>Form submissions</h1>
+    <AdminShell shell={data.shell} title="Form submissions">
       <p class="muted">
         What visitors sent through the forms of published pages, newest first.
         Submissions and their files are erased 180 days after they arrive.
@@ -112,6 +108,6 @@ export default function FormSubmissions({ data }: PageProps<FormsData>) {
             </dl>
           </article>
         ))}
-    </main>
+    </AdminShell>
   );
 }

@@ -7,14 +7,15 @@ import {
   openPagePreview,
   type PageRow,
 } from "../../core/pages/admin_pages.ts";
+import type { ShellData } from "../../core/admin/shell.ts";
 import type { AppEnv } from "../../core/web/env.ts";
 import { page, type PageProps } from "../../core/web/manifest.ts";
+import { AdminShell, openAdminPage } from "./_shell.tsx";
 
 export const middleware = requireSignedIn;
 
 interface PagesData {
-  siteName: string;
-  csrfToken: string;
+  shell: ShellData;
   pages: PageRow[];
   /** The preview links just opened: shown on this answer only. */
   previews?: { locale: string; href: string }[];
@@ -27,26 +28,22 @@ function context(c: Context<AppEnv>) {
   return { db, clock, siteId: c.var.site.id, personId: c.var.user!.id };
 }
 
+async function pagesData(c: Context<AppEnv>): Promise<PagesData> {
+  const { shell } = await openAdminPage(c, [{ label: "Page documents" }]);
+  return { shell, pages: await listAdminPages(context(c)) };
+}
+
 export const handler = {
   async GET(c: Context<AppEnv>) {
-    const data: PagesData = {
-      siteName: c.var.site.name,
-      csrfToken: c.var.csrfToken,
-      pages: await listAdminPages(context(c)),
-    };
-    return page(data);
+    return page(await pagesData(c));
   },
 
   async POST(c: Context<AppEnv>) {
     const form = await c.req.parseBody();
     const id = String(form.id ?? "");
-    const pages = await listAdminPages(context(c));
+    const data = await pagesData(c);
+    const pages = data.pages;
     const opened = await openPagePreview(context(c), id);
-    const data: PagesData = {
-      siteName: c.var.site.name,
-      csrfToken: c.var.csrfToken,
-      pages,
-    };
     if (!opened.ok) {
       data.error = "That page does not exist or you may not read it";
       return page(data, { status: 404 });
@@ -66,12 +63,8 @@ export const handler = {
 
 export default function Pages({ data }: PageProps<PagesData>) {
   return (
-    <main>
-      <p>
-        <a href="/admin">← {data.siteName}</a>
-      </p>
-      <h1>Pages</h1>
-      {data.error && <p role="alert" class="error">{data.error}</p>}
+    <AdminShell shell={data.shell} title="Page documents">
+      {data.error && <p role="alert" class="alert">{data.error}</p>}
       {data.previews && (
         <section class="card" aria-labelledby="preview-heading">
           <h2 id="preview-heading">Preview of “{data.previewTitle}”</h2>
@@ -118,12 +111,12 @@ export default function Pages({ data }: PageProps<PagesData>) {
             </div>
           ))}
           <form method="post">
-            <input type="hidden" name="_csrf" value={data.csrfToken} />
+            <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
             <input type="hidden" name="id" value={p.id} />
             <button type="submit">Preview drafts</button>
           </form>
         </article>
       ))}
-    </main>
+    </AdminShell>
   );
 }

@@ -3,6 +3,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import {
   CookieJar,
   csrfField,
+  HOST,
   PASSWORD,
   request,
   signInAs,
@@ -356,6 +357,47 @@ Deno.test("the entry list sorts by title a page at a time and finds drafts by a 
       `/admin/content/posts?q=${encodeURIComponent(draft.slug.toUpperCase())}`,
     )).text();
     ok(titlesOf(bySlug).includes(draft.title));
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the editor's Preview makes a 30-minute link to the draft as the public API serves it, shown once and never in a redirect (PUB-037 from the editor)", async () => {
+  const { t, jar } = await signedIn();
+  try {
+    const list = await (await request(
+      t,
+      jar,
+      "/admin/content/posts?status=draft&lang=en",
+    )).text();
+    const href = /href="(\/admin\/content\/posts\/[0-9a-f-]{36})\?lang=en"/
+      .exec(list)![1];
+    const editor = await (await request(t, jar, `${href}?lang=en`)).text();
+    match(editor, /<h2 id="preview-heading">Preview<\/h2>/);
+    const slug = /name="slug"[^>]*value="([^"]+)"/.exec(editor)?.[1] ??
+      /value="([^"]+)"[^>]*name="slug"/.exec(editor)![1];
+    const read = (path: string) =>
+      t.app.request(`http://${HOST}${path}`, { headers: { host: HOST } });
+    equal((await read(`/v1/posts/${slug}?locale=en`)).status, 404);
+
+    const made = await request(t, jar, `${href}?lang=en`, {
+      form: { _csrf: csrfField(editor), action: "preview", lang: "en" },
+    });
+    equal(made.status, 201);
+    const html = await made.text();
+    const link = /href="(\/v1\/posts\/[^"]+preview=sv_prev_[^"]+)"/.exec(html);
+    ok(link, "expected a preview link");
+    match(html, /for 30 minutes/);
+    const preview = await read(link[1].replaceAll("&amp;", "&"));
+    equal(preview.status, 200);
+    const body = await preview.json();
+    equal(body.data.slug, slug);
+    equal(body.data.published_at, null);
+    // Nothing else carries the token: the token is stored only as a digest.
+    const token = /preview=(sv_prev_[^"&]+)/.exec(link[1])![1];
+    const stored = await t.services.db.selectFrom("preview_tokens")
+      .select("digest").execute();
+    equal(stored.some((r) => r.digest === token), false);
   } finally {
     await t.close();
   }

@@ -8,6 +8,12 @@ import { migrateToLatest } from "../../core/db/migrate.ts";
 import { openMigratedDatabase } from "../../core/db/open_migrated.ts";
 import { migrationsFingerprint } from "../../core/db/pglite_snapshot.ts";
 
+/**
+ * True when this run targets PostgreSQL. Tests of the embedded store alone, and tests that do not
+ * touch the database at all, run in the PGlite run only: CI runs the suite once per engine.
+ */
+export const ON_POSTGRES: boolean = Boolean(Deno.env.get("DATABASE_URL"));
+
 /** A migrated, empty database and the way to throw it away. */
 export interface TestDb {
   db: Db;

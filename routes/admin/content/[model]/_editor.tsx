@@ -18,7 +18,7 @@ export interface Conflict {
 export interface EditorData {
   title: string;
   shell: ShellData;
-  model: { id: string; slug: string; name: string };
+  model: { id: string; slug: string; name: string; isPublic?: boolean };
   /** Absent for a new entry. */
   editor: EditorState;
   isNew: boolean;
@@ -33,6 +33,8 @@ export interface EditorData {
   restored?: boolean;
   /** Plugin cards offered for this entry, and the entry language's own id they launch on. */
   plugins?: { cards: PluginCard[]; instanceId: string };
+  /** A preview link just made: shown on this answer only (it carries its token). */
+  preview?: { href: string; minutes: number };
 }
 
 const STAGE_LABELS: Record<string, string> = {
@@ -251,6 +253,37 @@ function Sidebar({ data }: { data: EditorData }) {
             </select>
             <button type="submit" class="secondary">Assign</button>
           </form>
+        </section>
+      )}
+      {editor.exists && data.model.isPublic && (
+        <section class="card" aria-labelledby="preview-heading">
+          <h2 id="preview-heading">Preview</h2>
+          {data.preview
+            ? (
+              <p>
+                <a
+                  href={data.preview.href}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                >
+                  Open the {editor.locale} draft as the public API serves it
+                </a>{" "}
+                (for {data.preview.minutes}{" "}
+                minutes; share it only with people who may see drafts).
+              </p>
+            )
+            : (
+              <p class="hint">
+                The current draft as readers would get it, before it is
+                published.
+              </p>
+            )}
+          <ActionForm
+            data={data}
+            action="preview"
+            label={data.preview ? "Make a new link" : "Preview this draft"}
+            kind="secondary"
+          />
         </section>
       )}
       <section class="card" aria-labelledby="history-heading">

@@ -18,6 +18,7 @@ import { refusalMessage } from "../../../../../core/admin/messages.ts";
 import { modelBySlug } from "../../../../../core/admin/models.ts";
 import { requireSignedInKeepingEdits } from "../../../../../core/admin/session_lost.tsx";
 import { isPageField } from "../../../../../core/models/validate_values.ts";
+import { mintPreviewToken } from "../../../../../core/public/preview_tokens.ts";
 import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
@@ -91,7 +92,12 @@ async function editorData(
   return {
     title: editor.title,
     shell,
-    model: { id: model.id, slug: model.slug, name: model.name },
+    model: {
+      id: model.id,
+      slug: model.slug,
+      name: model.name,
+      isPublic: model.isPublic,
+    },
     editor,
     isNew: false,
     errors: {},
@@ -173,6 +179,27 @@ export const handler = {
       return page(data, {
         status: saved.code === "form_invalid" ? 422 : statusOf(saved.code),
       });
+    }
+    if (action === "preview") {
+      // The link carries the token, so it is shown on this answer only, never redirected to.
+      const data = await editorData(c, locale);
+      const { db, clock } = ctx.services;
+      const minted = await mintPreviewToken({ db, clock }, {
+        siteId: ctx.site.id,
+        groupId: data.editor.groupId,
+        personId: ctx.user.id,
+      });
+      const slug = data.editor.liveSlug ?? data.editor.slug;
+      data.notice = undefined;
+      data.preview = {
+        href: `/v1/${model.slug}/${encodeURIComponent(slug)}?locale=${
+          encodeURIComponent(data.editor.locale)
+        }&preview=${minted.token}`,
+        minutes: Math.round(
+          (minted.expiresAt.getTime() - clock.now().getTime()) / 60_000,
+        ),
+      };
+      return page(data, { status: 201 });
     }
     const outcome = await runEditorAction(ctx, { groupId, action, form });
     if (outcome.ok) {
