@@ -45,12 +45,16 @@ export async function recordPendingAddress(
     ).execute();
 }
 
-/** Drops the language's pending address: it keeps its live one. */
+/**
+ * Drops the language's waiting address: it keeps its live one. A waiting removal of the address
+ * (null, set through /pages/{id}/address) stays: a save that names the live slug does not undo it.
+ */
 export async function dropPendingAddress(
   db: Db,
   siteId: string,
   entryId: string,
 ): Promise<void> {
   await db.deleteFrom("page_pending_addresses").where("site_id", "=", siteId)
-    .where("entry_id", "=", entryId).execute();
+    .where("entry_id", "=", entryId).where("address", "is not", null)
+    .execute();
 }

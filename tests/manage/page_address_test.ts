@@ -259,6 +259,14 @@ Deno.test("PUT /entries/{id} with a new slug on a live page waits for publicatio
     page = await s.read(home);
     assert.equal(page.locales.en.pending_address, null);
 
+    // A waiting removal of the address is not undone by a save naming the live slug.
+    assert.equal((await s.setAddress(home, null)).status, 200);
+    assert.equal((await put("home")).status, 200);
+    assert.deepEqual(
+      (await s.read(home)).locales.en.pending_address?.address,
+      null,
+    );
+
     assert.equal((await put("start")).status, 200);
     assert.equal((await s.publish(home)).status, 200);
     assert.equal(await s.served("start"), 200);
