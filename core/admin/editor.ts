@@ -18,6 +18,7 @@ import {
   fieldControls,
   type RawValues,
   rawValues,
+  shownControls,
 } from "./entry_form.ts";
 import {
   entryTitle,
@@ -105,12 +106,13 @@ export async function mediaChoices(
   raw: RawValues,
   language: string,
 ): Promise<PickerItem[]> {
-  const media = controls.filter((c) => c.type === "media");
+  const media = shownControls(controls, raw).filter((c) =>
+    c.control.type === "media"
+  );
   if (media.length === 0) return [];
-  const chosen = media.flatMap((c) => {
-    const value = raw[c.key] ?? "";
-    return Array.isArray(value) ? value : value === "" ? [] : [value];
-  });
+  const chosen = media.flatMap(({ value }) =>
+    Array.isArray(value) ? value : value === "" ? [] : [value]
+  );
   return await pickerItemsWith(
     {
       db: ctx.services.db,
@@ -211,15 +213,15 @@ export async function relationChoicesOf(
   return list.sort((a, b) => a.label.localeCompare(b.label));
 }
 
-/** Every relation field's choices, with the values the form holds now. */
+/** Every relation field's choices (component items' too), with the values the form holds now. */
 export async function relationChoices(
   ctx: AdminContext,
   controls: readonly FieldControl[],
   raw: RawValues = {},
 ): Promise<Record<string, RelationChoice[]>> {
   const choices: Record<string, RelationChoice[]> = {};
-  for (const control of controls.filter((c) => c.type === "relation")) {
-    const value = raw[control.key] ?? "";
+  for (const { control, value } of shownControls(controls, raw)) {
+    if (control.type !== "relation") continue;
     choices[control.key] = await relationChoicesOf(ctx, control, {
       include: Array.isArray(value) ? value : value === "" ? [] : [value],
     });

@@ -38,8 +38,8 @@ export interface FieldControl {
   /** Media fields: kinds accepted. */
   kinds: string[];
   /**
-   * Component fields: the controls of one item. Inside a component, fields that need pickers
-   * of their own (relations, media, nested components, points) are edited as JSON.
+   * Component fields: the controls of one item. Inside a component, nested components and points
+   * are edited as JSON.
    */
   children?: FieldControl[];
 }
@@ -49,8 +49,6 @@ const COMPONENT_ROWS_MAX = 500;
 
 /** Field types a component item edits as JSON text rather than with their own control. */
 const JSON_INSIDE_COMPONENTS = new Set<FieldDefinition["type"]>([
-  "relation",
-  "media",
   "component",
   "point",
 ]);
@@ -186,6 +184,62 @@ function componentItems(
       typeof i === "object" && i !== null && !Array.isArray(i)
     )
     : [];
+}
+
+/**
+ * The item rows a component field shows: its items, then (unless read-only) one blank row for a
+ * new item of a repeatable component, or the one row of an empty single component.
+ */
+export function componentRowsShown(
+  control: FieldControl,
+  raw: RawValue,
+): (RawValues | null)[] {
+  const rows = componentRows(raw);
+  if (!control.multiple) return [rows[0] ?? null];
+  return control.readOnly ? rows : [...rows, null];
+}
+
+/** A control and the text it shows. */
+export interface ShownControl {
+  control: FieldControl;
+  value: RawValue;
+}
+
+/**
+ * Every control the form shows with its text: the top-level ones, and each component item's
+ * fields under their full key (`faq.0.link`), blank rows included. Pickers read their choices
+ * from this list.
+ */
+export function shownControls(
+  controls: readonly FieldControl[],
+  raw: RawValues,
+): ShownControl[] {
+  return controls.flatMap((control) => {
+    const value = raw[control.key] ?? (control.multiple ? [] : "");
+    if (!control.children) return [{ control, value }];
+    const children = control.children;
+    return componentRowsShown(control, value).flatMap((row, n) =>
+      children.map((child) => ({
+        control: { ...child, key: `${control.key}.${n}.${child.key}` },
+        value: row?.[child.key] ?? (child.multiple ? [] : ""),
+      }))
+    );
+  });
+}
+
+/** The control of `key`, a top-level field or a field of a component item (`faq.0.link`). */
+export function controlAt(
+  controls: readonly FieldControl[],
+  key: string,
+): FieldControl | undefined {
+  const top = controls.find((c) => c.key === key);
+  if (top) return top;
+  const [root, n, child, ...rest] = key.split(".");
+  if (rest.length > 0 || !/^\d+$/.test(n ?? "")) return undefined;
+  const found = controls.find((c) => c.key === root)?.children?.find((c) =>
+    c.key === child
+  );
+  return found && { ...found, key };
 }
 
 /** The text of a component's item rows: a JSON list of each item's control texts. */

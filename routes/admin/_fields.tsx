@@ -1,6 +1,6 @@
 // The entry editor's controls: one per field type, labelled, with hints, and the refusal beside the field.
 import {
-  componentRows,
+  componentRowsShown,
   type FieldControl,
   type RawValue,
 } from "../../core/admin/entry_form.ts";
@@ -25,6 +25,8 @@ export interface FieldInputProps {
   mediaItems?: PickerItem[];
   /** Where relation pickers search for more entries (the model's `/choices` route). */
   choicesUrl?: string;
+  /** A component field's: the relation choices of its items' fields, by full key. */
+  itemChoices?: Record<string, RelationChoice[]>;
 }
 
 function text(value: RawValue): string {
@@ -54,9 +56,12 @@ export function MediaField(
       hideLabel
       value={items(props.value)}
       items={props.items}
-      kinds={control.kinds.length > 0
-        ? control.kinds as PickerItem["kind"][]
-        : undefined}
+      {
+        // Island props are plain JSON: no kinds means every kind, so the prop is left out.
+        ...(control.kinds.length > 0
+          ? { kinds: control.kinds as PickerItem["kind"][] }
+          : {})
+      }
       multiple={control.multiple}
       readOnly={control.readOnly}
       describedBy={props.describedBy}
@@ -271,11 +276,7 @@ function Control(props: FieldInputProps & { describedBy: string }) {
 function ComponentField(props: FieldInputProps & { describedBy: string }) {
   const { control } = props;
   const children = control.children ?? [];
-  const rows = componentRows(props.value);
-  const blank = !control.readOnly && (control.multiple || rows.length === 0);
-  const shown: (Record<string, RawValue> | null)[] = control.multiple
-    ? [...rows, ...(blank ? [null] : [])]
-    : [rows[0] ?? null];
+  const shown = componentRowsShown(control, props.value);
   return (
     <div
       class="component-items stack"
@@ -289,14 +290,20 @@ function ComponentField(props: FieldInputProps & { describedBy: string }) {
         value={String(shown.length)}
       />
       {shown.map((row, n) => {
-        const fields = children.map((child) => (
-          <FieldInput
-            key={child.key}
-            control={{ ...child, key: `${control.key}.${n}.${child.key}` }}
-            value={row?.[child.key] ?? (child.multiple ? [] : "")}
-            errors={[]}
-          />
-        ));
+        const fields = children.map((child) => {
+          const key = `${control.key}.${n}.${child.key}`;
+          return (
+            <FieldInput
+              key={child.key}
+              control={{ ...child, key }}
+              value={row?.[child.key] ?? (child.multiple ? [] : "")}
+              errors={[]}
+              choices={props.itemChoices?.[key]}
+              mediaItems={props.mediaItems}
+              choicesUrl={props.choicesUrl}
+            />
+          );
+        });
         // A single component's fields sit in the group its label already names.
         if (!control.multiple) {
           return <div class="component-item card" key={n}>{fields}</div>;

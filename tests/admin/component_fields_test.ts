@@ -23,6 +23,9 @@ import {
 
 async function withFaqModel(options: SetupDemoOptions = {}) {
   const demo = await setupDemo(options);
+  const tags = await demo.t.services.db.selectFrom("models").select("id")
+    .where("site_id", "=", demo.siteId).where("slug", "=", "tags")
+    .executeTakeFirstOrThrow();
   const made = await createModel(
     { db: demo.t.services.db, clock: demo.t.clock, siteId: demo.siteId },
     {
@@ -45,6 +48,13 @@ async function withFaqModel(options: SetupDemoOptions = {}) {
               },
               { key: "answer", label: "Answer", type: "rich_text" },
               { key: "place", label: "Place", type: "point" },
+              {
+                key: "topic",
+                label: "Topic",
+                type: "relation",
+                config: { targets: [tags.id], cardinality: "many-to-one" },
+              },
+              { key: "picture", label: "Picture", type: "media" },
             ],
           },
         },
@@ -69,7 +79,7 @@ async function withFaqModel(options: SetupDemoOptions = {}) {
     password: PASSWORD,
     host: options.domain,
   });
-  return { ...demo, jar };
+  return { ...demo, jar, tagsModelId: tags.id };
 }
 
 async function storedValues(
@@ -279,4 +289,78 @@ Deno.test({
       await t.close();
     }
   },
+});
+
+Deno.test("relation and media fields inside component items get the pickers: choices listed, searched by their full key, saved in the item", async () => {
+  const demo = await withFaqModel();
+  const { t, jar } = demo;
+  try {
+    const blank = await (await request(t, jar, "/admin/content/guides/new"))
+      .text();
+    match(blank, /data-island="RelationPicker"/);
+    match(blank, /<select id="field-faq.0.topic" name="f.faq.0.topic"/);
+    match(blank, />Security<\/option>/);
+    match(blank, /name="f.faq.0.picture"/);
+    const security = await t.services.db.selectFrom("entries as e")
+      .innerJoin("entry_groups as g", "g.id", "e.group_id")
+      .select("g.id").where("e.site_id", "=", demo.siteId)
+      .where("g.model_id", "=", demo.tagsModelId)
+      .where("e.slug", "=", "security").executeTakeFirstOrThrow();
+    const found = await (await request(
+      t,
+      jar,
+      "/admin/content/guides/choices?field=faq.0.topic&q=SECU",
+    )).json();
+    deepEqual(found.choices, [{ value: security.id, label: "Security" }]);
+    equal(
+      (await request(
+        t,
+        jar,
+        "/admin/content/guides/choices?field=faq.0.answer&q=x",
+      ))
+        .status,
+      404,
+    );
+    equal(
+      (await request(
+        t,
+        jar,
+        "/admin/content/guides/choices?field=faq.x.topic&q=x",
+      ))
+        .status,
+      404,
+    );
+
+    const created = await request(t, jar, "/admin/content/guides/new", {
+      form: {
+        _csrf: csrfField(blank),
+        action: "save",
+        lang: "en",
+        slug: "picked-guide",
+        "f.title": "Picked guide",
+        "f.faq.rows": "1",
+        "f.faq.0.question": "Which topic?",
+        "f.faq.0.topic": security.id,
+        "f.seo.rows": "1",
+        expected_current_version_id: "",
+      },
+    });
+    equal(created.status, 303);
+    deepEqual((await storedValues(demo, "picked-guide")).faq, [{
+      question: "Which topic?",
+      topic: security.id,
+    }]);
+    // The saved choice is offered again in its item, selected.
+    const editor = await (await request(
+      t,
+      jar,
+      created.headers.get("location")!,
+    )).text();
+    match(
+      editor,
+      new RegExp(`<option value="${security.id}" selected>Security`),
+    );
+  } finally {
+    await t.close();
+  }
 });

@@ -450,6 +450,9 @@ export function EditorPage({ data }: { data: EditorData }) {
                 value={editor.raw[control.key] ?? ""}
                 errors={data.errors[control.key] ?? []}
                 choices={editor.relationChoices[control.key]}
+                itemChoices={control.children
+                  ? editor.relationChoices
+                  : undefined}
                 mediaItems={editor.mediaChoices}
                 choicesUrl={`/admin/content/${data.model.slug}/choices`}
                 sourceId={control.source

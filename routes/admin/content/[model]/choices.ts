@@ -3,7 +3,7 @@
 import type { Context } from "hono";
 import { adminContext } from "../../../../core/admin/context.ts";
 import { relationChoicesOf } from "../../../../core/admin/editor.ts";
-import { fieldControls } from "../../../../core/admin/entry_form.ts";
+import { controlAt, fieldControls } from "../../../../core/admin/entry_form.ts";
 import { modelBySlug } from "../../../../core/admin/models.ts";
 import { requireSignedIn } from "../../../../core/auth/session_middleware.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
@@ -20,10 +20,11 @@ export const handler = {
     const model = await modelBySlug(ctx, c.req.param("model")!);
     const key = c.req.query("field") ?? "";
     const q = (c.req.query("q") ?? "").trim().slice(0, 100);
-    const control = fieldControls(model, ctx.authority).find((f) =>
-      f.key === key && f.type === "relation"
-    );
-    if (!control) refuse(404, "not_found", "No such relation field");
+    // A relation field of the model, or of one of its component items (`faq.0.link`).
+    const control = controlAt(fieldControls(model, ctx.authority), key);
+    if (control?.type !== "relation") {
+      return refuse(404, "not_found", "No such relation field");
+    }
     const choices = q === ""
       ? []
       : await relationChoicesOf(ctx, control, { q, limit: SEARCH_LIMIT });
