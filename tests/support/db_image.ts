@@ -104,6 +104,15 @@ async function build<T>(
   }
 }
 
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await Deno.stat(path)).isDirectory;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
 function filesOf(index: ImageIndex<unknown>): string {
   return new URL(`${index.files}/`, IMAGE_DIR).pathname;
 }
@@ -123,12 +132,15 @@ async function pgliteImage<T>(
     const dump = new Blob([
       await Deno.readFile(new URL(index.dump, IMAGE_DIR)),
     ]);
-    return {
-      engine: "pglite",
-      meta: index.meta,
-      dump,
-      filesDir: filesOf(index),
-    };
+    // A dump whose files are gone is made again (its index is then replaced).
+    if (await isFolder(filesOf(index))) {
+      return {
+        engine: "pglite",
+        meta: index.meta,
+        dump,
+        filesDir: filesOf(index),
+      };
+    }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
@@ -165,13 +177,18 @@ async function postgresImage<T>(
 ): Promise<DbImage<T>> {
   const template = `stave_image_${name}`;
   const existing = await templateIndex<T>(url, template);
-  if (existing) {
+  if (existing && await isFolder(filesOf(existing))) {
     return {
       engine: "postgres",
       meta: existing.meta,
       template,
       filesDir: filesOf(existing),
     };
+  }
+  if (existing) {
+    // The template outlives working copies on a shared server: one made from another copy (or
+    // before .cache/ was cleared) has no files here, so it is made again.
+    await adminQuery(url, `drop database if exists ${template} with (force)`);
   }
   await dropStale(code, url);
   const scratch = await createScratchDatabase(url, {
