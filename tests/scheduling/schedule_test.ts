@@ -5,7 +5,11 @@ import { equal, match, ok } from "node:assert/strict";
 import { runTick } from "../../plugins/scheduling/core/tick.ts";
 import { readToken } from "../../plugins/scheduling/core/installations.ts";
 import { TokenBox } from "../../plugins/scheduling/core/token_box.ts";
-import { type SchedulingWorld, withSchedulingWorld } from "./world.ts";
+import {
+  type SchedulingWorld,
+  SITE_HOST,
+  withSchedulingWorld,
+} from "./world.ts";
 
 // The world's clock starts at 2026-11-23T10:00Z; 12:00 in Berlin is 11:00Z.
 const BERLIN_NOON = {
@@ -250,7 +254,12 @@ Deno.test("a transient 503 is retried under the same key; two ticks at once send
           maxRetryAfterMs: 300_000,
         },
         owner: "other-process",
-        // The other process reaches the same Stave; which of the two claims it is a race.
+        // The other process reaches the same Stave, under the same development policy (its
+        // plain-http address is a listed development origin); which of the two claims it is a race.
+        servicePolicy: {
+          development: true,
+          devOrigins: [`http://${SITE_HOST}`],
+        },
         fetch: w.serviceFetch,
       }),
     ]);
