@@ -22,7 +22,10 @@ export function listTitleOf(
 ): string {
   const field = model ? titleFieldOf(model) : null;
   const value = field ? fields[field.key] : undefined;
-  return typeof value === "string" ? value.slice(0, LIST_TITLE_MAX) : "";
+  // Cut by characters, as the migration's `left()` does, so no surrogate pair is split.
+  return typeof value === "string"
+    ? Array.from(value).slice(0, LIST_TITLE_MAX).join("")
+    : "";
 }
 
 /**

@@ -35,6 +35,12 @@ Deno.test("titleFieldOf() takes the text field keyed title, else name, else the 
     LIST_TITLE_MAX,
   );
   assert.equal(listTitleOf({ fields: [text("title")] }, { title: 7 }), "");
+  // Cut by characters: an emoji at the edge is kept whole, never half of its pair.
+  const emoji = listTitleOf({ fields: [text("title")] }, {
+    title: `${"x".repeat(LIST_TITLE_MAX - 1)}😀😀`,
+  });
+  assert.equal(Array.from(emoji).length, LIST_TITLE_MAX);
+  assert.equal(emoji.endsWith("😀"), true);
   assert.equal(listTitleOf(null, { title: "T" }), "");
 });
 
