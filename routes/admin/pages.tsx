@@ -96,6 +96,13 @@ export default function Pages({ data }: PageProps<PagesData>) {
                   {l.published ? "published" : "draft only"}
                 </span>
               </h3>
+              <p>
+                <a
+                  href={`/admin/content/${p.model.slug}/${p.id}/sections?lang=${l.locale}`}
+                >
+                  Edit the {l.locale} sections
+                </a>
+              </p>
               {l.sections === null
                 ? <p class="error">This document cannot be read: {l.error}</p>
                 : (

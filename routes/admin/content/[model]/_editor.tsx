@@ -18,7 +18,14 @@ export interface Conflict {
 export interface EditorData {
   title: string;
   shell: ShellData;
-  model: { id: string; slug: string; name: string; isPublic?: boolean };
+  model: {
+    id: string;
+    slug: string;
+    name: string;
+    isPublic?: boolean;
+    /** The model holds page documents: the page editor edits their sections. */
+    isPage?: boolean;
+  };
   /** Absent for a new entry. */
   editor: EditorState;
   isNew: boolean;
@@ -253,6 +260,21 @@ function Sidebar({ data }: { data: EditorData }) {
             </select>
             <button type="submit" class="secondary">Assign</button>
           </form>
+        </section>
+      )}
+      {editor.exists && data.model.isPage && (
+        <section class="card" aria-labelledby="sections-heading">
+          <h2 id="sections-heading">Page sections</h2>
+          <p class="hint">
+            Add, reorder and edit this page's sections in {editor.locale}{" "}
+            with a form per section.
+          </p>
+          <a
+            class="button secondary"
+            href={`/admin/content/${model.slug}/${editor.groupId}/sections?lang=${editor.locale}`}
+          >
+            Edit the sections
+          </a>
         </section>
       )}
       {editor.exists && data.model.isPublic && (

@@ -97,6 +97,7 @@ async function editorData(
       slug: model.slug,
       name: model.name,
       isPublic: model.isPublic,
+      isPage: model.fields.some(isPageField),
     },
     editor,
     isNew: false,
