@@ -18,7 +18,8 @@ export interface AuditEntryInput {
       locale: string | null;
     }
     | { kind: "credential"; credential_id: string; name: string }
-    | { kind: "installation"; installation_id: string; plugin_id: string };
+    | { kind: "installation"; installation_id: string; plugin_id: string }
+    | { kind: "media"; media_id: string };
   details: Record<string, unknown>;
   at: Date;
 }

@@ -1,4 +1,5 @@
 // Adds files to the library: type from the bytes, site settings, duplicates by digest, bytes first, row second.
+import type { Db } from "../db/database.ts";
 import { sha256HexSync } from "../kv/digest.ts";
 import { getSettings } from "../sites/settings.ts";
 import { SETTINGS_SCHEMAS } from "../sites/settings_documents.ts";
@@ -34,6 +35,11 @@ export interface UploadOptions {
   editedFrom?: string;
   /** Largest file this door accepts (the API: {@link API_UPLOAD_LIMIT}). */
   limitBytes: number;
+  /**
+   * Written in the row's transaction, after it (a plugin upload's audit entry): when it
+   * throws, nothing is written and the stored bytes are deleted.
+   */
+  alsoRecord?: (tx: Db, item: MediaItem) => Promise<void>;
 }
 
 /** A refusal of a media command. */
@@ -237,6 +243,7 @@ export async function uploadMedia(
         attribution: null,
       }).execute();
       await recordWrite(tx, ctx, { created: true, item });
+      await options.alsoRecord?.(tx, item);
     });
   } catch (error) {
     await ctx.storage.delete(key).catch(() => {});

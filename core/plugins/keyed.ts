@@ -35,6 +35,7 @@ export interface PluginCommandOptions {
   key: string;
   method: string;
   path: string;
+  /** The body as sent (or, for a multipart upload, what its form says): its digest binds the key. */
   rawBody: string;
   /** Runs the command: an answer with `applied: true` is kept for replays; a refusal frees the key. */
   run(): Promise<{ applied: boolean; response: Response }>;

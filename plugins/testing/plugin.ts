@@ -100,6 +100,7 @@ export interface ExamplePlugin {
   api(
     installationId: string,
     path: string,
+    /** A `FormData` body is sent as multipart; anything else as JSON. */
     init?: { method?: string; body?: unknown; key?: string },
   ): Promise<Response>;
   close(): Promise<void>;
@@ -250,14 +251,22 @@ export function startExamplePlugin(
       const headers: Record<string, string> = {
         authorization: `Bearer ${installation.token}`,
       };
-      if (init.body !== undefined) headers["content-type"] = "application/json";
+      // A form (an upload) is sent as multipart, with the boundary its encoding chooses.
+      const form = init.body instanceof FormData;
+      if (init.body !== undefined && !form) {
+        headers["content-type"] = "application/json";
+      }
       if (init.key !== undefined) headers["idempotency-key"] = init.key;
       return await plugin.serviceFetch(
         `${installation.serviceUrl}/api/plugin/v1${path}`,
         {
           method: init.method ?? (init.body === undefined ? "GET" : "POST"),
           headers,
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+          body: init.body === undefined
+            ? undefined
+            : form
+            ? init.body as FormData
+            : JSON.stringify(init.body),
         },
       );
     },
