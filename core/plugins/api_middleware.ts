@@ -41,7 +41,7 @@ export const pluginApiDoor: MiddlewareHandler<AppEnv> =
     const named = headerNamingRefusal(c.req.raw.headers);
     if (named) return refusalResponse(named);
     const installation = auth.installation;
-    // TODO(#11): switch to the shared sliding-window limiter once the hardening branch lands it.
+    // The same sliding window as the Management API: no 60-second span admits more than 120.
     const rate = await new RateWindow(kv, { clock }).hit(
       ["plugin", installation.id],
       LIMITS.plugin_api_rate.requests,

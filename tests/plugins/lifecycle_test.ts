@@ -236,10 +236,10 @@ Deno.test("site or database named in a header, query or body is invalid_request 
     match(named.outcome.message, /cannot name a database/);
   }));
 
-Deno.test("120 requests per 60 s per installation; the 121st is rate_limited with Retry-After (PAPI-030)", () =>
+Deno.test("120 requests per sliding 60 s per installation; the 121st is rate_limited with Retry-After, also across a minute boundary (PAPI-030)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
-    w.clock.set(new Date("2026-11-23T10:01:00.000Z"));
+    w.clock.set(new Date("2026-11-23T10:00:40.000Z"));
     for (let i = 0; i < 120; i++) {
       const res = await w.plugin.api(id, "/context");
       equal(res.status, 200, `request ${i + 1}`);
@@ -251,6 +251,12 @@ Deno.test("120 requests per 60 s per installation; the 121st is rate_limited wit
     const body = await refused.json();
     equal(body.outcome.code, "rate_limited");
     equal(body.outcome.retry, true);
-    w.clock.advance(60_000);
-    equal((await w.plugin.api(id, "/context")).status, 200, "the next window");
+    // A new UTC minute is no new allowance: the window slides (issue 10, point 7).
+    w.clock.advance(30_000);
+    const stillRefused = await w.plugin.api(id, "/context");
+    equal(stillRefused.status, 429, "10:01:10 is within 60 s of the burst");
+    equal(stillRefused.headers.get("retry-after"), "30");
+    await stillRefused.body?.cancel();
+    w.clock.advance(30_000);
+    equal((await w.plugin.api(id, "/context")).status, 200, "60 s after it");
   }));
