@@ -16,6 +16,7 @@ import { contextQuery } from "../core/public/request_context.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 import { cpuTicks } from "./proc.ts";
 import { seedEntries } from "./seed.ts";
+import { BENCH_PAGE, seedBenchPage } from "./pages_seed.ts";
 import { type BenchService, startService } from "./service.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
@@ -95,7 +96,7 @@ const db = await openDatabase({ url: url.toString() });
 const servers: BenchService[] = [];
 try {
   const seeded = reused ? await readSeed() : await seed();
-  const { siteId, modelId } = seeded;
+  const { siteId, modelId, pagesModelId } = seeded;
   // The service as configured by default, and one that keeps no answers between requests
   // (PUBLIC_ANSWER_CACHE_MB=0): every request computes its answer, as on a site whose content
   // changes between reads.
@@ -116,6 +117,7 @@ try {
     return { ok: res.status === 200, body };
   };
   const LIST = "/v1/posts?limit=20";
+  const PAGE = `/v1/pages/${BENCH_PAGE}`;
   const FILTERED =
     "/v1/posts?limit=20&filter[category]=news&filter[price][gte]=100&filter[price][lt]=200&sort=-price";
   const SEARCH = VOCAB.map((w) => `/v1/_search?q=${w}&locale=en`);
@@ -131,6 +133,7 @@ try {
     "filtered + sorted list": async (o) => (await get(o, FILTERED)).ok,
     "single read by slug": async (o, i) =>
       (await get(o, `/v1/posts/${slugs[i % slugs.length]}`)).ok,
+    "page with two shared sections": async (o) => (await get(o, PAGE)).ok,
     "search (q=<word>, locale=en)": async (o, i) =>
       (await get(o, SEARCH[i % SEARCH.length])).ok,
     "suggest (q=<3-letter prefix>, locale=en)": async (o, i) =>
@@ -200,6 +203,15 @@ try {
         where e.site_id = p.site_id and e.group_id = p.group_id
           and e.published_version_id is not null and g.trashed_at is null) as alternates
       from public_items p where ${base_} and p.slug = ${slug} order by p.group_id limit 2`;
+  // The page and, by the ids its sections name, the two shared sections' published documents.
+  const rawPage = sql`select ${cols},
+      (select json_agg(s.fields -> 'slides') from public_items s
+        where s.site_id = p.site_id and s.requested_locale = p.requested_locale
+          and s.group_id in (select (x -> 'shared' ->> 'entry')::uuid
+            from jsonb_array_elements(p.fields -> 'slides' -> 'sections') x
+            where x ->> 'type' = 'shared')) as shared
+      from public_items p where p.site_id = ${siteId} and p.model_id = ${pagesModelId}
+        and p.requested_locale = 'en' and p.slug = ${BENCH_PAGE} limit 2`;
   // The service's search and suggestion SQL (core/search/search.ts, suggest.ts) for this site's plan: posts
   // only, whole words, matched over title + category, ranked by title (weight 10). Whole-word
   // matching reads no stems. Search first looks for top-ranked matches among the newest 1,000
@@ -299,6 +311,8 @@ try {
       (await rawFiltered.execute(db)).rows.length > 0,
     "single read by slug": async (i) =>
       (await rawSingle(slugs[i % slugs.length]).execute(db)).rows.length === 1,
+    "page with two shared sections": async () =>
+      (await rawPage.execute(db)).rows.length === 1,
     "search (q=<word>, locale=en)": async (i) =>
       (await rawSearch(VOCAB[i % VOCAB.length]).execute(db)).rows.length === 11,
     "suggest (q=<3-letter prefix>, locale=en)": async (i) =>
@@ -320,6 +334,7 @@ try {
     "list page (limit=20, default order)": [LIST],
     "filtered + sorted list": [FILTERED],
     "single read by slug": slugs.map((s) => `/v1/posts/${s}`),
+    "page with two shared sections": [PAGE],
     "search (q=<word>, locale=en)": SEARCH,
     "suggest (q=<3-letter prefix>, locale=en)": SUGGEST,
   };
@@ -408,6 +423,7 @@ try {
   await explain("filtered + sorted list", rawFiltered);
   await explain("filtered + sorted list, JSON sort (before)", jsonFiltered);
   await explain("single read by slug", rawSingle("en-post-4242"));
+  await explain("page with two shared sections", rawPage);
   await explain("search q=garden", rawSearch("garden"));
   await explain("suggest q=gar", rawSuggestQuery("gar"));
   await explain(
@@ -516,6 +532,7 @@ async function seed(): Promise<Seed> {
     changedAt: sql<Date>`now()`,
   });
   await rebuildPublicItems(db, siteId);
+  const { pagesModelId } = await seedBenchPage(db, siteId);
   // Statistics first: without them the indexer's batch join gets a nested-loop plan.
   await sql`analyze`.execute(db);
   const indexStart = performance.now();
@@ -525,7 +542,8 @@ async function seed(): Promise<Seed> {
   const seedSeconds = (performance.now() - seedStart) / 1000;
   const counted = await sql<
     { n: number }
-  >`select count(*)::int as n from public_items`.execute(db);
+  >`select count(*)::int as n from public_items where model_id = ${modelId}`
+    .execute(db);
   console.log(
     `seeded ${ENTRIES} entries x 2 languages (${
       counted.rows[0].n
@@ -536,6 +554,7 @@ async function seed(): Promise<Seed> {
   return {
     siteId,
     modelId,
+    pagesModelId,
     entries: ENTRIES,
     publicRows: counted.rows[0].n,
     seedSeconds,
@@ -551,19 +570,20 @@ async function readSeed(): Promise<Seed> {
     "=",
     "bench",
   ).executeTakeFirstOrThrow();
-  const model = await db.selectFrom("models").select("id").where(
-    "site_id",
-    "=",
-    site.id,
-  ).executeTakeFirstOrThrow();
+  const modelOf = async (slug: string) =>
+    (await db.selectFrom("models").select("id").where("site_id", "=", site.id)
+      .where("slug", "=", slug).executeTakeFirstOrThrow()).id;
+  const model = { id: await modelOf("posts") };
   const count = async (table: "public_items" | "search_documents") =>
     (await sql<{ n: number }>`select count(*)::int as n from ${
       sql.table(table)
     }`.execute(db)).rows[0].n;
-  const publicRows = await count("public_items");
+  const publicRows = (await sql<{ n: number }>`select count(*)::int as n
+    from public_items where model_id = ${model.id}`.execute(db)).rows[0].n;
   return {
     siteId: site.id,
     modelId: model.id,
+    pagesModelId: await modelOf("pages"),
     entries: publicRows / 2,
     publicRows,
     seedSeconds: 0,
@@ -575,6 +595,7 @@ async function readSeed(): Promise<Seed> {
 interface Seed {
   siteId: string;
   modelId: string;
+  pagesModelId: string;
   entries: number;
   publicRows: number;
   seedSeconds: number;
