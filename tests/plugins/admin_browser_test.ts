@@ -1,5 +1,5 @@
 // Settings → Plugins in headless Chromium: review a plugin from its manifest URL, install it with
-// its activation code, and open the installation's page. axe-core on each page, screenshots at
+// its activation code, open the installation's page, and run a site operation from the admin. axe-core on each page, screenshots at
 // 390 and 1440 px, no sideways scroll (PLG-001, PLG-021).
 import { deepEqual, equal, match } from "node:assert/strict";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
@@ -13,7 +13,7 @@ import { SITE_HOST, withPluginWorld } from "./world.ts";
 
 Deno.test({
   name:
-    "Settings → Plugins in Chromium: review, install with a code, the installation page (axe, 390/1440 px)",
+    "Settings → Plugins in Chromium: review, install with a code, the installation page, a site operation run (axe, 390/1440 px)",
   ignore: !chromiumInstalled(),
   fn: () =>
     withPluginWorld(async (w) => {
@@ -69,6 +69,23 @@ Deno.test({
           .selectFrom("plugin_installations").select("state")
           .executeTakeFirstOrThrow();
         equal(installed.state, "active");
+
+        // Settings → Site operations: run the site report and read its blocks.
+        await page.setViewportSize({ width: 1440, height: 900 });
+        await page.goto(`${server.baseUrl}/admin/settings`);
+        await page.click("text=Site operations");
+        await page.waitForURL(/\/admin\/plugins\/operations$/);
+        problems.push(...await axeProblems(page, "plugin-operations"));
+        await page.getByRole("button", { name: "Run site report" }).click();
+        await page.getByText("Site report ran.").waitFor();
+        match(
+          await page.textContent(".operation-result") ?? "",
+          /Ran site-report/,
+        );
+        problems.push(...await axeProblems(page, "plugin-operation-result"));
+        await screenshots(page, "plugin-operation-result");
+        await page.setViewportSize({ width: 390, height: 844 });
+        equal(await scrollsSideways(page), null);
         deepEqual(problems, []);
       } finally {
         await browser.close();

@@ -1,22 +1,12 @@
 // Handlers of the Management API's plugin routes (spec 2 parts 2.5, 4.3; MPL-001 to MPL-013):
 // listings of what this credential may use now, launch links, and operation runs.
-import { decide } from "../../access/decide.ts";
-import type { Authority } from "../../access/authority.ts";
-import type { Db } from "../../db/database.ts";
-import { isPageField } from "../../models/validate_values.ts";
 import { pluginCallOf } from "../../plugins/calls.ts";
 import { createLaunch, type LaunchRequest } from "../../plugins/delegations.ts";
-import {
-  type Installation,
-  installationOf,
-  listInstallationRows,
-} from "../../plugins/installation_store.ts";
+import { availablePlugins } from "../../plugins/available.ts";
 import {
   checkInvocation,
   delegatedCapabilities,
   invokeOperation,
-  operationAvailable,
-  withinScopes,
 } from "../../plugins/invocations.ts";
 import type { ManifestOperation } from "../../plugins/manifest.ts";
 import { pluginToolName, pluginTools } from "../mcp/plugin_tools.ts";
@@ -67,72 +57,13 @@ function inputSchema(op: ManifestOperation): Record<string, unknown> {
   };
 }
 
-async function pageModels(db: Db, siteId: string): Promise<Set<string>> {
-  const rows = await db.selectFrom("model_fields").select([
-    "model_id",
-    "key",
-    "type",
-    "config",
-  ]).where("site_id", "=", siteId).execute();
-  return new Set(
-    rows.filter((r) => isPageField(r as never)).map((r) => r.model_id),
-  );
-}
-
-/** The granted models the caller reads now, inside the credential's models. */
-function readableModels(
-  authority: Authority,
-  installation: Installation,
-): string[] {
-  return installation.modelIds.filter((model) =>
-    decide(authority, { action: "plugins.launch", model }).ok
-  );
-}
-
 /** Every listing entry of the site for this credential (active and disabled installations). */
 async function listings(ctx: ManageContext) {
-  const { db } = ctx.services;
-  const authority = ctx.authority;
-  const pages = await pageModels(db, ctx.site.id);
-  const rows = (await listInstallationRows(db, ctx.site.id)).map(
-    installationOf,
-  ).filter((i) => i.state === "active" || i.state === "disabled");
-  const plugins = rows.map((installation) => {
-    const active = installation.state === "active";
-    const readable = active ? readableModels(authority, installation) : [];
-    const views = readable.length > 0 ? installation.manifest.manage_views : [];
-    const actions = readable.length > 0
-      ? installation.manifest.content_actions.map((a) => ({
-        ...a,
-        model_ids: a.scope === "page"
-          ? readable.filter((m) => pages.has(m))
-          : readable,
-      })).filter((a) => a.model_ids.length > 0)
-      : [];
-    const operations = active
-      ? installation.manifest.operations.flatMap((op) => {
-        if (
-          !operationAvailable(installation, op) ||
-          !withinScopes(op, authority.scopes)
-        ) return [];
-        if (op.scope === "site") {
-          return decide(authority, { action: "plugins.site_operation" }).ok
-            ? [{ op, model_ids: [] as string[] }]
-            : [];
-        }
-        const models = readable.filter((model) =>
-          (op.scope !== "page" || pages.has(model)) &&
-          (!op.destructive ||
-            decide(authority, {
-              action: "plugins.entry_operation_destructive",
-              model,
-            }).ok)
-        );
-        return models.length > 0 ? [{ op, model_ids: models }] : [];
-      })
-      : [];
-    return { installation, views, actions, operations };
-  });
+  const plugins = await availablePlugins(
+    ctx.services.db,
+    ctx.site.id,
+    ctx.authority,
+  );
   // Tool names are judged over the whole listing, as the MCP endpoint lists them.
   const { omitted } = pluginTools(plugins.map((p) => ({
     id: p.installation.pluginId,

@@ -72,6 +72,11 @@ const PAGES = [
       "Install remote plugins, choose what they may do, and read their audit trail.",
   },
   {
+    href: "/admin/plugins/operations",
+    title: "Site operations",
+    about: "Run the operations installed plugins offer for the whole site.",
+  },
+  {
     href: "/admin/settings/public-api",
     title: "Public API",
     about: "Browser origins and site tokens of the public read API.",

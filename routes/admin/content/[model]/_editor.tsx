@@ -40,6 +40,8 @@ export interface EditorData {
   restored?: boolean;
   /** Plugin cards offered for this entry, and the entry language's own id they launch on. */
   plugins?: { cards: PluginCard[]; instanceId: string };
+  /** Plugin operations the person may run on this entry language now. */
+  operations?: { count: number; instanceId: string };
   /** A preview link just made: shown on this answer only (it carries its token). */
   preview?: { href: string; minutes: number };
 }
@@ -352,6 +354,23 @@ function Sidebar({ data }: { data: EditorData }) {
         cards={data.plugins?.cards}
         csrfToken={data.shell.csrfToken}
       />
+      {data.operations && (
+        <section class="card" aria-labelledby="operations-heading">
+          <h2 id="operations-heading">Plugin operations</h2>
+          <p class="hint">
+            {data.operations.count === 1
+              ? "One operation"
+              : `${data.operations.count} operations`}{" "}
+            of installed plugins can run on this entry.
+          </p>
+          <a
+            class="button secondary"
+            href={`/admin/plugins/operations?instance=${data.operations.instanceId}`}
+          >
+            Run an operation
+          </a>
+        </section>
+      )}
     </aside>
   );
 }

@@ -20,6 +20,7 @@ import { requireSignedInKeepingEdits } from "../../../../../core/admin/session_l
 import { isPageField } from "../../../../../core/models/validate_values.ts";
 import { mintPreviewToken } from "../../../../../core/public/preview_tokens.ts";
 import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
+import { runnableOperations } from "../../../../../core/admin/plugin_operations.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../../core/web/manifest.ts";
@@ -89,6 +90,9 @@ async function editorData(
       isPage: model.fields.some(isPageField),
     })
     : [];
+  const operations = instance
+    ? (await runnableOperations(ctx, model.id)).length
+    : 0;
   return {
     title: editor.title,
     shell,
@@ -109,6 +113,9 @@ async function editorData(
       : NOTICES[done],
     plugins: instance && cards.length > 0
       ? { cards, instanceId: instance.id }
+      : undefined,
+    operations: instance && operations > 0
+      ? { count: operations, instanceId: instance.id }
       : undefined,
   };
 }
