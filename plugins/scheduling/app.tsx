@@ -46,6 +46,22 @@ import { schedulingManifest } from "./manifest.ts";
 import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
 import { type BoundRun, scheduleDraft, scheduleStatus } from "./operations.ts";
 import {
+  releaseEditOperation,
+  releaseRunOperation,
+  releasesOperation,
+  timelinePreviewOperation,
+} from "./release_operations.ts";
+
+/** The operations this plugin answers (each declared in its manifest). */
+const OPERATIONS = [
+  "schedule-status",
+  "schedule-draft",
+  "releases",
+  "release-edit",
+  "release-run",
+  "timeline-preview",
+];
+import {
   Csrf,
   describe,
   Message,
@@ -221,7 +237,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     const refused = (code: string, message: string) =>
       c.json({ status: "refused", code, message });
     const operation = c.req.param("operation");
-    if (operation !== "schedule-status" && operation !== "schedule-draft") {
+    if (!OPERATIONS.includes(operation)) {
       return refused("unknown_operation", "This plugin has no such operation");
     }
     const envelope = parseInvocationEnvelope(
@@ -254,17 +270,36 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
         "The invocation is for another operation",
       );
     }
-    return c.json(
-      operation === "schedule-status"
-        ? await scheduleStatus(db, installation.id, run)
-        : await scheduleDraft(
-          db,
-          client,
-          installation.id,
-          run,
-          new Date(now()),
-        ),
-    );
+    const releaseDeps = {
+      db,
+      kv,
+      client,
+      installationId: installation.id,
+      now,
+      leaseMs: options.leaseMs ?? 60_000,
+    };
+    switch (operation) {
+      case "schedule-status":
+        return c.json(await scheduleStatus(db, installation.id, run));
+      case "schedule-draft":
+        return c.json(
+          await scheduleDraft(
+            db,
+            client,
+            installation.id,
+            run,
+            new Date(now()),
+          ),
+        );
+      case "releases":
+        return c.json(await releasesOperation(releaseDeps, run));
+      case "release-edit":
+        return c.json(await releaseEditOperation(releaseDeps, run));
+      case "release-run":
+        return c.json(await releaseRunOperation(releaseDeps, run));
+      default:
+        return c.json(await timelinePreviewOperation(releaseDeps, run));
+    }
   });
 
   // ---------- Operator ----------

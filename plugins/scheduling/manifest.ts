@@ -88,6 +88,133 @@ export function schedulingManifest(origin: string) {
         },
       ],
       result: ["json"],
+    }, {
+      id: "releases",
+      label: "Releases",
+      description:
+        "Every release, or one release's items with their readiness or outcome and its receipt",
+      url: `${origin}/svc/operations/releases`,
+      scope: "site",
+      audience: "interactive",
+      requires: ["content:read", "workflow:read"],
+      input: [{
+        name: "release_id",
+        label: "Release id (empty: every release)",
+        type: "text",
+        max_length: 64,
+      }],
+      result: ["text", "rows", "json"],
+    }, {
+      id: "release-edit",
+      label: "Edit a release",
+      description:
+        "Create or rename a release, or add or remove an entry's change",
+      url: `${origin}/svc/operations/release-edit`,
+      scope: "site",
+      audience: "interactive",
+      requires: ["content:read", "workflow:read", "workflow:release"],
+      input: [
+        {
+          name: "action",
+          label: "Action",
+          type: "select",
+          required: true,
+          options: [
+            { value: "create", label: "Create (name)" },
+            { value: "rename", label: "Rename (release, name)" },
+            { value: "add", label: "Add an entry (release, entry, change)" },
+            {
+              value: "add_future",
+              label: "Add an entry's future version (release, entry)",
+            },
+            {
+              value: "remove",
+              label: "Remove an entry (release, entry, change)",
+            },
+          ],
+        },
+        {
+          name: "release_id",
+          label: "Release id",
+          type: "text",
+          max_length: 64,
+        },
+        { name: "name", label: "Name", type: "text", max_length: 80 },
+        {
+          name: "instance_id",
+          label: "Entry language id",
+          type: "text",
+          max_length: 64,
+        },
+        {
+          name: "kind",
+          label: "Change",
+          type: "select",
+          options: [
+            { value: "publish", label: "Publish" },
+            { value: "unpublish", label: "Unpublish" },
+          ],
+        },
+        { name: "locale", label: "One language (empty: all)", type: "locale" },
+      ],
+      result: ["text", "json"],
+    }, {
+      id: "release-run",
+      label: "Run a release",
+      description:
+        "Schedule a release at a time, unschedule it, run it now, or retry it",
+      url: `${origin}/svc/operations/release-run`,
+      scope: "site",
+      audience: "interactive",
+      destructive: true,
+      requires: [
+        "content:read",
+        "workflow:read",
+        "workflow:release",
+        "workflow:publish",
+      ],
+      input: [
+        {
+          name: "action",
+          label: "Action",
+          type: "select",
+          required: true,
+          options: [
+            { value: "schedule", label: "Schedule (release, time, zone)" },
+            { value: "cancel", label: "Unschedule" },
+            { value: "run_now", label: "Run now" },
+            { value: "retry", label: "Retry" },
+          ],
+        },
+        {
+          name: "release_id",
+          label: "Release id",
+          type: "text",
+          max_length: 64,
+          required: true,
+        },
+        { name: "due_at", label: "When (UTC)", type: "datetime" },
+        { name: "timezone", label: "Time zone", type: "timezone" },
+      ],
+      result: ["text", "json"],
+    }, {
+      id: "timeline-preview",
+      label: "Timeline preview",
+      description:
+        "Every release and schedule due up to a release's time, with the changes each makes",
+      url: `${origin}/svc/operations/timeline-preview`,
+      scope: "site",
+      audience: "automation",
+      // workflow:release keeps it from every management credential, so from the API and MCP.
+      requires: ["content:read", "workflow:read", "workflow:release"],
+      input: [{
+        name: "release_id",
+        label: "Release id",
+        type: "text",
+        max_length: 64,
+        required: true,
+      }],
+      result: ["json"],
     }],
     ui_extensions: [{
       id: "schedule-card",

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { PluginClient } from "../sdk/mod.ts";
 import type { SchedulerDb } from "./core/db.ts";
-import { knownTimeZone, localReading } from "./core/local_time.ts";
+import { type Fold, knownTimeZone, localReading } from "./core/local_time.ts";
 import {
   createSchedule,
   type DelegatedItem,
@@ -28,7 +28,8 @@ export type OperationAnswer =
   | { status: "ok"; blocks: unknown[] }
   | { status: "refused"; code: string; message: string };
 
-function refused(code: string, message: string): OperationAnswer {
+/** A refusal by name, as an operation answers it. */
+export function refused(code: string, message: string): OperationAnswer {
   return { status: "refused", code, message };
 }
 
@@ -60,6 +61,64 @@ export async function scheduleStatus(
         status: s.status,
       })),
     }],
+  };
+}
+
+/**
+ * An operation's `due_at` and `timezone`: an instant on a whole UTC minute (`invalid_instant`),
+ * in the future (`past_time`), in a known zone (`unknown_timezone`).
+ */
+export function dueInstant(
+  dueAt: string,
+  timezone: string,
+  now: Date,
+): { ok: true; dueAt: Date } | { ok: false; refusal: OperationAnswer } {
+  if (!knownTimeZone(timezone)) {
+    return {
+      ok: false,
+      refusal: refused(
+        "unknown_timezone",
+        `"${timezone.slice(0, 64)}" is not a known time zone`,
+      ),
+    };
+  }
+  const instant = new Date(dueAt);
+  if (
+    !/^\d{4}-\d{2}-\d{2}T/.test(dueAt) || Number.isNaN(instant.getTime()) ||
+    instant.getUTCSeconds() !== 0 || instant.getUTCMilliseconds() !== 0
+  ) {
+    return {
+      ok: false,
+      refusal: refused(
+        "invalid_instant",
+        "due_at is an instant on a whole UTC minute",
+      ),
+    };
+  }
+  if (instant.getTime() <= now.getTime()) {
+    return {
+      ok: false,
+      refusal: refused("past_time", "due_at must be in the future"),
+    };
+  }
+  return { ok: true, dueAt: instant };
+}
+
+/** An instant as a schedule or release keeps its time: the local reading in the zone and its fold. */
+export function timeOfInstant(dueAt: Date, timezone: string): {
+  local: string;
+  timezone: string;
+  fold: Fold;
+  dueAt: Date;
+} {
+  const local = localReading(dueAt, timezone).replace(" ", "T");
+  const earlier = Temporal.PlainDateTime.from(local)
+    .toZonedDateTime(timezone, { disambiguation: "earlier" });
+  return {
+    local,
+    timezone,
+    fold: earlier.epochMilliseconds === dueAt.getTime() ? "earlier" : "later",
+    dueAt,
   };
 }
 
@@ -108,25 +167,8 @@ export async function scheduleDraft(
     );
   }
   const { locale = "", due_at, timezone, version_id } = input.data;
-  if (!knownTimeZone(timezone)) {
-    return refused(
-      "unknown_timezone",
-      `"${timezone}" is not a known time zone`,
-    );
-  }
-  const dueAt = new Date(due_at);
-  if (
-    Number.isNaN(dueAt.getTime()) || dueAt.getUTCSeconds() !== 0 ||
-    dueAt.getUTCMilliseconds() !== 0
-  ) {
-    return refused(
-      "invalid_instant",
-      "due_at is an instant on a whole UTC minute",
-    );
-  }
-  if (dueAt.getTime() <= now.getTime()) {
-    return refused("past_time", "due_at must be in the future");
-  }
+  const due = dueInstant(due_at, timezone, now);
+  if (!due.ok) return due.refusal;
   const read = await client.content(run.instance_id, run.delegation_id);
   if (read.kind !== "success") {
     return refused(
@@ -144,14 +186,11 @@ export async function scheduleDraft(
   const repeat = (await schedulesOfGroup(db, installationId, run.group_id))
     .find((s) =>
       s.kind === "publish" && s.locale === locale &&
-      s.due_at.getTime() === dueAt.getTime() &&
+      s.due_at.getTime() === due.dueAt.getTime() &&
       s.pinned_version_id === version_id &&
       ["pending", "retrying", "running", "completed"].includes(s.status)
     );
   if (repeat) return { status: "ok", blocks: [scheduleJson(repeat)] };
-  const local = localReading(dueAt, timezone).replace(" ", "T");
-  const earlier = Temporal.PlainDateTime.from(local)
-    .toZonedDateTime(timezone, { disambiguation: "earlier" });
   const created = await createSchedule(db, {
     installationId,
     delegationId: run.delegation_id,
@@ -160,12 +199,7 @@ export async function scheduleDraft(
     kind: "publish",
     locale,
     mayChooseLocale: true,
-    time: {
-      local,
-      timezone,
-      fold: earlier.epochMilliseconds === dueAt.getTime() ? "earlier" : "later",
-      dueAt,
-    },
+    time: timeOfInstant(due.dueAt, timezone),
     now,
     supersede: false,
   });

@@ -32,7 +32,7 @@ async function mcpAs(w: SchedulingWorld, scopes: Scope[]) {
 
 const PREFIX = "plugin_dev_stave_scheduling_";
 
-Deno.test("the scheduling plugin's views, action and operation are MCP tools that run as their routes", () =>
+Deno.test("the scheduling plugin's views, action and operations are MCP tools that run as their routes; timeline-preview is not one (MCP-017, SOP-018)", () =>
   withSchedulingWorld(async (w) => {
     const rpc = await mcpAs(w, [
       "content:read",
@@ -45,8 +45,11 @@ Deno.test("the scheduling plugin's views, action and operation are MCP tools tha
     const names = listed.tools.map((t) => t.name).filter((n) =>
       n.startsWith(PREFIX)
     ).sort();
+    // Release edits and runs need workflow:release, which no credential holds; the
+    // automation-only timeline preview is never a tool (MCP-017).
     deepEqual(names, [
       `${PREFIX}action_schedule`,
+      `${PREFIX}op_releases`,
       `${PREFIX}op_schedule_status`,
       `${PREFIX}view_calendar`,
       `${PREFIX}view_releases`,

@@ -172,7 +172,12 @@ export const handler = {
       ran.blocks = result.result.blocks;
       return page(data);
     }
-    ran.refusal = { code: result.code, message: result.message };
+    // A plugin's own refusal is shown by its own code.
+    const plugin = result.details?.plugin as { code?: string } | undefined;
+    ran.refusal = {
+      code: plugin?.code ?? result.code,
+      message: result.message,
+    };
     const issues = (result.details?.issues ?? []) as {
       path: string;
       message: string;
