@@ -96,6 +96,8 @@ export function defaultColumns(model: StoredModel): string[] {
 /** One row of the list. */
 export interface ListRow {
   groupId: string;
+  /** The listed language's own entry id (what plugin columns answer cells for). */
+  instanceId: string;
   revision: number;
   locale: string;
   slug: string;
@@ -244,6 +246,7 @@ export async function listEntries(
           .onRef("r.version_id", "=", "g.current_version_id"),
     )
     .select([
+      "e.id",
       "e.group_id",
       "e.locale",
       "e.slug",
@@ -400,6 +403,7 @@ export async function listEntries(
       );
       return {
         groupId: row.group_id,
+        instanceId: row.id,
         revision: row.revision,
         locale: row.locale,
         slug: row.slug,

@@ -4,6 +4,7 @@
 import { availablePlugins } from "../plugins/available.ts";
 import { pluginCallOf } from "../plugins/calls.ts";
 import {
+  invokeColumn,
   invokeOperation,
   type InvokeRefusal,
   type InvokeSuccess,
@@ -115,4 +116,67 @@ export async function runFromAdmin(
       input: run.input,
     },
   );
+}
+
+/** A plugin column of an entry list: its header, and a badge per listed entry that has one. */
+export interface PluginColumn {
+  key: string;
+  label: string;
+  pluginName: string;
+  /** Badges by entry language id. */
+  cells: Record<string, { label: string; tone: string }>;
+  /** Why the column is empty, when its plugin could not answer. */
+  error: string | null;
+}
+
+/**
+ * The plugin columns of a list of `modelId`: each column operation granted on the model that
+ * the person may run, run once for the listed entry languages. A plugin that cannot answer
+ * leaves its column empty with the reason, and never stops the list.
+ */
+export async function listColumns(
+  ctx: AdminContext,
+  modelId: string,
+  instanceIds: readonly string[],
+): Promise<PluginColumn[]> {
+  const plugins = await availablePlugins(
+    ctx.services.db,
+    ctx.site.id,
+    ctx.authority,
+  );
+  const columns = plugins.flatMap((p) =>
+    p.operations.filter(({ op, model_ids }) =>
+      op.audience === "column" && model_ids.includes(modelId)
+    ).map(({ op }) => ({ installation: p.installation, op }))
+  );
+  const { db, kv, clock } = ctx.services;
+  const invoke = {
+    db,
+    kv,
+    clock,
+    call: pluginCallOf(ctx.services),
+    siteId: ctx.site.id,
+    caller: {
+      userId: ctx.user.id,
+      via: "session" as const,
+      authority: ctx.authority,
+    },
+  };
+  return await Promise.all(columns.map(async ({ installation, op }) => {
+    const column: PluginColumn = {
+      key: `${installation.id}:${op.id}`,
+      label: op.label,
+      pluginName: installation.name,
+      cells: {},
+      error: null,
+    };
+    if (instanceIds.length === 0) return column;
+    const ran = await invokeColumn(invoke, installation.id, op.id, {
+      model_id: modelId,
+      instance_ids: instanceIds,
+    });
+    if (ran.ok) column.cells = Object.fromEntries(ran.cells);
+    else column.error = ran.message;
+    return column;
+  }));
 }

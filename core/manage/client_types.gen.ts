@@ -4117,7 +4117,7 @@ export interface Operations {
           "mcp_tool": {
             /** The MCP tool name, or null when it is left out */
             "name": string | null;
-            /** Why no tool is listed (ambiguous or over 64 characters), else null */
+            /** Why no tool is listed (automation_only, list_column, name_ambiguous, name_too_long), else null */
             "omitted_because": string | null;
           };
         }>;
@@ -4131,7 +4131,7 @@ export interface Operations {
           "mcp_tool": {
             /** The MCP tool name, or null when it is left out */
             "name": string | null;
-            /** Why no tool is listed (ambiguous or over 64 characters), else null */
+            /** Why no tool is listed (automation_only, list_column, name_ambiguous, name_too_long), else null */
             "omitted_because": string | null;
           };
         }>;
@@ -4170,7 +4170,7 @@ export interface Operations {
           "mcp_tool": {
             /** The MCP tool name, or null when it is left out */
             "name": string | null;
-            /** Why no tool is listed (ambiguous or over 64 characters), else null */
+            /** Why no tool is listed (automation_only, list_column, name_ambiguous, name_too_long), else null */
             "omitted_because": string | null;
           };
         }>;
@@ -4201,7 +4201,7 @@ export interface Operations {
         "mcp_tool": {
           /** The MCP tool name, or null when it is left out */
           "name": string | null;
-          /** Why no tool is listed (ambiguous or over 64 characters), else null */
+          /** Why no tool is listed (automation_only, list_column, name_ambiguous, name_too_long), else null */
           "omitted_because": string | null;
         };
       }>;
@@ -4227,7 +4227,7 @@ export interface Operations {
         "mcp_tool": {
           /** The MCP tool name, or null when it is left out */
           "name": string | null;
-          /** Why no tool is listed (ambiguous or over 64 characters), else null */
+          /** Why no tool is listed (automation_only, list_column, name_ambiguous, name_too_long), else null */
           "omitted_because": string | null;
         };
       }>;
@@ -4278,7 +4278,7 @@ export interface Operations {
         "mcp_tool": {
           /** The MCP tool name, or null when it is left out */
           "name": string | null;
-          /** Why no tool is listed (ambiguous or over 64 characters), else null */
+          /** Why no tool is listed (automation_only, list_column, name_ambiguous, name_too_long), else null */
           "omitted_because": string | null;
         };
       }>;

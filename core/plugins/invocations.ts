@@ -130,6 +130,15 @@ interface InvocationPayload {
   /** A credential's scope-derived capabilities (MPL-006); null for a person. */
   capabilities?: string[] | null;
   input: Record<string, unknown>;
+  /** A column run: the listed entry languages it answers cells for. */
+  entries?: ColumnEntry[];
+}
+
+/** One entry language a column run answers a cell for. */
+export interface ColumnEntry {
+  instance_id: string;
+  group_id: string;
+  locale: string;
 }
 
 function invocationPurpose(installationId: string): string {
@@ -452,6 +461,7 @@ async function run(
     modelId: string | null;
     instanceId: string | null;
     input: Record<string, unknown>;
+    entries?: ColumnEntry[];
   },
 ): Promise<InvokeSuccess | InvokeRefusal> {
   const newId = ctx.newId ?? (() => crypto.randomUUID());
@@ -492,6 +502,7 @@ async function run(
     models: readableGranted(ctx.caller.authority, installation),
     capabilities: delegatedCapabilities(ctx.caller.authority.scopes),
     input: target.input,
+    ...(target.entries ? { entries: target.entries } : {}),
   };
   const issued = await new OneTimeCodes(ctx.kv, { clock: ctx.clock }).issue(
     invocationPurpose(installation.id),
@@ -670,6 +681,8 @@ export interface InvocationExchange {
   group_id: string | null;
   model_ids: DelegatedModel[];
   input: Record<string, unknown>;
+  /** A column run only: the listed entry languages to answer cells for. */
+  entries?: ColumnEntry[];
   user: { id: string; email: string };
 }
 
@@ -711,7 +724,7 @@ export async function exchangeInvocation(
     );
   }
   let models = p.models;
-  if (p.groupId !== null && p.modelId !== null) {
+  if ((p.groupId !== null || p.entries) && p.modelId !== null) {
     const reach = readReach(loaded.authority, p.modelId);
     if (reach === "none") {
       return pluginRefusal(
@@ -768,7 +781,103 @@ export async function exchangeInvocation(
       group_id: p.groupId,
       model_ids: models,
       input: p.input,
+      ...(p.entries ? { entries: p.entries } : {}),
       user: { id: p.userId, email: user.email },
     },
   };
+}
+
+/** Most entries one column run answers for (a `cells` block holds at most 200). */
+export const COLUMN_MAX_ENTRIES = 200;
+
+/** A column run's badges, by entry language id. */
+export type ColumnCells = Map<string, { label: string; tone: string }>;
+
+/**
+ * Runs a column operation (audience `column`) for the entry languages a list shows. Entries
+ * the caller may not read, or outside the grant, are left out before anything is sent; none
+ * left sends nothing. The answer must be `cells` blocks naming only the listed entries, else it
+ * is `plugin_response_invalid`. A run is checked, exchanged and audited as every run is.
+ */
+export async function invokeColumn(
+  ctx: InvokeContext,
+  installationId: string,
+  operationId: string,
+  request: { model_id: string; instance_ids: readonly string[] },
+): Promise<{ ok: true; cells: ColumnCells } | InvokeRefusal> {
+  const unavailable = refusal(
+    404,
+    "operation_unavailable",
+    `No column "${operationId}" is available from this plugin`,
+  );
+  const row = /^[0-9a-f-]{36}$/i.test(installationId)
+    ? await readInstallation(ctx.db, ctx.siteId, installationId)
+    : undefined;
+  if (!row) return unavailable;
+  const installation = installationOf(row);
+  const op = installation.manifest.operations.find((o) =>
+    o.id === operationId && o.audience === "column"
+  );
+  const authority = ctx.caller.authority;
+  if (
+    !op || installation.state !== "active" ||
+    !operationAvailable(installation, op) ||
+    !withinScopes(op, authority.scopes) ||
+    !installation.modelIds.includes(request.model_id)
+  ) {
+    return unavailable;
+  }
+  if (op.scope === "page" && !(await holdsPages(ctx, request.model_id))) {
+    return unavailable;
+  }
+  const wanted = [...new Set(request.instance_ids)]
+    .filter((id) => /^[0-9a-f-]{36}$/i.test(id)).slice(0, COLUMN_MAX_ENTRIES);
+  const rows = wanted.length === 0
+    ? []
+    : await ctx.db.selectFrom("entries as e")
+      .innerJoin(
+        "entry_groups as g",
+        (j) =>
+          j.onRef("g.site_id", "=", "e.site_id").onRef(
+            "g.id",
+            "=",
+            "e.group_id",
+          ),
+      )
+      .select(["e.id", "e.group_id", "e.locale", "g.model_id", "g.created_by"])
+      .where("e.site_id", "=", ctx.siteId).where("e.id", "in", wanted)
+      .execute();
+  const listed = rows.filter((r) =>
+    r.model_id === request.model_id &&
+    decide(authority, {
+      action: "plugins.entry_operation",
+      model: r.model_id,
+      owner: r.created_by,
+    }).ok
+  ).map((r) => ({ instance_id: r.id, group_id: r.group_id, locale: r.locale }));
+  if (listed.length === 0) return { ok: true, cells: new Map() };
+  const ran = await run(ctx, installation, op, {
+    groupId: null,
+    modelId: request.model_id,
+    instanceId: null,
+    input: {},
+    entries: listed,
+  });
+  if (!ran.ok) return ran;
+  const cells: ColumnCells = new Map();
+  const known = new Set(listed.map((e) => e.instance_id));
+  for (const block of ran.result.blocks) {
+    if (block.type !== "cells") continue;
+    for (const cell of block.cells) {
+      if (!known.has(cell.instance_id)) {
+        return refusal(
+          502,
+          "plugin_response_invalid",
+          "The plugin answered a cell for an entry the list does not show",
+        );
+      }
+      cells.set(cell.instance_id, cell.badge);
+    }
+  }
+  return { ok: true, cells };
 }

@@ -44,7 +44,12 @@ import { installationClient } from "./core/tick.ts";
 import type { TokenBox } from "./core/token_box.ts";
 import { schedulingManifest } from "./manifest.ts";
 import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
-import { type BoundRun, scheduleDraft, scheduleStatus } from "./operations.ts";
+import {
+  type BoundRun,
+  scheduleColumn,
+  scheduleDraft,
+  scheduleStatus,
+} from "./operations.ts";
 import {
   releaseEditOperation,
   releaseRunOperation,
@@ -55,6 +60,7 @@ import {
 /** The operations this plugin answers (each declared in its manifest). */
 const OPERATIONS = [
   "schedule-status",
+  "schedule-column",
   "schedule-draft",
   "releases",
   "release-edit",
@@ -281,6 +287,8 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     switch (operation) {
       case "schedule-status":
         return c.json(await scheduleStatus(db, installation.id, run));
+      case "schedule-column":
+        return c.json(await scheduleColumn(db, installation.id, run));
       case "schedule-draft":
         return c.json(
           await scheduleDraft(

@@ -40,6 +40,16 @@ export function schedulingManifest(origin: string) {
       requires: ["content:read"],
       result: ["rows"],
     }, {
+      id: "schedule-column",
+      label: "Scheduled",
+      description: "The next scheduled change of each listed entry",
+      url: `${origin}/svc/operations/schedule-column`,
+      scope: "entry",
+      audience: "column",
+      cell: "badge",
+      requires: ["content:read"],
+      result: ["cells"],
+    }, {
       id: "schedule-draft",
       label: "Schedule a publish",
       description:

@@ -21,6 +21,8 @@ export interface BoundRun {
   group_id: string | null;
   input: Record<string, unknown>;
   user: { email: string };
+  /** A column run: the entry languages the list shows. */
+  entries?: { instance_id: string; group_id: string; locale: string }[];
 }
 
 /** An operation's answer as Stave reads it. */
@@ -120,6 +122,44 @@ export function timeOfInstant(dueAt: Date, timezone: string): {
     fold: earlier.epochMilliseconds === dueAt.getTime() ? "earlier" : "later",
     dueAt,
   };
+}
+
+/**
+ * `schedule-column` (a list column): one `cells` block with a badge for each listed entry
+ * language that a live schedule will change (the soonest; tone `warning` once it is retrying
+ * or running); nothing for the others. Reads only.
+ */
+export async function scheduleColumn(
+  db: SchedulerDb,
+  installationId: string,
+  run: BoundRun,
+): Promise<OperationAnswer> {
+  const entries = run.entries ?? [];
+  const groups = [...new Set(entries.map((e) => e.group_id))];
+  const live = groups.length === 0 ? [] : await db.selectFrom("schedules")
+    .selectAll().where("installation_id", "=", installationId)
+    .where("group_id", "in", groups)
+    .where("status", "in", ["pending", "retrying", "running"])
+    .orderBy("due_at").execute();
+  const cells = entries.flatMap((entry) => {
+    const next = live.find((s) =>
+      s.group_id === entry.group_id &&
+      (s.locale === "" || s.locale === entry.locale)
+    );
+    if (!next) return [];
+    const verb = next.kind === "publish" ? "Publish" : "Unpublish";
+    return [{
+      instance_id: entry.instance_id,
+      badge: {
+        label: `${verb} ${localReading(next.due_at, next.timezone)}`.slice(
+          0,
+          40,
+        ),
+        tone: next.status === "pending" ? "info" : "warning",
+      },
+    }];
+  });
+  return { status: "ok", blocks: [{ type: "cells", cells }] };
 }
 
 const draftInput = z.strictObject({

@@ -3,7 +3,9 @@
 // Cards are the installations' declared `ui_extensions` (spec 1 part 2.1), loaded by the page
 // (core/plugins/cards.ts) and drawn with core controls only: a title, a sentence and a button
 // that posts to /admin/plugins/launch. Without plugins they render nothing, so pages look and
-// weigh the same. List badges stay an empty slot until column operations are run for lists.
+// weigh the same. List columns are the column operations granted on the list's model, run once
+// per list page for the entries it shows (core/admin/plugin_operations.ts, listColumns).
+import type { PluginColumn } from "../../core/admin/plugin_operations.ts";
 import type { PluginCard } from "../../core/plugins/cards.ts";
 
 /** Props of {@link PluginCards}: the entry language the editor shows, and its cards. */
@@ -53,14 +55,41 @@ export function PluginCards(props: PluginCardsProps) {
   );
 }
 
-/** Props of {@link PluginListBadges}: the header cell, or one entry's cell. */
+/** Props of {@link PluginListBadges}: the header cells, or one entry's cells. */
 export interface PluginListBadgesProps {
-  model: string;
-  entry?: string;
+  columns?: PluginColumn[];
+  /** The row's entry language id; absent for the header. */
+  instance?: string;
   header?: boolean;
 }
 
-/** The entry list's column slot for plugin badges; renders no cell while no plugin provides badges. */
-export function PluginListBadges(_props: PluginListBadgesProps) {
-  return null;
+/** The entry list's plugin columns: a header cell each, and the row's badge when it has one. */
+export function PluginListBadges(props: PluginListBadgesProps) {
+  const columns = props.columns ?? [];
+  if (columns.length === 0) return null;
+  if (props.header) {
+    return (
+      <>
+        {columns.map((c) => (
+          <th scope="col" key={c.key} title={`From ${c.pluginName}`}>
+            {c.label}
+          </th>
+        ))}
+      </>
+    );
+  }
+  return (
+    <>
+      {columns.map((c) => {
+        const badge = props.instance ? c.cells[props.instance] : undefined;
+        return (
+          <td key={c.key}>
+            {badge && (
+              <span class={`badge tone-${badge.tone}`}>{badge.label}</span>
+            )}
+          </td>
+        );
+      })}
+    </>
+  );
 }

@@ -277,3 +277,72 @@ Deno.test("release edits refused by name: a bad action's fields, an unknown rele
     });
     match(future.html, /<code>future_requires_publish<\/code>/);
   }));
+
+Deno.test("the entry list shows the plugin's Scheduled column: a badge for the entry with a live schedule, none for the others (SOP-010)", () =>
+  withSchedulingWorld(async (w) => {
+    const scheduled = await w.entry({ en: { title: "Scheduled one" } });
+    await w.entry({ en: { title: "Plain one" } });
+    const current = (await w.services.db.selectFrom("entry_groups")
+      .select("current_version_id").where("id", "=", scheduled.groupId)
+      .executeTakeFirstOrThrow()).current_version_id!;
+    const secret = await w.credential([
+      "content:read",
+      "lifecycle:publish",
+      "plugins:use",
+    ]);
+    const made = await w.app.request(
+      `http://${SITE_HOST}/api/manage/v1/plugins/${w.installationId}/operations/schedule-draft/invoke`,
+      {
+        method: "POST",
+        headers: {
+          host: SITE_HOST,
+          authorization: `Bearer ${secret}`,
+          "content-type": "application/json",
+          "idempotency-key": crypto.randomUUID(),
+        },
+        body: JSON.stringify({
+          instance_id: scheduled.instances.en,
+          input: {
+            transition: "publish:published",
+            due_at: "2026-11-24T08:00:00Z",
+            timezone: "Europe/Berlin",
+            version_id: current,
+          },
+        }),
+      },
+    );
+    equal(made.status, 200, await made.clone().text());
+    await made.body?.cancel();
+    const list = await w.app.request(
+      `http://${SITE_HOST}/admin/content/posts?lang=en`,
+      {
+        headers: {
+          host: SITE_HOST,
+          accept: "text/html",
+          cookie: `stave_session=${w.session}; stave_csrf=${CSRF}`,
+        },
+      },
+    );
+    equal(list.status, 200);
+    const html = await list.text();
+    match(html, /<th scope="col" title="From Scheduling">Scheduled<\/th>/);
+    const badges = [
+      ...html.matchAll(/<span class="badge tone-info">([^<]+)<\/span>/g),
+    ]
+      .map((m) => m[1]);
+    deepEqual(badges, ["Publish 2026-11-24 09:00"]);
+    const row = html.slice(html.indexOf("Scheduled one"));
+    match(row.slice(0, row.indexOf("</tr>")), /Publish 2026-11-24 09:00/);
+    // Never a tool or an API listing entry meant for people: the column is only the list's.
+    const offered = await (await w.app.request(
+      `http://${SITE_HOST}/api/manage/v1/plugins`,
+      {
+        headers: { host: SITE_HOST, authorization: `Bearer ${secret}` },
+      },
+    )).json();
+    const column = offered.data[0].operations.find((o: { id: string }) =>
+      o.id === "schedule-column"
+    );
+    equal(column.audience, "column");
+    deepEqual(column.mcp_tool, { name: null, omitted_because: "list_column" });
+  }));

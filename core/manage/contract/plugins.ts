@@ -9,7 +9,7 @@ const mcpTool = z.strictObject({
     "The MCP tool name, or null when it is left out",
   ),
   omitted_because: z.string().nullable().describe(
-    "Why no tool is listed (ambiguous or over 64 characters), else null",
+    "Why no tool is listed (automation_only, list_column, name_ambiguous, name_too_long), else null",
   ),
 });
 

@@ -72,17 +72,21 @@ async function listings(ctx: ManageContext) {
     content_actions: p.actions,
     operations: p.operations.map(({ op }) => ({
       id: op.id,
-      automation_only: op.audience === "automation",
+      // Automation-only runs and list columns are never tools.
+      automation_only: op.audience !== "interactive",
     })),
   })));
   const tool = (
     pluginId: string,
     kind: "view" | "action" | "op",
     id: string,
-    automation = false,
+    audience: "interactive" | "automation" | "column" = "interactive",
   ): McpTool => {
-    if (automation) {
+    if (audience === "automation") {
       return { name: null, omitted_because: "automation_only" };
+    }
+    if (audience === "column") {
+      return { name: null, omitted_because: "list_column" };
     }
     const left = omitted.find((o) =>
       o.pluginId === pluginId && o.kind === kind && o.itemId === id
@@ -130,12 +134,7 @@ async function listings(ctx: ManageContext) {
         input_schema: inputSchema(op),
         result: op.result,
         model_ids,
-        mcp_tool: tool(
-          installation.pluginId,
-          "op",
-          op.id,
-          op.audience === "automation",
-        ),
+        mcp_tool: tool(installation.pluginId, "op", op.id, op.audience),
       })),
       policies: installation.state === "active"
         ? installation.manifest.policies.map((p) => ({

@@ -19,7 +19,10 @@ export interface PluginListingForTools {
   content_actions: readonly { id: string }[];
   operations: readonly {
     id: string;
-    /** Automation-only operations (e.g. the scheduler's `timeline-preview`, SOP-018) are never tools. */
+    /**
+     * Automation-only operations (e.g. the scheduler's `timeline-preview`, SOP-018) and list
+     * columns are never tools.
+     */
     automation_only?: boolean;
   }[];
 }

@@ -23,6 +23,10 @@ import { requireSignedIn } from "../../../../core/auth/session_middleware.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../core/web/manifest.ts";
 import { PluginListBadges } from "../../_plugin_slots.tsx";
+import {
+  listColumns,
+  type PluginColumn,
+} from "../../../../core/admin/plugin_operations.ts";
 import { AdminShell, openAdminPage, when } from "../../_shell.tsx";
 
 export const middleware = requireSignedIn;
@@ -36,6 +40,8 @@ interface ListData {
   languages: string[];
   query: ListQuery;
   list: ListPage;
+  /** Columns of plugins' column operations on this model, with this page's badges. */
+  pluginColumns: PluginColumn[];
   filtered: boolean;
   mayCreate: boolean;
   results?: (BulkResult & { title: string })[];
@@ -80,6 +86,11 @@ async function listData(
     query.lang = "";
   }
   const list = await listEntries(ctx, model, query);
+  const pluginColumns = await listColumns(
+    ctx,
+    model.id,
+    list.rows.map((r) => r.instanceId),
+  );
   return {
     title: model.name,
     shell,
@@ -96,6 +107,7 @@ async function listData(
     filtered: query.status !== "any" || query.stage !== "" || query.q !== "" ||
       query.field !== "" || query.lang !== "",
     mayCreate: decide(ctx.authority, { action: "create", model: model.id }).ok,
+    pluginColumns,
     ...extra,
   };
 }
@@ -405,7 +417,7 @@ export default function EntryList({ data }: PageProps<ListData>) {
                     <th scope="col">
                       <SortLink data={data} sort="updated" label="Updated" />
                     </th>
-                    <PluginListBadges model={model.id} header />
+                    <PluginListBadges columns={data.pluginColumns} header />
                   </tr>
                 </thead>
                 <tbody>
@@ -461,12 +473,22 @@ export default function EntryList({ data }: PageProps<ListData>) {
                         <td key={col.key}>{row.cells[col.key]}</td>
                       ))}
                       <td>{when(row.updatedAt)}</td>
-                      <PluginListBadges model={model.id} entry={row.groupId} />
+                      <PluginListBadges
+                        columns={data.pluginColumns}
+                        instance={row.instanceId}
+                      />
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
+            {data.pluginColumns.filter((c) => c.error).map((c) => (
+              <p class="warning" key={c.key}>
+                The column “{c.label}” ({c.pluginName}) could not be read now:
+                {" "}
+                {c.error}
+              </p>
+            ))}
             <nav class="pager" aria-label="Pages">
               {query.cursor
                 ? (
