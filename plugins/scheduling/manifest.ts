@@ -204,6 +204,21 @@ export function schedulingManifest(origin: string) {
           required: true,
         },
         { name: "due_at", label: "When (UTC)", type: "datetime" },
+        {
+          name: "local_datetime",
+          label: "Or when, in the time zone (YYYY-MM-DDTHH:MM)",
+          type: "text",
+          max_length: 16,
+        },
+        {
+          name: "fold",
+          label: "A time the clocks show twice",
+          type: "select",
+          options: [
+            { value: "earlier", label: "The earlier one" },
+            { value: "later", label: "The later one" },
+          ],
+        },
         { name: "timezone", label: "Time zone", type: "timezone" },
       ],
       result: ["text", "json"],

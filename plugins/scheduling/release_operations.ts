@@ -5,7 +5,12 @@
 import { z } from "zod";
 import type { PluginClient } from "../sdk/mod.ts";
 import type { SchedulerDb } from "./core/db.ts";
-import { localReading } from "./core/local_time.ts";
+import {
+  type Fold,
+  knownTimeZone,
+  localReading,
+  resolveLocalTime,
+} from "./core/local_time.ts";
 import {
   addReleaseItem,
   checkReadiness,
@@ -319,7 +324,9 @@ const runInput = z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("schedule"),
     release_id: id,
-    due_at: z.string().max(40),
+    due_at: z.string().max(40).optional(),
+    local_datetime: z.string().max(40).optional(),
+    fold: z.enum(["earlier", "later"]).optional(),
     timezone: z.string().min(1).max(64),
   }),
   z.strictObject({
@@ -352,12 +359,12 @@ export async function releaseRunOperation(
     ]);
   const act = input.data;
   if (act.action === "schedule") {
-    const due = dueInstant(act.due_at, act.timezone, now);
-    if (!due.ok) return due.refusal;
+    const time = releaseTime(act, now);
+    if (!time.ok) return time.refusal;
     const scheduled = await scheduleRelease(deps.db, {
       installationId: deps.installationId,
       releaseId: act.release_id,
-      time: timeOfInstant(due.dueAt, act.timezone),
+      time: time.time,
       delegationId: run.delegation_id,
       email: run.user.email,
       now,
@@ -366,7 +373,7 @@ export async function releaseRunOperation(
     return done(
       scheduled.release,
       `Scheduled for ${
-        localReading(due.dueAt, act.timezone)
+        localReading(time.time.dueAt, act.timezone)
       } ${act.timezone}: it runs then if every item is ready`,
     );
   }
@@ -416,6 +423,83 @@ export async function releaseRunOperation(
     blocked: "Some items cannot run now; nothing was sent",
   } as const;
   return done(outcome.release, words[outcome.state]);
+}
+
+/**
+ * A release's time from `due_at` (an instant on a whole UTC minute) or `local_datetime` in
+ * `timezone`. Neither is `release_time_required`; a local time the zone's clocks show twice
+ * (an autumn fold) without `fold` saying which is `release_time_ambiguous`; a local time that
+ * does not exist (a spring gap) moves forward, as the release pages resolve it.
+ */
+function releaseTime(
+  act: {
+    due_at?: string;
+    local_datetime?: string;
+    fold?: Fold;
+    timezone: string;
+  },
+  now: Date,
+):
+  | { ok: true; time: ReturnType<typeof timeOfInstant> }
+  | { ok: false; refusal: OperationAnswer } {
+  const fail = (code: string, message: string) => ({
+    ok: false as const,
+    refusal: refused(code, message),
+  });
+  if (act.due_at !== undefined && act.local_datetime !== undefined) {
+    return fail("invalid_request", "Give due_at or local_datetime, not both");
+  }
+  if (act.due_at !== undefined) {
+    const due = dueInstant(act.due_at, act.timezone, now);
+    if (!due.ok) return due;
+    return { ok: true, time: timeOfInstant(due.dueAt, act.timezone) };
+  }
+  if (act.local_datetime === undefined) {
+    return fail(
+      "release_time_required",
+      "A release is scheduled at a time: give due_at or local_datetime",
+    );
+  }
+  const local = act.local_datetime.slice(0, 16);
+  if (act.fold === undefined && knownTimeZone(act.timezone)) {
+    try {
+      const plain = Temporal.PlainDateTime.from(local);
+      const earlier = plain.toZonedDateTime(act.timezone, {
+        disambiguation: "earlier",
+      });
+      const later = plain.toZonedDateTime(act.timezone, {
+        disambiguation: "later",
+      });
+      if (
+        earlier.epochMilliseconds !== later.epochMilliseconds &&
+        earlier.toPlainDateTime().equals(plain) &&
+        later.toPlainDateTime().equals(plain)
+      ) {
+        return fail(
+          "release_time_ambiguous",
+          `${local} happens twice in ${act.timezone}: say fold earlier or later`,
+        );
+      }
+    } catch {
+      // Malformed: resolveLocalTime below refuses it by name.
+    }
+  }
+  const resolved = resolveLocalTime(
+    local,
+    act.timezone,
+    act.fold ?? "later",
+    now,
+  );
+  if (!resolved.ok) return fail(resolved.code, resolved.message);
+  return {
+    ok: true,
+    time: {
+      local: resolved.local,
+      timezone: resolved.timezone,
+      fold: resolved.fold,
+      dueAt: resolved.dueAt,
+    },
+  };
 }
 
 const timelineInput = z.strictObject({ release_id: id });

@@ -224,7 +224,7 @@ Deno.test("releases from the admin runner: create, add two entries, read readine
     match(locked.html, /<code>release_locked<\/code>/);
   }));
 
-Deno.test("release edits refused by name: a bad action's fields, an unknown release, a removal then re-add, a rename (REL)", () =>
+Deno.test("release edits and times refused by name: a bad action's fields, an unknown release, a removal then re-add, a rename at its edge, release_time_required, release_time_ambiguous (REL)", () =>
   withSchedulingWorld(async (w) => {
     const entry = await w.entry({ en: { title: "Only" } });
     const bad = await runner(w, "release-edit", { action: "rename" });
@@ -276,6 +276,29 @@ Deno.test("release edits refused by name: a bad action's fields, an unknown rele
       release_id: releaseId,
     });
     match(future.html, /<code>future_requires_publish<\/code>/);
+
+    // A release's time: none, a local time the clocks show twice, then that time with its fold.
+    const schedule = {
+      action: "schedule",
+      release_id: releaseId,
+      timezone: "Europe/Berlin",
+      confirm: "1",
+    };
+    const noTime = await runner(w, "release-run", schedule);
+    match(noTime.html, /<code>release_time_required<\/code>/);
+    const twiceShown = await runner(w, "release-run", {
+      ...schedule,
+      local_datetime: "2027-10-31T02:30",
+    });
+    match(twiceShown.html, /<code>release_time_ambiguous<\/code>/);
+    const earlier = await runner(w, "release-run", {
+      ...schedule,
+      local_datetime: "2027-10-31T02:30",
+      fold: "earlier",
+    });
+    equal(earlier.status, 200, earlier.html.slice(0, 300));
+    equal(earlier.json!.due_at, "2027-10-31T00:30:00.000Z");
+    equal(earlier.json!.local_datetime, "2027-10-31T02:30");
   }));
 
 Deno.test("the entry list shows the plugin's Scheduled column: a badge for the entry with a live schedule, none for the others (SOP-010)", () =>
