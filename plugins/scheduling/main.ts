@@ -1,6 +1,7 @@
 // The scheduling plugin's entry point: `deno run -A --unstable-kv --unstable-cron plugins/scheduling/main.ts`.
 import { loadSchedulerConfig } from "./config.ts";
 import { startScheduler } from "./server.ts";
+import { openSharedKv } from "../sdk/shared_kv.ts";
 
 let config;
 try {
@@ -10,7 +11,8 @@ try {
   Deno.exit(2);
 }
 if (!config.databaseUrl) await Deno.mkdir(config.dataDir, { recursive: true });
-const kv = await Deno.openKv(config.kvPath);
+// Several plugin processes may share one KV file (and one database): leases keep ticks apart.
+const kv = await openSharedKv(config.kvPath);
 const scheduler = await startScheduler({
   publicOrigin: config.publicOrigin,
   hostname: config.hostname,

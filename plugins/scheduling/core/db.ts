@@ -173,8 +173,13 @@ export async function openSchedulerDb(
 const MIGRATIONS = new URL("../migrations/", import.meta.url);
 
 async function migrate(db: SchedulerDb): Promise<void> {
-  await sql`create table if not exists scheduler_migrations (
-    name text primary key, applied_at timestamptz not null)`.execute(db);
+  // Two processes starting together on a new database would both create the table: "if not
+  // exists" does not hold between them, so the creation takes the migrations' lock too.
+  await db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(7242001)`.execute(tx);
+    await sql`create table if not exists scheduler_migrations (
+      name text primary key, applied_at timestamptz not null)`.execute(tx);
+  });
   const names = [...Deno.readDirSync(MIGRATIONS)].map((e) => e.name)
     .filter((n) => n.endsWith(".sql")).sort();
   for (const name of names) {
