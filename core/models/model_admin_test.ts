@@ -1,4 +1,5 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
+import { insertCredential } from "../credentials/credential_store.ts";
 import { setModelFolder } from "./model_folder.ts";
 import { removeModel } from "./remove_model.ts";
 import {
@@ -113,6 +114,73 @@ Deno.test("removeModel() needs the id confirmed, the current revision and no ent
     });
     equal((await getModel(ctx, model.id)).ok, false);
     ok((await createModel(ctx, posts())).ok);
+  }));
+
+Deno.test("removeModel() is refused while a role grants on the model (stale_role_grant) or a credential or site token is limited to it (stale_token_scope); nothing is removed (MOD-017)", () =>
+  withDb(async (ctx) => {
+    const model = await create(ctx, posts());
+    const options = { baseRevision: 1, confirm: model.id, facts: noContent };
+    const roleId = crypto.randomUUID();
+    await ctx.db.insertInto("roles").values({
+      id: roleId,
+      site_id: ctx.siteId,
+      name: "Post editors",
+      permissions: JSON.stringify({
+        models: { [model.id]: ["read", "update"], "*": ["read"] },
+        system: [],
+      }),
+      created_at: ctx.clock.now(),
+    }).execute();
+    deepEqual(await removeModel(ctx, model.id, options), {
+      ok: false,
+      code: "stale_role_grant",
+      roles: [{ id: roleId, name: "Post editors" }],
+    });
+    // A wildcard grant names no model.
+    await ctx.db.updateTable("roles").set({
+      permissions: JSON.stringify({ models: { "*": ["read"] }, system: [] }),
+    }).where("id", "=", roleId).execute();
+    const userId = crypto.randomUUID();
+    await ctx.db.insertInto("users").values({
+      id: userId,
+      email: "owner@one.test",
+      display_name: "Owner",
+      password_hash: "!",
+      status: "active",
+      created_at: ctx.clock.now(),
+    }).execute();
+    const { credential } = await insertCredential(ctx.db, ctx.clock, {
+      siteId: ctx.siteId,
+      creatorId: userId,
+      name: "Importer",
+      scopes: ["content:read"],
+      models: [model.id],
+    });
+    const tokenId = crypto.randomUUID();
+    await ctx.db.insertInto("site_api_tokens").values({
+      id: tokenId,
+      site_id: ctx.siteId,
+      name: "Front end",
+      model_ids: JSON.stringify([model.id]),
+      digest: "0".repeat(64),
+      created_at: ctx.clock.now(),
+      expires_at: null,
+      revoked_at: null,
+    }).execute();
+    deepEqual(await removeModel(ctx, model.id, options), {
+      ok: false,
+      code: "stale_token_scope",
+      credentials: [{ id: credential.id, name: "Importer" }],
+      site_tokens: [{ id: tokenId, name: "Front end" }],
+    });
+    equal((await getModel(ctx, model.id)).ok, true, "nothing was removed");
+    // Revoked credentials and tokens name nothing.
+    await ctx.db.updateTable("management_credentials")
+      .set({ revoked_at: ctx.clock.now() }).where("id", "=", credential.id)
+      .execute();
+    await ctx.db.updateTable("site_api_tokens")
+      .set({ revoked_at: ctx.clock.now() }).where("id", "=", tokenId).execute();
+    equal((await removeModel(ctx, model.id, options)).ok, true);
   }));
 
 Deno.test("toWireModel() answers config, validation, derived and ui as JSON text that applies back unchanged (MOD-003, MOD-007)", () =>

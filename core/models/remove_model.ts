@@ -40,12 +40,75 @@ export type RemoveModelResult =
     current_revision: number;
     current_updated_at: string;
   }
-  | { ok: false; code: "model_not_empty"; affected_count: number };
+  | { ok: false; code: "model_not_empty"; affected_count: number }
+  | { ok: false; code: "stale_role_grant"; roles: NamedGrant[] }
+  | {
+    ok: false;
+    code: "stale_token_scope";
+    credentials: NamedGrant[];
+    site_tokens: NamedGrant[];
+  };
+
+/** A role, credential or token that names the model. */
+export interface NamedGrant {
+  id: string;
+  name: string;
+}
+
+function jsonOf(value: unknown): unknown {
+  return typeof value === "string" ? JSON.parse(value) : value;
+}
 
 /**
- * Removes a model holding no entries (Trash counts). The row is kept, marked deleted, so its
- * slug and name are free again. Relation fields of other models naming it are listed for
- * the caller to settle; they are not changed here.
+ * What still names the model (MOD-017): roles granting on it by id, and management
+ * credentials and public site tokens limited to it. A wildcard grant names no model.
+ */
+async function grantsNaming(
+  db: Db,
+  siteId: string,
+  modelId: string,
+  now: Date,
+): Promise<
+  { roles: NamedGrant[]; credentials: NamedGrant[]; site_tokens: NamedGrant[] }
+> {
+  const roles =
+    (await db.selectFrom("roles").select(["id", "name", "permissions"])
+      .where("site_id", "=", siteId).execute()).filter((r) => {
+        const models = (jsonOf(r.permissions) as { models?: object } | null)
+          ?.models;
+        return models !== undefined && Object.hasOwn(models, modelId);
+      });
+  const credentials = (await db.selectFrom("management_credentials")
+    .select(["id", "name", "models"]).where("site_id", "=", siteId)
+    .where("revoked_at", "is", null).execute()).filter((c) => {
+      const models = jsonOf(c.models);
+      return Array.isArray(models) && models.includes(modelId);
+    });
+  const tokens = (await db.selectFrom("site_api_tokens")
+    .select(["id", "name", "model_ids", "expires_at"])
+    .where("site_id", "=", siteId).where("revoked_at", "is", null).execute())
+    .filter((t) => {
+      const models = jsonOf(t.model_ids);
+      return (t.expires_at === null || t.expires_at > now) &&
+        Array.isArray(models) && models.includes(modelId);
+    });
+  const named = (r: { id: string; name: string }) => ({
+    id: r.id,
+    name: r.name,
+  });
+  return {
+    roles: roles.map(named),
+    credentials: credentials.map(named),
+    site_tokens: tokens.map(named),
+  };
+}
+
+/**
+ * Removes a model holding no entries (Trash counts) that no role grants on by id and no
+ * credential or site token is limited to (`stale_role_grant`, `stale_token_scope`: settle
+ * those first, so no grant outlives its model). The row is kept, marked deleted, so its slug
+ * and name are free again. Relation fields of other models naming it are listed for the
+ * caller to settle; they are not changed here.
  */
 export async function removeModel(
   ctx: ModelContext,
@@ -82,6 +145,22 @@ export async function removeModel(
       } as const;
     }
     const now = ctx.clock.now();
+    const grants = await grantsNaming(trx, ctx.siteId, id, now);
+    if (grants.roles.length > 0) {
+      return {
+        ok: false,
+        code: "stale_role_grant",
+        roles: grants.roles,
+      } as const;
+    }
+    if (grants.credentials.length > 0 || grants.site_tokens.length > 0) {
+      return {
+        ok: false,
+        code: "stale_token_scope",
+        credentials: grants.credentials,
+        site_tokens: grants.site_tokens,
+      } as const;
+    }
     await trx.updateTable("models").set({ deleted_at: now, updated_at: now })
       .where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
     const dependents: RelationDependent[] = [];

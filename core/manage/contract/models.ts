@@ -383,7 +383,12 @@ export const removeModel = operation({
     confirm: z.string().describe("The model id again"),
   }),
   answer: modelWriteAnswer,
-  errors: ["model_changed", "model_not_empty"],
+  errors: [
+    "model_changed",
+    "model_not_empty",
+    "stale_role_grant",
+    "stale_token_scope",
+  ],
 });
 
 /** Every model operation, static paths before `{id}` ones. */

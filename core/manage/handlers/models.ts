@@ -167,6 +167,23 @@ export const removeModel = defineHandler(contract.removeModel, {
             `Model "${params.id}" holds ${result.affected_count} entries (Trash counts): remove them first`,
             { affected_count: result.affected_count },
           );
+        case "stale_role_grant":
+          return refuse(
+            409,
+            "stale_role_grant",
+            `Roles grant on model "${params.id}": remove those grants first`,
+            { roles: result.roles },
+          );
+        case "stale_token_scope":
+          return refuse(
+            409,
+            "stale_token_scope",
+            `Credentials or site tokens are limited to model "${params.id}": change or revoke them first`,
+            {
+              credentials: result.credentials,
+              site_tokens: result.site_tokens,
+            },
+          );
       }
     }
     return {
