@@ -183,6 +183,7 @@ export const manifest: Manifest = {
     { name: "MediaPicker", file: "islands/MediaPicker.tsx" },
     { name: "MediaUploader", file: "islands/MediaUploader.tsx" },
     { name: "PageSections", file: "islands/PageSections.tsx" },
+    { name: "PluginFrame", file: "islands/PluginFrame.tsx" },
     { name: "RelationPicker", file: "islands/RelationPicker.tsx" },
     { name: "RichTextField", file: "islands/RichTextField.tsx" },
     { name: "SlugField", file: "islands/SlugField.tsx" },

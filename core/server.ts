@@ -1,6 +1,7 @@
 // Builds the HTTP application: app-wide middleware, the generated routes and static files.
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
+import { CONTENT_SECURITY_POLICY } from "./web/csp.ts";
 import { manifest } from "../routes.gen.ts";
 import type { Services } from "./services.ts";
 import { registerRoutes } from "./web/app.ts";
@@ -38,13 +39,7 @@ export function createApp(services: Services): Hono<AppEnv> {
       // Same-origin form posts must carry their real Origin for the CSRF check; other
       // origins still get no referrer.
       referrerPolicy: "same-origin",
-      contentSecurityPolicy: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", "data:", "https:"],
-        frameAncestors: ["'none'"],
-      },
+      contentSecurityPolicy: CONTENT_SECURITY_POLICY,
       crossOriginResourcePolicy: false,
       // A route that sets one of these itself keeps it: plugin launches answer
       // `Referrer-Policy: no-referrer` (spec 1 part 5 item 6).

@@ -16,6 +16,8 @@ export interface PluginCard {
   buttonLabel: string;
   /** The content action the button launches on the entry. */
   action: string;
+  /** A reviewed frame on the plugin's origin, drawn sandboxed inside the card. */
+  frame: { url: string; height: number; origin: string } | null;
 }
 
 /**
@@ -58,6 +60,13 @@ export async function pluginCardsFor(
       body: card.body ?? null,
       buttonLabel: card.button_label,
       action: (card.opens as { id: string }).id,
+      frame: card.frame
+        ? {
+          url: card.frame.url,
+          height: card.frame.height,
+          origin: new URL(card.frame.url).origin,
+        }
+        : null,
     }))
   );
 }

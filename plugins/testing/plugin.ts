@@ -27,6 +27,8 @@ export interface ExampleBehaviour {
     | "undeclared_block"
     | "hang"
     | "unavailable";
+  /** The entry card declares a reviewed frame (`/frames/card`). */
+  frame?: boolean;
 }
 
 /** One installation the plugin holds: the token lives only in memory here (a real plugin encrypts it at rest). */
@@ -89,6 +91,12 @@ export interface ExamplePlugin {
   invocations: Record<string, unknown>[];
   /** What each `/invocations/exchange` answered (status and body). */
   exchanges: { status: number; body: unknown }[];
+  /** The headers a reviewed frame's page was requested with. */
+  frameRequests: {
+    cookie: string | null;
+    referer: string | null;
+    authorization: string | null;
+  }[];
   /** The last invocation code a `no_exchange` run left unused (tests try it elsewhere). */
   lastCode?: string;
   /** Runs after the exchange and before the plugin answers (tests change the grant here). */
@@ -134,6 +142,9 @@ export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
       body: "Choose a time to publish this entry.",
       button_label: "Open",
       opens: { kind: "content_action", id: "publish-later" },
+      ...(behaviour.frame
+        ? { frame: { url: `${origin}/frames/card`, height: 120 } }
+        : {}),
     }],
     operations: [
       {
@@ -198,6 +209,20 @@ const ENVELOPE_KEYS = [
   "expires_at",
 ];
 
+/** A reviewed frame's page: it takes the port Stave binds and answers through it. */
+const FRAME_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Publish later</title></head>
+<body><p id="state">Waiting for Stave</p><script>
+addEventListener("message", (event) => {
+  if (!event.data || event.data.type !== "stave:connect" || !event.ports[0]) return;
+  const port = event.ports[0];
+  document.getElementById("state").textContent =
+    "Connected to " + event.data.context.instance_id;
+  port.postMessage({ type: "resize", height: 200 });
+  port.postMessage({ type: "notice", text: "The card's frame is connected" });
+});
+</script></body></html>`;
+
 /** Starts the example plugin on 127.0.0.1 (a free port by default). */
 export function startExamplePlugin(
   options: ExamplePluginOptions = {},
@@ -232,6 +257,7 @@ export function startExamplePlugin(
     handoffs: [],
     invocations: [],
     exchanges: [],
+    frameRequests: [],
     serviceFetch: options.serviceFetch ?? ((url, init) => fetch(url, init)),
     async issueCode(installationId) {
       const code = crypto.randomUUID() + crypto.randomUUID();
@@ -430,6 +456,16 @@ export function startExamplePlugin(
     onListen: () => {},
   }, async (request) => {
     const url = new URL(request.url);
+    if (request.method === "GET" && url.pathname === "/frames/card") {
+      plugin.frameRequests.push({
+        cookie: request.headers.get("cookie"),
+        referer: request.headers.get("referer"),
+        authorization: request.headers.get("authorization"),
+      });
+      return new Response(FRAME_PAGE, {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      });
+    }
     if (request.method === "GET" && url.pathname === "/svc/manifest.json") {
       const mode = plugin.behaviour.manifest;
       if (mode === "garbage") return new Response("<html>not json");

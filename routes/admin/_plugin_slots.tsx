@@ -2,11 +2,13 @@
 //
 // Cards are the installations' declared `ui_extensions` (spec 1 part 2.1), loaded by the page
 // (core/plugins/cards.ts) and drawn with core controls only: a title, a sentence and a button
-// that posts to /admin/plugins/launch. Without plugins they render nothing, so pages look and
+// that posts to /admin/plugins/launch, and a card that declares a reviewed frame draws it sandboxed
+// (islands/PluginFrame.tsx). Without plugins they render nothing, so pages look and
 // weigh the same. List columns are the column operations granted on the list's model, run once
 // per list page for the entries it shows (core/admin/plugin_operations.ts, listColumns).
 import type { PluginColumn } from "../../core/admin/plugin_operations.ts";
 import type { PluginCard } from "../../core/plugins/cards.ts";
+import PluginFrame from "../../islands/PluginFrame.tsx";
 
 /** Props of {@link PluginCards}: the entry language the editor shows, and its cards. */
 export interface PluginCardsProps {
@@ -36,6 +38,19 @@ export function PluginCards(props: PluginCardsProps) {
           </h2>
           <p class="muted">{card.pluginName}</p>
           {card.body && <p>{card.body}</p>}
+          {card.frame && props.instance && (
+            <PluginFrame
+              src={card.frame.url}
+              height={card.frame.height}
+              title={`${card.title} (${card.pluginName})`}
+              context={{
+                installation_id: card.installationId,
+                card_id: card.id,
+                instance_id: props.instance,
+                locale: props.locale,
+              }}
+            />
+          )}
           <form method="post" action="/admin/plugins/launch" target="_blank">
             <input type="hidden" name="_csrf" value={props.csrfToken ?? ""} />
             <input

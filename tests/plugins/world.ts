@@ -44,12 +44,13 @@ export interface PluginWorld extends TestApp {
   sessionFor(userId: string): Promise<string>;
 }
 
-/** Opens a world; `outbound` shortens the plugin call limits (timeouts) for a test. */
+/** Opens a world; `timeoutMs` shortens the plugin call limits, `islands` builds the islands. */
 export async function openPluginWorld(
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; islands?: boolean } = {},
 ): Promise<PluginWorld> {
   const plugin = await startExamplePlugin();
   const t = await openTestApp({
+    islands: options.islands,
     env: {
       ENVIRONMENT: "development",
       PLUGIN_DEV_ORIGINS: plugin.origin,
@@ -157,7 +158,7 @@ export async function openPluginWorld(
 /** Runs `fn` in a fresh world and closes it afterwards. */
 export async function withPluginWorld(
   fn: (w: PluginWorld) => Promise<void>,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; islands?: boolean } = {},
 ): Promise<void> {
   const world = await openPluginWorld(options);
   try {

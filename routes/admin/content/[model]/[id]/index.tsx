@@ -23,6 +23,7 @@ import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
 import { runnableOperations } from "../../../../../core/admin/plugin_operations.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
+import { cspAllowingFrames } from "../../../../../core/web/csp.ts";
 import { page, type PageProps } from "../../../../../core/web/manifest.ts";
 import { openAdminPage } from "../../../_shell.tsx";
 import { type EditorData, EditorPage } from "../_editor.tsx";
@@ -120,13 +121,26 @@ async function editorData(
   };
 }
 
+/** The editor page; cards with reviewed frames add their plugins' origins to `frame-src`. */
+function editorPage(data: EditorData, init: { status?: number } = {}) {
+  const origins = (data.plugins?.cards ?? []).flatMap((c) =>
+    c.frame ? [c.frame.origin] : []
+  );
+  return page(data, {
+    ...init,
+    ...(origins.length > 0
+      ? { headers: { "content-security-policy": cspAllowingFrames(origins) } }
+      : {}),
+  });
+}
+
 function statusOf(code: string): 400 | 403 | 404 | 409 | 422 {
   return ((ERROR_STATUS as Record<string, number>)[code] ?? 422) as 422;
 }
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
-    return page(await editorData(c, c.req.query("lang") ?? ""));
+    return editorPage(await editorData(c, c.req.query("lang") ?? ""));
   },
 
   async POST(c: Context<AppEnv>) {
@@ -184,7 +198,7 @@ export const handler = {
         // Saving again keeps this person's version, pinned to the one they have now seen.
         data.editor.currentVersionId = saved.current.versionId;
       }
-      return page(data, {
+      return editorPage(data, {
         status: saved.code === "form_invalid" ? 422 : statusOf(saved.code),
       });
     }
@@ -207,7 +221,7 @@ export const handler = {
           (minted.expiresAt.getTime() - clock.now().getTime()) / 60_000,
         ),
       };
-      return page(data, { status: 201 });
+      return editorPage(data, { status: 201 });
     }
     const outcome = await runEditorAction(ctx, { groupId, action, form });
     if (outcome.ok) {
@@ -224,7 +238,7 @@ export const handler = {
       ? "This language cannot be published yet: fix the fields marked below, save, then publish"
       : refusalMessage(outcome.code);
     data.errors = refusalErrors(outcome, data.editor.locale);
-    return page(data, { status: statusOf(outcome.code) });
+    return editorPage(data, { status: statusOf(outcome.code) });
   },
 };
 
