@@ -88,7 +88,7 @@ Deno.test({
         equal(
           await inner.evaluate(() => {
             try {
-              return String(window.parent.document.title);
+              return String(globalThis.parent.document.title);
             } catch {
               return "blocked";
             }
