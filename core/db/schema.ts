@@ -633,6 +633,10 @@ export interface MediaFilesTable {
   credit: string | null;
   attribution: Json | null;
   external: boolean;
+  /** A reference item's delivery URL on the source's declared origin (migration 0233). */
+  external_url: string | null;
+  /** A reference item's identity: `{ installation_id, plugin_id, source_id, item_id }`. */
+  external_source: Json | null;
   edited_from: string | null;
   revision: number;
   created_at: Timestamp;

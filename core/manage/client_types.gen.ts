@@ -3499,6 +3499,13 @@ export interface Operations {
         "attribution": unknown;
         /** true for reference imports */
         "external": boolean;
+        /** A reference import only: the plugin, source and item it stands for */
+        "external_source"?: {
+          "installation_id": string;
+          "plugin_id": string;
+          "source_id": string;
+          "item_id": string;
+        };
         "edited_from": string | null;
         "revision": number;
         "created_at": string;
@@ -3562,11 +3569,150 @@ export interface Operations {
       "attribution": unknown;
       /** true for reference imports */
       "external": boolean;
+      /** A reference import only: the plugin, source and item it stands for */
+      "external_source"?: {
+        "installation_id": string;
+        "plugin_id": string;
+        "source_id": string;
+        "item_id": string;
+      };
       "edited_from": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
       /** on_duplicate=use_existing found the same bytes (status 200) */
+      "reused"?: true;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List the media sources of installed plugins this credential may import from. */
+  "list-media-sources": {
+    method: "GET";
+    path: "/media/sources";
+    scope: "media:write";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "installation_id": string;
+        "plugin_id": string;
+        "plugin_name": string;
+        "source_id": string;
+        "label": string;
+        "description": string | null;
+        "modes": Array<"copy" | "reference">;
+      }>;
+    };
+  };
+  /** One page (at most 24) of a media source's items, asked of its plugin. */
+  "list-media-source-items": {
+    method: "GET";
+    path: "/media/sources/{installationId}/{source}/items";
+    scope: "media:write";
+    idempotencyKey: false;
+    params: {
+      "installationId": string;
+      /** The source's id in its manifest */
+      "source": string;
+    };
+    query: {
+      "q"?: string;
+      /** next_cursor of the page before, unchanged */
+      "cursor"?: string;
+    };
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "title": string;
+        "file_name": string;
+        "type": string | null;
+        "size": number | null;
+        "width": number | null;
+        "height": number | null;
+        "thumbnail_url": string;
+        "attribution": {
+          "plugin_id": string;
+          "source_id": string;
+          "alt": string | null;
+        };
+        "modes": Array<"copy" | "reference">;
+      }>;
+      "next_cursor": string | null;
+    };
+  };
+  /** Import a source's item: copy downloads and checks it like an upload; reference stores its delivery URL only. */
+  "import-media-source-item": {
+    method: "POST";
+    path: "/media/sources/{installationId}/{source}/import";
+    scope: "media:write";
+    idempotencyKey: true;
+    params: {
+      "installationId": string;
+      /** The source's id in its manifest */
+      "source": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "item_id": string;
+      /** Required: one of the source's modes, never inferred */
+      "mode": "copy" | "reference";
+      "folder_id"?: string | null;
+      "on_duplicate"?: "ask" | "use_existing" | "copy";
+      "alt_texts"?: {
+        [key: string]: string;
+      };
+    };
+    answer: {
+      "id": string;
+      "kind": "image" | "document" | "audio" | "video" | "file";
+      /** null: Unfiled */
+      "folder_id": string | null;
+      "file_name": string;
+      /** Read from the bytes, never from the name */
+      "mime_type": string;
+      /** png, jpg, pdf, mp4, txt, bin, … */
+      "format": string;
+      "byte_length": number;
+      "width": number | null;
+      "height": number | null;
+      "aspect_ratio": string | null;
+      /** SHA-256 of the bytes (hex) */
+      "digest": string;
+      /** The stored bytes; a replace changes it */
+      "object_id": string;
+      /** Public delivery address; null for a private original */
+      "url": string | null;
+      "alt_texts": {
+        [key: string]: string;
+      };
+      "default_focal": {
+        "x": number;
+        "y": number;
+      } | null;
+      "loading": "eager" | "lazy";
+      "fetch_priority": "high" | "low" | "auto";
+      "tags": Array<string>;
+      "credit": string | null;
+      /** null for files not added from a source */
+      "attribution": unknown;
+      /** true for reference imports */
+      "external": boolean;
+      /** A reference import only: the plugin, source and item it stands for */
+      "external_source"?: {
+        "installation_id": string;
+        "plugin_id": string;
+        "source_id": string;
+        "item_id": string;
+      };
+      "edited_from": string | null;
+      "revision": number;
+      "created_at": string;
+      "updated_at": string;
+      /** on_duplicate=use_existing found the same file or item (status 200) */
       "reused"?: true;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
@@ -3751,6 +3897,13 @@ export interface Operations {
       "attribution": unknown;
       /** true for reference imports */
       "external": boolean;
+      /** A reference import only: the plugin, source and item it stands for */
+      "external_source"?: {
+        "installation_id": string;
+        "plugin_id": string;
+        "source_id": string;
+        "item_id": string;
+      };
       "edited_from": string | null;
       "revision": number;
       "created_at": string;
@@ -3840,6 +3993,13 @@ export interface Operations {
       "attribution": unknown;
       /** true for reference imports */
       "external": boolean;
+      /** A reference import only: the plugin, source and item it stands for */
+      "external_source"?: {
+        "installation_id": string;
+        "plugin_id": string;
+        "source_id": string;
+        "item_id": string;
+      };
       "edited_from": string | null;
       "revision": number;
       "created_at": string;
@@ -3901,6 +4061,13 @@ export interface Operations {
       "attribution": unknown;
       /** true for reference imports */
       "external": boolean;
+      /** A reference import only: the plugin, source and item it stands for */
+      "external_source"?: {
+        "installation_id": string;
+        "plugin_id": string;
+        "source_id": string;
+        "item_id": string;
+      };
       "edited_from": string | null;
       "revision": number;
       "created_at": string;
@@ -5581,6 +5748,17 @@ export type ListMediaAnswer = Operations["list-media"]["answer"];
 export type UploadMediaAnswer = Operations["upload-media"]["answer"];
 /** Body of `upload-media`. */
 export type UploadMediaBody = Operations["upload-media"]["body"];
+/** Answer of `list-media-sources`. */
+export type ListMediaSourcesAnswer = Operations["list-media-sources"]["answer"];
+/** Answer of `list-media-source-items`. */
+export type ListMediaSourceItemsAnswer =
+  Operations["list-media-source-items"]["answer"];
+/** Answer of `import-media-source-item`. */
+export type ImportMediaSourceItemAnswer =
+  Operations["import-media-source-item"]["answer"];
+/** Body of `import-media-source-item`. */
+export type ImportMediaSourceItemBody =
+  Operations["import-media-source-item"]["body"];
 /** Answer of `list-media-folders`. */
 export type ListMediaFoldersAnswer = Operations["list-media-folders"]["answer"];
 /** Answer of `create-media-folder`. */
@@ -5951,6 +6129,21 @@ export const OPERATION_ROUTES: {
   },
   "list-media": { method: "GET", path: "/media", idempotencyKey: false },
   "upload-media": { method: "POST", path: "/media", idempotencyKey: true },
+  "list-media-sources": {
+    method: "GET",
+    path: "/media/sources",
+    idempotencyKey: false,
+  },
+  "list-media-source-items": {
+    method: "GET",
+    path: "/media/sources/{installationId}/{source}/items",
+    idempotencyKey: false,
+  },
+  "import-media-source-item": {
+    method: "POST",
+    path: "/media/sources/{installationId}/{source}/import",
+    idempotencyKey: true,
+  },
   "list-media-folders": {
     method: "GET",
     path: "/media/folders",

@@ -49,6 +49,13 @@ export interface MediaItem {
   credit: string | null;
   attribution: unknown;
   external: boolean;
+  /** For a reference item: the plugin, source and item it stands for. */
+  external_source?: {
+    installation_id: string;
+    plugin_id: string;
+    source_id: string;
+    item_id: string;
+  };
   edited_from: string | null;
   revision: number;
   created_at: string;
@@ -89,7 +96,10 @@ export function toItem(publicUrl: string, row: MediaRow): MediaItem {
     aspect_ratio: row.aspect_ratio,
     digest: row.digest,
     object_id: row.object_id,
-    url: deliveryUrl(publicUrl, row.site_id, row.object_id, row.format),
+    // A reference item is served from its source's delivery origin, never by this service.
+    url: row.external && row.external_url
+      ? row.external_url
+      : deliveryUrl(publicUrl, row.site_id, row.object_id, row.format),
     alt_texts: (row.alt_texts ?? {}) as Record<string, string>,
     default_focal: (row.default_focal ?? null) as Focal | null,
     loading: row.loading,
@@ -98,6 +108,13 @@ export function toItem(publicUrl: string, row: MediaRow): MediaItem {
     credit: row.credit,
     attribution: row.attribution ?? null,
     external: row.external,
+    ...(row.external_source
+      ? {
+        external_source: (typeof row.external_source === "string"
+          ? JSON.parse(row.external_source)
+          : row.external_source) as NonNullable<MediaItem["external_source"]>,
+      }
+      : {}),
     edited_from: row.edited_from,
     revision: row.revision,
     created_at: new Date(row.created_at).toISOString(),

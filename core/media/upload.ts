@@ -225,6 +225,8 @@ export async function uploadMedia(
     credit: source?.credit ?? null,
     attribution: null,
     external: false,
+    external_url: null,
+    external_source: null,
     edited_from: source?.id ?? null,
     revision: 1,
     created_at: now,
@@ -241,6 +243,7 @@ export async function uploadMedia(
           : JSON.stringify(row.default_focal),
         tags: JSON.stringify(row.tags),
         attribution: null,
+        external_source: null,
       }).execute();
       await recordWrite(tx, ctx, { created: true, item });
       await options.alsoRecord?.(tx, item);

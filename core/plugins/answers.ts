@@ -7,6 +7,7 @@ import {
   type ManifestMediaSource,
   type ManifestOperation,
   type ManifestPolicy,
+  pluginUrlSchema,
   toneSchema,
 } from "./manifest.ts";
 
@@ -170,8 +171,9 @@ export const mediaSourceItemSchema = z.strictObject({
   height: z.number().int().min(1).max(100_000).optional(),
   bytes: z.number().int().min(0).optional(),
   alt: text(500).optional(),
-  thumbnail_url: httpsUrlSchema,
-  download_url: httpsUrlSchema.optional(),
+  // On the manifest's origin (checked below), so plain http only for a development origin.
+  thumbnail_url: pluginUrlSchema,
+  download_url: pluginUrlSchema.optional(),
   delivery_url: httpsUrlSchema.optional(),
 });
 

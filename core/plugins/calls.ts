@@ -2,10 +2,12 @@
 import type { Services } from "../services.ts";
 import {
   type OutboundBudget,
+  outboundDownload,
   outboundFetch,
   outboundPolicyFromConfig,
   type OutboundRequest,
   type OutboundResult,
+  type OutboundStreamResult,
 } from "./outbound.ts";
 
 /** Calls a plugin; remote faults are values (`plugin_unreachable`, `plugin_timeout`...), never thrown. */
@@ -23,6 +25,28 @@ export function pluginCallOf(
     outboundFetch(request, {
       ...services.pluginOutbound,
       ...options,
+      policy,
+    });
+}
+
+/** Downloads a plugin's file (a media source's `copy`) as a stream, within `maxBytes`. */
+export type PluginDownload = (
+  request: OutboundRequest,
+  options: { maxBytes: number },
+) => Promise<OutboundStreamResult>;
+
+/** The download of a service container, through the same guard and policy as its calls. */
+export function pluginDownloadOf(
+  services: Pick<Services, "config" | "pluginOutbound">,
+): PluginDownload {
+  const policy = outboundPolicyFromConfig(services.config);
+  return (request, options) =>
+    outboundDownload(request, {
+      ...services.pluginOutbound,
+      limits: {
+        ...services.pluginOutbound?.limits,
+        maxBytes: options.maxBytes,
+      },
       policy,
     });
 }

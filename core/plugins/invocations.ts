@@ -132,6 +132,16 @@ interface InvocationPayload {
   input: Record<string, unknown>;
   /** A column run: the listed entry languages it answers cells for. */
   entries?: ColumnEntry[];
+  /** A media-source call: the source and what is asked of it (a page, or one item). */
+  mediaSource?: MediaSourceCall;
+}
+
+/** What a media-source call asks (core/plugins/media_sources.ts). */
+export interface MediaSourceCall {
+  id: string;
+  q: string | null;
+  cursor: string | null;
+  item_id: string | null;
 }
 
 /** One entry language a column run answers a cell for. */
@@ -141,7 +151,8 @@ export interface ColumnEntry {
   locale: string;
 }
 
-function invocationPurpose(installationId: string): string {
+/** The one-time-code purpose of an installation's invocations (operations and media sources). */
+export function invocationPurpose(installationId: string): string {
   return `invocation:${installationId}`;
 }
 
@@ -683,6 +694,8 @@ export interface InvocationExchange {
   input: Record<string, unknown>;
   /** A column run only: the listed entry languages to answer cells for. */
   entries?: ColumnEntry[];
+  /** A media-source call only: the source and what is asked of it. */
+  media_source?: MediaSourceCall;
   user: { id: string; email: string };
 }
 
@@ -782,6 +795,7 @@ export async function exchangeInvocation(
       model_ids: models,
       input: p.input,
       ...(p.entries ? { entries: p.entries } : {}),
+      ...(p.mediaSource ? { media_source: p.mediaSource } : {}),
       user: { id: p.userId, email: user.email },
     },
   };

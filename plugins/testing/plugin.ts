@@ -29,6 +29,8 @@ export interface ExampleBehaviour {
     | "unavailable";
   /** The entry card declares a reviewed frame (`/frames/card`). */
   frame?: boolean;
+  /** The manifest declares two media sources (`stock`: copy and reference; `uploads`: copy). */
+  mediaSources?: boolean;
 }
 
 /** One installation the plugin holds: the token lives only in memory here (a real plugin encrypts it at rest). */
@@ -198,6 +200,22 @@ export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
         r === "site:plugins" || behaviour.capabilities.includes(r)
       )
     ),
+    ...(behaviour.mediaSources
+      ? {
+        media_sources: [{
+          id: "stock",
+          label: "Stock photos",
+          url: `${origin}/svc/media/stock`,
+          modes: ["copy", "reference"],
+          delivery_origins: [STOCK_CDN],
+        }, {
+          id: "uploads",
+          label: "Team uploads",
+          url: `${origin}/svc/media/uploads`,
+          modes: ["copy"],
+        }],
+      }
+      : {}),
     ...(behaviour.manifest === "unknown_key" ? { surprise: true } : {}),
   };
 }
@@ -208,6 +226,51 @@ const ENVELOPE_KEYS = [
   "code",
   "expires_at",
 ];
+
+/** Where the `stock` source's reference items are delivered (never fetched by Stave). */
+export const STOCK_CDN = "https://cdn.stock.example";
+
+const SUNRISE = Deno.readFileSync(
+  new URL("../../core/sites/demo_media/sunrise.png", import.meta.url),
+);
+
+/** The files the media sources offer: a picture, a program dressed as one, and a lost file. */
+const STOCK_FILES: Record<string, Uint8Array | null> = {
+  "sunrise.png": SUNRISE,
+  "script.png": new TextEncoder().encode("#!/bin/sh\necho hi\n"),
+  "gone.png": null,
+};
+
+function stockItems(origin: string) {
+  return [
+    {
+      id: "sunrise",
+      title: "Sunrise",
+      mime_type: "image/png",
+      width: 64,
+      height: 64,
+      bytes: SUNRISE.length,
+      alt: "The sun over the sea",
+      thumbnail_url: `${origin}/files/sunrise.png`,
+      download_url: `${origin}/files/sunrise.png`,
+      delivery_url: `${STOCK_CDN}/sunrise.png`,
+    },
+    {
+      id: "script",
+      title: "Not a picture",
+      mime_type: "image/png",
+      thumbnail_url: `${origin}/files/script.png`,
+      download_url: `${origin}/files/script.png`,
+    },
+    {
+      id: "gone",
+      title: "Gone",
+      mime_type: "image/png",
+      thumbnail_url: `${origin}/files/gone.png`,
+      download_url: `${origin}/files/gone.png`,
+    },
+  ];
+}
 
 /** A reviewed frame's page: it takes the port Stave binds and answers through it. */
 const FRAME_PAGE = `<!doctype html>
@@ -450,12 +513,72 @@ export function startExamplePlugin(
     });
   }
 
+  /**
+   * A media-source page: exchange the code (which says what is asked), then answer one item a
+   * page (`q` filters titles; `item_id` asks for one item).
+   */
+  async function mediaSource(
+    request: Request,
+    sourceId: string,
+  ): Promise<Response> {
+    const envelope = await request.json().catch(() => null) as
+      | Record<string, unknown>
+      | null;
+    const installation = plugin.installations.get(
+      String(envelope?.installation_id),
+    );
+    if (!installation) return new Response(null, { status: 400 });
+    const res = await plugin.api(installation.id, "/invocations/exchange", {
+      body: { code: envelope!.code },
+    });
+    const exchanged = await res.json();
+    plugin.exchanges.push({ status: res.status, body: exchanged });
+    if (!res.ok) return new Response(null, { status: 403 });
+    const asked = exchanged.data.media_source as {
+      q: string | null;
+      cursor: string | null;
+      item_id: string | null;
+    };
+    // The copy-only source offers no delivery URL.
+    const all = stockItems(plugin.origin).map((i) =>
+      sourceId === "stock" ? i : { ...i, delivery_url: undefined }
+    );
+    if (asked.item_id !== null) {
+      return Response.json({
+        items: all.filter((i) => i.id === asked.item_id),
+        next_cursor: null,
+      });
+    }
+    const found = all.filter((i) =>
+      asked.q === null || i.title.toLowerCase().includes(asked.q.toLowerCase())
+    );
+    const at = Number(asked.cursor ?? "0");
+    return Response.json({
+      items: found.slice(at, at + 1),
+      next_cursor: at + 1 < found.length ? String(at + 1) : null,
+    });
+  }
+
   const server = Deno.serve({
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 0,
     onListen: () => {},
   }, async (request) => {
     const url = new URL(request.url);
+    if (request.method === "GET" && url.pathname.startsWith("/files/")) {
+      const bytes = STOCK_FILES[url.pathname.slice("/files/".length)];
+      return bytes
+        ? new Response(bytes as Uint8Array<ArrayBuffer>, {
+          headers: { "content-type": "application/octet-stream" },
+        })
+        : new Response(null, { status: 404 });
+    }
+    if (request.method === "POST" && url.pathname.startsWith("/svc/media/")) {
+      return await mediaSource(
+        request,
+        url.pathname.slice("/svc/media/".length),
+      );
+    }
     if (request.method === "GET" && url.pathname === "/frames/card") {
       plugin.frameRequests.push({
         cookie: request.headers.get("cookie"),

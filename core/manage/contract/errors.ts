@@ -30,6 +30,9 @@ export const ERROR_STATUS = {
   plugin_unreachable: 502,
   plugin_response_invalid: 502,
   plugin_timeout: 504,
+  media_source_unavailable: 404,
+  media_source_mode_unsupported: 422,
+  media_source_file_unreachable: 502,
   // Models and model proposals (spec 2 parts 4.3, 7; statuses not stated there are ours, see docs).
   duplicate_field_key: 400,
   component_nesting_too_deep: 400,

@@ -32,6 +32,13 @@ import {
   readUsage,
   removeMedia as removeFile,
 } from "../../media/usage.ts";
+import { pluginCallOf, pluginDownloadOf } from "../../plugins/calls.ts";
+import {
+  importSourceItem,
+  listSourceItems,
+  listSources,
+  type SourceContext,
+} from "../../plugins/media_sources.ts";
 import { refuse } from "../../web/errors.ts";
 import * as contract from "../contract/media.ts";
 import { ERROR_STATUS } from "../contract/mod.ts";
@@ -190,6 +197,94 @@ export const uploadMedia = defineHandler(contract.uploadMedia, {
     return answer ? { body: answer.item } : null;
   },
 });
+
+function sourceContext(ctx: ManageContext): SourceContext {
+  const { db, kv, clock } = ctx.services;
+  return {
+    db,
+    kv,
+    clock,
+    call: pluginCallOf(ctx.services),
+    download: pluginDownloadOf(ctx.services),
+    siteId: ctx.site.id,
+    userId: ctx.authority.personId,
+    authority: ctx.authority,
+  };
+}
+
+/** `list-media-sources` (MED-035). */
+export const listMediaSources = defineHandler(contract.listMediaSources, {
+  async run(ctx) {
+    requireAllowed(ctx, { action: "media.upload" });
+    return { body: { data: await listSources(sourceContext(ctx)) } };
+  },
+});
+
+/** `list-media-source-items` (MED-036): one page asked of the plugin. */
+export const listMediaSourceItems = defineHandler(
+  contract.listMediaSourceItems,
+  {
+    async run(ctx, { params, query }) {
+      requireAllowed(ctx, { action: "media.upload" });
+      const page = await listSourceItems(
+        sourceContext(ctx),
+        params.installationId,
+        params.source,
+        { q: query.q, cursor: query.cursor },
+      );
+      if (!page.ok) return refuse(page.status, page.code, page.message);
+      return { body: { data: page.items, next_cursor: page.next_cursor } };
+    },
+  },
+);
+
+/** `import-media-source-item` (MED-037 to MED-039). */
+export const importMediaSourceItem = defineHandler(
+  contract.importMediaSourceItem,
+  {
+    async run(ctx, { params, body }) {
+      requireAllowed(ctx, { action: "media.upload" });
+      const result = await importSourceItem(
+        sourceContext(ctx),
+        mediaContext(ctx),
+        params.installationId,
+        params.source,
+        {
+          item_id: body.item_id,
+          mode: body.mode,
+          folder_id: body.folder_id,
+          on_duplicate: body.on_duplicate,
+          alt_texts: body.alt_texts,
+        },
+      );
+      if (!result.ok) {
+        if ("status" in result) {
+          return refuse(
+            result.status as 404,
+            result.code,
+            result.message as string,
+          );
+        }
+        refuseMedia(result);
+      }
+      if (!result.created) {
+        return {
+          body: { ...result.item, reused: true as const },
+          status: 200,
+        };
+      }
+      return { body: result.item };
+    },
+    async prove(ctx) {
+      const answer = await findWrite(
+        ctx.services.db,
+        ctx.site.id,
+        ctx.keyDigest,
+      ) as { item: contract.MediaItemAnswer } | null;
+      return answer ? { body: answer.item } : null;
+    },
+  },
+);
 
 /** `list-media-folders`. */
 export const listMediaFolders = defineHandler(contract.listMediaFolders, {
