@@ -5,6 +5,7 @@ import { availablePlugins } from "../plugins/available.ts";
 import { pluginCallOf } from "../plugins/calls.ts";
 import {
   invokeColumn,
+  type InvokeContext,
   invokeOperation,
   type InvokeRefusal,
   type InvokeSuccess,
@@ -85,6 +86,19 @@ export function operationInput(
   return input;
 }
 
+/** The invocation context of the signed-in person (`via: session`). */
+function asPerson(ctx: AdminContext): InvokeContext {
+  const { db, kv, clock } = ctx.services;
+  return {
+    db,
+    kv,
+    clock,
+    call: pluginCallOf(ctx.services),
+    siteId: ctx.site.id,
+    caller: { userId: ctx.user.id, via: "session", authority: ctx.authority },
+  };
+}
+
 /** Runs the operation as the signed-in person (`via: session`); audited as every run is. */
 export async function runFromAdmin(
   ctx: AdminContext,
@@ -95,20 +109,8 @@ export async function runFromAdmin(
     input: Record<string, unknown>;
   },
 ): Promise<InvokeSuccess | InvokeRefusal> {
-  const { db, kv, clock } = ctx.services;
   return await invokeOperation(
-    {
-      db,
-      kv,
-      clock,
-      call: pluginCallOf(ctx.services),
-      siteId: ctx.site.id,
-      caller: {
-        userId: ctx.user.id,
-        via: "session",
-        authority: ctx.authority,
-      },
-    },
+    asPerson(ctx),
     run.installationId,
     run.operationId,
     {
@@ -149,19 +151,7 @@ export async function listColumns(
       op.audience === "column" && model_ids.includes(modelId)
     ).map(({ op }) => ({ installation: p.installation, op }))
   );
-  const { db, kv, clock } = ctx.services;
-  const invoke = {
-    db,
-    kv,
-    clock,
-    call: pluginCallOf(ctx.services),
-    siteId: ctx.site.id,
-    caller: {
-      userId: ctx.user.id,
-      via: "session" as const,
-      authority: ctx.authority,
-    },
-  };
+  const invoke = asPerson(ctx);
   return await Promise.all(columns.map(async ({ installation, op }) => {
     const column: PluginColumn = {
       key: `${installation.id}:${op.id}`,
