@@ -22,10 +22,8 @@ async function api(w: PluginWorld) {
       host: SITE_HOST,
       authorization: `Bearer ${secret}`,
     };
-    if (body !== undefined) {
-      headers["content-type"] = "application/json";
-      headers["idempotency-key"] = crypto.randomUUID();
-    }
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (method === "POST") headers["idempotency-key"] = crypto.randomUUID();
     const res = await w.app.request(
       `http://${SITE_HOST}/api/manage/v1${path}`,
       {
@@ -165,6 +163,15 @@ Deno.test("a copy import downloads the item and checks it like an upload; a refe
     equal(reused.status, 200);
     equal(reused.body.id, referenced.body.id);
 
+    // Removing the reference removes the row only: nothing was stored for it.
+    const removed = await call("POST", `/media/${referenced.body.id}/remove`);
+    equal(removed.status, 200, JSON.stringify(removed.body));
+    equal(removed.body.storage_cleanup, "complete");
+    const again2 = await call("POST", path, {
+      item_id: "sunrise",
+      mode: "reference",
+    });
+    equal(again2.status, 201, "the item may be referenced again once removed");
     const rows = await w.services.db.selectFrom("media_files")
       .select(["id", "external"]).where("site_id", "=", w.siteId).execute();
     equal(rows.filter((r) => r.external).length, 1);
