@@ -11,6 +11,7 @@ import {
   launchChromium,
   type LocalServer,
   serveLocally,
+  signInInChromium,
 } from "../support/browser.ts";
 import { setupDemo, type SetupDemoOptions } from "./demo_helpers.ts";
 import {
@@ -249,13 +250,7 @@ Deno.test({
       page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
       const errors: string[] = [];
       page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(`${base}/admin/sign-in`);
-      await page.getByLabel("Email").fill(demo.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await Promise.all([
-        page.waitForURL(`${base}/admin`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await signInInChromium(page, base, demo.email, PASSWORD);
       await page.goto(`${base}/admin/content/guides/new`);
       await page.locator("#field-title").fill("Guide in a browser");
       await page.getByLabel("Slug", { exact: true }).fill("browser-guide");

@@ -10,6 +10,7 @@ import {
   launchChromium,
   type LocalServer,
   serveLocally,
+  signInInChromium,
 } from "../support/browser.ts";
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
@@ -77,13 +78,7 @@ Deno.test({
       page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(String(error)));
-      await page.goto(`${server.baseUrl}/admin/sign-in`);
-      await page.getByLabel("Email").fill(demo.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await Promise.all([
-        page.waitForURL(`${server.baseUrl}/admin`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await signInInChromium(page, server.baseUrl, demo.email, PASSWORD);
       const editor =
         `${server.baseUrl}/admin/content/posts/${post.group_id}?lang=en`;
       await page.goto(editor);

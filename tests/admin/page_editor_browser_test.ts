@@ -17,6 +17,7 @@ import {
   launchChromium,
   type LocalServer,
   serveLocally,
+  signInInChromium,
 } from "../support/browser.ts";
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
@@ -91,13 +92,7 @@ Deno.test({
         await page.setViewportSize({ width: 1440, height: 900 });
       };
 
-      await page.goto(`${base}/admin`);
-      await page.getByLabel("Email").fill(demo.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await Promise.all([
-        page.waitForURL(`${base}/admin`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await signInInChromium(page, base, demo.email, PASSWORD);
 
       // From the page list to the editor of the English sections.
       await page.goto(`${base}/admin/pages`);

@@ -12,6 +12,7 @@ import {
   launchChromium,
   type LocalServer,
   serveLocally,
+  signInInChromium,
 } from "../support/browser.ts";
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
@@ -85,13 +86,7 @@ Deno.test({
       page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
       const errors: string[] = [];
       page.on("pageerror", (e) => errors.push(String(e)));
-      await page.goto(`${base}/admin/sign-in`);
-      await page.getByLabel("Email").fill(demo.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await Promise.all([
-        page.waitForURL(`${base}/admin`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await signInInChromium(page, base, demo.email, PASSWORD);
       await page.goto(`${base}/admin/content/posts/${saved.group_id}?lang=en`);
       await page.getByRole("toolbar", { name: "Formatting of Body" }).waitFor();
       const body = page.getByRole("textbox", { name: "Body" });

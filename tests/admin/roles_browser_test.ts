@@ -10,6 +10,7 @@ import {
   launchChromium,
   type LocalServer,
   serveLocally,
+  signInInChromium,
 } from "../support/browser.ts";
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
@@ -48,13 +49,7 @@ Deno.test({
         await p.setViewportSize({ width: 1440, height: 900 });
       };
       page.on("pageerror", (error) => problems.push(String(error)));
-      await page.goto(`${server.baseUrl}/admin/sign-in`);
-      await page.getByLabel("Email").fill(demo.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await Promise.all([
-        page.waitForURL(`${server.baseUrl}/admin`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await signInInChromium(page, server.baseUrl, demo.email, PASSWORD);
       await page.goto(`${server.baseUrl}/admin/people`);
       await Promise.all([
         page.waitForURL(/\/admin\/people\/roles$/),

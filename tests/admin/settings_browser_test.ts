@@ -10,6 +10,7 @@ import {
   launchChromium,
   type LocalServer,
   serveLocally,
+  signInInChromium,
 } from "../support/browser.ts";
 import { entryContentFacts } from "../../core/manage/content_facts.ts";
 import { getModel } from "../../core/models/model_reads.ts";
@@ -52,13 +53,7 @@ Deno.test({
         equal(await scrollsSideways(p), null, name);
         await p.setViewportSize({ width: 1440, height: 900 });
       };
-      await page.goto(`${base}/admin/sign-in`);
-      await page.getByLabel("Email").fill(demo.email);
-      await page.getByLabel("Password").fill(PASSWORD);
-      await Promise.all([
-        page.waitForURL(`${base}/admin`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await signInInChromium(page, base, demo.email, PASSWORD);
       await page.goto(`${base}/admin/settings`);
       await visit(page, "settings");
       for (

@@ -17,6 +17,7 @@ import {
   chromiumInstalled,
   launchChromium,
   serveLocally,
+  signInInChromium,
 } from "../support/browser.ts";
 import { insertSite } from "../support/sites.ts";
 import { png } from "./support.ts";
@@ -121,13 +122,7 @@ Deno.test({
         }
       });
       const base = server.baseUrl;
-      await page.goto(`${base}/admin/sign-in`);
-      await page.getByLabel("Email").fill("grace@example.com");
-      await page.getByLabel("Password").fill(PASSWORD);
-      await Promise.all([
-        page.waitForURL(`${base}/admin`),
-        page.getByRole("button", { name: "Sign in" }).click(),
-      ]);
+      await signInInChromium(page, base, "grace@example.com", PASSWORD);
       await page.getByRole("link", { name: "Media", exact: true }).click();
       await page.getByRole("heading", { name: "Media library" }).waitFor();
       deepEqual(await axeViolations(page), []);

@@ -1,5 +1,5 @@
 // Headless Chromium for end-to-end tests, driven through playwright-core with Debian's chromium.
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Where Debian installs Chromium; playwright never downloads a browser of its own here. */
 export const CHROMIUM_PATH = "/usr/bin/chromium";
@@ -62,4 +62,20 @@ export function serveLocally(
     port,
     close: () => server.shutdown(),
   };
+}
+
+/** Signs in through the admin's own form, as a person would, and waits for the dashboard. */
+export async function signInInChromium(
+  page: Page,
+  base: string,
+  email: string,
+  password: string,
+): Promise<void> {
+  await page.goto(`${base}/admin/sign-in`);
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await Promise.all([
+    page.waitForURL(`${base}/admin`),
+    page.getByRole("button", { name: "Sign in" }).click(),
+  ]);
 }
