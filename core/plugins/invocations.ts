@@ -151,8 +151,7 @@ export interface ColumnEntry {
   locale: string;
 }
 
-/** The one-time-code purpose of an installation's invocations (operations and media sources). */
-export function invocationPurpose(installationId: string): string {
+function invocationPurpose(installationId: string): string {
   return `invocation:${installationId}`;
 }
 
@@ -463,28 +462,47 @@ async function holdsPages(
   return fields.some((f) => isPageField(f as never));
 }
 
-async function run(
+/** What one invocation sends: the run's target, and for a media source what is asked of it. */
+export interface InvocationTarget {
+  operationId: string;
+  scope: ManifestOperation["scope"];
+  url: string;
+  groupId: string | null;
+  modelId: string | null;
+  instanceId: string | null;
+  input: Record<string, unknown>;
+  entries?: ColumnEntry[];
+  mediaSource?: MediaSourceCall;
+}
+
+/**
+ * Records the invocation as sent, issues its one-time code with what the exchange will bind,
+ * and posts the closed envelope through the guarded fetch within the invocation budget.
+ * Shared by operations, list columns and media sources; each judges the answer itself.
+ */
+export async function sendInvocation(
   ctx: InvokeContext,
   installation: Installation,
-  op: ManifestOperation,
-  target: {
-    groupId: string | null;
-    modelId: string | null;
-    instanceId: string | null;
-    input: Record<string, unknown>;
-    entries?: ColumnEntry[];
-  },
-): Promise<InvokeSuccess | InvokeRefusal> {
+  target: InvocationTarget,
+): Promise<{
+  invocationId: string;
+  inputDigest: string;
+  answered: Awaited<ReturnType<PluginCall>>;
+}> {
   const newId = ctx.newId ?? (() => crypto.randomUUID());
   const invocationId = newId();
   const now = ctx.clock.now();
-  const inputDigest = await sha256Hex(canonicalJson(target.input));
+  const inputDigest = await sha256Hex(canonicalJson(
+    target.mediaSource
+      ? { ...target.input, media_source: target.mediaSource }
+      : target.input,
+  ));
   await ctx.db.insertInto("plugin_invocations").values({
     id: invocationId,
     site_id: ctx.siteId,
     installation_id: installation.id,
-    operation_id: op.id,
-    scope: op.scope,
+    operation_id: target.operationId,
+    scope: target.scope,
     caller_id: ctx.caller.userId,
     caller_via: ctx.caller.via,
     model_id: target.modelId,
@@ -505,8 +523,8 @@ async function run(
     invocationId,
     userId: ctx.caller.userId,
     via: ctx.caller.via,
-    operationId: op.id,
-    scope: op.scope,
+    operationId: target.operationId,
+    scope: target.scope,
     groupId: target.groupId,
     instanceId: target.instanceId,
     modelId: target.modelId,
@@ -514,27 +532,47 @@ async function run(
     capabilities: delegatedCapabilities(ctx.caller.authority.scopes),
     input: target.input,
     ...(target.entries ? { entries: target.entries } : {}),
+    ...(target.mediaSource ? { mediaSource: target.mediaSource } : {}),
   };
   const issued = await new OneTimeCodes(ctx.kv, { clock: ctx.clock }).issue(
     invocationPurpose(installation.id),
     { prefix: "svi_", ttlMs: LIMITS.invocation.timeout_ms, payload },
   );
-  const envelope = {
-    installation_id: installation.id,
-    invocation_id: invocationId,
-    code: issued.code,
-    expires_at: issued.expiresAt.getTime(),
-  };
   const budget = new OutboundBudget(
     OUTBOUND_LIMITS.invocation,
     () => ctx.clock.now().getTime(),
   );
   const answered = await ctx.call({
-    url: op.url,
+    url: target.url,
     method: "POST",
     purpose: "invocation",
-    json: envelope,
+    json: {
+      installation_id: installation.id,
+      invocation_id: invocationId,
+      code: issued.code,
+      expires_at: issued.expiresAt.getTime(),
+    },
   }, { budget });
+  return { invocationId, inputDigest, answered };
+}
+
+async function run(
+  ctx: InvokeContext,
+  installation: Installation,
+  op: ManifestOperation,
+  target: {
+    groupId: string | null;
+    modelId: string | null;
+    instanceId: string | null;
+    input: Record<string, unknown>;
+    entries?: ColumnEntry[];
+  },
+): Promise<InvokeSuccess | InvokeRefusal> {
+  const { invocationId, inputDigest, answered } = await sendInvocation(
+    ctx,
+    installation,
+    { operationId: op.id, scope: op.scope, url: op.url, ...target },
+  );
 
   const finish = async (
     status: "completed" | "refused" | "failed",

@@ -9,7 +9,6 @@ import { decide } from "../access/decide.ts";
 import { sha256Hex } from "../auth/secrets.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
-import { OneTimeCodes } from "../kv/one_time_codes.ts";
 import {
   type MediaContext,
   type MediaItem,
@@ -19,28 +18,23 @@ import {
 } from "../media/items.ts";
 import {
   API_UPLOAD_LIMIT,
+  cleanFileName,
   folderExists,
+  siteLanguages,
   unknownLanguages,
   uploadMedia,
   type UploadResult,
 } from "../media/upload.ts";
 import { type MediaSourceAnswer, parseMediaSourceAnswer } from "./answers.ts";
 import type { PluginCall, PluginDownload } from "./calls.ts";
-import { readableGranted } from "./delegations.ts";
 import {
   type Installation,
   installationOf,
   listInstallationRows,
   readInstallation,
 } from "./installation_store.ts";
-import {
-  delegatedCapabilities,
-  invocationPurpose,
-  type MediaSourceCall,
-} from "./invocations.ts";
+import { delegatedCapabilities, sendInvocation } from "./invocations.ts";
 import type { ManifestMediaSource } from "./manifest.ts";
-import { OUTBOUND_LIMITS, OutboundBudget } from "./outbound.ts";
-import { LIMITS } from "./protocol.ts";
 
 /** One source as `GET /media/sources` lists it (MED-035). */
 export interface ListedSource {
@@ -151,67 +145,27 @@ async function askSource(
   source: ManifestMediaSource,
   request: SourceRequest,
 ): Promise<{ ok: true; page: MediaSourceAnswer } | SourceRefusal> {
-  const invocationId = crypto.randomUUID();
-  const input = { ...request };
-  await ctx.db.insertInto("plugin_invocations").values({
-    id: invocationId,
-    site_id: ctx.siteId,
-    installation_id: installation.id,
-    operation_id: `media-source:${source.id}`,
-    scope: "site",
-    caller_id: ctx.userId,
-    caller_via: "session",
-    model_id: null,
-    group_id: null,
-    instance_id: null,
-    input_digest: await sha256Hex(JSON.stringify(input)),
-    status: "sent",
-    outcome: null,
-    answer_digest: null,
-    delegation_id: null,
-    created_at: ctx.clock.now(),
-    exchanged_at: null,
-    finished_at: null,
-  }).execute();
-  const issued = await new OneTimeCodes(ctx.kv, { clock: ctx.clock }).issue(
-    invocationPurpose(installation.id),
+  const { invocationId, answered } = await sendInvocation(
     {
-      prefix: "svi_",
-      ttlMs: LIMITS.invocation.timeout_ms,
-      payload: {
-        siteId: ctx.siteId,
-        installationId: installation.id,
-        invocationId,
-        userId: ctx.userId,
-        via: "session",
-        operationId: `media-source:${source.id}`,
-        scope: "site",
-        groupId: null,
-        instanceId: null,
-        modelId: null,
-        models: readableGranted(ctx.authority, installation),
-        capabilities: delegatedCapabilities(ctx.authority.scopes),
-        input: {},
-        mediaSource: { id: source.id, ...request } satisfies MediaSourceCall,
-      },
+      db: ctx.db,
+      kv: ctx.kv,
+      clock: ctx.clock,
+      call: ctx.call,
+      siteId: ctx.siteId,
+      caller: { userId: ctx.userId, via: "session", authority: ctx.authority },
+    },
+    installation,
+    {
+      operationId: `media-source:${source.id}`,
+      scope: "site",
+      url: source.url,
+      groupId: null,
+      modelId: null,
+      instanceId: null,
+      input: {},
+      mediaSource: { id: source.id, ...request },
     },
   );
-  const answered = await ctx.call({
-    url: source.url,
-    method: "POST",
-    purpose: "invocation",
-    json: {
-      installation_id: installation.id,
-      invocation_id: invocationId,
-      code: issued.code,
-      expires_at: issued.expiresAt.getTime(),
-    },
-  }, {
-    budget: new OutboundBudget(
-      OUTBOUND_LIMITS.invocation,
-      () => ctx.clock.now().getTime(),
-    ),
-  });
   const finish = (outcome: string) =>
     ctx.db.updateTable("plugin_invocations").set({
       status: outcome === "completed" ? "completed" : "failed",
@@ -426,11 +380,9 @@ export async function importSourceItem(
   });
 }
 
+/** The site's first language: where a source's one alt text goes when none is given. */
 async function firstLanguage(media: MediaContext): Promise<string> {
-  const row = await media.db.selectFrom("site_languages").select("code")
-    .where("site_id", "=", media.siteId).orderBy("position").limit(1)
-    .executeTakeFirst();
-  return row?.code ?? "en";
+  return (await siteLanguages(media))[0] ?? "en";
 }
 
 function kindOf(type: string | undefined): MediaRow["kind"] {
@@ -501,7 +453,8 @@ async function referenceItem(
     kind: kindOf(item.mime_type),
     object_id: crypto.randomUUID(),
     storage_key: "",
-    file_name: fileNameOf(item).slice(0, 255),
+    // The library's rule for display names, as a copy import gets it through uploadMedia().
+    file_name: cleanFileName(fileNameOf(item), format),
     mime_type: item.mime_type ?? "application/octet-stream",
     format,
     byte_length: item.bytes ?? 0,
