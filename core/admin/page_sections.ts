@@ -1,6 +1,7 @@
 // The page editor's forms: one form per section type, derived from the page vocabulary that the
 // parser reads (core/pages/vocabulary.ts), so a limit changed there shows here. Forms post flat
 // names (`f.items.0.title`); reading them back gives raw props that the one parser then judges.
+import { one } from "./form_values.ts";
 import { pathOf } from "../pages/parse.ts";
 import {
   APPEARANCE,
@@ -666,11 +667,6 @@ export function structureNodes(
 
 // --- Reading a posted form back into raw props ---
 
-function posted(form: PostedForm, name: string): string {
-  const v = form[name];
-  return String(Array.isArray(v) ? v[0] ?? "" : v ?? "");
-}
-
 function wholeOrText(text: string): number | string {
   return /^-?[0-9]{1,16}$/.test(text.trim()) ? Number(text.trim()) : text;
 }
@@ -719,68 +715,68 @@ function readProp(
 ): unknown {
   switch (prop.kind) {
     case "text": {
-      const text = posted(form, name).trim();
+      const text = one(form[name]).trim();
       if (text !== "") return text;
       return prop.later ? undefined : null;
     }
     case "paragraphs":
-      return paragraphsFrom(posted(form, name));
+      return paragraphsFrom(one(form[name]));
     case "link": {
-      const label = posted(form, `${name}.label`).trim();
-      const href = posted(form, `${name}.href`).trim();
+      const label = one(form[`${name}.label`]).trim();
+      const href = one(form[`${name}.href`]).trim();
       if (label === "" && href === "") return prop.later ? undefined : null;
       return { label, href };
     }
     case "media": {
-      const id = posted(form, name).trim();
+      const id = one(form[name]).trim();
       if (id === "") return null;
       return options.resolveMedia(id, before);
     }
     case "integer": {
-      const text = posted(form, name);
+      const text = one(form[name]);
       return text.trim() === "" ? null : wholeOrText(text);
     }
     case "true_flag":
-      return posted(form, name) === "" ? undefined : true;
+      return one(form[name]) === "" ? undefined : true;
     case "texts":
-      return linesFrom(posted(form, name));
+      return linesFrom(one(form[name]));
     case "items":
       return readRows(form, name, before, options, (row, was) => {
         const item = prop.item;
         if (item.kind === "object") {
           return readProps(item.props, form, row, was, options);
         }
-        const kind = posted(form, `${row}.kind`);
+        const kind = one(form[`${row}.kind`]);
         const variant = item.variants[kind];
         if (!variant) return { kind };
         return { kind, ...readProps(variant, form, row, was, options) };
       });
     case "form_fields":
       return readRows(form, name, before, options, (row) => {
-        const kind = posted(form, `${row}.kind`);
+        const kind = one(form[`${row}.kind`]);
         const field: Record<string, unknown> = {
-          name: posted(form, `${row}.name`).trim(),
+          name: one(form[`${row}.name`]).trim(),
           kind,
-          label: posted(form, `${row}.label`).trim(),
-          required: posted(form, `${row}.required`) !== "",
-          help: posted(form, `${row}.help`).trim() || null,
+          label: one(form[`${row}.label`]).trim(),
+          required: one(form[`${row}.required`]) !== "",
+          help: one(form[`${row}.help`]).trim() || null,
           options: kind === "select"
-            ? linesFrom(posted(form, `${row}.options`))
+            ? linesFrom(one(form[`${row}.options`]))
             : [],
         };
         if (kind === "file") {
-          const accept = posted(form, `${row}.accept`).split(/[\s,]+/)
+          const accept = one(form[`${row}.accept`]).split(/[\s,]+/)
             .filter((a) => a !== "");
           if (accept.length > 0) field.accept = accept;
           for (const key of ["max_files", "max_bytes"]) {
-            const text = posted(form, `${row}.${key}`);
+            const text = one(form[`${row}.${key}`]);
             if (text.trim() !== "") field[key] = wholeOrText(text);
           }
         }
         return field;
       });
     case "custom_fields": {
-      const text = posted(form, name).trim();
+      const text = one(form[name]).trim();
       if (text === "") return null;
       try {
         return JSON.parse(text);
@@ -811,12 +807,12 @@ function readRows(
   options: ReadOptions,
   read: (row: string, was: Record<string, unknown>) => Record<string, unknown>,
 ): Record<string, unknown>[] {
-  const count = Math.min(Number(posted(form, `${name}.count`)) || 0, 100);
+  const count = Math.min(Number(one(form[`${name}.count`])) || 0, 100);
   const was = Array.isArray(before) ? before : [];
   const rows: Record<string, unknown>[] = [];
   for (let i = 0; i < count; i++) {
     const row = `${name}.${i}`;
-    if (posted(form, `${row}._remove`) !== "") continue;
+    if (one(form[`${row}._remove`]) !== "") continue;
     const value = read(row, (was[i] ?? {}) as Record<string, unknown>);
     // A row added and left empty is not an item.
     if (!options.keepBlank && isBlank(value)) continue;
@@ -848,20 +844,20 @@ export function readStructure(
   form: PostedForm,
 ): SectionStructure {
   const structure: SectionStructure = {
-    id: posted(form, "s.id").trim(),
+    id: one(form["s.id"]).trim(),
     type,
-    variant: posted(form, "s.variant").trim() || "default",
-    layout: posted(form, "s.layout").trim() || "default",
+    variant: one(form["s.variant"]).trim() || "default",
+    layout: one(form["s.layout"]).trim() || "default",
     appearance: {},
   };
   for (const key of Object.keys(APPEARANCE) as (keyof typeof APPEARANCE)[]) {
-    const v = posted(form, `s.appearance.${key}`);
+    const v = one(form[`s.appearance.${key}`]);
     if (v !== "") structure.appearance[key] = v;
   }
   if (type === "shared") {
     structure.variant = "default";
     structure.layout = "default";
-    structure.shared = { entry: posted(form, "s.shared") };
+    structure.shared = { entry: one(form["s.shared"]) };
   }
   return structure;
 }

@@ -1,6 +1,7 @@
 // The admin's operation runner: the interactive operations a person may run now (on the site, or
 // on one entry), their input read from a form, and a run through the same invocation service
 // the Management API and MCP use (spec 1 part 2.5; spec 2 part 2.5), as the signed-in person.
+import { one } from "./form_values.ts";
 import { availablePlugins } from "../plugins/available.ts";
 import { pluginCallOf } from "../plugins/calls.ts";
 import {
@@ -49,11 +50,6 @@ export async function runnableOperations(
   );
 }
 
-function posted(form: PostedForm, name: string): string {
-  const v = form[name];
-  return String(Array.isArray(v) ? v[0] ?? "" : v ?? "");
-}
-
 /**
  * The input a posted form holds, typed as the operation declares it: a number field as a number
  * (text that is not one is passed on for the service's check to refuse by name), a yes/no box
@@ -67,10 +63,10 @@ export function operationInput(
   for (const field of op.input) {
     const name = `in.${field.name}`;
     if (field.type === "boolean") {
-      input[field.name] = posted(form, name) !== "";
+      input[field.name] = one(form[name]) !== "";
       continue;
     }
-    const text = posted(form, name);
+    const text = one(form[name]);
     if (text.trim() === "") continue;
     if (field.type === "number") {
       const n = Number(text.trim());
