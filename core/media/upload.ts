@@ -118,6 +118,32 @@ export async function siteLanguages(
   return rows.map((r) => r.code);
 }
 
+/** Most characters of one alt text. */
+export const ALT_TEXT_MAX = 1000;
+
+/**
+ * Alt texts as a form field sends them: a JSON object of language code to text (at most
+ * {@link ALT_TEXT_MAX} characters); null when the value is anything else.
+ */
+export function altTextsFrom(value: string): Record<string, string> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (
+    parsed === null || typeof parsed !== "object" || Array.isArray(parsed) ||
+    Object.entries(parsed).some(([k, v]) =>
+      typeof v !== "string" || v.length > ALT_TEXT_MAX ||
+      !/^[A-Za-z0-9_-]{1,64}$/.test(k)
+    )
+  ) {
+    return null;
+  }
+  return parsed as Record<string, string>;
+}
+
 /** The alt-text languages that are not languages of the site. */
 export async function unknownLanguages(
   ctx: MediaContext,

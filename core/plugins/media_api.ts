@@ -9,7 +9,12 @@ import { ledgerAuditWriter } from "../entries/audit.ts";
 import { sha256HexSync } from "../kv/digest.ts";
 import { IdempotencyStore } from "../kv/idempotency_store.ts";
 import { mediaStorageOf } from "../media/storage_of.ts";
-import { API_UPLOAD_LIMIT, uploadMedia } from "../media/upload.ts";
+import {
+  ALT_TEXT_MAX,
+  altTextsFrom,
+  API_UPLOAD_LIMIT,
+  uploadMedia,
+} from "../media/upload.ts";
 import type { AppEnv } from "../web/env.ts";
 import {
   installationOf,
@@ -86,27 +91,12 @@ async function readForm(
   if (delegationId === "" || delegationId.length > 64) {
     return invalid("delegation_id: the delegation the upload is made for");
   }
-  let altTexts: Record<string, string> | undefined;
   const alt = text("alt_texts");
-  if (alt !== undefined) {
-    let value: unknown = null;
-    try {
-      value = JSON.parse(alt);
-    } catch {
-      // Refused just below.
-    }
-    if (
-      value === null || typeof value !== "object" || Array.isArray(value) ||
-      Object.entries(value).some(([k, v]) =>
-        typeof v !== "string" || v.length > 1000 ||
-        !/^[A-Za-z0-9_-]{1,64}$/.test(k)
-      )
-    ) {
-      return invalid(
-        "alt_texts: a JSON object of language to text (at most 1000 characters)",
-      );
-    }
-    altTexts = value as Record<string, string>;
+  const altTexts = alt === undefined ? undefined : altTextsFrom(alt);
+  if (altTexts === null) {
+    return invalid(
+      `alt_texts: a JSON object of language to text (at most ${ALT_TEXT_MAX} characters)`,
+    );
   }
   const onDuplicate = text("on_duplicate");
   if (

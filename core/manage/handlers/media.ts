@@ -23,6 +23,8 @@ import {
 } from "../../media/items.ts";
 import { mediaStorageOf } from "../../media/storage_of.ts";
 import {
+  ALT_TEXT_MAX,
+  altTextsFrom,
   API_UPLOAD_LIMIT,
   type MediaRefusal,
   uploadMedia as uploadFile,
@@ -108,19 +110,8 @@ function parseAltTexts(
   value: string | undefined,
 ): Record<string, string> | undefined {
   if (value === undefined) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    parsed = null;
-  }
-  if (
-    parsed === null || typeof parsed !== "object" || Array.isArray(parsed) ||
-    Object.entries(parsed).some(([k, v]) =>
-      typeof v !== "string" || v.length > 1000 ||
-      !/^[A-Za-z0-9_-]{1,64}$/.test(k)
-    )
-  ) {
+  const parsed = altTextsFrom(value);
+  if (parsed === null) {
     refuse(
       400,
       "invalid_request",
@@ -129,12 +120,12 @@ function parseAltTexts(
         issues: [{
           path: "body.alt_texts",
           message:
-            "expected a JSON object of language to text (at most 1000 characters)",
+            `expected a JSON object of language to text (at most ${ALT_TEXT_MAX} characters)`,
         }],
       },
     );
   }
-  return parsed as Record<string, string>;
+  return parsed;
 }
 
 async function proveItem(ctx: ManageContext) {
