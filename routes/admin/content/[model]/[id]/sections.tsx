@@ -393,21 +393,28 @@ function headingOf(
     ?.label ?? null;
 }
 
-/** How many items the section's main list holds, in words (`4 items`), or null. */
-function countOf(props: Record<string, unknown> | undefined): string | null {
+/** The section's main list, the one its row counts and its preview draws a box per item of. */
+function mainList(
+  props: Record<string, unknown> | undefined,
+): { key: string; list: unknown[] } | null {
   for (const key of ["items", "features", "plans", "groups", "fields"]) {
     const list = props?.[key];
-    if (Array.isArray(list)) {
-      return `${list.length} ${
-        key === "fields"
-          ? list.length === 1 ? "field" : "fields"
-          : list.length === 1
-          ? "item"
-          : "items"
-      }`;
-    }
+    if (Array.isArray(list)) return { key, list };
   }
   return null;
+}
+
+/** How many items the section's main list holds, in words (`4 items`), or null. */
+function countOf(props: Record<string, unknown> | undefined): string | null {
+  const main = mainList(props);
+  if (!main) return null;
+  const one = main.list.length === 1;
+  const noun = main.key === "fields"
+    ? one ? "field" : "fields"
+    : one
+    ? "item"
+    : "items";
+  return `${main.list.length} ${noun}`;
 }
 
 function Hidden(props: { data: SectionsData; action?: string }) {
@@ -832,8 +839,7 @@ function StructurePreview(
       <ol class="preview-blocks">
         {document.sections.map((s) => {
           const p = document.props[s.id];
-          const list = ["items", "features", "plans", "groups", "fields"]
-            .map((k) => p?.[k]).find(Array.isArray) as unknown[] | undefined;
+          const list = mainList(p)?.list;
           return (
             <li
               key={s.id}
