@@ -8,7 +8,22 @@ import {
   trashEntry,
   unpublishEntry,
 } from "../entries/mod.ts";
-import type { LifecycleOutcome, LifecycleRefusal } from "../entries/types.ts";
+import type {
+  LifecycleContext,
+  LifecycleOutcome,
+  LifecycleRefusal,
+} from "../entries/types.ts";
+import {
+  changedFieldValues,
+  type PolicyKind,
+  type PolicyRefusal,
+  type PolicyResult,
+} from "../plugins/policies.ts";
+import {
+  personInvokeContext,
+  policyRefusalText,
+  underPolicies,
+} from "./policy_checks.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { AdminContext } from "./context.ts";
 import { one } from "./form_values.ts";
@@ -28,6 +43,23 @@ export interface SaveRefusal {
   parsed: ParsedForm;
   /** `version_conflict`: the language's current version now, and its values. */
   current?: { versionId: string | null; values: Record<string, unknown> };
+  /** The words of a plugin policy's refusal, shown above the form. */
+  alert?: string;
+}
+
+/** A policy refusal as the form shows it: the words above, its fields marked. */
+function policyRefusalOf(
+  refusal: PolicyRefusal,
+  parsed: ParsedForm,
+): SaveRefusal {
+  const fields = (refusal.details.fields ?? []) as string[];
+  return {
+    ok: false,
+    code: refusal.code,
+    errors: Object.fromEntries(fields.map((f) => [f, [refusal.message]])),
+    parsed,
+    alert: policyRefusalText(refusal),
+  };
 }
 
 /** Field messages of a refusal, by field key; `_slug` for the entry's slug. */
@@ -81,7 +113,9 @@ export async function saveFromForm(
     locale: string;
     form: Record<string, unknown>;
   },
-): Promise<{ ok: true; groupId: string } | SaveRefusal> {
+): Promise<
+  { ok: true; groupId: string; policyResults: PolicyResult[] } | SaveRefusal
+> {
   const parsed = parseEntryForm(options.controls, options.form);
   const slug = one(options.form.slug).trim();
   if (parsed.problems.length > 0) {
@@ -93,16 +127,48 @@ export async function saveFromForm(
     };
   }
   const expected = one(options.form.expected_current_version_id);
-  const outcome = await saveEntry(ctx.lifecycle, {
-    ...(options.groupId
-      ? { group_id: options.groupId }
-      : { model_id: options.model.id }),
-    locale: options.locale,
-    slug: slug === "" ? undefined : slug,
-    fields: parsed.values,
-    expected_current_version_id: expected === "" ? null : expected,
-  });
-  if (outcome.ok) return { ok: true, groupId: outcome.group_id };
+  const save = (
+    lifecycle: LifecycleContext,
+    transform: Record<string, unknown> | null,
+  ) =>
+    saveEntry(lifecycle, {
+      ...(options.groupId
+        ? { group_id: options.groupId }
+        : { model_id: options.model.id }),
+      locale: options.locale,
+      slug: slug === "" ? undefined : slug,
+      fields: { ...parsed.values, ...transform },
+      expected_current_version_id: expected === "" ? null : expected,
+    });
+  // A new entry or language has nothing for a save policy to check yet.
+  const checked = options.groupId && expected !== ""
+    ? await underPolicies(ctx, {
+      kind: "save",
+      groupId: options.groupId,
+      modelId: options.model.id,
+      locale: options.locale,
+      changed: () =>
+        changedFieldValues(
+          personInvokeContext(ctx),
+          options.model.id,
+          expected,
+          parsed.values,
+        ),
+    }, save)
+    : {
+      ok: true as const,
+      outcome: await save(ctx.lifecycle, null),
+      results: [],
+    };
+  if (!checked.ok) return policyRefusalOf(checked, parsed);
+  const outcome = checked.outcome;
+  if (outcome.ok) {
+    return {
+      ok: true,
+      groupId: outcome.group_id,
+      policyResults: checked.results,
+    };
+  }
   const refusal: SaveRefusal = {
     ok: false,
     code: outcome.code,
@@ -142,6 +208,53 @@ export function conflictRows(
       ? []
       : [{ key: c.key, label: c.label, mine, theirs }];
   });
+}
+
+/** What a workflow action did: the outcome and what policies said, or a policy's refusal. */
+export type EditorActionOutcome =
+  | { ok: true; outcome: LifecycleOutcome; results: PolicyResult[] }
+  | PolicyRefusal;
+
+/** The policy kind and transition an editor action is checked as (assignment is not checked). */
+function policyKindOf(
+  action: string,
+): { kind: PolicyKind; transition: string } | null {
+  if (action === "publish" || action === "unpublish") {
+    return { kind: "transition", transition: action };
+  }
+  if (action === "trash" || action === "restore") {
+    return { kind: "trash", transition: action };
+  }
+  if (isReviewMove(action)) return { kind: "transition", transition: action };
+  return null;
+}
+
+/** Runs a workflow action of the editor's sidebar under the site's policies. */
+export async function runCheckedEditorAction(
+  ctx: AdminContext,
+  options: {
+    groupId: string;
+    modelId: string;
+    action: string;
+    form: Record<string, unknown>;
+  },
+): Promise<EditorActionOutcome> {
+  const kind = policyKindOf(options.action);
+  const run = (lifecycle: LifecycleContext) =>
+    runEditorAction({ ...ctx, lifecycle }, options);
+  if (!kind) {
+    return { ok: true, outcome: await run(ctx.lifecycle), results: [] };
+  }
+  const locale = one(options.form.lang);
+  return await underPolicies(ctx, {
+    ...kind,
+    groupId: options.groupId,
+    modelId: options.modelId,
+    locale: kind.kind === "transition" && !isReviewMove(options.action)
+      ? locale
+      : null,
+    changed: () => Promise.resolve({}),
+  }, (lifecycle) => run(lifecycle));
 }
 
 /** Runs a workflow action of the editor's sidebar, pinned to what the page showed. */

@@ -17,6 +17,14 @@ import {
 } from "../pages/vocabulary.ts";
 import { refuse } from "../web/errors.ts";
 import type { AdminContext } from "./context.ts";
+import { changedFieldValues } from "../plugins/policies.ts";
+import {
+  keepNotes,
+  personInvokeContext,
+  policyLines,
+  policyRefusalText,
+  underPolicies,
+} from "./policy_checks.ts";
 import { readableGroup } from "./editor.ts";
 import type { SectionStructure } from "./page_sections.ts";
 import { entryTitle } from "./titles.ts";
@@ -24,6 +32,7 @@ import { entryTitle } from "./titles.ts";
 /** One language of the page as the editor shows it. */
 export interface PageEditorState {
   groupId: string;
+  modelId: string;
   title: string;
   locale: string;
   /** The page's languages (those it has; others are added in the entry editor). */
@@ -84,6 +93,7 @@ export async function loadPageEditor(
   const document = parsed.ok ? parsed.value : null;
   return {
     groupId: group.id,
+    modelId: model.id,
     title: entryTitle(model, fields, instance.slug),
     locale: instance.locale,
     locales: instances.map((i) => i.locale),
@@ -287,11 +297,19 @@ export function putSection(
 
 /** What a refused section save tells the page: messages by JSON path of the document. */
 export type PageSaveOutcome =
-  | { ok: true; currentVersionId: string | null }
+  | {
+    ok: true;
+    currentVersionId: string | null;
+    /** What plugin policies said, kept for the next page (`notes` in its address). */
+    notes: string | null;
+  }
   | {
     ok: false;
     code: string;
     errors: { path: string; message: string }[];
+    /** The words of a plugin policy's refusal. */
+    alert?: string;
+    status?: number;
   };
 
 /** Saves the document as the language's next version, pinned to the version the page showed. */
@@ -301,15 +319,43 @@ export async function savePageDocument(
   document: PageDocument,
   expectedVersionId: string | null,
 ): Promise<PageSaveOutcome> {
-  const outcome = await saveEntry(ctx.lifecycle, {
-    group_id: state.groupId,
+  const fields = { ...state.fields, [state.pageField]: document };
+  const checked = await underPolicies(ctx, {
+    kind: "save",
+    groupId: state.groupId,
+    modelId: state.modelId,
     locale: state.locale,
-    fields: { ...state.fields, [state.pageField]: document },
-    expected_current_version_id: expectedVersionId,
-  });
+    changed: () =>
+      changedFieldValues(
+        personInvokeContext(ctx),
+        state.modelId,
+        expectedVersionId,
+        fields,
+      ),
+  }, (lifecycle, transform) =>
+    saveEntry(lifecycle, {
+      group_id: state.groupId,
+      locale: state.locale,
+      fields: { ...fields, ...transform },
+      expected_current_version_id: expectedVersionId,
+    }));
+  if (!checked.ok) {
+    return {
+      ok: false,
+      code: checked.code,
+      errors: [],
+      alert: policyRefusalText(checked),
+      status: checked.status,
+    };
+  }
+  const outcome = checked.outcome;
   if (outcome.ok) {
     const mine = outcome.instances.find((i) => i.locale === state.locale);
-    return { ok: true, currentVersionId: mine?.current_version_id ?? null };
+    return {
+      ok: true,
+      currentVersionId: mine?.current_version_id ?? null,
+      notes: await keepNotes(ctx, policyLines(checked.results)),
+    };
   }
   const prefix = state.pageField;
   return {

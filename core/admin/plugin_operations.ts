@@ -3,16 +3,15 @@
 // the Management API and MCP use (spec 1 part 2.5; spec 2 part 2.5), as the signed-in person.
 import { one } from "./form_values.ts";
 import { availablePlugins } from "../plugins/available.ts";
-import { pluginCallOf } from "../plugins/calls.ts";
 import {
   invokeColumn,
-  type InvokeContext,
   invokeOperation,
   type InvokeRefusal,
   type InvokeSuccess,
 } from "../plugins/invocations.ts";
 import type { ManifestOperation } from "../plugins/manifest.ts";
 import type { AdminContext } from "./context.ts";
+import { personInvokeContext } from "./policy_checks.ts";
 import type { PostedForm } from "./page_sections.ts";
 
 /** An operation the person may run on the target shown. */
@@ -82,19 +81,6 @@ export function operationInput(
   return input;
 }
 
-/** The invocation context of the signed-in person (`via: session`). */
-function asPerson(ctx: AdminContext): InvokeContext {
-  const { db, kv, clock } = ctx.services;
-  return {
-    db,
-    kv,
-    clock,
-    call: pluginCallOf(ctx.services),
-    siteId: ctx.site.id,
-    caller: { userId: ctx.user.id, via: "session", authority: ctx.authority },
-  };
-}
-
 /** Runs the operation as the signed-in person (`via: session`); audited as every run is. */
 export async function runFromAdmin(
   ctx: AdminContext,
@@ -106,7 +92,7 @@ export async function runFromAdmin(
   },
 ): Promise<InvokeSuccess | InvokeRefusal> {
   return await invokeOperation(
-    asPerson(ctx),
+    personInvokeContext(ctx),
     run.installationId,
     run.operationId,
     {
@@ -147,7 +133,7 @@ export async function listColumns(
       op.audience === "column" && model_ids.includes(modelId)
     ).map(({ op }) => ({ installation: p.installation, op }))
   );
-  const invoke = asPerson(ctx);
+  const invoke = personInvokeContext(ctx);
   return await Promise.all(columns.map(async ({ installation, op }) => {
     const column: PluginColumn = {
       key: `${installation.id}:${op.id}`,

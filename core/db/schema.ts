@@ -694,6 +694,8 @@ export interface PluginInstallationsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   revoked_at: Timestamp | null;
+  /** Policy id to the mode an administrator chose (migration 0234); others run as declared. */
+  policy_modes: ColumnType<unknown, string | undefined, string>;
 }
 
 /** A delegation: who a plugin acts for, identity only (migration 0140, spec 1 part 2.4). */

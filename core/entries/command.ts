@@ -51,6 +51,12 @@ class Refused extends Error {
   }
 }
 
+class DryRunDone<T> extends Error {
+  constructor(readonly outcome: T) {
+    super("Dry run: rolled back");
+  }
+}
+
 /** A refusal value from a refused access decision. */
 export function refusalOf(
   decision: Exclude<Decision, { ok: true }>,
@@ -65,7 +71,8 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
 }
 
 /**
- * Runs `body` in one transaction. A refusal the body answers rolls back everything; a
+ * Runs `body` in one transaction. A refusal the body answers rolls back everything, and so
+ * does a dry run (`ctx.dryRun`) after a success; a
  * failed audit write rolls back everything and answers `audit_unavailable` (people,
  * credentials) or `temporary_failure` (plugins, spec 1 part 6). Other errors throw.
  */
@@ -140,10 +147,12 @@ export async function runCommandOver<T extends { ok: true }>(
       for (const group of new Set(groupsOf(outcome as T))) {
         await publicationChanged(tx, ctx.siteId, group);
       }
+      if (ctx.dryRun) throw new DryRunDone(outcome as T);
       return outcome as T;
     });
   } catch (error) {
     if (error instanceof Refused) return error.refusal;
+    if (error instanceof DryRunDone) return error.outcome as T;
     if (error instanceof AuditFailure) {
       const code = ctx.actor.kind === "plugin"
         ? "temporary_failure"

@@ -39,6 +39,11 @@ export interface LifecycleContext {
   newId?: () => string;
   /** Trace of the request, copied into the workflow event and audit entry (spec 1 part 2.9). */
   trace?: CommandTrace;
+  /**
+   * Runs every check and change, then rolls the transaction back and answers what the command
+   * would have answered: how plugin policies learn that the service's own checks passed.
+   */
+  dryRun?: boolean;
 }
 
 /** Request facts kept with the audit of a command; never the raw idempotency key. */

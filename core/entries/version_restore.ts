@@ -19,6 +19,8 @@ export interface RestoreVersionOptions {
   /** The version to restore; its language is the one written. */
   version_id: string;
   expected_current_version_id: string | null;
+  /** Values that replace the old version's (a restore policy's transform). */
+  overrides?: Record<string, unknown>;
 }
 
 function changedKeys(
@@ -67,7 +69,10 @@ export function restoreVersion(
         .where("site_id", "=", siteId)
         .where("id", "=", instance.current_version_id)
         .executeTakeFirstOrThrow()).fields as Record<string, unknown>;
-    const fields = version.fields as Record<string, unknown>;
+    const fields = {
+      ...version.fields as Record<string, unknown>,
+      ...options.overrides,
+    };
     const decision = decide(scope.authority, {
       action: "entries.restore_version",
       model: group.model_id,

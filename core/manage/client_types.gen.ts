@@ -2,7 +2,7 @@
 // This module is browser compatible.
 
 /** Contract version of these types. */
-export const CONTRACT_VERSION = "1.17.0";
+export const CONTRACT_VERSION = "1.18.0";
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
 
@@ -1846,9 +1846,21 @@ export interface Operations {
           "published_at": string | null;
         };
       };
-      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
       "policy_results": Array<{
-        [key: string]: unknown;
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
       }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
@@ -1964,9 +1976,21 @@ export interface Operations {
           "published_at": string | null;
         };
       };
-      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
       "policy_results": Array<{
-        [key: string]: unknown;
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
       }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
@@ -2035,6 +2059,22 @@ export interface Operations {
           "published_at": string | null;
         };
       };
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
+      "policy_results": Array<{
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
+      }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
     };
@@ -2077,6 +2117,22 @@ export interface Operations {
           "published_at": string | null;
         };
       };
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
+      "policy_results": Array<{
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
+      }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
     };
@@ -2147,9 +2203,21 @@ export interface Operations {
         };
       };
       "review_stage": "draft" | "in_review" | "changes_requested" | "approved";
-      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
       "policy_results": Array<{
-        [key: string]: unknown;
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
       }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
@@ -2286,9 +2354,21 @@ export interface Operations {
       "model_id": string;
       "trashed": boolean;
       "revision": number;
-      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
       "policy_results": Array<{
-        [key: string]: unknown;
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
       }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
@@ -2313,9 +2393,21 @@ export interface Operations {
       "model_id": string;
       "trashed": boolean;
       "revision": number;
-      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
       "policy_results": Array<{
-        [key: string]: unknown;
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
       }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
@@ -3201,9 +3293,21 @@ export interface Operations {
       };
       /** true for the save that made the version; a replay answers false */
       "created": boolean;
-      /** Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies */
+      /** What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved. */
       "policy_results": Array<{
-        [key: string]: unknown;
+        "installation_id": string;
+        "plugin_name": string;
+        "policy_id": string;
+        "policy_label": string;
+        /** The language checked; null for a command on the whole entry */
+        "locale": string | null;
+        "message": string | null;
+        /** Field keys the message is about */
+        "fields": Array<string>;
+        /** `transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`) */
+        "outcome": "warning" | "transformed" | "unavailable";
+        /** Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted */
+        "failure"?: string;
       }>;
       /** Present on a retry with the same Idempotency-Key: this is the first answer */
       "replayed"?: true;
@@ -4345,7 +4449,8 @@ export interface Operations {
           "id": string;
           "label": string;
           "kind": "save" | "restore" | "trash" | "transition";
-          "mode": "blocking" | "advisory";
+          /** How the policy runs now: declared by the plugin, or chosen by an administrator under Settings → Plugins */
+          "mode": "blocking" | "advisory" | "off";
         }>;
       }>;
     };

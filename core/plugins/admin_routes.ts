@@ -87,6 +87,7 @@ export function installationJson(
     manifest_url: installation.manifestUrl,
     manifest: installation.manifest,
     rotation_overlap: installation.overlapping,
+    policy_modes: installation.policyModes,
     created_at: installation.createdAt.toISOString(),
     updated_at: installation.updatedAt.toISOString(),
   };

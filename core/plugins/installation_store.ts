@@ -5,6 +5,9 @@ import type { PluginInstallationsTable } from "../db/schema.ts";
 import type { ManifestV1 } from "./manifest.ts";
 import type { Capability, InstallationState } from "./protocol.ts";
 
+/** How a policy runs: its refusals and failures block, only warn, or it is not asked at all. */
+export type PolicyMode = "blocking" | "advisory" | "off";
+
 /** A stored installation row. */
 export type InstallationRow = Selectable<PluginInstallationsTable>;
 
@@ -25,6 +28,8 @@ export interface Installation {
   updatedAt: Date;
   /** True while a previous token still works after a rotation. */
   overlapping: boolean;
+  /** Modes an administrator chose for some policies; the others run as declared. */
+  policyModes: Record<string, PolicyMode>;
 }
 
 function jsonValue<T>(value: unknown): T {
@@ -48,6 +53,7 @@ export function installationOf(row: InstallationRow): Installation {
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     overlapping: row.previous_token_hash !== null,
+    policyModes: jsonValue<Record<string, PolicyMode>>(row.policy_modes ?? {}),
   };
 }
 

@@ -15,6 +15,7 @@ import {
   installationOf,
   type InstallationRow,
   listInstallationRows,
+  type PolicyMode,
   readInstallation,
 } from "./installation_store.ts";
 import {
@@ -531,6 +532,51 @@ export async function changeGrant(
       await tx.updateTable("plugin_installations").set({
         grant_capabilities: JSON.stringify(next.capabilities),
         grant_model_ids: JSON.stringify(next.model_ids),
+        updated_at: now,
+      }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
+      return true;
+    },
+  );
+  if (typeof done === "object") return done;
+  return await current(ctx, id);
+}
+
+/**
+ * Sets how one declared policy runs on this site: `blocking`, `advisory` or `off` (the
+ * declared mode is the default). Applies to the very next write; audited as `plugin.policy.mode`.
+ */
+export async function setPolicyMode(
+  ctx: PluginAdminContext,
+  id: string,
+  policyId: string,
+  mode: PolicyMode,
+): Promise<Outcome<{ installation: Installation }>> {
+  const denied = await allowed(ctx);
+  if (denied) return denied;
+  const row = await readInstallation(ctx.db, ctx.siteId, id);
+  if (!row) return refused("not_found", "No such installation on this site");
+  if (row.state === "revoked") {
+    return refused("installation_state", "A revoked installation is final");
+  }
+  const before = installationOf(row);
+  const policy = before.manifest.policies.find((p) => p.id === policyId);
+  if (!policy) {
+    return refused("not_found", `The plugin declares no policy "${policyId}"`);
+  }
+  const modes = { ...before.policyModes, [policy.id]: mode };
+  const done = await audited(
+    ctx,
+    row,
+    "plugin.policy.mode",
+    {
+      policy_id: policy.id,
+      policy_label: policy.label,
+      from: before.policyModes[policy.id] ?? policy.mode,
+      mode,
+    },
+    async (tx, now) => {
+      await tx.updateTable("plugin_installations").set({
+        policy_modes: JSON.stringify(modes),
         updated_at: now,
       }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
       return true;

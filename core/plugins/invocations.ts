@@ -30,7 +30,12 @@ import {
   readInstallation,
 } from "./installation_store.ts";
 import type { ManifestOperation } from "./manifest.ts";
-import { OUTBOUND_LIMITS, OutboundBudget } from "./outbound.ts";
+import {
+  OUTBOUND_LIMITS,
+  OutboundBudget,
+  type OutboundLimits,
+} from "./outbound.ts";
+import type { PolicyCall } from "./policies.ts";
 import { type Capability, LIMITS } from "./protocol.ts";
 
 /**
@@ -134,6 +139,8 @@ interface InvocationPayload {
   entries?: ColumnEntry[];
   /** A media-source call: the source and what is asked of it (a page, or one item). */
   mediaSource?: MediaSourceCall;
+  /** A policy check: what the policy may see (core/plugins/policies.ts). */
+  policy?: PolicyCall;
 }
 
 /** What a media-source call asks (core/plugins/media_sources.ts). */
@@ -473,6 +480,9 @@ export interface InvocationTarget {
   input: Record<string, unknown>;
   entries?: ColumnEntry[];
   mediaSource?: MediaSourceCall;
+  policy?: PolicyCall;
+  /** Tighter limits than an invocation's (a policy's own timeout). */
+  limits?: OutboundLimits;
 }
 
 /**
@@ -495,6 +505,8 @@ export async function sendInvocation(
   const inputDigest = await sha256Hex(canonicalJson(
     target.mediaSource
       ? { ...target.input, media_source: target.mediaSource }
+      : target.policy
+      ? { ...target.input, policy: target.policy }
       : target.input,
   ));
   await ctx.db.insertInto("plugin_invocations").values({
@@ -533,13 +545,14 @@ export async function sendInvocation(
     input: target.input,
     ...(target.entries ? { entries: target.entries } : {}),
     ...(target.mediaSource ? { mediaSource: target.mediaSource } : {}),
+    ...(target.policy ? { policy: target.policy } : {}),
   };
   const issued = await new OneTimeCodes(ctx.kv, { clock: ctx.clock }).issue(
     invocationPurpose(installation.id),
     { prefix: "svi_", ttlMs: LIMITS.invocation.timeout_ms, payload },
   );
   const budget = new OutboundBudget(
-    OUTBOUND_LIMITS.invocation,
+    target.limits ?? OUTBOUND_LIMITS.invocation,
     () => ctx.clock.now().getTime(),
   );
   const answered = await ctx.call({
@@ -579,9 +592,10 @@ async function run(
     outcome: string,
     answerDigest: string | null,
   ) => {
-    await audit(ctx, installation, op, {
+    await auditPluginCall(ctx, installation, "plugin.operation.run", {
       invocation_id: invocationId,
       operation_id: op.id,
+      operation_label: op.label,
       outcome,
       input_digest: inputDigest,
       answer_digest: answerDigest,
@@ -681,12 +695,16 @@ async function run(
   };
 }
 
-async function audit(
+/**
+ * Writes an audit entry of a call the service made to a plugin for a person (an operation run
+ * or a policy check), attributed to the plugin acting for them, after `body` in one transaction.
+ */
+export async function auditPluginCall(
   ctx: InvokeContext,
   installation: Installation,
-  op: ManifestOperation,
+  action: "plugin.operation.run" | "plugin.policy.check",
   details: Record<string, unknown>,
-  body: (tx: Db) => Promise<void>,
+  body: (tx: Db) => Promise<void> = async () => {},
 ): Promise<void> {
   const writer = ctx.audit ?? ledgerAuditWriter;
   const newId = ctx.newId ?? (() => crypto.randomUUID());
@@ -708,13 +726,13 @@ async function audit(
       id: newId(),
       siteId: ctx.siteId,
       actor: await snapshotActor(tx, ctx.siteId, actor),
-      action: "plugin.operation.run",
+      action,
       target: {
         kind: "installation",
         installation_id: installation.id,
         plugin_id: installation.pluginId,
       },
-      details: { ...details, operation_label: op.label, via: ctx.caller.via },
+      details: { ...details, via: ctx.caller.via },
       at: ctx.clock.now(),
     });
   });
@@ -737,6 +755,12 @@ export interface InvocationExchange {
   user: { id: string; email: string };
 }
 
+/** What the plugin learns from exchanging a policy check's code: the check, and nothing else. */
+export interface PolicyExchange {
+  invocation_id: string;
+  policy: PolicyCall;
+}
+
 const CODE_REFUSED =
   "The code is unknown, used, expired or was not minted for this installation";
 
@@ -750,7 +774,9 @@ const CODE_REFUSED =
 export async function exchangeInvocation(
   ctx: ExchangeContext,
   code: string,
-): Promise<{ ok: true; exchange: InvocationExchange } | PluginRefusal> {
+): Promise<
+  { ok: true; exchange: InvocationExchange | PolicyExchange } | PluginRefusal
+> {
   if (!/^svi_[A-Za-z0-9_-]{43}$/.test(code)) {
     return pluginRefusal("invalid_request", CODE_REFUSED);
   }
@@ -763,6 +789,21 @@ export async function exchangeInvocation(
     p.installationId !== ctx.installation.id
   ) {
     return pluginRefusal("invalid_request", CODE_REFUSED);
+  }
+  if (p.policy) {
+    // A policy sees what it checks and nothing else (PEXT-015): no delegation to read more.
+    const waiting = await ctx.db.updateTable("plugin_invocations").set({
+      status: "exchanged",
+      exchanged_at: ctx.clock.now(),
+    }).where("id", "=", p.invocationId).where("status", "=", "sent")
+      .executeTakeFirst();
+    if (waiting.numUpdatedRows !== 1n) {
+      return pluginRefusal("invalid_request", CODE_REFUSED);
+    }
+    return {
+      ok: true,
+      exchange: { invocation_id: p.invocationId, policy: p.policy },
+    };
   }
   const loaded = await loadAuthority(ctx.db, {
     siteId: p.siteId,

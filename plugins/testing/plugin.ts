@@ -31,6 +31,26 @@ export interface ExampleBehaviour {
   frame?: boolean;
   /** The manifest declares two media sources (`stock`: copy and reference; `uploads`: copy). */
   mediaSources?: boolean;
+  /** Content policies the manifest declares, each with how it answers. */
+  policies?: ExamplePolicy[];
+}
+
+/**
+ * One declared content policy and its answer: a decision (or a function of the check the
+ * exchange gave), `hang` (never answers), `garbage` (not JSON), `no_exchange` (allows without
+ * exchanging the code) or `unavailable` (503).
+ */
+export interface ExamplePolicy {
+  id: string;
+  kind: "save" | "restore" | "trash" | "transition";
+  mode: "blocking" | "advisory";
+  answer:
+    | "hang"
+    | "garbage"
+    | "no_exchange"
+    | "unavailable"
+    | Record<string, unknown>
+    | ((check: Record<string, unknown>) => Record<string, unknown>);
 }
 
 /** One installation the plugin holds: the token lives only in memory here (a real plugin encrypts it at rest). */
@@ -93,6 +113,10 @@ export interface ExamplePlugin {
   invocations: Record<string, unknown>[];
   /** What each `/invocations/exchange` answered (status and body). */
   exchanges: { status: number; body: unknown }[];
+  /** The checks policies were asked, as their exchanges gave them. */
+  policyChecks: Record<string, unknown>[];
+  /** The ids of the policies called, in order (also those that never exchanged). */
+  policyCalls: string[];
   /** The headers a reviewed frame's page was requested with. */
   frameRequests: {
     cookie: string | null;
@@ -216,6 +240,17 @@ export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
         }],
       }
       : {}),
+    ...(behaviour.policies
+      ? {
+        policies: behaviour.policies.map((p) => ({
+          id: p.id,
+          label: `Policy ${p.id}`,
+          url: `${origin}/svc/policies/${p.id}`,
+          kind: p.kind,
+          mode: p.mode,
+        })),
+      }
+      : {}),
     ...(behaviour.manifest === "unknown_key" ? { surprise: true } : {}),
   };
 }
@@ -320,6 +355,8 @@ export function startExamplePlugin(
     handoffs: [],
     invocations: [],
     exchanges: [],
+    policyChecks: [],
+    policyCalls: [],
     frameRequests: [],
     serviceFetch: options.serviceFetch ?? ((url, init) => fetch(url, init)),
     async issueCode(installationId) {
@@ -559,6 +596,39 @@ export function startExamplePlugin(
     });
   }
 
+  /** A policy check: exchange the code (which says what is checked), then decide. */
+  async function policy(request: Request, id: string): Promise<Response> {
+    const declared = plugin.behaviour.policies?.find((p) => p.id === id);
+    const envelope = await request.json().catch(() => null) as
+      | Record<string, unknown>
+      | null;
+    const installation = plugin.installations.get(
+      String(envelope?.installation_id),
+    );
+    if (!declared || !installation) return new Response(null, { status: 404 });
+    plugin.policyCalls.push(id);
+    const answer = declared.answer;
+    if (answer === "hang") {
+      await new Promise<void>((resolve) => hanging.add(resolve));
+      return new Response(null, { status: 503 });
+    }
+    if (answer === "unavailable") return new Response(null, { status: 503 });
+    if (answer === "no_exchange") return Response.json({ decision: "allow" });
+    const res = await plugin.api(installation.id, "/invocations/exchange", {
+      body: { code: envelope!.code },
+    });
+    const exchanged = await res.json();
+    plugin.exchanges.push({ status: res.status, body: exchanged });
+    if (!res.ok) return new Response(null, { status: 403 });
+    const check = exchanged.data.policy as Record<string, unknown>;
+    plugin.policyChecks.push(check);
+    await plugin.beforeAnswer?.();
+    if (answer === "garbage") return new Response("<html>no");
+    return Response.json(
+      typeof answer === "function" ? answer(check) : answer,
+    );
+  }
+
   const server = Deno.serve({
     hostname: options.hostname ?? "127.0.0.1",
     port: options.port ?? 0,
@@ -606,6 +676,10 @@ export function startExamplePlugin(
     if (request.method === "POST" && url.pathname === "/svc/events") {
       plugin.events.push(await request.json());
       return new Response(null, { status: plugin.behaviour.events });
+    }
+    const checked = /^\/svc\/policies\/([a-z0-9-]+)$/.exec(url.pathname);
+    if (request.method === "POST" && checked) {
+      return await policy(request, checked[1]);
     }
     const op = /^\/svc\/operations\/([a-z0-9-]+)$/.exec(url.pathname);
     if (request.method === "POST" && op) return await operation(request, op[1]);

@@ -49,7 +49,7 @@ Deno.test("openapi-v1.json is structurally sound: ids, responses, path parameter
     await Deno.readTextFile(`${root}/openapi-v1.json`),
   ) as Json;
   assert.match(document.openapi as string, /^3\.1\.\d+$/);
-  assert.equal((document.info as Json).version, "1.17.0");
+  assert.equal((document.info as Json).version, "1.18.0");
   const ids = new Set<string>();
   const paths = document.paths as Record<string, Record<string, Json>>;
   for (const [path, item] of Object.entries(paths)) {

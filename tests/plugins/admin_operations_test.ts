@@ -3,35 +3,7 @@
 // person with its result blocks, refusals beside the field, destructive runs confirmed first
 // (spec 1 part 2.5; spec 2 part 2.5; SOP, MPL-009, AUD rows).
 import { equal, match, ok } from "node:assert/strict";
-import { SITE_HOST, withPluginWorld } from "./world.ts";
-
-const CSRF = "c".repeat(43);
-
-function page(
-  w: {
-    app: {
-      request: (url: string, init: RequestInit) => Response | Promise<Response>;
-    };
-    session: string;
-  },
-  path: string,
-  fields?: Record<string, string>,
-): Promise<Response> {
-  const headers: Record<string, string> = {
-    host: SITE_HOST,
-    accept: "text/html",
-    cookie: `stave_session=${w.session}; stave_csrf=${CSRF}`,
-    origin: `http://${SITE_HOST}`,
-  };
-  if (fields) headers["content-type"] = "application/x-www-form-urlencoded";
-  return Promise.resolve(w.app.request(`http://${SITE_HOST}${path}`, {
-    method: fields ? "POST" : "GET",
-    headers,
-    body: fields
-      ? new URLSearchParams({ _csrf: CSRF, ...fields }).toString()
-      : undefined,
-  }));
-}
+import { adminPage as page, withPluginWorld } from "./world.ts";
 
 Deno.test("site operations: listed for a person with site:plugins, run as that person, result blocks shown, audited (SOP, AUD)", () =>
   withPluginWorld(async (w) => {

@@ -4,39 +4,9 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { Scope } from "../../core/access/scopes.ts";
 import { insertCredential } from "../../core/credentials/credential_store.ts";
-import { type PluginWorld, SITE_HOST, withPluginWorld } from "./world.ts";
+import { manager, SITE_HOST, withPluginWorld } from "./world.ts";
 
 type Json = Record<string, unknown>;
-
-async function manager(w: PluginWorld, scopes: Scope[]) {
-  const { secret } = await insertCredential(w.services.db, w.clock, {
-    siteId: w.siteId,
-    creatorId: w.adminId,
-    name: `script ${scopes.join(" ")}`,
-    scopes,
-    models: null,
-  });
-  let n = 0;
-  return async (method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = {
-      host: SITE_HOST,
-      authorization: `Bearer ${secret}`,
-    };
-    if (body !== undefined) {
-      headers["content-type"] = "application/json";
-      headers["idempotency-key"] = `op-${++n}-${crypto.randomUUID()}`;
-    }
-    const res = await w.app.request(
-      `http://${SITE_HOST}/api/manage/v1${path}`,
-      {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-      },
-    );
-    return { status: res.status, body: await res.json() as Json };
-  };
-}
 
 const ALL: Scope[] = ["content:read", "content:write", "plugins:use"];
 

@@ -1,5 +1,7 @@
 // A service and the example plugin as a real HTTP server, wired for plugin protocol tests.
+import type { Scope } from "../../core/access/scopes.ts";
 import { createSession } from "../../core/auth/session_store.ts";
+import { insertCredential } from "../../core/credentials/credential_store.ts";
 import {
   type ExamplePlugin,
   startExamplePlugin,
@@ -166,4 +168,65 @@ export async function withPluginWorld(
   } finally {
     await world.close();
   }
+}
+
+/** A Management API caller with a credential of `scopes` made by the administrator; writes are keyed. */
+export async function manager(w: PluginWorld, scopes: Scope[]) {
+  const { secret } = await insertCredential(w.services.db, w.clock, {
+    siteId: w.siteId,
+    creatorId: w.adminId,
+    name: `script ${scopes.join(" ")}`,
+    scopes,
+    models: null,
+  });
+  let n = 0;
+  return async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = {
+      host: SITE_HOST,
+      authorization: `Bearer ${secret}`,
+    };
+    if (body !== undefined) {
+      headers["content-type"] = "application/json";
+      headers["idempotency-key"] = `op-${++n}-${crypto.randomUUID()}`;
+    }
+    const res = await w.app.request(
+      `http://${SITE_HOST}/api/manage/v1${path}`,
+      {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+    );
+    return {
+      status: res.status,
+      body: await res.json() as Record<string, unknown>,
+    };
+  };
+}
+
+/** Opens an admin page (GET), or posts a form to it with the CSRF field, as the signed-in administrator. */
+export function adminPage(
+  w: {
+    app: {
+      request: (url: string, init: RequestInit) => Response | Promise<Response>;
+    };
+    session: string;
+  },
+  path: string,
+  fields?: Record<string, string>,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    host: SITE_HOST,
+    accept: "text/html",
+    cookie: `stave_session=${w.session}; stave_csrf=${CSRF}`,
+    origin: `http://${SITE_HOST}`,
+  };
+  if (fields) headers["content-type"] = "application/x-www-form-urlencoded";
+  return Promise.resolve(w.app.request(`http://${SITE_HOST}${path}`, {
+    method: fields ? "POST" : "GET",
+    headers,
+    body: fields
+      ? new URLSearchParams({ _csrf: CSRF, ...fields }).toString()
+      : undefined,
+  }));
 }

@@ -57,10 +57,38 @@ export const entryWritten = z.strictObject({
   ),
 });
 
-/** Plugin policy results of a write (spec 2 part 2.5); empty until plugins exist. */
-export const policyResults = z.array(z.looseObject({})).describe(
-  "Policy result entries (installation_id, plugin_name, policy_id, policy_label, locale, message, fields, outcome); empty while no plugin policy applies",
+/** One plugin policy's word on a write that went through (spec 2 part 2.5, PEXT-022). */
+export const policyResult = z.strictObject({
+  installation_id: z.uuid(),
+  plugin_name: z.string(),
+  policy_id: z.string(),
+  policy_label: z.string(),
+  locale: z.string().nullable().describe(
+    "The language checked; null for a command on the whole entry",
+  ),
+  message: z.string().nullable(),
+  fields: z.array(z.string()).describe("Field keys the message is about"),
+  outcome: z.enum(["warning", "transformed", "unavailable"]).describe(
+    "`transformed`: the policy replaced values (read the entry back); `unavailable`: an advisory policy gave no answer (see `failure`)",
+  ),
+  failure: z.string().optional().describe(
+    "Why an advisory policy gave no answer: plugin_timeout, plugin_unreachable, plugin_response_invalid, plugin_unavailable or plugin_policy_budget_exhausted",
+  ),
+});
+
+/** Plugin policy results of a write (spec 2 part 2.5); empty when no policy applies or all allowed. */
+export const policyResults = z.array(policyResult).describe(
+  "What plugin policies said of this write: warnings, transforms and advisory policies that did not answer. Do not send the write again because of a warning: it is saved.",
 );
+
+/** Refusals of a write that plugin policies judge (spec 2 part 7); nothing is written. */
+export const POLICY_ERRORS: ErrorCode[] = [
+  "plugin_policy_refused",
+  "plugin_policy_transform_invalid",
+  "plugin_policy_transform_conflict",
+  "plugin_policy_budget_exhausted",
+  "plugin_policy_unavailable",
+];
 
 /** Where the draft stands in review. */
 export const reviewStage = z.enum([
@@ -251,7 +279,7 @@ export const updateEntry = operation({
     ...entryWritten.shape,
     policy_results: policyResults,
   }),
-  errors: SAVE_ERRORS,
+  errors: [...SAVE_ERRORS, ...POLICY_ERRORS],
 });
 
 /** `GET /entries/{id}/versions`. */
@@ -310,7 +338,7 @@ export const restoreEntryVersion = operation({
     ...entryWritten.shape,
     policy_results: policyResults,
   }),
-  errors: SAVE_ERRORS,
+  errors: [...SAVE_ERRORS, ...POLICY_ERRORS],
 });
 
 /** `GET /entries/{id}/dependents`. */
@@ -372,12 +400,16 @@ export const publishEntry = operation({
     ),
     expected_workflow_revision: z.int().min(0),
   }),
-  answer: entryWritten,
+  answer: z.strictObject({
+    ...entryWritten.shape,
+    policy_results: policyResults,
+  }),
   errors: [
     ...PIN_ERRORS,
     "field_validation_failed",
     "page_address_required",
     "slug_taken",
+    ...POLICY_ERRORS,
   ],
 });
 
@@ -402,8 +434,11 @@ export const unpublishEntry = operation({
     ),
     expected_workflow_revision: z.int().min(0),
   }),
-  answer: entryWritten,
-  errors: PIN_ERRORS,
+  answer: z.strictObject({
+    ...entryWritten.shape,
+    policy_results: policyResults,
+  }),
+  errors: [...PIN_ERRORS, ...POLICY_ERRORS],
 });
 
 /** `POST /entries/{id}/locales`. */

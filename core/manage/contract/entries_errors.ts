@@ -24,4 +24,10 @@ export const ENTRY_ERROR_STATUS = {
   assignee_not_eligible: 422,
   proposal_field_unsupported: 422,
   audit_unavailable: 503,
+  // Plugin policies (spec 2 part 7).
+  plugin_policy_refused: 422,
+  plugin_policy_transform_invalid: 422,
+  plugin_policy_transform_conflict: 422,
+  plugin_policy_budget_exhausted: 429,
+  plugin_policy_unavailable: 503,
 } as const;

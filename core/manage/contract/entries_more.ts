@@ -9,6 +9,7 @@ import {
   listPage,
   modelRef,
   pageQuery,
+  POLICY_ERRORS,
   policyResults,
 } from "./entries.ts";
 import type { ErrorCode } from "./errors.ts";
@@ -51,7 +52,7 @@ export const transitionEntry = operation({
     ]),
     policy_results: policyResults,
   }),
-  errors: MOVE_ERRORS,
+  errors: [...MOVE_ERRORS, ...POLICY_ERRORS],
 });
 
 const person = z.strictObject({
@@ -175,7 +176,7 @@ export const trashEntry = operation({
   params: entryParams,
   body: trashBody,
   answer: trashAnswer,
-  errors: MOVE_ERRORS,
+  errors: [...MOVE_ERRORS, ...POLICY_ERRORS],
 });
 
 /** `POST /entries/{id}/trash/restore`. */
@@ -193,7 +194,7 @@ export const restoreTrashedEntry = operation({
   params: entryParams,
   body: trashBody,
   answer: trashAnswer,
-  errors: MOVE_ERRORS,
+  errors: [...MOVE_ERRORS, ...POLICY_ERRORS],
 });
 
 /** `POST /entries/{id}/trash/purge`. */

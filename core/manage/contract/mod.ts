@@ -18,7 +18,7 @@ export * from "./operation.ts";
 export * from "./errors.ts";
 
 /** Contract version (spec 2 part 9): `info.version` of `openapi-v1.json`. */
-export const CONTRACT_VERSION = "1.17.0";
+export const CONTRACT_VERSION = "1.18.0";
 
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";

@@ -1,7 +1,12 @@
 // Contract of the page routes (spec 2 part 4.2, ENT-028 to ENT-031): read a page, save its
 // document, add a language.
 import { z } from "zod";
-import { entryParams, entryWritten, policyResults } from "./entries.ts";
+import {
+  entryParams,
+  entryWritten,
+  POLICY_ERRORS,
+  policyResults,
+} from "./entries.ts";
 import type { ErrorCode } from "./errors.ts";
 import { languageCode } from "./languages.ts";
 import { operation } from "./operation.ts";
@@ -111,7 +116,7 @@ export const savePage = operation({
     ),
     policy_results: policyResults,
   }),
-  errors: SAVE_ERRORS,
+  errors: [...SAVE_ERRORS, ...POLICY_ERRORS],
 });
 
 /** `POST /pages/{id}/translations`. */

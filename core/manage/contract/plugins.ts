@@ -81,7 +81,9 @@ const pluginListing = z.strictObject({
     id: z.string(),
     label: z.string(),
     kind: z.enum(["save", "restore", "trash", "transition"]),
-    mode: z.enum(["blocking", "advisory"]),
+    mode: z.enum(["blocking", "advisory", "off"]).describe(
+      "How the policy runs now: declared by the plugin, or chosen by an administrator under Settings → Plugins",
+    ),
   })),
 });
 

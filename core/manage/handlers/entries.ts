@@ -30,6 +30,9 @@ import {
   writtenAnswer,
 } from "./entries_support.ts";
 
+import { changedFieldValues } from "../../plugins/policies.ts";
+import { invokeContextOf, underPolicies } from "./policy_gate.ts";
+
 export * from "./entries_more.ts";
 
 /** The group to write to, or 404. */
@@ -139,16 +142,31 @@ export const updateEntry = defineHandler(contract.updateEntry, {
   async run(ctx, { params, body }) {
     const group = await writableGroup(ctx, params.id);
     await requireLocale(ctx, group.id, body.locale);
-    const result = unwrap(
-      await saveEntry(lifecycleOf(ctx), {
-        group_id: group.id,
+    const { result, policy_results } = await underPolicies(
+      ctx,
+      {
+        kind: "save",
+        groupId: group.id,
+        modelId: group.model_id,
         locale: body.locale,
-        slug: body.slug,
-        fields: body.fields,
-        expected_current_version_id: body.expected_current_version_id,
-      }),
+        changed: () =>
+          changedFieldValues(
+            invokeContextOf(ctx),
+            group.model_id,
+            body.expected_current_version_id,
+            body.fields,
+          ),
+      },
+      async ({ dryRun, transform }) =>
+        await saveEntry({ ...lifecycleOf(ctx), dryRun }, {
+          group_id: group.id,
+          locale: body.locale,
+          slug: body.slug,
+          fields: { ...body.fields, ...transform },
+          expected_current_version_id: body.expected_current_version_id,
+        }),
     );
-    return { body: { ...writtenAnswer(result), policy_results: [] } };
+    return { body: { ...writtenAnswer(result), policy_results } };
   },
 });
 
@@ -262,14 +280,44 @@ export const getEntryVersion = defineHandler(contract.getEntryVersion, {
 /** `restore-entry-version`: an old version's values as a new draft version. */
 export const restoreEntryVersion = defineHandler(contract.restoreEntryVersion, {
   async run(ctx, { params, body }) {
-    const result = unwrap(
-      await restoreVersion(lifecycleOf(ctx), {
+    const restore = async (
+      { dryRun, transform }: {
+        dryRun: boolean;
+        transform: Record<string, unknown> | null;
+      },
+    ) =>
+      await restoreVersion({ ...lifecycleOf(ctx), dryRun }, {
         group_id: params.id,
         version_id: params.versionId,
         expected_current_version_id: body.expected_current_version_id,
-      }),
-    );
-    return { body: { ...writtenAnswer(result), policy_results: [] } };
+        overrides: transform ?? undefined,
+      });
+    const { db } = ctx.services;
+    const group = await readGroup(db, ctx.site.id, params.id);
+    const version = group
+      ? await db.selectFrom("entry_versions").select(["locale", "fields"])
+        .where("site_id", "=", ctx.site.id).where("group_id", "=", group.id)
+        .where("id", "=", params.versionId).executeTakeFirst()
+      : undefined;
+    // Without the entry or the version the service's own refusal answers.
+    if (!group || !version) {
+      unwrap(await restore({ dryRun: false, transform: null }));
+      throw new Error("A restore of a missing version cannot succeed");
+    }
+    const { result, policy_results } = await underPolicies(ctx, {
+      kind: "restore",
+      groupId: group.id,
+      modelId: group.model_id,
+      locale: version.locale,
+      changed: () =>
+        changedFieldValues(
+          invokeContextOf(ctx),
+          group.model_id,
+          body.expected_current_version_id,
+          version.fields as Record<string, unknown>,
+        ),
+    }, restore);
+    return { body: { ...writtenAnswer(result), policy_results } };
   },
 });
 
@@ -304,10 +352,19 @@ export const publishEntry = defineHandler(contract.publishEntry, {
       owner: group.created_by,
       languages: body.locale ? [body.locale] : undefined,
     });
-    const result = unwrap(
-      await publish(lifecycleOf(ctx), { group_id: group.id, ...body }),
-    );
-    return { body: writtenAnswer(result) };
+    const { result, policy_results } = await underPolicies(ctx, {
+      kind: "transition",
+      transition: "publish",
+      groupId: group.id,
+      modelId: group.model_id,
+      locale: body.locale ?? null,
+      changed: () => Promise.resolve({}),
+    }, async ({ dryRun }) =>
+      await publish({ ...lifecycleOf(ctx), dryRun }, {
+        group_id: group.id,
+        ...body,
+      }));
+    return { body: { ...writtenAnswer(result), policy_results } };
   },
 });
 
@@ -321,10 +378,19 @@ export const unpublishEntry = defineHandler(contract.unpublishEntry, {
       owner: group.created_by,
       languages: body.locale ? [body.locale] : undefined,
     });
-    const result = unwrap(
-      await unpublish(lifecycleOf(ctx), { group_id: group.id, ...body }),
-    );
-    return { body: writtenAnswer(result) };
+    const { result, policy_results } = await underPolicies(ctx, {
+      kind: "transition",
+      transition: "unpublish",
+      groupId: group.id,
+      modelId: group.model_id,
+      locale: body.locale ?? null,
+      changed: () => Promise.resolve({}),
+    }, async ({ dryRun }) =>
+      await unpublish({ ...lifecycleOf(ctx), dryRun }, {
+        group_id: group.id,
+        ...body,
+      }));
+    return { body: { ...writtenAnswer(result), policy_results } };
   },
 });
 

@@ -44,6 +44,7 @@ import {
   writtenAnswer,
 } from "./entries_support.ts";
 import { readGroup } from "../../entries/store.ts";
+import { underPolicies } from "./policy_gate.ts";
 
 async function groupOr404(ctx: ManageContext, id: string) {
   const group = await readGroup(ctx.services.db, ctx.site.id, id);
@@ -63,13 +64,23 @@ function draftContext(ctx: ManageContext) {
 /** `transition-entry`: a review move pinned to the workflow revision. */
 export const transitionEntry = defineHandler(contract.transitionEntry, {
   async run(ctx, { params, body }) {
-    const result = unwrap(
-      await moveReview(lifecycleOf(ctx), {
+    const move = async ({ dryRun }: { dryRun: boolean }) =>
+      await moveReview({ ...lifecycleOf(ctx), dryRun }, {
         group_id: params.id,
         move: body.move,
         expected_workflow_revision: body.expected_workflow_revision,
-      }),
-    );
+      });
+    const group = await readGroup(ctx.services.db, ctx.site.id, params.id);
+    const { result, policy_results } = group
+      ? await underPolicies(ctx, {
+        kind: "transition",
+        transition: body.move,
+        groupId: group.id,
+        modelId: group.model_id,
+        locale: null,
+        changed: () => Promise.resolve({}),
+      }, move)
+      : { result: unwrap(await move({ dryRun: false })), policy_results: [] };
     return {
       body: {
         ...writtenAnswer(result),
@@ -78,7 +89,7 @@ export const transitionEntry = defineHandler(contract.transitionEntry, {
           ctx.site.id,
           result.group_id,
         ),
-        policy_results: [],
+        policy_results,
       },
     };
   },
@@ -248,14 +259,25 @@ function trashHandler(into: boolean) {
         languages: instances.map((i) => i.locale),
       });
       const command = into ? trash : restoreEntry;
-      unwrap(await command(lifecycleOf(ctx), { group_id: group.id, ...body }));
+      const { policy_results } = await underPolicies(ctx, {
+        kind: "trash",
+        transition: into ? "trash" : "restore",
+        groupId: group.id,
+        modelId: group.model_id,
+        locale: null,
+        changed: () => Promise.resolve({}),
+      }, async ({ dryRun }) =>
+        await command({ ...lifecycleOf(ctx), dryRun }, {
+          group_id: group.id,
+          ...body,
+        }));
       const answer = await trashMoved(ctx, group.id, into);
       if (!answer) {
         throw new Error(
           `Cannot read back the Trash move of entry "${group.id}"`,
         );
       }
-      return answer;
+      return { body: { ...answer.body, policy_results } };
     },
     prove: (ctx: ManageContext, { params }: { params: { id: string } }) =>
       trashMoved(ctx, params.id, into),

@@ -12,7 +12,9 @@ import {
   setPageAddress as setAddress,
 } from "../../pages/pending_address.ts";
 import { refuse } from "../../web/errors.ts";
+import { changedFieldValues } from "../../plugins/policies.ts";
 import * as contract from "../contract/pages.ts";
+import { invokeContextOf, underPolicies } from "./policy_gate.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
 import {
   iso,
@@ -163,24 +165,38 @@ export const savePage = defineHandler(contract.savePage, {
       [model.pageField]: body.document,
     };
     // A new address waits for publication like one set at /pages/{id}/address (DLV-013).
-    const result = unwrap(
-      body.slug === undefined
-        ? await saveEntry(lifecycleOf(ctx), {
+    const { result, policy_results } = await underPolicies(ctx, {
+      kind: "save",
+      groupId: group.id,
+      modelId: group.model_id,
+      locale: body.locale,
+      changed: () =>
+        changedFieldValues(
+          invokeContextOf(ctx),
+          group.model_id,
+          body.expected_current_version_id,
+          fields,
+        ),
+    }, async ({ dryRun, transform }) => {
+      const lifecycle = { ...lifecycleOf(ctx), dryRun };
+      const values = { ...fields, ...transform };
+      return body.slug === undefined
+        ? await saveEntry(lifecycle, {
           group_id: group.id,
           locale: body.locale,
-          fields,
+          fields: values,
           expected_current_version_id: body.expected_current_version_id,
         })
-        : await setAddress(lifecycleOf(ctx), {
+        : await setAddress(lifecycle, {
           group_id: group.id,
           locale: body.locale,
           address: body.slug,
-          fields,
+          fields: values,
           expected_current_version_id: body.expected_current_version_id,
-        }),
-    );
+        });
+    });
     return {
-      body: { ...writtenAnswer(result), created: true, policy_results: [] },
+      body: { ...writtenAnswer(result), created: true, policy_results },
     };
   },
 });

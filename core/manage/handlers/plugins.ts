@@ -1,6 +1,7 @@
 // Handlers of the Management API's plugin routes (spec 2 parts 2.5, 4.3; MPL-001 to MPL-013):
 // listings of what this credential may use now, launch links, and operation runs.
-import { pluginCallOf } from "../../plugins/calls.ts";
+import { policyModeOf } from "../../plugins/policies.ts";
+import { invokeContextOf } from "./policy_gate.ts";
 import { createLaunch, type LaunchRequest } from "../../plugins/delegations.ts";
 import { availablePlugins } from "../../plugins/available.ts";
 import {
@@ -141,7 +142,7 @@ async function listings(ctx: ManageContext) {
           id: p.id,
           label: p.label,
           kind: p.kind,
-          mode: p.mode,
+          mode: policyModeOf(installation, p),
         }))
         : [],
     };
@@ -260,22 +261,6 @@ export const launchPluginContentAction = defineHandler(
   },
 );
 
-function invokeContext(ctx: ManageContext) {
-  const { db, kv, clock } = ctx.services;
-  return {
-    db,
-    kv,
-    clock,
-    call: pluginCallOf(ctx.services),
-    siteId: ctx.site.id,
-    caller: {
-      userId: ctx.authority.personId,
-      via: "management_credential" as const,
-      authority: ctx.authority,
-    },
-  };
-}
-
 /** `invoke-plugin-operation`: runs the operation and answers its blocks. */
 export const invokePluginOperation = defineHandler(
   contract.invokePluginOperation,
@@ -283,7 +268,7 @@ export const invokePluginOperation = defineHandler(
     // MPL-010: a replay is checked like a new run first (a new run checks inside invoke).
     async beforeReplay(ctx, { params, body }) {
       const checked = await checkInvocation(
-        invokeContext(ctx),
+        invokeContextOf(ctx),
         params.id,
         params.operation,
         { instance_id: body.instance_id, input: body.input },
@@ -294,7 +279,7 @@ export const invokePluginOperation = defineHandler(
     },
     async run(ctx, { params, body }) {
       const result = await invokeOperation(
-        invokeContext(ctx),
+        invokeContextOf(ctx),
         params.id,
         params.operation,
         {

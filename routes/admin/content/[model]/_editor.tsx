@@ -33,6 +33,8 @@ export interface EditorData {
   errors: Record<string, string[]>;
   alert?: string;
   notice?: string;
+  /** What plugin policies said of the last write. */
+  policyNotes?: string[];
   conflict?: Conflict;
   /** Working drafts of this language (existing entries only). */
   drafts?: DraftState;
@@ -416,6 +418,17 @@ function DraftNotice({ data }: { data: EditorData }) {
   );
 }
 
+/** What plugin policies said of the last write: saved, with these warnings or changes. */
+export function PolicyNotes({ lines }: { lines?: string[] }) {
+  if (!lines || lines.length === 0) return null;
+  return (
+    <div class="warning" role="status" id="policy-notes">
+      <p>Plugin policies said:</p>
+      <ul>{lines.map((line, n) => <li key={n}>{line}</li>)}</ul>
+    </div>
+  );
+}
+
 export function EditorPage({ data }: { data: EditorData }) {
   const { editor } = data;
   const slugError = data.errors["_slug"] ?? [];
@@ -424,6 +437,7 @@ export function EditorPage({ data }: { data: EditorData }) {
   return (
     <AdminShell shell={data.shell} title={data.title}>
       {data.notice && <p class="notice" role="status">{data.notice}</p>}
+      <PolicyNotes lines={data.policyNotes} />
       {data.alert && (
         <p class="alert" role="alert" id="editor-alert">{data.alert}</p>
       )}

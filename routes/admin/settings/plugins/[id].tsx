@@ -14,11 +14,16 @@ import {
   type PluginAdminRefusal,
   previewUpgrade,
   rotateToken,
+  setPolicyMode,
   uninstallPlugin,
   type UpgradeDiff,
   upgradePlugin,
 } from "../../../../core/plugins/installations.ts";
-import type { Installation } from "../../../../core/plugins/installation_store.ts";
+import type {
+  Installation,
+  PolicyMode,
+} from "../../../../core/plugins/installation_store.ts";
+import { policyModeOf } from "../../../../core/plugins/policies.ts";
 import type { Capability } from "../../../../core/plugins/protocol.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
 import {
@@ -74,6 +79,14 @@ interface PluginData {
     granted: Capability[];
     modelIds: string[];
     overlapping: boolean;
+    policies: {
+      id: string;
+      label: string;
+      description: string | null;
+      kind: string;
+      declared: PolicyMode;
+      mode: PolicyMode;
+    }[];
   };
   models: { id: string; name: string }[];
   trail: TrailRow[];
@@ -95,6 +108,21 @@ const ACTION_WORDS: Record<string, string> = {
   "plugin.content.save": "Saved content for a person",
   "plugin.media.upload": "Uploaded media for a person",
   "plugin.proposal.create": "Proposed a change",
+  "plugin.policy.check": "Policy checked a write",
+  "plugin.policy.mode": "Policy mode changed",
+};
+
+const POLICY_KIND_WORDS: Record<string, string> = {
+  save: "Checks saves",
+  restore: "Checks version restores",
+  trash: "Checks moves into and out of Trash",
+  transition: "Checks publishing, unpublishing and review moves",
+};
+
+const MODE_WORDS: Record<PolicyMode, string> = {
+  blocking: "Blocking: a refusal or no answer stops the write",
+  advisory: "Advisory: a refusal stops the write; no answer only warns",
+  off: "Off: the policy is not asked",
 };
 
 function who(actor: unknown): string {
@@ -148,6 +176,14 @@ async function pageData(
         granted: i.capabilities,
         modelIds: i.modelIds,
         overlapping: i.overlapping,
+        policies: i.manifest.policies.map((p) => ({
+          id: p.id,
+          label: p.label,
+          description: p.description ?? null,
+          kind: p.kind,
+          declared: p.mode,
+          mode: policyModeOf(i, p),
+        })),
       },
       models,
       trail: found.trail.map((t) => ({
@@ -221,6 +257,25 @@ export const handler = {
           ): x is Capability => x !== null),
           model_ids: formList(form.model),
         });
+        return done.ok ? back() : await refused(done);
+      }
+      case "policy-mode": {
+        const mode = String(form.mode ?? "");
+        if (mode !== "blocking" && mode !== "advisory" && mode !== "off") {
+          return await answer(c, {
+            refusal: {
+              ok: false,
+              code: "invalid_request",
+              message: "Choose blocking, advisory or off",
+            },
+          }, 400);
+        }
+        const done = await setPolicyMode(
+          ctx,
+          id,
+          String(form.policy ?? ""),
+          mode,
+        );
         return done.ok ? back() : await refused(done);
       }
       case "check-upgrade": {
@@ -312,6 +367,52 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                 />
                 <button type="submit">Save grant</button>
               </form>
+            </section>
+          )}
+          {i.state !== "revoked" && i.policies.length > 0 && (
+            <section class="card" aria-labelledby="policies-heading">
+              <h2 id="policies-heading">Content policies</h2>
+              <p class="muted">
+                The plugin is asked before these writes on the models it is
+                granted. Whatever the mode, the service's own checks run first.
+              </p>
+              {i.policies.map((p) => (
+                <form method="post" class="policy-mode" key={p.id}>
+                  {csrf}
+                  <input type="hidden" name="action" value="policy-mode" />
+                  <input type="hidden" name="policy" value={p.id} />
+                  <p>
+                    <strong>{p.label}</strong> (<code>{p.id}</code>) —{" "}
+                    {POLICY_KIND_WORDS[p.kind]}
+                    {p.description && (
+                      <>
+                        <br />
+                        <span class="muted">{p.description}</span>
+                      </>
+                    )}
+                  </p>
+                  <p>
+                    <label for={`policy-mode-${p.id}`}>Mode</label>
+                    <select
+                      id={`policy-mode-${p.id}`}
+                      name="mode"
+                      aria-describedby={`policy-declared-${p.id}`}
+                    >
+                      {(["blocking", "advisory", "off"] as const).map((m) => (
+                        <option value={m} selected={m === p.mode}>
+                          {MODE_WORDS[m]}
+                        </option>
+                      ))}
+                    </select>
+                    <span id={`policy-declared-${p.id}`} class="muted">
+                      The plugin declares it {p.declared}.
+                    </span>
+                  </p>
+                  <button type="submit" class="secondary">
+                    Save mode of {p.label}
+                  </button>
+                </form>
+              ))}
             </section>
           )}
           {i.state !== "revoked" && (

@@ -11,10 +11,16 @@ import { rawValues } from "../../../../../core/admin/entry_form.ts";
 import {
   conflictRows,
   refusalErrors,
-  runEditorAction,
+  runCheckedEditorAction,
   saveFromForm,
 } from "../../../../../core/admin/editor_save.ts";
 import { refusalMessage } from "../../../../../core/admin/messages.ts";
+import {
+  keepNotes,
+  policyLines,
+  policyRefusalText,
+  takeNotes,
+} from "../../../../../core/admin/policy_checks.ts";
 import { modelBySlug } from "../../../../../core/admin/models.ts";
 import { requireSignedInKeepingEdits } from "../../../../../core/admin/session_lost.tsx";
 import { isPageField } from "../../../../../core/models/validate_values.ts";
@@ -112,6 +118,7 @@ async function editorData(
     notice: restored
       ? "Your autosaved changes are back in the form: save to keep them."
       : NOTICES[done],
+    policyNotes: await takeNotes(ctx, c.req.query("notes")),
     plugins: instance && cards.length > 0
       ? { cards, instanceId: instance.id }
       : undefined,
@@ -163,8 +170,11 @@ export const handler = {
       if (saved.ok) {
         // The autosaved work is in the saved version now.
         await dropDraft(ctx, saved.groupId, data.editor.locale);
+        const notes = await keepNotes(ctx, policyLines(saved.policyResults));
         return c.redirect(
-          `${base}?lang=${encodeURIComponent(data.editor.locale)}&done=saved`,
+          `${base}?lang=${encodeURIComponent(data.editor.locale)}&done=saved${
+            notes ? `&notes=${notes}` : ""
+          }`,
           303,
         );
       }
@@ -184,9 +194,10 @@ export const handler = {
       data.editor.slug = String(form.slug ?? data.editor.slug);
       data.errors = saved.errors;
       data.notice = undefined;
-      data.alert = saved.code === "form_invalid"
-        ? "Some fields need attention: see the messages beside them"
-        : refusalMessage(saved.code);
+      data.alert = saved.alert ??
+        (saved.code === "form_invalid"
+          ? "Some fields need attention: see the messages beside them"
+          : refusalMessage(saved.code));
       if (saved.current) {
         data.conflict = {
           rows: conflictRows(
@@ -223,12 +234,25 @@ export const handler = {
       };
       return editorPage(data, { status: 201 });
     }
-    const outcome = await runEditorAction(ctx, { groupId, action, form });
+    const checked = await runCheckedEditorAction(ctx, {
+      groupId,
+      modelId: model.id,
+      action,
+      form,
+    });
+    if (!checked.ok) {
+      const data = await editorData(c, locale);
+      data.notice = undefined;
+      data.alert = policyRefusalText(checked);
+      return editorPage(data, { status: checked.status });
+    }
+    const outcome = checked.outcome;
     if (outcome.ok) {
+      const notes = await keepNotes(ctx, policyLines(checked.results));
       return c.redirect(
         `${base}?lang=${encodeURIComponent(locale)}&done=${
           encodeURIComponent(action)
-        }`,
+        }${notes ? `&notes=${notes}` : ""}`,
         303,
       );
     }

@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import { type AdminContext } from "../../../../../core/admin/context.ts";
 import { refusalMessage } from "../../../../../core/admin/messages.ts";
+import { takeNotes } from "../../../../../core/admin/policy_checks.ts";
 import { modelBySlug } from "../../../../../core/admin/models.ts";
 import {
   duplicateSection,
@@ -43,6 +44,7 @@ import { page, type PageProps } from "../../../../../core/web/manifest.ts";
 import MediaPicker from "../../../../../islands/MediaPicker.tsx";
 import PageSections from "../../../../../islands/PageSections.tsx";
 import { AdminShell, openAdminPage } from "../../../_shell.tsx";
+import { PolicyNotes } from "../_editor.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -67,6 +69,8 @@ interface SectionsData {
   form?: SectionForm;
   notice?: string;
   alert?: string;
+  /** What plugin policies said of the last save. */
+  policyNotes?: string[];
   focus?: string;
 }
 
@@ -212,11 +216,14 @@ function redirectTo(
   data: SectionsData,
   done: string,
   focus: string,
+  notes: string | null,
 ) {
   return c.redirect(
     `${base(data.model, data.state)}?lang=${
       encodeURIComponent(data.state.locale)
-    }&done=${done}#section-${encodeURIComponent(focus)}`,
+    }&done=${done}${notes ? `&notes=${notes}` : ""}#section-${
+      encodeURIComponent(focus)
+    }`,
     303,
   );
 }
@@ -283,6 +290,7 @@ async function saveSection(
       data,
       replacing === null ? "added" : "saved",
       structure.id,
+      saved.notes,
     );
   }
   // What the person typed stays in the form, with each refusal beside its control.
@@ -304,19 +312,22 @@ async function saveSection(
       "Someone saved this page after you opened it. Your section is below, not saved yet: the list shows the page as it is now; save again to apply your section to it";
     return page(data, { status: 409 });
   }
-  data.alert = saved.code === "field_validation_failed"
-    ? "This section needs attention: see the messages beside the fields"
-    : refusalMessage(saved.code);
+  data.alert = saved.alert ??
+    (saved.code === "field_validation_failed"
+      ? "This section needs attention: see the messages beside the fields"
+      : refusalMessage(saved.code));
   data.expected = expected;
   return page(data, {
-    status: saved.code === "field_validation_failed" ? 422 : 409,
+    status: saved.status ??
+      (saved.code === "field_validation_failed" ? 422 : 409),
   });
 }
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
-    const { data } = await open(c, c.req.query("lang") ?? "");
+    const { ctx, data } = await open(c, c.req.query("lang") ?? "");
     data.notice = NOTICES[c.req.query("done") ?? ""];
+    data.policyNotes = await takeNotes(ctx, c.req.query("notes"));
     data.form = requestedForm(c, data.state);
     return page(data);
   },
@@ -366,14 +377,22 @@ export const handler = {
         : action === "remove"
         ? "removed"
         : "duplicated";
-      return redirectTo(c, data, done, action === "remove" ? "list" : focus);
+      return redirectTo(
+        c,
+        data,
+        done,
+        action === "remove" ? "list" : focus,
+        saved.notes,
+      );
     }
-    data.alert = saved.code === "version_conflict"
-      ? "Someone saved this page after you opened it, so nothing was changed: the list shows the page as it is now; try again"
-      : [refusalMessage(saved.code), ...saved.errors.map((e) => e.message)]
-        .join(": ");
+    data.alert = saved.alert ??
+      (saved.code === "version_conflict"
+        ? "Someone saved this page after you opened it, so nothing was changed: the list shows the page as it is now; try again"
+        : [refusalMessage(saved.code), ...saved.errors.map((e) => e.message)]
+          .join(": "));
     return page(data, {
-      status: saved.code === "field_validation_failed" ? 422 : 409,
+      status: saved.status ??
+        (saved.code === "field_validation_failed" ? 422 : 409),
     });
   },
 };
@@ -900,6 +919,7 @@ export default function PageSectionsEditor({ data }: PageProps<SectionsData>) {
         </ul>
       </nav>
       {data.notice && <p class="notice" role="status">{data.notice}</p>}
+      <PolicyNotes lines={data.policyNotes} />
       {data.alert && <p class="alert" role="alert">{data.alert}</p>}
       {!state.mayUpdate && (
         <p class="warning">

@@ -9,6 +9,14 @@ import { modelBySlug } from "../../../../../core/admin/models.ts";
 import type { ShellData } from "../../../../../core/admin/shell.ts";
 import { requireSignedIn } from "../../../../../core/auth/session_middleware.ts";
 import { restoreVersion } from "../../../../../core/entries/mod.ts";
+import {
+  keepNotes,
+  personInvokeContext,
+  policyLines,
+  policyRefusalText,
+  underPolicies,
+} from "../../../../../core/admin/policy_checks.ts";
+import { changedFieldValues } from "../../../../../core/plugins/policies.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../../core/web/manifest.ts";
@@ -137,22 +145,51 @@ export const handler = {
     const model = await modelBySlug(ctx, c.req.param("model")!);
     const groupId = c.req.param("id")!;
     const expected = String(form.expected_current_version_id ?? "");
-    const restored = await restoreVersion(ctx.lifecycle, {
-      group_id: groupId,
-      version_id: String(form.version_id ?? ""),
-      expected_current_version_id: expected === "" ? null : expected,
-    });
+    const versionId = String(form.version_id ?? "");
+    const { db } = ctx.services;
+    const version = /^[0-9a-f-]{36}$/.test(versionId)
+      ? await db.selectFrom("entry_versions").select(["locale", "fields"])
+        .where("site_id", "=", ctx.site.id).where("group_id", "=", groupId)
+        .where("id", "=", versionId).executeTakeFirst()
+      : undefined;
+    const checked = await underPolicies(ctx, {
+      kind: "restore",
+      groupId,
+      modelId: model.id,
+      locale: version?.locale ?? null,
+      changed: () =>
+        changedFieldValues(
+          personInvokeContext(ctx),
+          model.id,
+          expected === "" ? null : expected,
+          (version?.fields ?? {}) as Record<string, unknown>,
+        ),
+    }, (lifecycle, transform) =>
+      restoreVersion(lifecycle, {
+        group_id: groupId,
+        version_id: versionId,
+        expected_current_version_id: expected === "" ? null : expected,
+        overrides: transform ?? undefined,
+      }));
     const lang = String(form.lang ?? "");
+    const url = new URL(c.req.url);
+    url.searchParams.set("lang", lang);
+    if (!checked.ok) {
+      return page(
+        await versionsData(c, url, policyRefusalText(checked)),
+        { status: checked.status },
+      );
+    }
+    const restored = checked.outcome;
     if (restored.ok) {
+      const notes = await keepNotes(ctx, policyLines(checked.results));
       return c.redirect(
         `/admin/content/${model.slug}/${groupId}?lang=${
           encodeURIComponent(lang)
-        }&done=restored_version`,
+        }&done=restored_version${notes ? `&notes=${notes}` : ""}`,
         303,
       );
     }
-    const url = new URL(c.req.url);
-    url.searchParams.set("lang", lang);
     const status = (ERROR_STATUS as Record<string, number>)[restored.code] ??
       422;
     return page(
