@@ -13,10 +13,20 @@ import { SITE_HOST, withPluginWorld } from "./world.ts";
 
 Deno.test({
   name:
-    "Settings → Plugins in Chromium: review, install with a code, the installation page, a site operation run (axe, 390/1440 px)",
+    "Settings → Plugins in Chromium: review, install with a code, the installation page with a policy's mode, a site operation run, an editor save with a policy warning (axe, 390/1440 px)",
   ignore: !chromiumInstalled(),
   fn: () =>
     withPluginWorld(async (w) => {
+      w.plugin.behaviour.policies = [{
+        id: "tone",
+        kind: "save",
+        mode: "blocking",
+        answer: {
+          decision: "warning",
+          message: "The title shouts",
+          fields: ["title"],
+        },
+      }];
       // The browser talks to 127.0.0.1; the service sees the site's host and origin.
       const server = serveLocally((request, info) => {
         const url = new URL(request.url);
@@ -58,6 +68,7 @@ Deno.test({
         await screenshots(page, "settings-plugins-review");
 
         await page.fill("#activation-code", await w.plugin.issueCode());
+        await page.getByRole("checkbox", { name: "Posts" }).check();
         await page.click("text=Install and activate");
         await page.waitForURL(/\/admin\/settings\/plugins\/[0-9a-f-]{36}/);
         match(await page.textContent("main") ?? "", /Example publisher/);
@@ -65,6 +76,14 @@ Deno.test({
         await screenshots(page, "settings-plugins-installation");
         await page.setViewportSize({ width: 390, height: 844 });
         equal(await scrollsSideways(page), null);
+        await page.setViewportSize({ width: 1440, height: 900 });
+        await page.selectOption("#policy-mode-tone", "advisory");
+        await page.getByRole("button", { name: "Save mode of Policy tone" })
+          .click();
+        await page.waitForSelector(
+          "#policy-mode-tone option[value=advisory][selected]",
+          { state: "attached" },
+        );
         const installed = await w.services.db
           .selectFrom("plugin_installations").select("state")
           .executeTakeFirstOrThrow();
@@ -84,6 +103,24 @@ Deno.test({
         );
         problems.push(...await axeProblems(page, "plugin-operation-result"));
         await screenshots(page, "plugin-operation-result");
+        await page.setViewportSize({ width: 390, height: 844 });
+        equal(await scrollsSideways(page), null);
+
+        // The entry editor: a save the policy warns about shows the warning on the next page.
+        await page.setViewportSize({ width: 1440, height: 900 });
+        const { groupId } = await w.entry({ en: { title: "Hello" } });
+        await page.goto(
+          `${server.baseUrl}/admin/content/posts/${groupId}?lang=en`,
+        );
+        await page.fill("#field-title", "HELLO WORLD");
+        await page.getByRole("button", { name: "Save draft" }).click();
+        await page.waitForSelector("#policy-notes");
+        match(
+          await page.textContent("#policy-notes") ?? "",
+          /Example publisher \(Policy tone\): The title shouts \(title\)/,
+        );
+        problems.push(...await axeProblems(page, "editor-policy-notes"));
+        await screenshots(page, "editor-policy-notes");
         await page.setViewportSize({ width: 390, height: 844 });
         equal(await scrollsSideways(page), null);
         deepEqual(problems, []);

@@ -119,10 +119,10 @@ const POLICY_KIND_WORDS: Record<string, string> = {
   transition: "Checks publishing, unpublishing and review moves",
 };
 
-const MODE_WORDS: Record<PolicyMode, string> = {
-  blocking: "Blocking: a refusal or no answer stops the write",
-  advisory: "Advisory: a refusal stops the write; no answer only warns",
-  off: "Off: the policy is not asked",
+const MODE_NAMES: Record<PolicyMode, string> = {
+  blocking: "Blocking",
+  advisory: "Advisory",
+  off: "Off",
 };
 
 function who(actor: unknown): string {
@@ -374,7 +374,11 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
               <h2 id="policies-heading">Content policies</h2>
               <p class="muted">
                 The plugin is asked before these writes on the models it is
-                granted. Whatever the mode, the service's own checks run first.
+                granted, after the service's own checks.{" "}
+                <strong>Blocking</strong>: a refusal or no answer stops the
+                write.{" "}
+                <strong>Advisory</strong>: a refusal stops the write; no answer
+                only warns. <strong>Off</strong>: the policy is not asked.
               </p>
               {i.policies.map((p) => (
                 <form method="post" class="policy-mode" key={p.id}>
@@ -391,7 +395,7 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                       </>
                     )}
                   </p>
-                  <p>
+                  <div class="field">
                     <label for={`policy-mode-${p.id}`}>Mode</label>
                     <select
                       id={`policy-mode-${p.id}`}
@@ -400,14 +404,14 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                     >
                       {(["blocking", "advisory", "off"] as const).map((m) => (
                         <option value={m} selected={m === p.mode}>
-                          {MODE_WORDS[m]}
+                          {MODE_NAMES[m]}
                         </option>
                       ))}
                     </select>
-                    <span id={`policy-declared-${p.id}`} class="muted">
+                    <span id={`policy-declared-${p.id}`} class="hint">
                       The plugin declares it {p.declared}.
                     </span>
-                  </p>
+                  </div>
                   <button type="submit" class="secondary">
                     Save mode of {p.label}
                   </button>
@@ -471,7 +475,7 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
               <form method="post">
                 {csrf}
                 <input type="hidden" name="action" value="activate" />
-                <p>
+                <div class="field">
                   <label for="activation-code">Activation code</label>
                   <input
                     id="activation-code"
@@ -480,7 +484,7 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                     maxLength={256}
                     autocomplete="off"
                   />
-                </p>
+                </div>
                 <button type="submit">Activate</button>
               </form>
             </section>
@@ -491,7 +495,7 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
               <form method="post">
                 {csrf}
                 <input type="hidden" name="action" value="rotate" />
-                <p>
+                <div class="field">
                   <label for="rotation-code">Rotation code</label>
                   <input
                     id="rotation-code"
@@ -501,12 +505,12 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                     autocomplete="off"
                     aria-describedby="rotation-help"
                   />
-                  <span id="rotation-help" class="muted">
+                  <span id="rotation-help" class="hint">
                     A one-time code from the plugin's operator for this
                     installation. The new token goes only to the plugin's pinned
                     activation address.
                   </span>
-                </p>
+                </div>
                 <button type="submit" class="secondary">Rotate</button>
               </form>
             </section>
