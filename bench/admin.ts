@@ -3,46 +3,26 @@
 // the time is the server's plus loopback), then loads each page in headless Chromium and sums the
 // JavaScript it fetched, raw and gzip-compressed (issue 13: < 100 KB editor, < 20 KB lists).
 import { sql } from "kysely";
-import pg from "pg";
 import { chromium } from "playwright-core";
 import { seedDefaultRoles } from "../core/access/roles.ts";
 import { SESSION_COOKIE } from "../core/auth/cookies.ts";
 import { createSession } from "../core/auth/session_store.ts";
 import { systemClock } from "../core/clock.ts";
-import { openDatabase } from "../core/db/database.ts";
-import { migrateToLatest } from "../core/db/migrate.ts";
 import { createModel } from "../core/models/store.ts";
 import { bulkIndexSite } from "../core/search/bulk_index.ts";
 import { runLoad } from "./load.ts";
 import { seedEntries } from "./seed.ts";
+import { openScratchDatabase } from "./scratch_db.ts";
 import { startService } from "./service.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
 const SAMPLES = Number(Deno.env.get("BENCH_SAMPLES") ?? 200);
-const base = Deno.env.get("DATABASE_URL");
-if (!base) {
-  throw new Error(
-    "Cannot run the admin benchmark: set DATABASE_URL to a PostgreSQL server (it creates a scratch database)",
-  );
-}
-
-async function admin(text: string) {
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-const dbName = `stave_bench_admin_${Date.now()}`;
-await admin(`create database ${dbName}`);
-const url = new URL(base);
-url.pathname = `/${dbName}`;
-const db = await openDatabase({ url: url.toString() });
+const scratch = await openScratchDatabase(
+  "stave_bench_admin",
+  "the admin benchmark",
+);
+const { db } = scratch;
 try {
-  await migrateToLatest(db);
   const siteId = crypto.randomUUID();
   await db.insertInto("sites").values({
     id: siteId,
@@ -122,7 +102,7 @@ try {
   const session = await createSession({ db, clock: systemClock }, userId);
   const cookie = `${SESSION_COOKIE}=${session.token}`;
 
-  const service = await startService(url.toString(), { BENCH_ISLANDS: "1" });
+  const service = await startService(scratch.url, { BENCH_ISLANDS: "1" });
   try {
     const group = await db.selectFrom("entry_groups").select("id")
       .where("site_id", "=", siteId).orderBy("created_at", "desc").limit(1)
@@ -228,6 +208,5 @@ try {
     await service.stop();
   }
 } finally {
-  await db.destroy();
-  await admin(`drop database if exists ${dbName} with (force)`);
+  await scratch.drop();
 }

@@ -21,6 +21,9 @@ const services: Services = {
     LOG_REQUESTS: "false",
     DATABASE_URL: url,
     PUBLIC_ANSWER_CACHE_MB: Deno.env.get("PUBLIC_ANSWER_CACHE_MB"),
+    // The plugin API bench installs a plugin served over plain http on 127.0.0.1.
+    ENVIRONMENT: Deno.env.get("ENVIRONMENT"),
+    PLUGIN_DEV_ORIGINS: Deno.env.get("PLUGIN_DEV_ORIGINS"),
   }),
   db,
   kv,
