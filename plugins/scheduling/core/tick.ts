@@ -109,13 +109,17 @@ async function tickInstallation(
     )
     .orderBy("next_attempt_at").orderBy("id").limit(PER_TICK * 3).execute();
   let claimed = 0;
+  // Read (and decrypted) once per installation and tick; a send that meets
+  // plugin_unauthorized still re-reads the stored token (client rule 3 after a rotation).
+  let token: Promise<string | null> | undefined;
   for (const schedule of due) {
     if (claimed >= PER_TICK) break;
     const lease = await claim(ctx, owner, schedule);
     if (!lease) continue;
     claimed++;
     report.claimed++;
-    const result = await send(ctx, installation, lease);
+    token ??= readToken(ctx.db, ctx.box, installation.id);
+    const result = await send(ctx, installation, lease, await token);
     report[result]++;
     await ctx.kv.atomic().check(lease.entry).delete(leaseKey(schedule.id))
       .commit();
@@ -123,7 +127,7 @@ async function tickInstallation(
   await tickReleases(ctx, installation, report);
 }
 
-/** A client of the plugin API for one installation, its token re-read on every call. */
+/** A client of the plugin API for one installation, its token re-read on every call after a `known` first one. */
 export function installationClient(
   ctx: Pick<
     TickContext,
@@ -141,12 +145,21 @@ export function installationClient(
       | "backoffMaxMs"
     >
   >,
+  /** A token just read: the client's first read answers it, later ones read the store. */
+  known?: string,
 ): PluginClient {
+  let first = known;
   return new PluginClient({
     serviceUrl: installation.service_url,
     servicePolicy: ctx.servicePolicy,
-    readToken: async () =>
-      await readToken(ctx.db, ctx.box, installation.id) ?? "",
+    readToken: async () => {
+      if (first !== undefined) {
+        const token = first;
+        first = undefined;
+        return token;
+      }
+      return await readToken(ctx.db, ctx.box, installation.id) ?? "";
+    },
     fetch: ctx.fetch,
     now: ctx.now,
     random: ctx.random,
@@ -222,8 +235,12 @@ async function claim(
     .set(leaseKey(schedule.id), lease, { expireIn: ctx.limits.leaseMs })
     .commit();
   if (!set.ok) return null;
-  const entry = await ctx.kv.get<Lease>(leaseKey(schedule.id));
-  if (entry.value?.owner !== owner) return null;
+  // The committed lease, as a read would answer it (the versionstamp finish() checks).
+  const entry: Deno.KvEntryMaybe<Lease> = {
+    key: leaseKey(schedule.id),
+    value: lease,
+    versionstamp: set.versionstamp,
+  };
   const reclaim = schedule.status === "running";
   const row = await ctx.db.updateTable("schedules")
     .set((e) => ({
@@ -247,6 +264,7 @@ async function send(
   ctx: TickContext,
   installation: { id: string; service_url: string },
   lease: { entry: Deno.KvEntryMaybe<Lease>; row: Schedule },
+  token: string | null,
 ): Promise<"completed" | "refused" | "retrying"> {
   const row = lease.row;
   const now = ctx.now();
@@ -258,7 +276,6 @@ async function send(
       status: null,
     });
   }
-  const token = await readToken(ctx.db, ctx.box, installation.id);
   if (token === null) {
     return await finish(ctx, lease, "refused", {
       code: "token_unreadable",
@@ -276,7 +293,7 @@ async function send(
       1_000,
       Math.min(10_000, ctx.limits.leaseMs - LEASE_MARGIN_MS),
     ),
-  });
+  }, token);
   const pin = row.kind === "publish"
     ? { expected_current_version_id: row.pinned_version_id }
     : { expected_published_version_id: row.pinned_version_id };
