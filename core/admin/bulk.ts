@@ -15,6 +15,12 @@ import type { LifecycleOutcome } from "../entries/types.ts";
 import { isReviewMove } from "../entries/review_stage.ts";
 import type { AdminContext } from "./context.ts";
 import { refusalMessage } from "./messages.ts";
+import type { PolicyKind } from "../plugins/policies.ts";
+import {
+  policyLines,
+  policyRefusalText,
+  underPolicies,
+} from "./policy_checks.ts";
 
 /** Bulk actions a list offers; `stage:<move>` moves the draft between review stages. */
 export const BULK_ACTIONS = [
@@ -49,22 +55,71 @@ export function parseSelection(
   });
 }
 
+/** The policy kind a bulk action is checked as (spec 2: the editor's checks). */
+function checkOf(action: string): { kind: PolicyKind; transition: string } {
+  if (action === "trash" || action === "restore") {
+    return { kind: "trash", transition: action };
+  }
+  return { kind: "transition", transition: action.replace(/^stage:/, "") };
+}
+
 async function runOne(
   ctx: AdminContext,
   action: string,
   item: { groupId: string; revision: number },
   locale: string | undefined,
-): Promise<LifecycleOutcome> {
+): Promise<{ ok: boolean; message: string }> {
   const { db } = ctx.services;
   const siteId = ctx.site.id;
   const group = await readGroup(db, siteId, item.groupId);
-  if (!group) return { ok: false, code: "not_found" };
+  if (!group) return { ok: false, message: refusalMessage("not_found") };
   const instances = await readInstances(db, siteId, group.id);
   const instance = locale
     ? instances.find((i) => i.locale === locale)
     : undefined;
-  if (locale && !instance) return { ok: false, code: "transition_unavailable" };
-  const pin = item.revision;
+  if (locale && !instance) {
+    return { ok: false, message: refusalMessage("transition_unavailable") };
+  }
+  const check = checkOf(action);
+  const checked = await underPolicies(ctx, {
+    ...check,
+    groupId: group.id,
+    modelId: group.model_id,
+    locale: check.kind === "transition" && !isReviewMove(check.transition)
+      ? locale ?? null
+      : null,
+    changed: () => Promise.resolve({}),
+  }, (lifecycle) =>
+    command(
+      { ...ctx, lifecycle },
+      action,
+      group,
+      instances,
+      instance,
+      item.revision,
+      locale,
+    ));
+  if (!checked.ok) return { ok: false, message: policyRefusalText(checked) };
+  const outcome = checked.outcome;
+  if (!outcome.ok) return { ok: false, message: refusalMessage(outcome.code) };
+  const notes = policyLines(checked.results);
+  return {
+    ok: true,
+    message: notes.length > 0 ? `Done. ${notes.join(". ")}` : "Done",
+  };
+}
+
+async function command(
+  ctx: AdminContext,
+  action: string,
+  group: { id: string; current_version_id: string | null },
+  instances: Awaited<ReturnType<typeof readInstances>>,
+  instance: Awaited<ReturnType<typeof readInstances>>[number] | undefined,
+  pin: number,
+  locale: string | undefined,
+): Promise<LifecycleOutcome> {
+  const { db } = ctx.services;
+  const siteId = ctx.site.id;
   switch (action) {
     case "publish":
       return await publishEntry(ctx.lifecycle, {
@@ -120,11 +175,7 @@ export async function runBulk(
   const results: BulkResult[] = [];
   for (const item of options.selection.slice(0, BULK_LIMIT)) {
     const outcome = await runOne(ctx, options.action, item, options.locale);
-    results.push({
-      groupId: item.groupId,
-      ok: outcome.ok,
-      message: outcome.ok ? "Done" : refusalMessage(outcome.code),
-    });
+    results.push({ groupId: item.groupId, ...outcome });
   }
   return results;
 }

@@ -197,3 +197,44 @@ Deno.test("Settings → Plugins lists the content policies and sets a mode, audi
     equal(audits.length, 1);
     match(await (await page(w, path)).text(), /Policy mode changed/);
   }));
+
+Deno.test("a list's bulk publish runs transition policies for each entry: a refused one says why, the others go through with their warnings (PEXT-016, PEXT-020)", () =>
+  withPluginWorld(async (w) => {
+    const set = await setUp(w, [{
+      id: "ready",
+      kind: "transition",
+      mode: "blocking",
+      answer: (check) =>
+        check.entry_id === refusedGroup
+          ? { decision: "refuse", code: "not_ready", message: "Not yet" }
+          : { decision: "warning", message: "Check the links" },
+    }]);
+    const other = await w.entry({ en: { title: "Other" } });
+    const refusedGroup = set.groupId;
+    const selection = [];
+    for (const groupId of [set.groupId, other.groupId]) {
+      const group = await w.services.db.selectFrom("entry_groups")
+        .select("revision").where("id", "=", groupId)
+        .executeTakeFirstOrThrow();
+      selection.push(`${groupId}:${group.revision}`);
+    }
+    const body = new URLSearchParams({ action: "publish", lang: "en" });
+    for (const s of selection) body.append("select", s);
+    const res = await page(w, "/admin/content/posts", body);
+    equal(res.status, 200);
+    const html = await res.text();
+    match(
+      html,
+      /Not saved: Example publisher \(Policy ready\) says: Not yet/,
+    );
+    match(html, /Done\. Example publisher \(Policy ready\): Check the links/);
+    const published = await w.services.db.selectFrom("entries")
+      .select(["group_id", "published_version_id"])
+      .where("group_id", "in", [set.groupId, other.groupId]).execute();
+    deepEqual(
+      Object.fromEntries(
+        published.map((p) => [p.group_id, p.published_version_id !== null]),
+      ),
+      { [set.groupId]: false, [other.groupId]: true },
+    );
+  }));

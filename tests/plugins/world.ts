@@ -213,7 +213,8 @@ export function adminPage(
     session: string;
   },
   path: string,
-  fields?: Record<string, string>,
+  /** A form to post; a `URLSearchParams` may repeat a name (several checkboxes). */
+  fields?: Record<string, string> | URLSearchParams,
 ): Promise<Response> {
   const headers: Record<string, string> = {
     host: SITE_HOST,
@@ -221,12 +222,16 @@ export function adminPage(
     cookie: `stave_session=${w.session}; stave_csrf=${CSRF}`,
     origin: `http://${SITE_HOST}`,
   };
-  if (fields) headers["content-type"] = "application/x-www-form-urlencoded";
+  let body: string | undefined;
+  if (fields) {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    const form = new URLSearchParams(fields);
+    form.set("_csrf", CSRF);
+    body = form.toString();
+  }
   return Promise.resolve(w.app.request(`http://${SITE_HOST}${path}`, {
     method: fields ? "POST" : "GET",
     headers,
-    body: fields
-      ? new URLSearchParams({ _csrf: CSRF, ...fields }).toString()
-      : undefined,
+    body,
   }));
 }
