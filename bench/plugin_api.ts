@@ -16,13 +16,11 @@ import {
   publishEntry,
   saveEntry,
 } from "../core/entries/mod.ts";
-import { createModel } from "../core/models/store.ts";
 import { pluginCallOf } from "../core/plugins/calls.ts";
-import { installPlugin } from "../core/plugins/installations.ts";
-import { createInstallation } from "../core/sites/installation.ts";
 import { startExamplePlugin } from "../plugins/testing/plugin.ts";
 import { runLoad, type RunStats } from "./load.ts";
 import { cpuTicks } from "./proc.ts";
+import { pluginSite } from "./plugin_sites.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 import { startService } from "./service.ts";
 
@@ -60,72 +58,31 @@ try {
   console.log(`Setting up ${SITES} sites × ${ENTRIES} published posts…`);
   const setupStarted = performance.now();
   for (let s = 0; s < SITES; s++) {
-    const created = await createInstallation(
-      { db, clock: systemClock },
-      {
-        domain: `p${s}.bench`,
-        slug: `plugin-${s}`,
-        name: `Plugin bench ${s}`,
-        locales: ["en"],
-        adminEmail: `admin${s}@bench.test`,
-      },
-    );
-    if (!created.ok) throw new Error(created.message);
-    const siteId = created.site.id;
-    const userId = created.admin.id;
-    const ctx = { db, clock: systemClock, siteId };
-    const model = await createModel(ctx, {
-      model: { name: "Posts", slug: "posts" },
-      fields: [{ key: "title", label: "Title", type: "text" }],
-    });
-    if (!model.ok) throw new Error(model.code);
-    const installed = await installPlugin({
-      ...ctx,
-      userId,
+    const site = await pluginSite(db, {
+      name: "plugin",
+      n: s,
       call,
       serviceUrl: serviceOrigin,
-    }, {
-      manifest_url: plugin.manifestUrl,
-      activation_code: await plugin.issueCode(),
-      grant: {
-        capabilities: [
-          "content:read",
-          "workflow:read",
-          "workflow:publish",
-          "workflow:unpublish",
-        ],
-        model_ids: [model.model_id],
-      },
+      manifestUrl: plugin.manifestUrl,
+      activationCode: await plugin.issueCode(),
+      capabilities: [
+        "content:read",
+        "workflow:read",
+        "workflow:publish",
+        "workflow:unpublish",
+      ],
     });
-    if (!installed.ok) throw new Error(installed.code);
-    const installationId = installed.installation.id;
-    // A manage launch's delegation, as its exchange records it (the launch itself is not measured).
-    const delegationId = crypto.randomUUID();
-    await db.insertInto("plugin_delegations").values({
-      id: delegationId,
-      site_id: siteId,
-      installation_id: installationId,
-      source: "launch",
-      user_id: userId,
-      user_email: `admin${s}@bench.test`,
-      action: "manage",
-      view: "calendar",
-      instance_id: null,
-      group_id: null,
-      model_ids: JSON.stringify([{ model_id: model.model_id, access: "read" }]),
-      invocation_id: null,
-      capabilities: null,
-      created_at: new Date(),
-    }).execute();
+    const { installationId, delegationId } = site;
+    const ctx = { db, clock: systemClock, siteId: site.siteId };
     const lifecycle = {
       ...ctx,
-      actor: personActor(userId),
+      actor: personActor(site.userId),
       validate: modelValidator(),
     };
     const instances: Target["instances"] = [];
     for (let n = 0; n < ENTRIES; n++) {
       const saved = await saveEntry(lifecycle, {
-        model_id: model.model_id,
+        model_id: site.modelId,
         locale: "en",
         slug: `post-${n}`,
         fields: { title: `Post ${n} of site ${s}` },

@@ -11,12 +11,10 @@ import { systemClock } from "../core/clock.ts";
 import { loadConfig } from "../core/config.ts";
 import type { Db } from "../core/db/database.ts";
 import { modelValidator, saveEntry } from "../core/entries/mod.ts";
-import { createModel } from "../core/models/store.ts";
 import { pluginCallOf } from "../core/plugins/calls.ts";
-import { installPlugin } from "../core/plugins/installations.ts";
 import { createApp } from "../core/server.ts";
-import { createInstallation } from "../core/sites/installation.ts";
 import { startScheduler } from "../plugins/scheduling/server.ts";
+import { pluginSite } from "./plugin_sites.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 import { cpuTicks } from "./proc.ts";
 import { startService } from "./service.ts";
@@ -115,64 +113,23 @@ try {
   const setupStarted = performance.now();
   const dueAt = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000);
   for (let i = 0; i < INSTALLATIONS; i++) {
-    const created = await createInstallation({ db, clock: systemClock }, {
-      domain: `s${i}.bench`,
-      slug: `bench-${i}`,
-      name: `Bench ${i}`,
-      locales: ["en"],
-      adminEmail: `admin${i}@bench.test`,
-    });
-    if (!created.ok) throw new Error(created.message);
-    const siteId = created.site.id;
-    const userId = created.admin.id;
-    const ctx = { db, clock: systemClock, siteId };
-    const model = await createModel(ctx, {
-      model: { name: "Posts", slug: "posts" },
-      fields: [{ key: "title", label: "Title", type: "text" }],
-    });
-    if (!model.ok) throw new Error(model.code);
-    const installed = await installPlugin({
-      ...ctx,
-      userId,
+    const site = await pluginSite(db, {
+      name: "sched",
+      n: i,
       call,
       serviceUrl: service.origin,
-    }, {
-      manifest_url: scheduler.manifestUrl,
-      activation_code: await scheduler.issueCode(),
-      grant: {
-        capabilities: ["content:read", "workflow:read", "workflow:publish"],
-        model_ids: [model.model_id],
-      },
+      manifestUrl: scheduler.manifestUrl,
+      activationCode: await scheduler.issueCode(),
+      capabilities: ["content:read", "workflow:read", "workflow:publish"],
     });
-    if (!installed.ok) throw new Error(installed.code);
-    const installationId = installed.installation.id;
-    // One manage delegation per installation reaches every entry of the granted model, as a
-    // manage launch's exchange records it (the launch itself is not what is measured).
-    const delegationId = crypto.randomUUID();
-    const email = `admin${i}@bench.test`;
-    await db.insertInto("plugin_delegations").values({
-      id: delegationId,
-      site_id: siteId,
-      installation_id: installationId,
-      source: "launch",
-      user_id: userId,
-      user_email: email,
-      action: "manage",
-      view: "calendar",
-      instance_id: null,
-      group_id: null,
-      model_ids: JSON.stringify([{ model_id: model.model_id, access: "read" }]),
-      invocation_id: null,
-      capabilities: null,
-      created_at: new Date(),
-    }).execute();
+    const ctx = { db, clock: systemClock, siteId: site.siteId };
     for (let n = 0; n < PER_INSTALLATION; n++) {
       const saved = await saveEntry({
         ...ctx,
-        actor: personActor(userId),
+        actor: personActor(site.userId),
         validate: modelValidator(),
       }, {
-        model_id: model.model_id,
+        model_id: site.modelId,
         locale: "en",
         slug: `post-${n}`,
         fields: { title: `Post ${n}` },
@@ -181,10 +138,10 @@ try {
       if (!saved.ok) throw new Error(saved.code);
       await scheduler.db.insertInto("schedules").values({
         id: crypto.randomUUID(),
-        installation_id: installationId,
+        installation_id: site.installationId,
         instance_id: saved.instances[0].entry_id,
         group_id: saved.group_id,
-        model_id: model.model_id,
+        model_id: site.modelId,
         title: `Post ${n}`,
         kind: "publish",
         target_state: "published",
@@ -198,8 +155,8 @@ try {
         status: "pending",
         next_attempt_at: dueAt,
         revision: 1,
-        delegation_id: delegationId,
-        requester_email: email,
+        delegation_id: site.delegationId,
+        requester_email: site.email,
         created_at: new Date(),
         updated_at: new Date(),
       }).execute();
