@@ -2,7 +2,7 @@
 // under the same policy checks as the Management API's, and what policies said reaches the next
 // page through a short-lived note (a redirect after a save cannot carry it otherwise).
 import type { LifecycleContext } from "../entries/types.ts";
-import { pluginCallOf } from "../plugins/calls.ts";
+import { invokeContextFor } from "../plugins/calls.ts";
 import type { InvokeContext } from "../plugins/invocations.ts";
 import {
   type PolicyCheck,
@@ -15,15 +15,11 @@ import type { AdminContext } from "./context.ts";
 
 /** The signed-in person as the one a plugin call is made for (`via: session`). */
 export function personInvokeContext(ctx: AdminContext): InvokeContext {
-  const { db, kv, clock } = ctx.services;
-  return {
-    db,
-    kv,
-    clock,
-    call: pluginCallOf(ctx.services),
-    siteId: ctx.site.id,
-    caller: { userId: ctx.user.id, via: "session", authority: ctx.authority },
-  };
+  return invokeContextFor(ctx.services, ctx.site.id, {
+    userId: ctx.user.id,
+    via: "session",
+    authority: ctx.authority,
+  });
 }
 
 /** Runs an editor command under the site's policies, as the Management API runs it. */

@@ -500,12 +500,11 @@ export function uninstallPlugin(ctx: PluginAdminContext, id: string) {
   );
 }
 
-/** Replaces the grant; a narrowed grant applies to the very next plugin request. */
-export async function changeGrant(
+/** The row of an installation an administrator may still change: not revoked. */
+async function changeableRow(
   ctx: PluginAdminContext,
   id: string,
-  grant: Grant,
-): Promise<Outcome<{ installation: Installation }>> {
+): Promise<InstallationRow | PluginAdminRefusal> {
   const denied = await allowed(ctx);
   if (denied) return denied;
   const row = await readInstallation(ctx.db, ctx.siteId, id);
@@ -513,6 +512,17 @@ export async function changeGrant(
   if (row.state === "revoked") {
     return refused("installation_state", "A revoked installation is final");
   }
+  return row;
+}
+
+/** Replaces the grant; a narrowed grant applies to the very next plugin request. */
+export async function changeGrant(
+  ctx: PluginAdminContext,
+  id: string,
+  grant: Grant,
+): Promise<Outcome<{ installation: Installation }>> {
+  const row = await changeableRow(ctx, id);
+  if ("ok" in row) return row;
   const bad = await checkGrant(ctx, installationOf(row).manifest, grant);
   if (bad) return bad;
   const next = {
@@ -551,13 +561,8 @@ export async function setPolicyMode(
   policyId: string,
   mode: PolicyMode,
 ): Promise<Outcome<{ installation: Installation }>> {
-  const denied = await allowed(ctx);
-  if (denied) return denied;
-  const row = await readInstallation(ctx.db, ctx.siteId, id);
-  if (!row) return refused("not_found", "No such installation on this site");
-  if (row.state === "revoked") {
-    return refused("installation_state", "A revoked installation is final");
-  }
+  const row = await changeableRow(ctx, id);
+  if ("ok" in row) return row;
   const before = installationOf(row);
   const policy = before.manifest.policies.find((p) => p.id === policyId);
   if (!policy) {
@@ -594,13 +599,8 @@ export async function previewUpgrade(
   ctx: PluginAdminContext,
   id: string,
 ): Promise<Outcome<{ diff: UpgradeDiff }>> {
-  const denied = await allowed(ctx);
-  if (denied) return denied;
-  const row = await readInstallation(ctx.db, ctx.siteId, id);
-  if (!row) return refused("not_found", "No such installation on this site");
-  if (row.state === "revoked") {
-    return refused("installation_state", "A revoked installation is final");
-  }
+  const row = await changeableRow(ctx, id);
+  if ("ok" in row) return row;
   const fetched = await fetchManifest(ctx, row.manifest_url);
   if (!fetched.ok) return fetched;
   if (fetched.manifest.id !== row.plugin_id) {

@@ -1,7 +1,7 @@
 // The Management API's side of plugin policies (MAPI-020): the caller as a policy check sees it,
 // and one wrapper that runs a command under the policies and answers their refusals.
 import type { InvokeContext } from "../../plugins/invocations.ts";
-import { pluginCallOf } from "../../plugins/calls.ts";
+import { invokeContextFor } from "../../plugins/calls.ts";
 import {
   type PolicyAttempt,
   type PolicyCheck,
@@ -14,19 +14,11 @@ import { unwrap } from "./entries_support.ts";
 
 /** The credential's creator as the person a plugin call is made for (`via: management_credential`). */
 export function invokeContextOf(ctx: ManageContext): InvokeContext {
-  const { db, kv, clock } = ctx.services;
-  return {
-    db,
-    kv,
-    clock,
-    call: pluginCallOf(ctx.services),
-    siteId: ctx.site.id,
-    caller: {
-      userId: ctx.authority.personId,
-      via: "management_credential",
-      authority: ctx.authority,
-    },
-  };
+  return invokeContextFor(ctx.services, ctx.site.id, {
+    userId: ctx.authority.personId,
+    via: "management_credential",
+    authority: ctx.authority,
+  });
 }
 
 /**
