@@ -752,6 +752,12 @@ export interface PluginInvocationsTable {
   created_at: Date;
   exchanged_at: Date | null;
   finished_at: Date | null;
+  /** The exchange's request and answer in bytes (migration 0235); null before it. */
+  exchange_bytes: ColumnType<
+    number | null,
+    number | null | undefined,
+    number | null
+  >;
 }
 
 /** A page address waiting for its language's next publication; null removes the address. */

@@ -497,6 +497,8 @@ export async function sendInvocation(
 ): Promise<{
   invocationId: string;
   inputDigest: string;
+  /** Bytes of the envelope sent, for {@linkcode judgeExchange}. */
+  sentBytes: number;
   answered: Awaited<ReturnType<PluginCall>>;
 }> {
   const newId = ctx.newId ?? (() => crypto.randomUUID());
@@ -555,18 +557,56 @@ export async function sendInvocation(
     target.limits ?? OUTBOUND_LIMITS.invocation,
     () => ctx.clock.now().getTime(),
   );
+  const envelope = {
+    installation_id: installation.id,
+    invocation_id: invocationId,
+    code: issued.code,
+    expires_at: issued.expiresAt.getTime(),
+  };
   const answered = await ctx.call({
     url: target.url,
     method: "POST",
     purpose: "invocation",
-    json: {
-      installation_id: installation.id,
-      invocation_id: invocationId,
-      code: issued.code,
-      expires_at: issued.expiresAt.getTime(),
-    },
+    json: envelope,
   }, { budget });
-  return { invocationId, inputDigest, answered };
+  return {
+    invocationId,
+    inputDigest,
+    sentBytes: byteLength(JSON.stringify(envelope)),
+    answered,
+  };
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).byteLength;
+}
+
+/** How a run stands once the plugin answered: exchanged or not, and within its bytes. */
+export interface ExchangeJudgement {
+  exchanged: boolean;
+  /** Request, exchange and answer together within the invocation's 64 KB (OUT-022). */
+  withinBytes: boolean;
+}
+
+/**
+ * Judges a run after its answer: the plugin must have exchanged the code (PEXT-013), and the
+ * envelope, the exchange (recorded by whichever process served it) and the answer together
+ * stay within `LIMITS.invocation.max_bytes`.
+ */
+export async function judgeExchange(
+  db: Db,
+  invocationId: string,
+  sentBytes: number,
+  answerBytes: number,
+): Promise<ExchangeJudgement> {
+  const stored = await db.selectFrom("plugin_invocations")
+    .select(["status", "exchange_bytes"])
+    .where("id", "=", invocationId).executeTakeFirstOrThrow();
+  return {
+    exchanged: stored.status === "exchanged",
+    withinBytes: sentBytes + (stored.exchange_bytes ?? 0) + answerBytes <=
+      LIMITS.invocation.max_bytes,
+  };
 }
 
 async function run(
@@ -581,11 +621,12 @@ async function run(
     entries?: ColumnEntry[];
   },
 ): Promise<InvokeSuccess | InvokeRefusal> {
-  const { invocationId, inputDigest, answered } = await sendInvocation(
-    ctx,
-    installation,
-    { operationId: op.id, scope: op.scope, url: op.url, ...target },
-  );
+  const { invocationId, inputDigest, sentBytes, answered } =
+    await sendInvocation(
+      ctx,
+      installation,
+      { operationId: op.id, scope: op.scope, url: op.url, ...target },
+    );
 
   const finish = async (
     status: "completed" | "refused" | "failed",
@@ -660,14 +701,20 @@ async function run(
   }
   // Accepted only after the plugin exchanged the code (PEXT-013), and only while the
   // installation is active with a grant still covering the operation (PEXT-014).
-  const stored = await ctx.db.selectFrom("plugin_invocations").select("status")
-    .where("id", "=", invocationId).executeTakeFirstOrThrow();
-  if (stored.status !== "exchanged") {
+  const judged = await judgeExchange(
+    ctx.db,
+    invocationId,
+    sentBytes,
+    answered.body.byteLength,
+  );
+  if (!judged.exchanged || !judged.withinBytes) {
     await finish("failed", "plugin_response_invalid", answerDigest);
     return refusal(
       502,
       "plugin_response_invalid",
-      "The plugin answered without exchanging the invocation",
+      judged.exchanged
+        ? `The request, exchange and answer together exceed ${LIMITS.invocation.max_bytes} bytes`
+        : "The plugin answered without exchanging the invocation",
     );
   }
   const now2 = await readInstallation(ctx.db, ctx.siteId, installation.id);
@@ -792,18 +839,17 @@ export async function exchangeInvocation(
   }
   if (p.policy) {
     // A policy sees what it checks and nothing else (PEXT-015): no delegation to read more.
+    const exchange = { invocation_id: p.invocationId, policy: p.policy };
     const waiting = await ctx.db.updateTable("plugin_invocations").set({
       status: "exchanged",
       exchanged_at: ctx.clock.now(),
+      exchange_bytes: exchangeBytes(code, exchange),
     }).where("id", "=", p.invocationId).where("status", "=", "sent")
       .executeTakeFirst();
     if (waiting.numUpdatedRows !== 1n) {
       return pluginRefusal("invalid_request", CODE_REFUSED);
     }
-    return {
-      ok: true,
-      exchange: { invocation_id: p.invocationId, policy: p.policy },
-    };
+    return { ok: true, exchange };
   }
   const loaded = await loadAuthority(ctx.db, {
     siteId: p.siteId,
@@ -833,6 +879,19 @@ export async function exchangeInvocation(
     .where("id", "=", p.userId).executeTakeFirstOrThrow();
   const id = (ctx.newId ?? (() => crypto.randomUUID()))();
   const now = ctx.clock.now();
+  const exchange: InvocationExchange = {
+    delegation_id: id,
+    invocation_id: p.invocationId,
+    operation_id: p.operationId,
+    scope: p.scope,
+    instance_id: p.instanceId,
+    group_id: p.groupId,
+    model_ids: models,
+    input: p.input,
+    ...(p.entries ? { entries: p.entries } : {}),
+    ...(p.mediaSource ? { media_source: p.mediaSource } : {}),
+    user: { id: p.userId, email: user.email },
+  };
   // Only a run still waiting for its answer can be exchanged: once the service has judged
   // the answer (or given up), the code is worth nothing.
   const exchanged = await ctx.db.transaction().execute(async (tx) => {
@@ -840,6 +899,7 @@ export async function exchangeInvocation(
       status: "exchanged",
       delegation_id: id,
       exchanged_at: now,
+      exchange_bytes: exchangeBytes(code, exchange),
     }).where("id", "=", p.invocationId).where("status", "=", "sent")
       .executeTakeFirst();
     if (waiting.numUpdatedRows !== 1n) return false;
@@ -862,22 +922,13 @@ export async function exchangeInvocation(
     return true;
   });
   if (!exchanged) return pluginRefusal("invalid_request", CODE_REFUSED);
-  return {
-    ok: true,
-    exchange: {
-      delegation_id: id,
-      invocation_id: p.invocationId,
-      operation_id: p.operationId,
-      scope: p.scope,
-      instance_id: p.instanceId,
-      group_id: p.groupId,
-      model_ids: models,
-      input: p.input,
-      ...(p.entries ? { entries: p.entries } : {}),
-      ...(p.mediaSource ? { media_source: p.mediaSource } : {}),
-      user: { id: p.userId, email: user.email },
-    },
-  };
+  return { ok: true, exchange };
+}
+
+/** The exchange's request (`{"code": …}`) and answer (`{"data": …}`) as sent, in bytes. */
+function exchangeBytes(code: string, exchange: unknown): number {
+  return byteLength(JSON.stringify({ code })) +
+    byteLength(JSON.stringify({ data: exchange }));
 }
 
 /** Most entries one column run answers for (a `cells` block holds at most 200). */

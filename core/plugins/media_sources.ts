@@ -33,7 +33,12 @@ import {
   listInstallationRows,
   readInstallation,
 } from "./installation_store.ts";
-import { delegatedCapabilities, sendInvocation } from "./invocations.ts";
+import {
+  delegatedCapabilities,
+  judgeExchange,
+  sendInvocation,
+} from "./invocations.ts";
+import { LIMITS } from "./protocol.ts";
 import type { ManifestMediaSource } from "./manifest.ts";
 
 /** One source as `GET /media/sources` lists it (MED-035). */
@@ -145,7 +150,7 @@ async function askSource(
   source: ManifestMediaSource,
   request: SourceRequest,
 ): Promise<{ ok: true; page: MediaSourceAnswer } | SourceRefusal> {
-  const { invocationId, answered } = await sendInvocation(
+  const { invocationId, sentBytes, answered } = await sendInvocation(
     {
       db: ctx.db,
       kv: ctx.kv,
@@ -192,21 +197,29 @@ async function askSource(
   } catch {
     // Refused below.
   }
-  const stored = await ctx.db.selectFrom("plugin_invocations").select("status")
-    .where("id", "=", invocationId).executeTakeFirstOrThrow();
+  const judged = await judgeExchange(
+    ctx.db,
+    invocationId,
+    sentBytes,
+    answered.body.byteLength,
+  );
   const parsed = answered.status >= 200 && answered.status < 300
     ? parseMediaSourceAnswer(json, {
       manifestOrigin: new URL(installation.manifest.base_url).origin,
       source,
     })
     : null;
-  if (!parsed || !parsed.ok || stored.status !== "exchanged") {
+  if (
+    !parsed || !parsed.ok || !judged.exchanged || !judged.withinBytes
+  ) {
     await finish("plugin_response_invalid");
     return refusal(
       502,
       "plugin_response_invalid",
-      stored.status !== "exchanged"
+      !judged.exchanged
         ? "The media source answered without exchanging the invocation"
+        : !judged.withinBytes
+        ? `The request, exchange and answer together exceed ${LIMITS.invocation.max_bytes} bytes`
         : "The media source's answer is not a valid page",
     );
   }

@@ -26,6 +26,7 @@ import {
   auditPluginCall,
   type InvocationCaller,
   type InvokeContext,
+  judgeExchange,
   sendInvocation,
 } from "./invocations.ts";
 import type { ManifestPolicy } from "./manifest.ts";
@@ -186,24 +187,25 @@ async function askPolicy(
     );
     return { ok: false, failure: "plugin_policy_budget_exhausted" };
   }
-  const { invocationId, inputDigest, answered } = await sendInvocation(
-    ctx,
-    installation,
-    {
-      operationId: `policy:${policy.id}`,
-      scope: "entry",
-      url: policy.url,
-      groupId: call.entry_id,
-      modelId: call.model_id,
-      instanceId: null,
-      input: {},
-      policy: call,
-      limits: {
-        maxBytes: POLICY_LIMITS.max_bytes,
-        timeoutMs: POLICY_LIMITS.timeout_ms,
+  const { invocationId, inputDigest, sentBytes, answered } =
+    await sendInvocation(
+      ctx,
+      installation,
+      {
+        operationId: `policy:${policy.id}`,
+        scope: "entry",
+        url: policy.url,
+        groupId: call.entry_id,
+        modelId: call.model_id,
+        instanceId: null,
+        input: {},
+        policy: call,
+        limits: {
+          maxBytes: POLICY_LIMITS.max_bytes,
+          timeoutMs: POLICY_LIMITS.timeout_ms,
+        },
       },
-    },
-  );
+    );
   const finish = async (
     status: "completed" | "refused" | "failed",
     outcome: string,
@@ -273,9 +275,13 @@ async function askPolicy(
   }
   // Accepted only after the exchange, from an installation still active whose grant still
   // covers the model and which still declares the policy (PEXT-013, PEXT-014).
-  const stored = await ctx.db.selectFrom("plugin_invocations").select("status")
-    .where("id", "=", invocationId).executeTakeFirstOrThrow();
-  if (stored.status !== "exchanged") {
+  const judged = await judgeExchange(
+    ctx.db,
+    invocationId,
+    sentBytes,
+    answered.body.byteLength,
+  );
+  if (!judged.exchanged || !judged.withinBytes) {
     return await failed("plugin_response_invalid", answerDigest);
   }
   const now = await readInstallation(ctx.db, ctx.siteId, installation.id);

@@ -49,9 +49,13 @@ export interface ExamplePolicy {
     | "garbage"
     | "no_exchange"
     | "unavailable"
+    /** A transform padded so envelope, exchange and answer total 65,536 + `fill` bytes. */
+    | { fill: number }
     | Record<string, unknown>
     | ((check: Record<string, unknown>) => Record<string, unknown>);
 }
+
+const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
 
 /** One installation the plugin holds: the token lives only in memory here (a real plugin encrypts it at rest). */
 export interface ExampleInstallation {
@@ -599,9 +603,13 @@ export function startExamplePlugin(
   /** A policy check: exchange the code (which says what is checked), then decide. */
   async function policy(request: Request, id: string): Promise<Response> {
     const declared = plugin.behaviour.policies?.find((p) => p.id === id);
-    const envelope = await request.json().catch(() => null) as
-      | Record<string, unknown>
-      | null;
+    const sent = await request.text();
+    let envelope: Record<string, unknown> | null = null;
+    try {
+      envelope = JSON.parse(sent);
+    } catch {
+      // Answered 404 below.
+    }
     const installation = plugin.installations.get(
       String(envelope?.installation_id),
     );
@@ -617,13 +625,30 @@ export function startExamplePlugin(
     const res = await plugin.api(installation.id, "/invocations/exchange", {
       body: { code: envelope!.code },
     });
-    const exchanged = await res.json();
+    const exchangeText = await res.text();
+    const exchanged = JSON.parse(exchangeText);
     plugin.exchanges.push({ status: res.status, body: exchanged });
     if (!res.ok) return new Response(null, { status: 403 });
     const check = exchanged.data.policy as Record<string, unknown>;
     plugin.policyChecks.push(check);
     await plugin.beforeAnswer?.();
     if (answer === "garbage") return new Response("<html>no");
+    if (typeof answer === "object" && typeof answer.fill === "number") {
+      const spent = bytes(sent) +
+        bytes(JSON.stringify({ code: envelope!.code })) + bytes(exchangeText);
+      const empty = JSON.stringify({
+        decision: "transform",
+        values: { title: "" },
+      });
+      const pad = 65_536 + answer.fill - spent - bytes(empty);
+      return new Response(
+        JSON.stringify({
+          decision: "transform",
+          values: { title: "x".repeat(pad) },
+        }),
+        { headers: { "content-type": "application/json" } },
+      );
+    }
     return Response.json(
       typeof answer === "function" ? answer(check) : answer,
     );

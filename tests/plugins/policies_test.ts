@@ -504,3 +504,24 @@ Deno.test("an administrator's policy mode applies to the next write and is audit
     );
     equal(bad.status, 400);
   }));
+
+Deno.test("the envelope, the exchange and the answer together: 65,536 bytes are judged, 65,537 are plugin_response_invalid (OUT-022)", () =>
+  withPluginWorld(async (w) => {
+    const set = await setUp(w, [{
+      id: "pad",
+      kind: "save",
+      mode: "blocking",
+      answer: { fill: 0 },
+    }]);
+    // At the limit the answer is judged and its transform applied.
+    const atLimit = await save(w, set, { title: "Padded" });
+    equal(atLimit.status, 200, JSON.stringify(atLimit.body).slice(0, 300));
+    equal((atLimit.body.policy_results as Json[])[0].outcome, "transformed");
+    const padded = String((await current(w, set.instanceId)).fields.title);
+    ok(padded.length > 60_000 && /^x+$/.test(padded));
+    w.plugin.behaviour.policies![0].answer = { fill: 1 };
+    const over = await save(w, set, { title: "Padded" });
+    equal(over.status, 503, JSON.stringify(over.body).slice(0, 300));
+    equal((over.body.error as Json).failure, "plugin_response_invalid");
+    equal((await current(w, set.instanceId)).fields.title, padded);
+  }));
