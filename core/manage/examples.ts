@@ -238,6 +238,7 @@ export const MANAGE_EXAMPLES: Record<
           "published_at": "2026-11-23T23:16:32.749Z",
         },
       },
+      "policy_results": [],
     },
   },
   "list-entry-versions": {
