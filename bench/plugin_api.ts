@@ -24,6 +24,15 @@ import { pluginSite } from "./plugin_sites.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 import { startService } from "./service.ts";
 
+// `deno task bench` runs this after bench/main.ts; a BENCH_ONLY run that names other scenarios
+// skips it.
+const benchOnly = (Deno.env.get("BENCH_ONLY") ?? "").split(",").filter((w) =>
+  w
+);
+if (benchOnly.length > 0 && !benchOnly.some((w) => "plugin API".includes(w))) {
+  Deno.exit(0);
+}
+
 const SITES = Number(Deno.env.get("BENCH_PLUGIN_SITES") ?? 80);
 const ENTRIES = Number(Deno.env.get("BENCH_PLUGIN_ENTRIES") ?? 40);
 const scratch = await openScratchDatabase(
