@@ -4,7 +4,6 @@
 // driver as a ceiling. Search documents are written with `bulkIndexSite` (same rows as `reindexSite`).
 // HTTP load comes from `wrk` when it is installed (`BENCH_LOAD=deno` forces the Deno generator).
 import { sql } from "kysely";
-import pg from "pg";
 import { systemClock } from "../core/clock.ts";
 import { openDatabase } from "../core/db/database.ts";
 import { migrateToLatest } from "../core/db/migrate.ts";
@@ -17,6 +16,7 @@ import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 import { cpuTicks } from "./proc.ts";
 import { seedEntries } from "./seed.ts";
 import { BENCH_PAGE, seedBenchPage } from "./pages_seed.ts";
+import { onServer } from "./scratch_db.ts";
 import { type BenchService, startService } from "./service.ts";
 
 const ENTRIES = Number(Deno.env.get("BENCH_ENTRIES") ?? 100_000);
@@ -73,15 +73,7 @@ if (!base) {
   );
 }
 
-async function admin(text: string) {
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (text: string) => onServer(base, text);
 
 // BENCH_DB=<name> reuses a database an earlier run kept (BENCH_KEEP=1) instead of seeding again;
 // BENCH_ONLY=<words,...> runs only the scenarios whose names contain one of the words.
