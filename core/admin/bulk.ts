@@ -88,7 +88,6 @@ async function runOne(
     locale: check.kind === "transition" && !isReviewMove(check.transition)
       ? locale ?? null
       : null,
-    changed: () => Promise.resolve({}),
   }, (lifecycle) =>
     command(
       { ...ctx, lifecycle },

@@ -14,16 +14,11 @@ import type {
   LifecycleRefusal,
 } from "../entries/types.ts";
 import {
-  changedFieldValues,
   type PolicyKind,
   type PolicyRefusal,
   type PolicyResult,
 } from "../plugins/policies.ts";
-import {
-  personInvokeContext,
-  policyRefusalText,
-  underPolicies,
-} from "./policy_checks.ts";
+import { policyRefusalText, underPolicies } from "./policy_checks.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { AdminContext } from "./context.ts";
 import { one } from "./form_values.ts";
@@ -147,13 +142,7 @@ export async function saveFromForm(
       groupId: options.groupId,
       modelId: options.model.id,
       locale: options.locale,
-      changed: () =>
-        changedFieldValues(
-          personInvokeContext(ctx),
-          options.model.id,
-          expected,
-          parsed.values,
-        ),
+      values: { pinnedVersionId: expected, after: parsed.values },
     }, save)
     : {
       ok: true as const,
@@ -253,7 +242,6 @@ export async function runCheckedEditorAction(
     locale: kind.kind === "transition" && !isReviewMove(options.action)
       ? locale
       : null,
-    changed: () => Promise.resolve({}),
   }, (lifecycle) => run(lifecycle));
 }
 

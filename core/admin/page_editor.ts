@@ -17,10 +17,8 @@ import {
 } from "../pages/vocabulary.ts";
 import { refuse } from "../web/errors.ts";
 import type { AdminContext } from "./context.ts";
-import { changedFieldValues } from "../plugins/policies.ts";
 import {
   keepNotes,
-  personInvokeContext,
   policyLines,
   policyRefusalText,
   underPolicies,
@@ -325,13 +323,7 @@ export async function savePageDocument(
     groupId: state.groupId,
     modelId: state.modelId,
     locale: state.locale,
-    changed: () =>
-      changedFieldValues(
-        personInvokeContext(ctx),
-        state.modelId,
-        expectedVersionId,
-        fields,
-      ),
+    values: { pinnedVersionId: expectedVersionId, after: fields },
   }, (lifecycle, transform) =>
     saveEntry(lifecycle, {
       group_id: state.groupId,

@@ -308,8 +308,11 @@ export interface PolicyCheck {
   modelId: string;
   locale: string | null;
   transition?: string;
-  /** The changed values, asked for only when some policy applies. */
-  changed: () => Promise<Record<string, unknown>>;
+  /**
+   * A save's or restore's values and the version it is pinned to; the changed fields a policy
+   * sees are worked out from them, only when some policy applies. Absent: nothing changes.
+   */
+  values?: { pinnedVersionId: string | null; after: Record<string, unknown> };
 }
 
 /** A command the policies judge: run once as a dry run, then for real (with a transform's values). */
@@ -371,7 +374,14 @@ export async function withPolicies<
     model_id: check.modelId,
     entry_id: check.groupId,
     locale: check.locale,
-    changed_fields: await check.changed(),
+    changed_fields: check.values
+      ? await changedFieldValues(
+        ctx,
+        check.modelId,
+        check.values.pinnedVersionId,
+        check.values.after,
+      )
+      : {},
     transition: check.transition ?? null,
     caller: { via: ctx.caller.via },
   };
@@ -530,7 +540,7 @@ export async function withPolicies<
  * The fields a save or restore changes, with their new values (a cleared one is null); a field
  * the person cannot read is never reported (the save keeps its stored value).
  */
-export async function changedFieldValues(
+async function changedFieldValues(
   ctx: Pick<InvokeContext, "db" | "siteId" | "caller">,
   modelId: string,
   beforeVersionId: string | null,

@@ -30,8 +30,7 @@ import {
   writtenAnswer,
 } from "./entries_support.ts";
 
-import { changedFieldValues } from "../../plugins/policies.ts";
-import { invokeContextOf, underPolicies } from "./policy_gate.ts";
+import { underPolicies } from "./policy_gate.ts";
 
 export * from "./entries_more.ts";
 
@@ -149,13 +148,10 @@ export const updateEntry = defineHandler(contract.updateEntry, {
         groupId: group.id,
         modelId: group.model_id,
         locale: body.locale,
-        changed: () =>
-          changedFieldValues(
-            invokeContextOf(ctx),
-            group.model_id,
-            body.expected_current_version_id,
-            body.fields,
-          ),
+        values: {
+          pinnedVersionId: body.expected_current_version_id,
+          after: body.fields,
+        },
       },
       async ({ dryRun, transform }) =>
         await saveEntry({ ...lifecycleOf(ctx), dryRun }, {
@@ -309,13 +305,10 @@ export const restoreEntryVersion = defineHandler(contract.restoreEntryVersion, {
       groupId: group.id,
       modelId: group.model_id,
       locale: version.locale,
-      changed: () =>
-        changedFieldValues(
-          invokeContextOf(ctx),
-          group.model_id,
-          body.expected_current_version_id,
-          version.fields as Record<string, unknown>,
-        ),
+      values: {
+        pinnedVersionId: body.expected_current_version_id,
+        after: version.fields as Record<string, unknown>,
+      },
     }, restore);
     return { body: { ...writtenAnswer(result), policy_results } };
   },
@@ -358,7 +351,6 @@ export const publishEntry = defineHandler(contract.publishEntry, {
       groupId: group.id,
       modelId: group.model_id,
       locale: body.locale ?? null,
-      changed: () => Promise.resolve({}),
     }, async ({ dryRun }) =>
       await publish({ ...lifecycleOf(ctx), dryRun }, {
         group_id: group.id,
@@ -384,7 +376,6 @@ export const unpublishEntry = defineHandler(contract.unpublishEntry, {
       groupId: group.id,
       modelId: group.model_id,
       locale: body.locale ?? null,
-      changed: () => Promise.resolve({}),
     }, async ({ dryRun }) =>
       await unpublish({ ...lifecycleOf(ctx), dryRun }, {
         group_id: group.id,

@@ -78,7 +78,6 @@ export const transitionEntry = defineHandler(contract.transitionEntry, {
         groupId: group.id,
         modelId: group.model_id,
         locale: null,
-        changed: () => Promise.resolve({}),
       }, move)
       : { result: unwrap(await move({ dryRun: false })), policy_results: [] };
     return {
@@ -265,7 +264,6 @@ function trashHandler(into: boolean) {
         groupId: group.id,
         modelId: group.model_id,
         locale: null,
-        changed: () => Promise.resolve({}),
       }, async ({ dryRun }) =>
         await command({ ...lifecycleOf(ctx), dryRun }, {
           group_id: group.id,

@@ -12,9 +12,8 @@ import {
   setPageAddress as setAddress,
 } from "../../pages/pending_address.ts";
 import { refuse } from "../../web/errors.ts";
-import { changedFieldValues } from "../../plugins/policies.ts";
 import * as contract from "../contract/pages.ts";
-import { invokeContextOf, underPolicies } from "./policy_gate.ts";
+import { underPolicies } from "./policy_gate.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
 import {
   iso,
@@ -170,13 +169,10 @@ export const savePage = defineHandler(contract.savePage, {
       groupId: group.id,
       modelId: group.model_id,
       locale: body.locale,
-      changed: () =>
-        changedFieldValues(
-          invokeContextOf(ctx),
-          group.model_id,
-          body.expected_current_version_id,
-          fields,
-        ),
+      values: {
+        pinnedVersionId: body.expected_current_version_id,
+        after: fields,
+      },
     }, async ({ dryRun, transform }) => {
       const lifecycle = { ...lifecycleOf(ctx), dryRun };
       const values = { ...fields, ...transform };

@@ -11,12 +11,10 @@ import { requireSignedIn } from "../../../../../core/auth/session_middleware.ts"
 import { restoreVersion } from "../../../../../core/entries/mod.ts";
 import {
   keepNotes,
-  personInvokeContext,
   policyLines,
   policyRefusalText,
   underPolicies,
 } from "../../../../../core/admin/policy_checks.ts";
-import { changedFieldValues } from "../../../../../core/plugins/policies.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../../core/web/manifest.ts";
@@ -157,13 +155,10 @@ export const handler = {
       groupId,
       modelId: model.id,
       locale: version?.locale ?? null,
-      changed: () =>
-        changedFieldValues(
-          personInvokeContext(ctx),
-          model.id,
-          expected === "" ? null : expected,
-          (version?.fields ?? {}) as Record<string, unknown>,
-        ),
+      values: {
+        pinnedVersionId: expected === "" ? null : expected,
+        after: (version?.fields ?? {}) as Record<string, unknown>,
+      },
     }, (lifecycle, transform) =>
       restoreVersion(lifecycle, {
         group_id: groupId,
