@@ -31,7 +31,9 @@ import {
 } from "./installation_store.ts";
 import type { ManifestOperation } from "./manifest.ts";
 import {
+  answerJson,
   OUTBOUND_LIMITS,
+  type OutboundAnswer,
   OutboundBudget,
   type OutboundLimits,
 } from "./outbound.ts";
@@ -609,6 +611,47 @@ export async function judgeExchange(
   };
 }
 
+/**
+ * Records how a run ended on its `plugin_invocations` row, in one transaction with its audit
+ * entry (`action`, whose details carry the classified outcome and digests).
+ */
+export async function finishInvocation(
+  ctx: InvokeContext,
+  installation: Installation,
+  action: "plugin.operation.run" | "plugin.policy.check",
+  invocationId: string,
+  end: {
+    status: "completed" | "refused" | "failed";
+    outcome: string;
+    answerDigest: string | null;
+  },
+  details: Record<string, unknown>,
+): Promise<void> {
+  await auditPluginCall(ctx, installation, action, details, async (tx) => {
+    await tx.updateTable("plugin_invocations").set({
+      status: end.status,
+      outcome: end.outcome,
+      answer_digest: end.answerDigest,
+      finished_at: ctx.clock.now(),
+    }).where("id", "=", invocationId).execute();
+  });
+}
+
+/** The part 7 code of a call that brought no HTTP answer back. */
+export function noAnswerCode(
+  code: string,
+): "plugin_timeout" | "plugin_response_invalid" | "plugin_unreachable" {
+  return code === "plugin_timeout" || code === "plugin_response_invalid"
+    ? code
+    : "plugin_unreachable";
+}
+
+/** An answer's JSON, or undefined when it is not JSON (the answer schemas then refuse it). */
+export function answerJsonOrNothing(answered: OutboundAnswer): unknown {
+  const read = answerJson(answered);
+  return read.ok ? read.json : undefined;
+}
+
 async function run(
   ctx: InvokeContext,
   installation: Installation,
@@ -633,32 +676,28 @@ async function run(
     outcome: string,
     answerDigest: string | null,
   ) => {
-    await auditPluginCall(ctx, installation, "plugin.operation.run", {
-      invocation_id: invocationId,
-      operation_id: op.id,
-      operation_label: op.label,
-      outcome,
-      input_digest: inputDigest,
-      answer_digest: answerDigest,
-      target: target.groupId === null
-        ? null
-        : { group_id: target.groupId, model_id: target.modelId },
-    }, async (tx) => {
-      await tx.updateTable("plugin_invocations").set({
-        status,
+    await finishInvocation(
+      ctx,
+      installation,
+      "plugin.operation.run",
+      invocationId,
+      { status, outcome, answerDigest },
+      {
+        invocation_id: invocationId,
+        operation_id: op.id,
+        operation_label: op.label,
         outcome,
+        input_digest: inputDigest,
         answer_digest: answerDigest,
-        finished_at: ctx.clock.now(),
-      }).where("id", "=", invocationId).execute();
-    });
+        target: target.groupId === null
+          ? null
+          : { group_id: target.groupId, model_id: target.modelId },
+      },
+    );
   };
 
   if (!answered.ok) {
-    const code = answered.code === "plugin_timeout"
-      ? "plugin_timeout"
-      : answered.code === "plugin_response_invalid"
-      ? "plugin_response_invalid"
-      : "plugin_unreachable";
+    const code = noAnswerCode(answered.code);
     await finish("failed", code, null);
     return refusal(
       code === "plugin_timeout" ? 504 : 502,
@@ -679,14 +718,8 @@ async function run(
       "The plugin is unavailable: try again later",
     );
   }
-  let json: unknown = undefined;
-  try {
-    json = JSON.parse(new TextDecoder().decode(answered.body));
-  } catch {
-    // Refused below as an invalid answer.
-  }
   const parsed = answered.status >= 200 && answered.status < 300
-    ? parseOperationAnswer(json, op)
+    ? parseOperationAnswer(answerJsonOrNothing(answered), op)
     : null;
   if (!parsed || !parsed.ok) {
     await finish("failed", "plugin_response_invalid", answerDigest);

@@ -34,6 +34,7 @@ import {
   readInstallation,
 } from "./installation_store.ts";
 import {
+  answerJsonOrNothing,
   delegatedCapabilities,
   judgeExchange,
   sendInvocation,
@@ -191,12 +192,7 @@ async function askSource(
         "The media source could not be reached",
       );
   }
-  let json: unknown = null;
-  try {
-    json = JSON.parse(new TextDecoder().decode(answered.body));
-  } catch {
-    // Refused below.
-  }
+  const json = answerJsonOrNothing(answered);
   const judged = await judgeExchange(
     ctx.db,
     invocationId,

@@ -23,10 +23,13 @@ import {
   readInstallation,
 } from "./installation_store.ts";
 import {
+  answerJsonOrNothing,
   auditPluginCall,
+  finishInvocation,
   type InvocationCaller,
   type InvokeContext,
   judgeExchange,
+  noAnswerCode,
   sendInvocation,
 } from "./invocations.ts";
 import type { ManifestPolicy } from "./manifest.ts";
@@ -211,23 +214,17 @@ async function askPolicy(
     outcome: string,
     answerDigest: string | null,
   ) => {
-    await auditPluginCall(
+    await finishInvocation(
       ctx,
       installation,
       "plugin.policy.check",
+      invocationId,
+      { status, outcome, answerDigest },
       audit(outcome, {
         invocation_id: invocationId,
         input_digest: inputDigest,
         answer_digest: answerDigest,
       }),
-      async (tx) => {
-        await tx.updateTable("plugin_invocations").set({
-          status,
-          outcome,
-          answer_digest: answerDigest,
-          finished_at: ctx.clock.now(),
-        }).where("id", "=", invocationId).execute();
-      },
     );
   };
   const failed = async (code: string, answerDigest: string | null) => {
@@ -235,24 +232,13 @@ async function askPolicy(
     return { ok: false as const, failure: code };
   };
   if (!answered.ok) {
-    return await failed(
-      answered.code === "plugin_timeout" ||
-        answered.code === "plugin_response_invalid"
-        ? answered.code
-        : "plugin_unreachable",
-      null,
-    );
+    return await failed(noAnswerCode(answered.code), null);
   }
   const answerDigest = await sha256Hex(answered.body);
   if (answered.status === 503) {
     return await failed("plugin_unavailable", answerDigest);
   }
-  let json: unknown = undefined;
-  try {
-    json = JSON.parse(new TextDecoder().decode(answered.body));
-  } catch {
-    // Judged below as an invalid answer.
-  }
+  const json = answerJsonOrNothing(answered);
   const parsed = answered.status >= 200 && answered.status < 300
     ? parsePolicyAnswer(json, {
       kind: policy.kind,
