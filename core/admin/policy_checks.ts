@@ -38,13 +38,6 @@ export function underPolicies<T extends { ok: boolean; code?: string }>(
   );
 }
 
-/** True for a refusal made by the policies (its own status and words), not the service. */
-export function isPolicyRefusal(value: unknown): value is PolicyRefusal {
-  const v = value as Partial<PolicyRefusal>;
-  return v?.ok === false && typeof v.status === "number" &&
-    typeof v.code === "string" && v.code.startsWith("plugin_policy_");
-}
-
 /** What a person reads for a policy refusal. */
 export function policyRefusalText(refusal: PolicyRefusal): string {
   const d = refusal.details as { plugin?: string; policy_label?: string };
