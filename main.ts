@@ -108,7 +108,7 @@ if (config.schedulerCompanion) {
       "* * * * *",
       { signal: shutdown.signal },
       async () => {
-        const report = await running.scheduler.tick();
+        const report = await running.tick();
         if (
           report.claimed + report.releases.done + report.releases.failed > 0
         ) {

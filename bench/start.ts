@@ -1,6 +1,7 @@
 // `deno task bench:start`: time from starting `main.ts` to the first `/health` 200 on the embedded
-// store: cold (empty DATA_DIR, with and without the prepared schema snapshot) and warm (the same
-// DATA_DIR again). Prints one line per run and the medians; docs/benchmarks.md records a run.
+// store: cold (empty DATA_DIR, with nothing prepared and with the prepared schema and demo) and
+// warm (the same DATA_DIR again). Prints one line per run and the medians; docs/benchmarks.md
+// records a run.
 import { SNAPSHOT_DIR } from "../core/db/pglite_snapshot.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_START_RUNS") ?? 3);
@@ -44,15 +45,16 @@ const median = (xs: number[]) =>
 const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const port = 18_000 + Math.floor(Math.random() * 1000);
 const results: Record<string, number[]> = {
-  "cold start, embedded, no snapshot yet": [],
+  "cold start, embedded, nothing prepared yet": [],
   "cold start, embedded": [],
   "warm start, embedded": [],
 };
 for (let run = 0; run < RUNS; run++) {
-  // Without a snapshot: the first start on a machine, or after a migration changed.
+  // Nothing prepared: the first start on a machine, or after the code changed (a changed
+  // migration also names another schema snapshot, any change under core/ another demo).
   await Deno.remove(SNAPSHOT_DIR, { recursive: true }).catch(() => {});
   const first = await Deno.makeTempDir({ prefix: "stave-bench-start-" });
-  results["cold start, embedded, no snapshot yet"].push(
+  results["cold start, embedded, nothing prepared yet"].push(
     await timeStart(first, port),
   );
   const cold = await Deno.makeTempDir({ prefix: "stave-bench-start-" });

@@ -8,7 +8,17 @@ import {
   lockDataFolders,
 } from "./db/data_lock.ts";
 import type { Db } from "./db/database.ts";
-import { openMigratedDatabase, type StepRunner } from "./db/open_migrated.ts";
+import {
+  openMigratedDatabase,
+  silentStep,
+  type StepRunner,
+} from "./db/open_migrated.ts";
+import { isEmptyDataFolder } from "./db/pglite_snapshot.ts";
+import {
+  copyPreparedDemo,
+  hasPreparedDemo,
+  preparedDemoFingerprint,
+} from "./sites/demo_prepared.ts";
 import { causeOf, describeDatabaseUrl, StartupError } from "./startup_error.ts";
 import { openKvStore } from "./kv/open.ts";
 import { PROJECT_ROOT } from "./server.ts";
@@ -25,6 +35,8 @@ export interface OpenServicesOptions {
   buildIslands?: boolean;
   /** Times and reports each start-up step (core/startup_report.ts); silent by default. */
   step?: StepRunner;
+  /** Where prepared demos are kept (tests use a folder of their own). */
+  preparedDir?: URL;
 }
 
 /** Opens everything `config` names and answers the container with its closer. */
@@ -33,14 +45,24 @@ export async function openServices(
   options: OpenServicesOptions = {},
 ): Promise<{ services: Services; close: () => Promise<void> }> {
   const lock = prepareDataFolder(config);
+  // esbuild bundles in its own process while this one opens the database: the two overlap.
+  const building: Promise<IslandAssets> = options.buildIslands === false
+    ? Promise.resolve({ boot: "", chunks: {} })
+    : (options.step ?? silentStep)(
+      "Admin scripts built",
+      () => buildIslands({ root: PROJECT_ROOT, islands: manifest.islands }),
+    );
+  // Awaited below; a failure to open the database first must not leave it unhandled.
+  building.catch(() => {});
   let db: Db;
   try {
-    db = await openStartupDatabase(config, options.step);
+    db = await openStartupDatabase(config, options);
   } catch (error) {
     lock?.release();
     throw error;
   }
   let kv: Deno.Kv;
+  let assets: IslandAssets;
   try {
     kv = await openKv(config.kvPath);
   } catch (error) {
@@ -48,12 +70,14 @@ export async function openServices(
     lock?.release();
     throw error;
   }
-  const assets: IslandAssets = options.buildIslands === false
-    ? { boot: "", chunks: {} }
-    : await (options.step ?? ((_, run) => run()))(
-      "Admin scripts built",
-      () => buildIslands({ root: PROJECT_ROOT, islands: manifest.islands }),
-    );
+  try {
+    assets = await building;
+  } catch (error) {
+    kv.close();
+    await db.destroy().catch(() => {});
+    lock?.release();
+    throw error;
+  }
   const services: Services = {
     config,
     db,
@@ -93,10 +117,31 @@ function prepareDataFolder(config: Config): DataLock | null {
   }
 }
 
+/**
+ * An empty DATA_DIR of a service with the demo site starts from the prepared demo when this
+ * machine holds one (core/sites/demo_prepared.ts): no cluster to create and no demo to seed.
+ */
+async function copyDemoWhenEmpty(
+  config: Config,
+  step: StepRunner,
+  preparedDir: URL | undefined,
+): Promise<void> {
+  if (!await isEmptyDataFolder(`${config.dataDir}/pglite`)) return;
+  const fingerprint = await preparedDemoFingerprint(config);
+  if (!fingerprint || !await hasPreparedDemo(fingerprint, preparedDir)) return;
+  await step(
+    "Prepared demo",
+    () => copyPreparedDemo(config, fingerprint, preparedDir),
+    (copied) =>
+      copied ? "copied into the empty data folder" : "not copied, seeding",
+  );
+}
+
 async function openStartupDatabase(
   config: Config,
-  step: StepRunner | undefined,
+  options: OpenServicesOptions,
 ): Promise<Db> {
+  const step = options.step ?? silentStep;
   const where = config.databaseUrl
     ? `setting DATABASE_URL: cannot use PostgreSQL at ${
       describeDatabaseUrl(config.databaseUrl)
@@ -106,6 +151,9 @@ async function openStartupDatabase(
     ? ""
     : "; restore the folder from a backup, or move it away to start with an empty database";
   try {
+    if (!config.databaseUrl) {
+      await copyDemoWhenEmpty(config, step, options.preparedDir);
+    }
     const { db } = await openMigratedDatabase(
       config.databaseUrl
         ? { url: config.databaseUrl }

@@ -5,6 +5,10 @@ import type { StepRunner } from "./db/open_migrated.ts";
 import type { Services } from "./services.ts";
 import { DEMO_ADMIN_EMAIL, ensureDemoSite } from "./sites/demo_site.ts";
 import { findSiteByDomain } from "./sites/site_store.ts";
+import {
+  preparedDemoFingerprint,
+  savePreparedDemo,
+} from "./sites/demo_prepared.ts";
 
 /**
  * A step runner that prints `✓ <label> (<detail>) <ms> ms` when a step ends, or
@@ -61,15 +65,30 @@ export async function demoStep(
     },
     (d) =>
       `${
-        d.createdAdmin ? "created" : "already there"
+        DEMO_ORIGIN[d.origin]
       }: ${d.counts.entries} entries, ${d.counts.searchDocuments} search documents`,
   );
+  if (demo.origin === "created") {
+    const fingerprint = await preparedDemoFingerprint(config);
+    if (fingerprint) {
+      await step(
+        "Prepared demo saved for the next empty start",
+        () => savePreparedDemo(db, config, fingerprint),
+      );
+    }
+  }
   return {
     email: demo.createdAdmin?.email ?? DEMO_ADMIN_EMAIL,
     password: demo.createdAdmin?.password,
     passwordFile: `${config.dataDir}/demo-admin.txt`,
   };
 }
+
+const DEMO_ORIGIN = {
+  created: "created",
+  copied: "copied from the prepared demo, with a new admin password",
+  existing: "already there",
+} as const;
 
 /** What the closing block needs to know about the demo site. */
 export interface DemoFacts {

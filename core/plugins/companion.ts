@@ -1,12 +1,10 @@
-// The scheduling plugin beside the embedded demo (`deno task start`): started in this process on
-// its own port with its own database and KV under DATA_DIR/scheduling, reached only over HTTP
-// like any plugin, and installed on the demo site once, so a newcomer sees a Schedule card on a
+// The scheduling plugin beside the embedded demo (`deno task start`): started on a worker thread of
+// this process on its own port with its own database and KV under DATA_DIR/scheduling, reached
+// only over HTTP like any plugin, and installed on the demo site once, so a newcomer sees a Schedule card on a
 // post right away. Production never runs it (spec 1 part 5.10: local HTTP only in development,
 // for an exact listed origin, which is this plugin's own).
-import {
-  type RunningScheduler,
-  startScheduler,
-} from "../../plugins/scheduling/server.ts";
+import type { TickReport } from "../../plugins/scheduling/core/tick.ts";
+import type { CompanionAnswer, CompanionQuestion } from "./companion_worker.ts";
 import {
   SCHEDULING_PLUGIN_ID,
   schedulingManifest,
@@ -48,7 +46,8 @@ async function companionSecrets(
 
 /** What start-up reports about the companion. */
 export interface Companion {
-  scheduler: RunningScheduler;
+  /** One tick of the plugin now (the service's cron calls it each minute). */
+  tick(): Promise<TickReport>;
   origin: string;
   /** "installed" now, "already" from an earlier start, or why it was not installed. */
   installed: string;
@@ -67,54 +66,47 @@ export async function startSchedulerCompanion(
   const dir = `${config.dataDir}/scheduling`;
   await Deno.mkdir(dir, { recursive: true });
   const secrets = await companionSecrets(dir);
-  const kv = await Deno.openKv(`${dir}/kv.sqlite3`);
-  let scheduler: RunningScheduler;
+  const worker = new CompanionWorker();
+  let started: { origin: string; manifestUrl: string };
   try {
-    scheduler = await startScheduler({
-      hostname: "127.0.0.1",
+    started = await worker.ask({
+      call: "start",
+      dir,
       port,
       adminSecret: secrets.adminSecret,
       tokenKey: secrets.tokenKey,
-      database: { dataDir: dir },
-      kv,
-      servicePolicy: {
-        development: true,
-        devOrigins: [new URL(config.publicUrl).origin],
-      },
-    });
+      devOrigins: [new URL(config.publicUrl).origin],
+    }) as typeof started;
   } catch (error) {
-    kv.close();
+    worker.terminate();
     throw error;
   }
-  if (!config.pluginDevOrigins.includes(scheduler.origin)) {
-    config.pluginDevOrigins.push(scheduler.origin);
+  const { origin } = started;
+  if (!config.pluginDevOrigins.includes(origin)) {
+    config.pluginDevOrigins.push(origin);
   }
   const close = async () => {
-    await scheduler.close();
-    kv.close();
+    await worker.ask({ call: "close" }).catch(() => {});
+    worker.terminate();
   };
+  const tick = () => worker.ask({ call: "tick" }) as Promise<TickReport>;
   const site = await findSiteByDomain(db, config.demoDomain);
   const admin = await db.selectFrom("users").select("id")
     .where("email", "=", DEMO_ADMIN_EMAIL).executeTakeFirst();
   if (!site || !admin) {
-    return {
-      scheduler,
-      origin: scheduler.origin,
-      installed: "no demo site",
-      close,
-    };
+    return { tick, origin, installed: "no demo site", close };
   }
   const existing = await db.selectFrom("plugin_installations").select("id")
     .where("site_id", "=", site.id)
     .where("plugin_id", "=", SCHEDULING_PLUGIN_ID)
     .where("state", "<>", "revoked").executeTakeFirst();
   if (existing) {
-    return { scheduler, origin: scheduler.origin, installed: "already", close };
+    return { tick, origin, installed: "already", close };
   }
   const models = await db.selectFrom("models").select("id")
     .where("site_id", "=", site.id).execute();
   const asked = new Set<string>(
-    schedulingManifest(scheduler.origin).capabilities,
+    schedulingManifest(origin).capabilities,
   );
   const done = await installPlugin({
     db,
@@ -124,17 +116,62 @@ export async function startSchedulerCompanion(
     call: pluginCallOf(services),
     serviceUrl: config.publicUrl,
   }, {
-    manifest_url: scheduler.manifestUrl,
-    activation_code: await scheduler.issueCode(),
+    manifest_url: started.manifestUrl,
+    activation_code: await worker.ask({ call: "issueCode" }) as string,
     grant: {
       capabilities: CAPABILITIES.filter((c) => asked.has(c)),
       model_ids: models.map((m) => m.id),
     },
   });
   return {
-    scheduler,
-    origin: scheduler.origin,
+    tick,
+    origin,
     installed: done.ok ? "installed" : `not installed (${done.code})`,
     close,
   };
 }
+
+/** The worker thread the plugin runs on, asked one question at a time per id. */
+class CompanionWorker {
+  #worker = new Worker(new URL("./companion_worker.ts", import.meta.url), {
+    type: "module",
+  });
+  #next = 1;
+  #waiting = new Map<
+    number,
+    { resolve: (value: unknown) => void; reject: (error: Error) => void }
+  >();
+
+  constructor() {
+    this.#worker.onmessage = (event: MessageEvent<CompanionAnswer>) => {
+      const answer = event.data;
+      const waiting = this.#waiting.get(answer.id);
+      this.#waiting.delete(answer.id);
+      if (answer.ok) waiting?.resolve(answer.value);
+      else waiting?.reject(new Error(answer.message));
+    };
+    // A worker that fails outside a question (it cannot load) fails every question waiting.
+    this.#worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      for (const waiting of this.#waiting.values()) {
+        waiting.reject(new Error(event.message));
+      }
+      this.#waiting.clear();
+    };
+  }
+
+  ask(question: DistributiveOmit<CompanionQuestion, "id">): Promise<unknown> {
+    const id = this.#next++;
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve, reject });
+      this.#worker.postMessage({ ...question, id });
+    });
+  }
+
+  terminate(): void {
+    this.#worker.terminate();
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
+  : never;

@@ -4,12 +4,19 @@ import { findSiteByDomain } from "./site_store.ts";
 import { createInstallation } from "./installation.ts";
 import { seedDemoContent } from "./demo_content.ts";
 import { mediaStorageOf } from "../media/storage_of.ts";
+import { generatePassword, hashPassword } from "../auth/password.ts";
+import { PREPARED_PASSWORD_HASH } from "./demo_prepared.ts";
 
 /** What start-up prints about the demo site. */
 export interface DemoSite {
   slug: string;
-  /** Present only on the start that created the admin; the password is never stored in clear. */
+  /**
+   * Present only on the start that created the admin, or gave a copied demo's admin its own
+   * password; the password is never stored in clear.
+   */
   createdAdmin?: { email: string; password: string };
+  /** How this start came by the demo. */
+  origin: "created" | "copied" | "existing";
 }
 
 /** The demo site's administrator. */
@@ -19,7 +26,12 @@ export const DEMO_ADMIN_EMAIL = "admin@example.com";
 export async function ensureDemoSite(services: Services): Promise<DemoSite> {
   const { config } = services;
   const existing = await findSiteByDomain(services.db, config.demoDomain);
-  if (existing) return { slug: existing.slug };
+  if (existing) {
+    const admin = await claimCopiedAdmin(services);
+    return admin
+      ? { slug: existing.slug, createdAdmin: admin, origin: "copied" }
+      : { slug: existing.slug, origin: "existing" };
+  }
   const created = await createInstallation(services, {
     domain: config.demoDomain,
     slug: "demo",
@@ -40,10 +52,44 @@ export async function ensureDemoSite(services: Services): Promise<DemoSite> {
       ? { storage: mediaStorageOf(services), publicUrl: config.publicUrl }
       : undefined,
   });
-  const note =
-    `email: ${created.admin.email}\npassword: ${created.admin.password}\n`;
-  await Deno.writeTextFile(`${config.dataDir}/demo-admin.txt`, note, {
+  await writeAdminNote(services, created.admin);
+  return {
+    slug: created.site.slug,
+    createdAdmin: created.admin,
+    origin: "created",
+  };
+}
+
+/**
+ * A demo copied from the prepared one (demo_prepared.ts) has an admin without a password: give it
+ * a fresh one, as a created demo gets. Answers null when the admin already has a password.
+ */
+async function claimCopiedAdmin(
+  services: Services,
+): Promise<{ email: string; password: string } | null> {
+  const copied = await services.db.selectFrom("users").select("id")
+    .where("email", "=", DEMO_ADMIN_EMAIL)
+    .where("password_hash", "=", PREPARED_PASSWORD_HASH)
+    .executeTakeFirst();
+  if (!copied) return null;
+  const password = generatePassword();
+  const claimed = await services.db.updateTable("users")
+    .set({ password_hash: await hashPassword(password) })
+    .where("id", "=", copied.id)
+    .where("password_hash", "=", PREPARED_PASSWORD_HASH)
+    .executeTakeFirst();
+  if (claimed.numUpdatedRows === 0n) return null;
+  const admin = { email: DEMO_ADMIN_EMAIL, password };
+  await writeAdminNote(services, admin);
+  return admin;
+}
+
+async function writeAdminNote(
+  services: Services,
+  admin: { email: string; password: string },
+): Promise<void> {
+  const note = `email: ${admin.email}\npassword: ${admin.password}\n`;
+  await Deno.writeTextFile(`${services.config.dataDir}/demo-admin.txt`, note, {
     mode: 0o600,
   });
-  return { slug: created.site.slug, createdAdmin: created.admin };
 }

@@ -48,9 +48,10 @@ async function startUntilReady(env: Record<string, string>) {
 const STEP = (label: string) =>
   new RegExp(`^✓ ${label}(?: \\([^)]*\\))?: \\d+ ms$`, "m");
 
-Deno.test("the first start prints each step with its duration and a closing block with the admin, password file, docs, an example read and the hosts; the second start is warm", async () => {
+Deno.test("the first start prints each step with its duration and a closing block with the admin, password file, docs, an example read and the hosts; the second start is warm; another empty data folder starts from the prepared demo with its own password (issue 17)", async () => {
   const p = await privateProcessEnv({ PORT: "0", LOG_REQUESTS: "false" });
   const embedded = !p.env.DATABASE_URL;
+  let firstPassword = "";
   try {
     const first = await startUntilReady(p.env);
     try {
@@ -58,7 +59,8 @@ Deno.test("the first start prints each step with its duration and a closing bloc
       if (embedded) {
         ok(
           STEP("Embedded database created").test(out) ||
-            STEP("Embedded database from the prepared schema").test(out),
+            STEP("Embedded database from the prepared schema").test(out) ||
+            STEP("Prepared demo").test(out),
           out,
         );
       }
@@ -67,8 +69,14 @@ Deno.test("the first start prints each step with its duration and a closing bloc
       match(out, STEP("Admin scripts built"));
       match(
         out,
-        /^✓ Demo site \(created: \d+ entries, \d+ search documents\): \d+ ms$/m,
+        /^✓ Demo site \((created|copied from the prepared demo, with a new admin password): \d+ entries, \d+ search documents\): \d+ ms$/m,
       );
+      // A start that seeded the demo keeps it for the next empty start (embedded only).
+      if (/^✓ Demo site \(created/m.test(out)) {
+        if (embedded) {
+          match(out, STEP("Prepared demo saved for the next empty start"));
+        } else ok(!out.includes("Prepared demo"), out);
+      }
       // Steps come before the server listens; the closing block after.
       ok(out.indexOf("✓ Demo site") < out.indexOf("listening on"));
       const block = out.slice(out.indexOf("Stave is ready after"));
@@ -88,6 +96,7 @@ Deno.test("the first start prints each step with its duration and a closing bloc
         ),
       );
       match(block, /^ {2}Host names: +localhost \(demo\)$/m);
+      firstPassword = /with password (\S+)$/m.exec(block)![1];
       // What the block names answers.
       const read = await fetch(
         `http://localhost:${first.port}/v1/posts?limit=2`,
@@ -117,6 +126,41 @@ Deno.test("the first start prints each step with its duration and a closing bloc
       ok(!/with password/.test(out), "the password is shown only once");
     } finally {
       await second.stop();
+    }
+
+    if (!embedded) return;
+    // Another empty data folder starts from the demo the first start prepared (or copied), and
+    // its admin gets a password of its own.
+    const other = await privateProcessEnv({ PORT: "0", LOG_REQUESTS: "false" });
+    try {
+      const third = await startUntilReady(other.env);
+      try {
+        const out = third.printed;
+        match(
+          out,
+          /^✓ Prepared demo \(copied into the empty data folder\): \d+ ms$/m,
+        );
+        match(out, STEP("Embedded database opened"));
+        match(
+          out,
+          /^✓ Demo site \(copied from the prepared demo, with a new admin password: \d+ entries/m,
+        );
+        const password = /with password (\S+)$/m.exec(out)![1];
+        ok(password !== firstPassword, "each copy has its own password");
+        match(
+          await Deno.readTextFile(`${other.dataDir}/demo-admin.txt`),
+          new RegExp(`^password: ${password}$`, "m"),
+        );
+        const read = await fetch(
+          `http://localhost:${third.port}/v1/posts?limit=2`,
+        );
+        equal(read.status, 200);
+        equal((await read.json()).data.length, 2);
+      } finally {
+        await third.stop();
+      }
+    } finally {
+      await other.cleanup();
     }
   } finally {
     await p.cleanup();

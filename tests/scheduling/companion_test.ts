@@ -18,6 +18,8 @@ Deno.test("the demo site gets the scheduling plugin installed and a Schedule car
     await ensureDemoSite(t.services);
     const first = await startSchedulerCompanion(t.services, 0);
     equal(first.installed, "installed");
+    // The plugin runs on a worker thread; the service's cron asks it for each tick.
+    equal((await first.tick()).claimed, 0);
     equal(t.services.config.pluginDevOrigins.includes(first.origin), true);
     const secrets = await Deno.readTextFile(`${dir}/scheduling/secrets.json`);
     equal(

@@ -13,6 +13,7 @@ Deno.test("ensureDemoSite() seeds models, 44 posts in en and de with drafts, not
   try {
     const first = await ensureDemoSite(t.services);
     equal(first.slug, "demo");
+    equal(first.origin, "created");
     ok(first.createdAdmin);
     const { db } = t.services;
     const site = await db.selectFrom("sites").selectAll().where(
@@ -65,7 +66,7 @@ Deno.test("ensureDemoSite() seeds models, 44 posts in en and de with drafts, not
     ok(note.includes(first.createdAdmin.password));
 
     const second = await ensureDemoSite(t.services);
-    deepEqual(second, { slug: "demo" });
+    deepEqual(second, { slug: "demo", origin: "existing" });
     equal((await db.selectFrom("sites").selectAll().execute()).length, 1);
   } finally {
     await t.close();
