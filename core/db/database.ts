@@ -74,7 +74,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
     ? new PGlite(options)
     : new PGlite(target.pglitePath, options);
   await pglite.waitReady;
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return dbOverPglite(pglite);
+}
+
+/** A Kysely instance over an opened PGlite engine; `keepOpen` leaves the engine open on destroy. */
+export function dbOverPglite(
+  pglite: PGlite,
+  options: { keepOpen?: boolean } = {},
+): Db {
+  const db = new Kysely<Database>({
+    dialect: new PGliteDialect(pglite, options),
+  });
   pglites.set(db, pglite);
   return db;
 }

@@ -16,14 +16,26 @@ import {
 } from "kysely";
 import type { PGlite } from "@electric-sql/pglite";
 
+/** Options of {@link PGliteDialect}. */
+export interface PGliteDialectOptions {
+  /**
+   * Leave the engine open when the Kysely instance is destroyed (test support lends one engine
+   * to test after test); the instance itself refuses further queries either way.
+   */
+  keepOpen?: boolean;
+}
+
 /** Dialect for an opened PGlite instance. */
 export class PGliteDialect implements Dialect {
-  constructor(readonly pglite: PGlite) {}
+  constructor(
+    readonly pglite: PGlite,
+    readonly options: PGliteDialectOptions = {},
+  ) {}
   createAdapter(): DialectAdapter {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.pglite);
+    return new PGliteDriver(this.pglite, this.options);
   }
   createQueryCompiler(): QueryCompiler {
     return new PostgresQueryCompiler();
@@ -40,8 +52,12 @@ export class PGliteDialect implements Dialect {
 class PGliteDriver implements Driver {
   #queue: Promise<void> = Promise.resolve();
   #connection: PGliteConnection;
+  #destroyed = false;
 
-  constructor(readonly pglite: PGlite) {
+  constructor(
+    readonly pglite: PGlite,
+    readonly options: PGliteDialectOptions,
+  ) {
     this.#connection = new PGliteConnection(pglite);
   }
 
@@ -50,6 +66,7 @@ class PGliteDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.#destroyed) throw new Error("This database has been closed");
     let release!: () => void;
     const turn = new Promise<void>((resolve) => release = resolve);
     const previous = this.#queue;
@@ -89,7 +106,10 @@ class PGliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    if (!this.pglite.closed) await this.pglite.close();
+    this.#destroyed = true;
+    if (!this.options.keepOpen && !this.pglite.closed) {
+      await this.pglite.close();
+    }
   }
 }
 
