@@ -3,7 +3,11 @@ import { ensureDemoSite } from "../../core/sites/demo_site.ts";
 import type { Actor } from "../../core/access/actor.ts";
 import { modelValidator } from "../../core/entries/model_validator.ts";
 import type { LifecycleContext } from "../../core/entries/types.ts";
-import { openTestApp, type TestApp } from "../support/app.ts";
+import { loadConfig } from "../../core/config.ts";
+import { ManualClock } from "../../core/clock.ts";
+import type { Db } from "../../core/db/database.ts";
+import { openTestApp, TEST_CLOCK_START, type TestApp } from "../support/app.ts";
+import { copyImageFiles, seededImage } from "../support/db_image.ts";
 
 /** A test app holding the demo site on `localhost`. */
 export interface PublicWorld extends TestApp {
@@ -20,21 +24,33 @@ export interface PublicWorld extends TestApp {
 
 /**
  * Opens an app with the demo site seeded; `env` adds settings. `media` seeds the demo's library
- * images too (files under the temporary data folder), as the service's own demo does.
+ * images too (files under the temporary data folder), as the service's own demo does. The demo is
+ * seeded by `ensureDemoSite` once per version of the code (tests/support/db_image.ts); each call
+ * starts from a copy.
  */
 export async function openPublicWorld(
   env: Record<string, string> = {},
   options: { media?: boolean } = {},
 ): Promise<PublicWorld> {
   const dataDir = await Deno.makeTempDir();
-  const t = await openTestApp({
-    env: {
-      DATA_DIR: dataDir,
-      ...(options.media ? { DEMO_SITE: "true" } : {}),
-      ...env,
-    },
-  });
-  await ensureDemoSite(t.services);
+  const appEnv = {
+    DATA_DIR: dataDir,
+    ...(options.media ? { DEMO_SITE: "true" } : {}),
+    ...env,
+  };
+  const config = loadConfig(appEnv);
+  // What the seed writes depends on these settings only.
+  const written = {
+    DEMO_SITE: String(config.demoSite),
+    DEMO_DOMAIN: config.demoDomain,
+    PUBLIC_URL: config.publicUrl,
+  };
+  const image = await seededImage(
+    JSON.stringify({ publicWorld: 1, ...written }),
+    (db, filesDir) => seedPublicDemo(db, { ...written, DATA_DIR: filesDir }),
+  );
+  await copyImageFiles(image.filesDir, dataDir);
+  const t = await openTestApp({ env: appEnv, from: image });
   const { db } = t.services;
   const site = await db.selectFrom("sites").select("id").where(
     "domain",
@@ -84,6 +100,27 @@ export async function openPublicWorld(
     },
   };
   return world;
+}
+
+/** Seeds the demo as the service does at start, with the test apps' clock. */
+async function seedPublicDemo(
+  db: Db,
+  env: Record<string, string>,
+): Promise<Record<string, never>> {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    await ensureDemoSite({
+      config: loadConfig(env),
+      db,
+      kv,
+      clock: new ManualClock(TEST_CLOCK_START),
+      log: () => {},
+      assets: { boot: "", chunks: {} },
+    });
+  } finally {
+    kv.close();
+  }
+  return {};
 }
 
 /** The error code of a JSON error answer. */

@@ -22,6 +22,7 @@ const SOURCE_FILES = [
   "deno.lock",
   "tests/admin/helpers.ts",
   "tests/admin/demo_helpers.ts",
+  "tests/public/helpers.ts",
 ];
 
 /** A seeded database to copy: what the seed answered, and where its data is. */
