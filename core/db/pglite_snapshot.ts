@@ -5,6 +5,7 @@
 // removed migration names another snapshot and the old one is never used: that start replays the
 // migrations as before (and leaves the new snapshot for the next one).
 import { PGlite } from "@electric-sql/pglite";
+import { sha256HexOfParts } from "../kv/digest.ts";
 
 const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);
 /** deno.json pins the PGlite version; a dump is only read by the version that wrote it. */
@@ -14,6 +15,9 @@ export const SNAPSHOT_DIR: URL = new URL(
   "../../.cache/pglite/",
   import.meta.url,
 );
+
+/** Hex characters of a prepared cache's name: 96 bits of its sources' SHA-256 digest. */
+export const FINGERPRINT_LENGTH = 24;
 
 /**
  * Digest of the migration files (names and text) and of the pinned PGlite version, or null when
@@ -36,12 +40,7 @@ export async function migrationsFingerprint(
     for (const file of files) {
       parts.push(file, await Deno.readTextFile(new URL(file, dir)));
     }
-    const digest = await crypto.subtle.digest(
-      "SHA-256",
-      new TextEncoder().encode(parts.join("\0")),
-    );
-    return Array.from(new Uint8Array(digest).slice(0, 12))
-      .map((b) => b.toString(16).padStart(2, "0")).join("");
+    return sha256HexOfParts(parts).slice(0, FINGERPRINT_LENGTH);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     if (error instanceof Deno.errors.PermissionDenied) return null;
@@ -91,13 +90,30 @@ export async function saveSnapshot(
     await Deno.rename(temporary, target);
     return true;
   } catch (error) {
-    if (
-      error instanceof Deno.errors.PermissionDenied ||
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotSupported
-    ) return false;
+    if (cannotWriteCache(error)) return false;
     throw error;
   }
+}
+
+/**
+ * True for a failure to write a prepared cache that only costs its speed-up: a read-only or
+ * missing folder, or a file system without the operation.
+ */
+export function cannotWriteCache(error: unknown): boolean {
+  return error instanceof Deno.errors.PermissionDenied ||
+    error instanceof Deno.errors.NotFound ||
+    error instanceof Deno.errors.NotSupported;
+}
+
+/** Every file under `dir`, in any depth, sorted by path. */
+export async function filesUnder(dir: URL): Promise<URL[]> {
+  const found: URL[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.isDirectory) {
+      found.push(...await filesUnder(new URL(`${entry.name}/`, dir)));
+    } else if (entry.isFile) found.push(new URL(entry.name, dir));
+  }
+  return found.sort((a, b) => a.pathname < b.pathname ? -1 : 1);
 }
 
 /** True when `path` holds no PGlite data folder yet. */

@@ -14,3 +14,16 @@ export function sha256HexSync(data: string | Uint8Array): string {
 export function sha256Hex(data: string | Uint8Array): Promise<string> {
   return Promise.resolve(sha256HexSync(data));
 }
+
+/**
+ * The SHA-256 hex digest of `parts` joined with NUL separators (strings as UTF-8), without
+ * building the joined bytes: names and file contents of a prepared cache's sources.
+ */
+export function sha256HexOfParts(parts: (string | Uint8Array)[]): string {
+  const hash = createHash("sha256");
+  parts.forEach((part, i) => {
+    if (i > 0) hash.update("\0");
+    hash.update(part);
+  });
+  return hash.digest("hex");
+}

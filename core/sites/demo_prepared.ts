@@ -10,7 +10,14 @@
 // administrator a new one (ensureDemoSite), so no two data folders share a secret.
 import type { Config } from "../config.ts";
 import { type Db, openDatabase, pgliteOf } from "../db/database.ts";
-import { isEmptyDataFolder, SNAPSHOT_DIR } from "../db/pglite_snapshot.ts";
+import {
+  cannotWriteCache,
+  filesUnder,
+  FINGERPRINT_LENGTH,
+  isEmptyDataFolder,
+  SNAPSHOT_DIR,
+} from "../db/pglite_snapshot.ts";
+import { sha256HexOfParts } from "../kv/digest.ts";
 
 /**
  * The password hash a prepared copy's administrator holds: not a `scrypt$…` hash, so no password
@@ -18,9 +25,10 @@ import { isEmptyDataFolder, SNAPSHOT_DIR } from "../db/pglite_snapshot.ts";
  */
 export const PREPARED_PASSWORD_HASH = "prepared-demo$no-password";
 
-const CORE_DIR = new URL("../", import.meta.url);
+const ROOT = new URL("../../", import.meta.url);
+const CORE_DIR = new URL("core/", ROOT);
 const PROJECT_FILES = ["deno.json", "deno.lock"].map((name) =>
-  new URL(`../../${name}`, import.meta.url)
+  new URL(name, ROOT)
 );
 
 /** Where a start on `config` keeps its embedded database and local media files. */
@@ -40,21 +48,23 @@ export async function preparedDemoFingerprint(
   config: Config,
 ): Promise<string | null> {
   if (!config.demoSite || config.databaseUrl || config.mediaS3) return null;
-  const hash = new DigestParts();
-  hash.add(`demo:${config.demoDomain}\0url:${config.publicUrl}`);
+  const parts: (string | Uint8Array)[] = [
+    `demo:${config.demoDomain}`,
+    `url:${config.publicUrl}`,
+  ];
   try {
-    for (const file of PROJECT_FILES) {
-      hash.add(file.pathname, await Deno.readFile(file));
-    }
-    for (const file of await filesUnder(CORE_DIR)) {
-      hash.add(file.pathname, await Deno.readFile(file));
+    for (const file of [...PROJECT_FILES, ...await filesUnder(CORE_DIR)]) {
+      parts.push(
+        file.pathname.slice(ROOT.pathname.length),
+        await Deno.readFile(file),
+      );
     }
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return null;
     if (error instanceof Deno.errors.PermissionDenied) return null;
     throw error;
   }
-  return await hash.digest();
+  return sha256HexOfParts(parts).slice(0, FINGERPRINT_LENGTH);
 }
 
 /** The folder of the prepared demo named `fingerprint`. */
@@ -67,9 +77,10 @@ export function hasPreparedDemo(
   fingerprint: string,
   dir = SNAPSHOT_DIR,
 ): Promise<boolean> {
-  return exists(
-    `${preparedDemoDir(fingerprint, dir).pathname}pglite/PG_VERSION`,
-  );
+  return isEmptyDataFolder(
+    `${preparedDemoDir(fingerprint, dir).pathname}pglite`,
+  )
+    .then((empty) => !empty);
 }
 
 /**
@@ -148,11 +159,7 @@ export async function savePreparedDemo(
     await Deno.remove(temporary, { recursive: true }).catch(() => {});
     // Another process saved the same copy first: that one serves.
     if (await hasPreparedDemo(fingerprint, dir)) return true;
-    if (
-      error instanceof Deno.errors.PermissionDenied ||
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotSupported
-    ) return false;
+    if (cannotWriteCache(error)) return false;
     throw error;
   }
 }
@@ -181,16 +188,6 @@ async function copyTree(
   }
 }
 
-async function filesUnder(dir: URL): Promise<URL[]> {
-  const found: URL[] = [];
-  for await (const entry of Deno.readDir(dir)) {
-    if (entry.isDirectory) {
-      found.push(...await filesUnder(new URL(`${entry.name}/`, dir)));
-    } else if (entry.isFile) found.push(new URL(entry.name, dir));
-  }
-  return found.sort((a, b) => a.pathname < b.pathname ? -1 : 1);
-}
-
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
@@ -198,27 +195,5 @@ async function exists(path: string): Promise<boolean> {
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return false;
     throw error;
-  }
-}
-
-/** Names and bytes joined with separators, digested once. */
-class DigestParts {
-  #parts: Uint8Array[] = [];
-  add(name: string, bytes?: Uint8Array): void {
-    this.#parts.push(new TextEncoder().encode(`${name}\0`));
-    if (bytes) this.#parts.push(bytes, new Uint8Array([0]));
-  }
-  async digest(): Promise<string> {
-    const joined = new Uint8Array(
-      this.#parts.reduce((n, part) => n + part.length, 0),
-    );
-    let at = 0;
-    for (const part of this.#parts) {
-      joined.set(part, at);
-      at += part.length;
-    }
-    const digest = await crypto.subtle.digest("SHA-256", joined);
-    return Array.from(new Uint8Array(digest).slice(0, 12))
-      .map((b) => b.toString(16).padStart(2, "0")).join("");
   }
 }

@@ -144,31 +144,19 @@ Deno.test({
 Deno.test("a prepared demo is named by the settings written into it and used only by the embedded store with local media", async () => {
   const dataDir = await Deno.makeTempDir();
   try {
-    const base = await preparedDemoFingerprint(demoConfig(dataDir));
+    const fingerprintWith = (env: Record<string, string> = {}) =>
+      preparedDemoFingerprint(demoConfig(dataDir, env));
+    const base = await fingerprintWith();
     ok(base && /^[0-9a-f]{24}$/.test(base));
-    equal(await preparedDemoFingerprint(demoConfig(dataDir)), base);
+    equal(await fingerprintWith(), base);
     notEqual(
-      await preparedDemoFingerprint(
-        demoConfig(dataDir, { PUBLIC_URL: "https://cms.example.com" }),
-      ),
+      await fingerprintWith({ PUBLIC_URL: "https://cms.example.com" }),
       base,
     );
-    notEqual(
-      await preparedDemoFingerprint(
-        demoConfig(dataDir, { DEMO_DOMAIN: "demo.test" }),
-      ),
-      base,
-    );
+    notEqual(await fingerprintWith({ DEMO_DOMAIN: "demo.test" }), base);
+    equal(await fingerprintWith({ DEMO_SITE: "false" }), null);
     equal(
-      await preparedDemoFingerprint(
-        demoConfig(dataDir, { DEMO_SITE: "false" }),
-      ),
-      null,
-    );
-    equal(
-      await preparedDemoFingerprint(
-        demoConfig(dataDir, { DATABASE_URL: "postgres://127.0.0.1/x" }),
-      ),
+      await fingerprintWith({ DATABASE_URL: "postgres://127.0.0.1/x" }),
       null,
     );
     // Nothing prepared under that name: nothing is copied and the folder stays empty.

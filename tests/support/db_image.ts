@@ -11,6 +11,11 @@ import pg from "pg";
 import { type Db, openDatabase, pgliteOf } from "../../core/db/database.ts";
 import { migrateToLatest } from "../../core/db/migrate.ts";
 import { openMigratedDatabase } from "../../core/db/open_migrated.ts";
+import {
+  filesUnder,
+  FINGERPRINT_LENGTH,
+} from "../../core/db/pglite_snapshot.ts";
+import { sha256HexSync } from "../../core/kv/digest.ts";
 import { adminQuery, createScratchDatabase, migratedTemplate } from "./db.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -73,7 +78,7 @@ async function imageOf<T>(
   seed: Seed<T>,
 ): Promise<DbImage<T>> {
   const code = await codeDigest();
-  const name = `${code}_${(await digest(variant)).slice(0, 8)}`;
+  const name = `${code}_${sha256HexSync(variant).slice(0, 8)}`;
   return url
     ? await postgresImage(url, code, name, seed)
     : await pgliteImage(code, name, seed);
@@ -328,32 +333,20 @@ let code: Promise<string> | undefined;
 function codeDigest(): Promise<string> {
   code ??= (async () => {
     const files: string[] = [...SOURCE_FILES];
-    for (const dir of SOURCE_DIRS) await listFiles(dir, files);
+    for (const dir of SOURCE_DIRS) {
+      for (const file of await filesUnder(new URL(dir, ROOT))) {
+        files.push(file.pathname.slice(ROOT.pathname.length));
+      }
+    }
     files.sort();
     const hash: string[] = [];
     for (const file of files) {
       const bytes = await Deno.readFile(new URL(file, ROOT)).catch(() =>
         new Uint8Array()
       );
-      hash.push(file, await digest(bytes));
+      hash.push(file, sha256HexSync(bytes));
     }
-    return (await digest(hash.join("\0"))).slice(0, 24);
+    return sha256HexSync(hash.join("\0")).slice(0, FINGERPRINT_LENGTH);
   })();
   return code;
-}
-
-async function listFiles(dir: string, into: string[]): Promise<void> {
-  for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
-    if (entry.isDirectory) await listFiles(`${dir}${entry.name}/`, into);
-    else if (entry.isFile) into.push(`${dir}${entry.name}`);
-  }
-}
-
-async function digest(data: string | Uint8Array): Promise<string> {
-  const bytes = typeof data === "string"
-    ? new TextEncoder().encode(data)
-    : data;
-  const hash = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
-  return Array.from(new Uint8Array(hash))
-    .map((b) => b.toString(16).padStart(2, "0")).join("");
 }
