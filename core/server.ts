@@ -1,7 +1,7 @@
 // Builds the HTTP application: app-wide middleware, the generated routes and static files.
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
-import { CONTENT_SECURITY_POLICY } from "./web/csp.ts";
+import { CONTENT_SECURITY_POLICY, publicApiHeaders } from "./web/csp.ts";
 import { manifest } from "../routes.gen.ts";
 import type { Services } from "./services.ts";
 import { registerRoutes } from "./web/app.ts";
@@ -33,19 +33,21 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.use("*", requestLog(services.clock, services.config.logRequests));
   // Public parameters are checked once here: no route sees NUL, lone surrogates or bad UTF-8.
   app.use("*", refuseUnsafeUrlText);
-  app.use(
-    "*",
-    secureHeaders({
-      // Same-origin form posts must carry their real Origin for the CSRF check; other
-      // origins still get no referrer.
-      referrerPolicy: "same-origin",
-      contentSecurityPolicy: CONTENT_SECURITY_POLICY,
-      crossOriginResourcePolicy: false,
-      // A route that sets one of these itself keeps it: plugin launches answer
-      // `Referrer-Policy: no-referrer` (spec 1 part 5 item 6).
-      overwrite: false,
-    }),
-  );
+  const pageHeaders = secureHeaders({
+    // Same-origin form posts must carry their real Origin for the CSRF check; other
+    // origins still get no referrer.
+    referrerPolicy: "same-origin",
+    contentSecurityPolicy: CONTENT_SECURITY_POLICY,
+    crossOriginResourcePolicy: false,
+    // A route that sets one of these itself keeps it: plugin launches answer
+    // `Referrer-Policy: no-referrer` (spec 1 part 5 item 6).
+    overwrite: false,
+  });
+  app.use("*", function securityHeaders(c, next) {
+    return c.req.path.startsWith("/v1/")
+      ? publicApiHeaders(c, next)
+      : pageHeaders(c, next);
+  });
   app.on(["GET", "HEAD"], "/_static/*", async function staticFiles(c, next) {
     const answer = await serveStaticFile(c, `${PROJECT_ROOT}/static`);
     if (answer) return answer;

@@ -231,6 +231,7 @@ export interface Database {
   page_pending_addresses: PagePendingAddressesTable;
   comment_reactions: CommentReactionsTable;
   site_browser_origins: SiteBrowserOriginsTable;
+  public_context_revisions: PublicContextRevisionsTable;
   sync_sites: SyncSitesTable;
   sync_changes: SyncChangesTable;
   sync_entry_state: SyncEntryStateTable;
@@ -517,6 +518,12 @@ export interface PreviewTokensTable {
 }
 
 /** The browser origins allowed to read a site's public API cross-origin. */
+/** Moves with every change to what a public read's context is made of (migration 0236). */
+export interface PublicContextRevisionsTable {
+  site_id: string;
+  revision: number;
+}
+
 export interface SiteBrowserOriginsTable {
   site_id: string;
   origins: Json;

@@ -15,6 +15,9 @@ import {
   serializedJson,
 } from "./answer.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
+import { refreshContext } from "./middleware.ts";
+import { type PublicContext, StaleContext } from "./request_context.ts";
+import { tokenScope } from "./site_tokens.ts";
 
 /**
  * How long a kept answer may be reused even when nothing changed: answers carry cursors stamped
@@ -29,7 +32,9 @@ export type ReadAnswer = PublicAnswer & { preview?: boolean };
 /**
  * Serves a public GET (list, single read, related items): from the answers kept for the request's
  * snapshot when the same site, token and URL were answered within {@link KEPT_REUSE_MS}, else by
- * `read`, keeping the answer when the budget (`PUBLIC_ANSWER_CACHE_MB`) allows.
+ * `read`, keeping the answer when the budget (`PUBLIC_ANSWER_CACHE_MB`) allows. A read that
+ * started from a remembered context which its page statement could not confirm starts over
+ * with a fresh one.
  */
 export async function servePublicRead(
   c: Context<AppEnv>,
@@ -38,32 +43,68 @@ export async function servePublicRead(
   >,
 ): Promise<Response> {
   const { db, clock, config } = c.var.services;
-  const token = c.get("siteToken");
-  const cache = token ? "private" : "public";
   const now = clock.now();
   const url = new URL(c.req.url);
-  const snapshot = c.var.publicContext.snapshot;
   const budget = config.publicAnswerCacheBytes;
   // A preview answers a draft to one token holder and is never stored (spec 3 part 3).
   const keep = budget > 0 && !url.searchParams.has("preview");
-  const key = `${c.var.site.id}\n${
-    token?.id ?? ""
-  }\n${url.pathname}${url.search}`;
   const shelf = keep ? keptAnswersOf(db, budget) : null;
-  const kept = shelf?.lookup(snapshot, key, now.getTime());
-  if (kept) return serializedJson(c, kept, cache);
-  const answer = await read({
-    db,
-    now,
-    siteId: c.var.site.id,
-    token,
-    context: c.var.publicContext,
-    publicUrl: config.publicUrl,
-  }, url.searchParams);
+  const key = () => keptKey(c.var.site.id, c.get("siteToken")?.id ?? null, url);
+  const cache = () => c.get("siteToken") ? "private" : "public";
+  if (!c.var.publicContext.unconfirmed) {
+    const kept = shelf?.lookup(
+      c.var.publicContext.snapshot,
+      key(),
+      now.getTime(),
+    );
+    if (kept) return serializedJson(c, kept, cache());
+  }
+  const run = () =>
+    read({
+      db,
+      now,
+      siteId: c.var.site.id,
+      token: c.get("siteToken"),
+      context: c.var.publicContext,
+      publicUrl: config.publicUrl,
+    }, url.searchParams);
+  let answer: ReadAnswer;
+  try {
+    answer = await run();
+    if (c.var.publicContext.unconfirmed) throw new StaleContext();
+  } catch (error) {
+    // A refusal or answer from an unconfirmed context may be wrong: only a fresh one decides.
+    if (!c.var.publicContext.unconfirmed) throw error;
+    await refreshContext(c);
+    answer = await run();
+  }
   if (answer.preview) return publicJson(c, answer, { cache: "none" });
   const serialized = serializeAnswer(answer);
-  shelf?.store(snapshot, key, serialized, now.getTime());
-  return serializedJson(c, serialized, cache);
+  shelf?.store(c.var.publicContext.snapshot, key(), serialized, now.getTime());
+  return serializedJson(c, serialized, cache());
+}
+
+/** Whether a kept answer may serve this request, judged on a remembered context. */
+export function mayServeKept(
+  c: Context<AppEnv>,
+  url: URL,
+  context: PublicContext,
+): boolean {
+  const budget = c.var.services.config.publicAnswerCacheBytes;
+  if (budget <= 0) return false;
+  const scope = tokenScope(
+    context.token,
+    context.site.id,
+    c.var.services.clock.now(),
+  );
+  return keptAnswersOf(c.var.services.db, budget).holds(
+    keptKey(context.site.id, scope?.id ?? null, url),
+    c.var.services.clock.now().getTime(),
+  );
+}
+
+function keptKey(siteId: string, tokenId: string | null, url: URL): string {
+  return `${siteId}\n${tokenId ?? ""}\n${url.pathname}${url.search}`;
 }
 
 /** The kept answers of `db` (created with `budget` bytes on first use). */
@@ -99,6 +140,13 @@ export class KeptAnswers {
   static bytesOf(key: string, answer: SerializedAnswer): number {
     return 2 * (key.length + answer.text.length + answer.cacheTag.length) +
       256;
+  }
+
+  /** Whether an answer young enough is kept under `key`, whatever its snapshot. */
+  holds(key: string, now: number): boolean {
+    const kept = this.#entries.get(key);
+    return kept !== undefined && now - kept.at >= 0 &&
+      now - kept.at <= KEPT_REUSE_MS;
   }
 
   /** The answer kept under `key` for exactly `snapshot`, younger than {@link KEPT_REUSE_MS}. */

@@ -127,6 +127,7 @@ export async function listItems(
     locale,
     conditions,
     limit: query.limit + 1,
+    context: ctx.context,
   };
   const result = sort?.indexed
     ? await sortedByValues(ctx.db, base, sort, query, after)

@@ -1,11 +1,17 @@
 // Middleware of every /v1 route: CORS for the site's browser origins and the optional site API token.
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
 import { sha256HexSync } from "../kv/digest.ts";
 import { hostName } from "../sites/host.ts";
 import { originAllowed } from "./browser_origins.ts";
-import { loadPublicContext, type PublicContext } from "./request_context.ts";
+import { mayServeKept } from "./kept_answers.ts";
+import {
+  loadAndRememberContext,
+  type PublicContext,
+  type PublicContextQuery,
+  rememberedContext,
+} from "./request_context.ts";
 import { SITE_TOKEN, type SiteTokenScope, tokenScope } from "./site_tokens.ts";
 
 declare module "hono" {
@@ -19,24 +25,22 @@ declare module "hono" {
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
+/** The routes whose reads confirm a remembered context in their page statement (kept_answers.ts). */
+const CONFIRMING_ROUTES = new Set(["/v1/:model", "/v1/:model/:slug"]);
+
 /**
  * Resolves the site from the Host header alone (spec 3 part 4.1), `404 unknown_host` otherwise,
  * and reads in the same statement what the rest of the request needs (languages, policy,
- * browser origins, the sent token's row, the model the path names): one round trip.
+ * browser origins, the sent token's row, the model the path names): one round trip. A list or
+ * item read reuses the context an earlier request read instead, unconfirmed: its page statement
+ * confirms it, and the read starts over with a fresh one ({@link refreshContext}) otherwise.
  */
 export const loadRequestContext: MiddlewareHandler<AppEnv> =
   async function loadRequestContext(c, next) {
-    const domain = hostName(c.req.header("host"));
-    if (!domain) {
-      throw new HttpError(404, "unknown_host", "No site answers this host");
-    }
-    const bearer = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
-    const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
-    const context = await loadPublicContext(c.var.services.db, {
-      site: { domain },
-      tokenDigest: token === null ? null : sha256HexSync(token),
-      modelSlug: c.req.param("model") ?? null,
-    });
+    const query = contextQueryOf(c);
+    const db = c.var.services.db;
+    const context = reusableContext(c, rememberedContext(db, query)) ??
+      await loadAndRememberContext(db, query);
     if (!context) {
       throw new HttpError(404, "unknown_host", "No site answers this host");
     }
@@ -44,6 +48,54 @@ export const loadRequestContext: MiddlewareHandler<AppEnv> =
     c.set("publicContext", context);
     await next();
   };
+
+function contextQueryOf(c: Context<AppEnv>): PublicContextQuery {
+  const domain = hostName(c.req.header("host"));
+  if (!domain) {
+    throw new HttpError(404, "unknown_host", "No site answers this host");
+  }
+  const bearer = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
+  const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
+  return {
+    site: { domain },
+    tokenDigest: token === null ? null : sha256HexSync(token),
+    modelSlug: c.req.param("model") ?? null,
+  };
+}
+
+/**
+ * `remembered` when this request may start from it: a list or item read (GET or HEAD), not a
+ * preview, and not one a kept answer may serve (that lookup needs the snapshot a fresh context
+ * statement reads).
+ */
+function reusableContext(
+  c: Context<AppEnv>,
+  remembered: PublicContext | null,
+): PublicContext | null {
+  if (!remembered) return null;
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") return null;
+  if (!CONFIRMING_ROUTES.has(c.req.routePath)) return null;
+  const url = new URL(c.req.url);
+  if (url.searchParams.has("preview")) return null;
+  return mayServeKept(c, url, remembered) ? null : remembered;
+}
+
+/**
+ * Replaces an unconfirmed context that turned out stale (or could not be confirmed) with one
+ * read afresh, and checks the site API token again against it.
+ */
+export async function refreshContext(c: Context<AppEnv>): Promise<void> {
+  const context = await loadAndRememberContext(
+    c.var.services.db,
+    contextQueryOf(c),
+  );
+  if (!context) {
+    throw new HttpError(404, "unknown_host", "No site answers this host");
+  }
+  c.set("site", context.site);
+  c.set("publicContext", context);
+  c.set("siteToken", checkSiteToken(c));
+}
 
 /** Methods a preflight may ask for. */
 export const CORS_METHODS = ["GET", "HEAD", "OPTIONS"];
@@ -72,17 +124,19 @@ export const publicCors: MiddlewareHandler<AppEnv> = async function publicCors(
   next,
 ) {
   const origin = c.req.header("origin");
-  const allowed = origin !== undefined && origin !== "null" &&
+  // Read when needed: a read may replace an unconfirmed context with a fresh one.
+  const allowed = () =>
+    origin !== undefined && origin !== "null" &&
     originAllowed(c.var.publicContext.origins, origin);
   if (c.req.method === "OPTIONS") {
     const method = (c.req.header("access-control-request-method") ?? "")
       .toUpperCase();
     const asked = (c.req.header("access-control-request-headers") ?? "")
       .split(",").map((h) => h.trim().toLowerCase()).filter((h) => h !== "");
-    const ok = allowed && CORS_METHODS.includes(method) &&
+    const ok = allowed() && CORS_METHODS.includes(method) &&
       asked.every((h) => CORS_HEADERS.includes(h));
     const headers = new Headers({ Vary: "Origin" });
-    if (allowed) headers.set("Access-Control-Allow-Origin", origin!);
+    if (allowed()) headers.set("Access-Control-Allow-Origin", origin!);
     if (ok) {
       headers.set("Access-Control-Allow-Methods", CORS_METHODS.join(", "));
       headers.set("Access-Control-Allow-Headers", CORS_HEADERS.join(", "));
@@ -103,33 +157,46 @@ export const publicCors: MiddlewareHandler<AppEnv> = async function publicCors(
   }
   await next();
   c.res.headers.append("Vary", "Origin");
-  if (allowed) {
+  if (allowed()) {
     c.res.headers.set("Access-Control-Allow-Origin", origin!);
     c.res.headers.set("Access-Control-Expose-Headers", EXPOSED);
   }
   c.res.headers.delete("Access-Control-Allow-Credentials");
 };
 
-/** Reads `Authorization: Bearer <site API token>`; a token that cannot be verified answers 404. */
+/**
+ * Reads `Authorization: Bearer <site API token>`; a token that cannot be verified answers 404
+ * (after a fresh look when the context is a remembered one: the token may be new to it).
+ */
 export const readSiteToken: MiddlewareHandler<AppEnv> =
   async function readSiteToken(
     c,
     next,
   ) {
-    const header = c.req.header("authorization");
-    if (header === undefined) {
-      c.set("siteToken", null);
-      return await next();
+    let scope: SiteTokenScope | null;
+    try {
+      scope = checkSiteToken(c);
+    } catch (error) {
+      if (!c.var.publicContext.unconfirmed) throw error;
+      await refreshContext(c);
+      scope = c.var.siteToken;
     }
-    const match = BEARER.exec(header.trim());
-    const scope = match && SITE_TOKEN.test(match[1])
-      ? tokenScope(
-        c.var.publicContext.token,
-        c.var.site.id,
-        c.var.services.clock.now(),
-      )
-      : null;
-    if (!scope) throw notFound();
     c.set("siteToken", scope);
     await next();
   };
+
+/** The scope of the sent site API token under the request's context; null when none was sent. */
+function checkSiteToken(c: Context<AppEnv>): SiteTokenScope | null {
+  const header = c.req.header("authorization");
+  if (header === undefined) return null;
+  const match = BEARER.exec(header.trim());
+  const scope = match && SITE_TOKEN.test(match[1])
+    ? tokenScope(
+      c.var.publicContext.token,
+      c.var.site.id,
+      c.var.services.clock.now(),
+    )
+    : null;
+  if (!scope) throw notFound();
+  return scope;
+}

@@ -10,7 +10,8 @@ import { type Db, executeNamed } from "../db/database.ts";
  * even when callers build SQL from request parameters (filters, search words).
  */
 const SHAPES_MAX = 500;
-const shapes = new Set<string>();
+/** Statement name by SQL text and caller's name: hashing the text on every request cost more. */
+const shapes = new Map<string, string>();
 
 /**
  * Runs `query` as the prepared statement `<name>_<digest of its SQL text>`: each distinct shape
@@ -23,16 +24,16 @@ export async function executePrepared<R>(
   query: RawBuilder<R>,
 ): Promise<R[]> {
   const compiled = query.compile(db);
-  const digest = createHash("sha1").update(compiled.sql).digest("hex").slice(
-    0,
-    16,
-  );
-  const statement = `${name}_${digest}`;
-  if (!shapes.has(statement)) {
+  const key = `${name}\n${compiled.sql}`;
+  let statement = shapes.get(key);
+  if (statement === undefined) {
     if (shapes.size >= SHAPES_MAX) {
       return (await db.executeQuery(compiled)).rows;
     }
-    shapes.add(statement);
+    const digest = createHash("sha1").update(compiled.sql).digest("hex")
+      .slice(0, 16);
+    statement = `${name}_${digest}`;
+    shapes.set(key, statement);
   }
   return await executeNamed(db, statement, compiled);
 }

@@ -41,6 +41,13 @@ export interface PublicContext {
   searchSettings: unknown;
   /** PostgreSQL's snapshot the statement ran under (`xmin:xmax:running`), keys kept answers. */
   snapshot: string;
+  /** The site's public context revision the context was read at (migration 0236). */
+  revision: string;
+  /**
+   * True while the context is one an earlier request read, not yet confirmed by this request's
+   * own page statement ({@link runConfirming}); nothing may be answered from it until then.
+   */
+  unconfirmed: boolean;
 }
 
 /** What to read the context by. */
@@ -70,6 +77,7 @@ type ContextRow = {
   }[];
   search: unknown;
   snapshot: string;
+  revision: string;
   t_id: string | null;
   t_site_id: string | null;
   t_model_ids: unknown;
@@ -139,6 +147,8 @@ export function contextQuery(
       (select st.document from site_settings st
         where st.site_id = s.id and st.key = 'search') as search,
       pg_current_snapshot()::text as snapshot,
+      coalesce((select r.revision from public_context_revisions r where r.site_id = s.id), 0)::text
+        as revision,
       t.id as t_id, t.site_id as t_site_id, t.model_ids as t_model_ids,
       t.expires_at as t_expires_at, t.revoked_at as t_revoked_at
     from s left join site_api_tokens t on t.digest = ${query.tokenDigest}
@@ -179,5 +189,108 @@ function contextFrom(row: ContextRow): PublicContext {
     definitions: new Map(),
     searchSettings: row.search ?? SETTINGS_DEFAULTS.search,
     snapshot: row.snapshot,
+    revision: row.revision,
+    unconfirmed: false,
   };
+}
+
+/**
+ * Contexts read by earlier requests, per database handle, by host name, token digest and model
+ * slug. A public list or item read reuses one and confirms it inside its page statement
+ * ({@link runConfirming}): the site's context revision moves with every change to what a context
+ * is made of, so an equal revision means an equal context. Nothing is shared between processes
+ * and a remembered context never changes an answer; a stale one costs the request one more
+ * statement.
+ */
+const remembered = new WeakMap<Db, Map<string, PublicContext>>();
+
+/** Beyond this many remembered contexts per handle the memory starts over (random slugs, tokens). */
+const REMEMBERED_MAX = 1000;
+
+function rememberedKey(query: PublicContextQuery): string | null {
+  if (!("domain" in query.site)) return null;
+  return `${query.site.domain}\n${query.tokenDigest ?? ""}\n${
+    query.modelSlug ?? ""
+  }`;
+}
+
+/** A copy of the context an earlier request read for `query`, unconfirmed; null when none. */
+export function rememberedContext(
+  db: Db,
+  query: PublicContextQuery,
+): PublicContext | null {
+  const key = rememberedKey(query);
+  const context = key === null ? null : remembered.get(db)?.get(key);
+  return context ? { ...context, snapshot: "", unconfirmed: true } : null;
+}
+
+/** Reads the context afresh (as {@link loadPublicContext}) and remembers it for later requests. */
+export async function loadAndRememberContext(
+  db: Db,
+  query: PublicContextQuery,
+): Promise<PublicContext | null> {
+  const key = rememberedKey(query);
+  let contexts = remembered.get(db);
+  if (key !== null) contexts?.delete(key);
+  const context = await loadPublicContext(db, query);
+  if (context && key !== null) {
+    if (!contexts) remembered.set(db, contexts = new Map());
+    if (contexts.size >= REMEMBERED_MAX) contexts.clear();
+    contexts.set(key, context);
+  }
+  return context;
+}
+
+/** Thrown when a remembered context turns out stale: the request starts over with a fresh one. */
+export class StaleContext extends Error {
+  constructor() {
+    super("The remembered public context is stale");
+  }
+}
+
+/**
+ * Runs a page statement (`name` given: prepared). When `context` is unconfirmed, the statement
+ * also reads the site's current context revision and snapshot, in the same snapshot as the page:
+ * the context is then confirmed (and `snapshot` set) or {@link StaleContext} thrown. One round
+ * trip either way. `present` names a column every page row has (never null): the one row of an
+ * empty page has it null. Rows keep the extra column `ctx_check`.
+ */
+export async function runConfirming<R extends object>(
+  db: Db,
+  context: PublicContext,
+  name: string | null,
+  page: RawBuilder<R>,
+  present: keyof R,
+): Promise<R[]> {
+  if (!context.unconfirmed) {
+    return name === null
+      ? (await page.execute(db)).rows
+      : await executePrepared(db, name, page);
+  }
+  // A left join on `true` can only be a nested loop with the one confirmation row outside, so
+  // the page's rows keep their order; an empty page still gives one row, with the page's null.
+  // `offset 0` keeps the confirmation a subquery read once: flattened, PostgreSQL read the
+  // revision and the snapshot again for every row of the page. One text column: the driver
+  // parses it on every row.
+  const checked = sql<R & { ctx_check: string }>`
+    select c.ctx_check, p.*
+    from (
+      select s.id::text || ' ' ||
+        coalesce((select r.revision from public_context_revisions r where r.site_id = s.id), 0)
+        || ' ' || pg_current_snapshot()::text as ctx_check
+      from sites s where s.domain = ${context.site.domain}
+      offset 0
+    ) c left join (${page}) p on true
+  `;
+  const rows = name === null
+    ? (await checked.execute(db)).rows
+    : await executePrepared(db, `${name}_confirming`, checked);
+  const expected = `${context.site.id} ${context.revision} `;
+  const check = rows[0]?.ctx_check;
+  if (check === undefined || !check.startsWith(expected)) {
+    throw new StaleContext();
+  }
+  context.unconfirmed = false;
+  context.snapshot = check.slice(expected.length);
+  return rows.length === 1 && rows[0][present] === null ? [] : rows;
 }

@@ -23,7 +23,7 @@ import { localeChain } from "../sites/settings.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
 import { collectParams, parseExpand } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
-import { executePrepared } from "./prepared.ts";
+import { runConfirming } from "./request_context.ts";
 import { verifyPreviewToken } from "./preview_tokens.ts";
 import {
   localePlanOrRefuse,
@@ -131,8 +131,9 @@ async function publishedRow(
 ): Promise<Row> {
   // The item and its published languages in one statement (`public_items_slug_group` matches
   // the lookup and its order exactly).
-  const rows = await executePrepared(
+  const rows = await runConfirming(
     ctx.db,
+    ctx.context,
     "stave_public_item",
     sql<Row>`
     select p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at,
@@ -148,6 +149,7 @@ async function publishedRow(
     order by p.group_id
     limit 2
   `,
+    "group_id",
   );
   if (rows.length > 1) {
     throw new HttpError(
