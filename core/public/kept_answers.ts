@@ -42,18 +42,19 @@ export async function servePublicRead(
     ReadAnswer
   >,
 ): Promise<Response> {
-  const { db, clock, config } = c.var.services;
+  const { db, clock, config } = c.get("services");
   const now = clock.now();
   const url = new URL(c.req.url);
   const budget = config.publicAnswerCacheBytes;
   // A preview answers a draft to one token holder and is never stored (spec 3 part 3).
   const keep = budget > 0 && !url.searchParams.has("preview");
   const shelf = keep ? keptAnswersOf(db, budget) : null;
-  const key = () => keptKey(c.var.site.id, c.get("siteToken")?.id ?? null, url);
+  const key = () =>
+    keptKey(c.get("site").id, c.get("siteToken")?.id ?? null, url);
   const cache = () => c.get("siteToken") ? "private" : "public";
-  if (!c.var.publicContext.unconfirmed) {
+  if (!c.get("publicContext").unconfirmed) {
     const kept = shelf?.lookup(
-      c.var.publicContext.snapshot,
+      c.get("publicContext").snapshot,
       key(),
       now.getTime(),
     );
@@ -63,24 +64,29 @@ export async function servePublicRead(
     read({
       db,
       now,
-      siteId: c.var.site.id,
+      siteId: c.get("site").id,
       token: c.get("siteToken"),
-      context: c.var.publicContext,
+      context: c.get("publicContext"),
       publicUrl: config.publicUrl,
     }, url.searchParams);
   let answer: ReadAnswer;
   try {
     answer = await run();
-    if (c.var.publicContext.unconfirmed) throw new StaleContext();
+    if (c.get("publicContext").unconfirmed) throw new StaleContext();
   } catch (error) {
     // A refusal or answer from an unconfirmed context may be wrong: only a fresh one decides.
-    if (!c.var.publicContext.unconfirmed) throw error;
+    if (!c.get("publicContext").unconfirmed) throw error;
     await refreshContext(c);
     answer = await run();
   }
   if (answer.preview) return publicJson(c, answer, { cache: "none" });
   const serialized = serializeAnswer(answer);
-  shelf?.store(c.var.publicContext.snapshot, key(), serialized, now.getTime());
+  shelf?.store(
+    c.get("publicContext").snapshot,
+    key(),
+    serialized,
+    now.getTime(),
+  );
   return serializedJson(c, serialized, cache());
 }
 
@@ -90,16 +96,16 @@ export function mayServeKept(
   url: URL,
   context: PublicContext,
 ): boolean {
-  const budget = c.var.services.config.publicAnswerCacheBytes;
+  const budget = c.get("services").config.publicAnswerCacheBytes;
   if (budget <= 0) return false;
   const scope = tokenScope(
     context.token,
     context.site.id,
-    c.var.services.clock.now(),
+    c.get("services").clock.now(),
   );
-  return keptAnswersOf(c.var.services.db, budget).holds(
+  return keptAnswersOf(c.get("services").db, budget).holds(
     keptKey(context.site.id, scope?.id ?? null, url),
-    c.var.services.clock.now().getTime(),
+    c.get("services").clock.now().getTime(),
   );
 }
 

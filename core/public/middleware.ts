@@ -38,7 +38,7 @@ const CONFIRMING_ROUTES = new Set(["/v1/:model", "/v1/:model/:slug"]);
 export const loadRequestContext: MiddlewareHandler<AppEnv> =
   async function loadRequestContext(c, next) {
     const query = contextQueryOf(c);
-    const db = c.var.services.db;
+    const db = c.get("services").db;
     const context = reusableContext(c, rememberedContext(db, query)) ??
       await loadAndRememberContext(db, query);
     if (!context) {
@@ -86,7 +86,7 @@ function reusableContext(
  */
 export async function refreshContext(c: Context<AppEnv>): Promise<void> {
   const context = await loadAndRememberContext(
-    c.var.services.db,
+    c.get("services").db,
     contextQueryOf(c),
   );
   if (!context) {
@@ -127,7 +127,7 @@ export const publicCors: MiddlewareHandler<AppEnv> = async function publicCors(
   // Read when needed: a read may replace an unconfirmed context with a fresh one.
   const allowed = () =>
     origin !== undefined && origin !== "null" &&
-    originAllowed(c.var.publicContext.origins, origin);
+    originAllowed(c.get("publicContext").origins, origin);
   if (c.req.method === "OPTIONS") {
     const method = (c.req.header("access-control-request-method") ?? "")
       .toUpperCase();
@@ -177,9 +177,9 @@ export const readSiteToken: MiddlewareHandler<AppEnv> =
     try {
       scope = checkSiteToken(c);
     } catch (error) {
-      if (!c.var.publicContext.unconfirmed) throw error;
+      if (!c.get("publicContext").unconfirmed) throw error;
       await refreshContext(c);
-      scope = c.var.siteToken;
+      scope = c.get("siteToken");
     }
     c.set("siteToken", scope);
     await next();
@@ -192,9 +192,9 @@ function checkSiteToken(c: Context<AppEnv>): SiteTokenScope | null {
   const match = BEARER.exec(header.trim());
   const scope = match && SITE_TOKEN.test(match[1])
     ? tokenScope(
-      c.var.publicContext.token,
-      c.var.site.id,
-      c.var.services.clock.now(),
+      c.get("publicContext").token,
+      c.get("site").id,
+      c.get("services").clock.now(),
     )
     : null;
   if (!scope) throw notFound();
