@@ -230,14 +230,18 @@ export async function loadAndRememberContext(
   query: PublicContextQuery,
 ): Promise<PublicContext | null> {
   const key = rememberedKey(query);
-  let contexts = remembered.get(db);
-  if (key !== null) contexts?.delete(key);
   const context = await loadPublicContext(db, query);
-  if (context && key !== null) {
-    if (!contexts) remembered.set(db, contexts = new Map());
-    if (contexts.size >= REMEMBERED_MAX) contexts.clear();
-    contexts.set(key, context);
+  if (key === null) return context;
+  // Replaced only once the fresh one is read: forgotten while reading, every concurrent
+  // request would read afresh too, and under load they kept each other reading.
+  let contexts = remembered.get(db);
+  if (!context) {
+    contexts?.delete(key);
+    return null;
   }
+  if (!contexts) remembered.set(db, contexts = new Map());
+  if (contexts.size >= REMEMBERED_MAX) contexts.clear();
+  contexts.set(key, context);
   return context;
 }
 
