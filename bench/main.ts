@@ -515,7 +515,7 @@ async function seed(): Promise<Seed> {
       else 'Beitrag ' || i || ' ' || (${GERMAN}::text[])[1 + i % 20] || ' ' || (${GERMAN}::text[])[1 + (i / 20) % 20] end`,
     fields: sql`jsonb_build_object(
       'category', (array['news', 'guide', 'release', 'opinion'])[1 + i % 4],
-      'price', (i * 7919) % 1000,
+      'price', (i::bigint * 7919) % 1000,
       'published_on', to_char(date '2020-01-01' + (i / 100), 'YYYY-MM-DD'))`,
     draft: sql<boolean>`false`,
     publishedAt: sql<
