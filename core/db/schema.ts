@@ -517,13 +517,13 @@ export interface PreviewTokensTable {
   expires_at: Timestamp;
 }
 
-/** The browser origins allowed to read a site's public API cross-origin. */
 /** Moves with every change to what a public read's context is made of (migration 0236). */
 export interface PublicContextRevisionsTable {
   site_id: string;
   revision: number;
 }
 
+/** The browser origins allowed to read a site's public API cross-origin. */
 export interface SiteBrowserOriginsTable {
   site_id: string;
   origins: Json;

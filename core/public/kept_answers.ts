@@ -96,16 +96,14 @@ export function mayServeKept(
   url: URL,
   context: PublicContext,
 ): boolean {
-  const budget = c.get("services").config.publicAnswerCacheBytes;
+  const { config, clock, db } = c.get("services");
+  const budget = config.publicAnswerCacheBytes;
   if (budget <= 0) return false;
-  const scope = tokenScope(
-    context.token,
-    context.site.id,
-    c.get("services").clock.now(),
-  );
-  return keptAnswersOf(c.get("services").db, budget).holds(
+  const now = clock.now();
+  const scope = tokenScope(context.token, context.site.id, now);
+  return keptAnswersOf(db, budget).holds(
     keptKey(context.site.id, scope?.id ?? null, url),
-    c.get("services").clock.now().getTime(),
+    now.getTime(),
   );
 }
 

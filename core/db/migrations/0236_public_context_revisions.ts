@@ -1,8 +1,8 @@
 // One number per site that moves whenever anything a public read's context is made of changes:
-// the site row, its languages, locale and search settings, browser origins, models and site API tokens. A public
-// read can then reuse the context an earlier request read and confirm it inside its own page
-// statement by comparing this number (core/public/request_context.ts), one statement instead of
-// two. Triggers keep it, so no write path can forget it.
+// the site row, its languages, locale and search settings, browser origins, models and site API
+// tokens. A public read can then reuse the context an earlier request read and confirm it inside
+// its own page statement by comparing this number (core/public/request_context.ts), one
+// statement instead of two. Triggers keep it, so no write path can forget it.
 //
 // The triggers are deferred constraint triggers: they run at commit, the last thing a
 // transaction does, so taking this row's lock never stands between two other locks and cannot
