@@ -166,6 +166,9 @@ Deno.test({
         page.getByRole("link", { name: "Edit “Content that stays in shape”" })
           .click(),
       ]);
+      // The island marks the list and listens to the form in one effect: typing before it
+      // ran would change the field but not the preview (flaked in CI).
+      await page.locator("#section-rows[data-enhanced]").waitFor();
       const heading = page.locator("#sf-f-heading");
       await heading.fill("Pages that keep their shape");
       equal(
