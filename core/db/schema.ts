@@ -586,8 +586,8 @@ export interface SiteMenusTable {
 }
 
 /**
- * A typed scalar of one published item (migration 0100): one row per top-level JSON number, or
- * string of at most 255 characters, of `public_items.fields`; written with its `public_items` row.
+ * A typed scalar of one published item (migration 0100): one row per top-level JSON number or
+ * string of `public_items.fields`; written with its `public_items` row.
  * Sorted lists range-scan it instead of sorting JSON. Queried with raw SQL.
  */
 export interface PublicItemValuesTable {
@@ -597,7 +597,10 @@ export interface PublicItemValuesTable {
   group_id: string;
   field_key: string;
   num_value: string | null;
+  /** A string value, or the first 255 characters of a longer one (migration 0237). */
   text_value: string | null;
+  /** The instant of a string value that reads as an RFC 3339 timestamp (migration 0237). */
+  time_value: Date | null;
   /**
    * The item's short top-level values (migration 0120; `facetsOf` in core/public/projection.ts),
    * the same on every row of the item; NULL when too long.

@@ -6,7 +6,7 @@ import type { PublicRow } from "./items.ts";
 import { invalid, type ListQuery } from "./list_params.ts";
 import type { ListCondition, SortPlan } from "./list_plan.ts";
 import { type PublicContext, runConfirming } from "./request_context.ts";
-import { FACET_OMITTED } from "./projection.ts";
+import { FACET_OMITTED, VALUE_TEXT_MAX } from "./projection.ts";
 
 /** A page row: the item and the key its cursor is made of. */
 export type PageRow = PublicRow & {
@@ -31,6 +31,7 @@ export interface PageBase {
 const FIELDS = sql`p.fields`;
 const FACETS = sql`s.facets`;
 const OMITTED = sql`${sql.lit(FACET_OMITTED)}::jsonb`;
+const TEXT_MAX = sql.lit(VALUE_TEXT_MAX);
 
 const COLUMNS =
   sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number,
@@ -95,10 +96,26 @@ export async function sortedByValues(
   const bad = () =>
     invalid("Invalid cursor: it cannot be read; start from the first page");
   const col = sql.ref(`s.${sort.indexed}`);
+  const text = sort.indexed === "text_value";
   const typed = (v: string) =>
     sort.indexed === "num_value"
       ? sql`${v}::numeric`
+      : sort.indexed === "time_value"
+      ? sql`${v}::timestamptz`
       : sql`(${v}::text collate "C")`;
+  // The index keeps a long string's first characters; the page orders by the whole value, read
+  // from the item where the index entry is such a prefix (its ties come after the index order).
+  const indexed = (v: string) =>
+    text ? sql`(left(${v}::text, ${TEXT_MAX}) collate "C")` : typed(v);
+  const exact = text
+    ? sql`(case when char_length(s.text_value) < ${TEXT_MAX} then s.text_value
+        else (p.fields ->> ${sort.key}::text) collate "C" end)`
+    : col;
+  // A timestamp's cursor value is written in UTC with every digit, whatever the session's zone.
+  const k = sort.indexed === "time_value"
+    ? sql`to_char(s.time_value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
+    : exact;
+  const dir = sort.desc ? sql`desc` : sql`asc`;
   let inNulls = false;
   let afterId: string | null = null;
   let afterValue: string | null = null;
@@ -133,7 +150,7 @@ export async function sortedByValues(
     }
     // Equality on the sorted field is the index range itself (it stays a row condition too).
     if (own?.kind === "eq") {
-      const values = own.values.map(typed);
+      const values = own.values.map(indexed);
       where.push(
         values.length === 1
           ? sql`${col} = ${values[0]}`
@@ -142,10 +159,12 @@ export async function sortedByValues(
     }
     if (afterValue !== null) {
       const v = typed(afterValue);
+      const at = indexed(afterValue);
+      const same = sql`${exact} = ${v} and s.group_id > ${afterId}::uuid`;
       where.push(
         sort.desc
-          ? sql`${col} <= ${v} and (${col} < ${v} or s.group_id > ${afterId}::uuid)`
-          : sql`${col} >= ${v} and (${col} > ${v} or s.group_id > ${afterId}::uuid)`,
+          ? sql`${col} <= ${at} and (${exact} < ${v} or (${same}))`
+          : sql`${col} >= ${at} and (${exact} > ${v} or (${same}))`,
       );
     }
     // Conditions run on the index entries' copy of the item's short values (facets), so only
@@ -168,7 +187,7 @@ export async function sortedByValues(
       : sql``;
     // `offset 0` keeps the item lookup a per-row probe, so the sorted range scan drives the plan.
     const page = sql<PageRow>`
-      select p.*, p.published_at::text as k_at, ${col} as k, 0 as k_null
+      select p.*, p.published_at::text as k_at, ${k} as k, 0 as k_null
       from public_item_values s
       cross join lateral (
         select ${COLUMNS} from public_items p
@@ -178,7 +197,9 @@ export async function sortedByValues(
         offset 0
       ) p
       where ${sql.join(where, sql` and `)}
-      order by ${col} ${sort.desc ? sql`desc` : sql`asc`}, s.group_id asc
+      order by ${col} ${dir}, ${
+      text ? sql`${exact} ${dir},` : sql``
+    } s.group_id asc
       limit ${pageLimit(base.limit)}
     `;
     // Prepared only without filters. A generic plan cannot know how many index entries a range or

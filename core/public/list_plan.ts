@@ -37,10 +37,11 @@ export interface SortPlan {
   /** The sorted field's key. */
   key: string;
   /**
-   * The `public_item_values` column holding exactly this sort value, when an index range scan
-   * can drive the sort (numbers; dates and single choices, whose valid values are short strings).
+   * The `public_item_values` column an index range scan drives the sort by: numbers, strings
+   * (the first 255 characters of a longer one: ties of that prefix are ordered by the whole
+   * value) and timestamps; null for a computed distance.
    */
-  indexed: "num_value" | "text_value" | null;
+  indexed: "num_value" | "text_value" | "time_value" | null;
 }
 
 const NUMBER_TEXT = /^-?\d{1,30}(\.\d{1,30})?$/;
@@ -97,13 +98,12 @@ export function planSort(
     case "date":
     case "text":
     case "slug":
-      // Free text and slugs may be longer than what `public_item_values` keeps: sorted in place.
       return {
         value: sql`(${jsonText(key, FIELDS)} collate "C")`,
         cast: "text",
         desc,
         key,
-        indexed: field.type === "date" ? "text_value" : null,
+        indexed: "text_value",
       };
     case "select":
       if (field.config.multiple) {
@@ -122,7 +122,7 @@ export function planSort(
         cast: "timestamptz",
         desc,
         key,
-        indexed: null,
+        indexed: "time_value",
       };
     default:
       unsupported(`Cannot sort by ${field.type} field "${key}"`);

@@ -92,22 +92,28 @@ export async function refreshPublicItems(
   // per item: the lateral subquery is joined before the values are spread).
   await sql`
     insert into public_item_values (site_id, model_id, requested_locale, group_id, field_key,
-      num_value, text_value, facets)
+      num_value, text_value, time_value, facets)
     select p.site_id, p.model_id, p.requested_locale, p.group_id, kv.key,
       case when jsonb_typeof(kv.value) = 'number' then (kv.value #>> '{}')::numeric end,
-      case when jsonb_typeof(kv.value) = 'string' then kv.value #>> '{}' end,
+      case when jsonb_typeof(kv.value) = 'string'
+        then left(kv.value #>> '{}', ${VALUE_TEXT_MAX}) end,
+      case when jsonb_typeof(kv.value) = 'string'
+        then public_value_instant(kv.value #>> '{}') end,
       f.facets
     from public_items p
     cross join lateral (select ${facetsOf(sql`p.fields`)} as facets offset 0) f
     cross join lateral jsonb_each(p.fields) kv
     where p.site_id = ${siteId}
       ${groupId === null ? sql`` : sql`and p.group_id = ${groupId}`}
-      and (jsonb_typeof(kv.value) = 'number' or (jsonb_typeof(kv.value) = 'string'
-        and char_length(kv.value #>> '{}') <= ${VALUE_TEXT_MAX}))
+      and jsonb_typeof(kv.value) in ('number', 'string')
   `.execute(tx);
 }
 
-/** Longest string kept in `public_item_values` (btree entries are bounded; filter values are too). */
+/**
+ * Characters of a string kept in `public_item_values.text_value`: a longer one keeps this many
+ * (btree entries are bounded), and a sorted page orders the items sharing that prefix by their
+ * whole values (migration 0237).
+ */
 export const VALUE_TEXT_MAX = 255;
 
 /** Longest JSON text (bytes) of one field value copied as is into `facets`. */

@@ -1,7 +1,7 @@
 // Public read speed: the short field values of each item ride in the sort indexes of
 // `public_item_values` (`facets`), so a filtered + sorted list filters on index entries and
 // reads `public_items` only for the rows it returns (core/public/list.ts).
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   // The indexes are rebuilt after the fill rather than updated row by row.
@@ -30,25 +30,34 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 /**
+ * The facets of a `fields` jsonb expression: a copy of `facetsOf` in core/public/projection.ts
+ * (255 and 1024 bytes of text, 1400 stored bytes, omitted values as {"~": true}) as it was when
+ * this migration was written, since a migration must not change with the app code it would
+ * import. Later migrations that add rows use it too.
+ */
+export function facetsAsWritten(
+  fields: RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  return sql`(select case when octet_length(o::text) <= 1024
+      and pg_column_size(o) <= 1400 then o end
+    from (select coalesce(jsonb_object_agg(e.key,
+        case when octet_length(e.value::text) <= 255 then e.value
+          else '{"~": true}'::jsonb end), '{}'::jsonb) as o
+      from jsonb_each(${fields}) e) x)`;
+}
+
+/**
  * Sets `facets` on every row from its `public_items` row. Exported for its test, which checks
  * that it writes what the projection writes.
  */
 // deno-lint-ignore no-explicit-any
 export async function fillFacets(db: Kysely<any>): Promise<void> {
-  // A copy of `facetsOf` in core/public/projection.ts (255 and 1024 bytes of text, 1400 stored
-  // bytes, omitted values as
-  // {"~": true}) as it was when this migration was written: a migration must not change with
-  // the app code it would import. `offset 0` computes the facets once per item, not once per row.
+  // `offset 0` computes the facets once per item, not once per row.
   await sql`
     update public_item_values s set facets = f.facets
     from (
       select p.site_id, p.model_id, p.requested_locale, p.group_id,
-        (select case when octet_length(o::text) <= 1024
-            and pg_column_size(o) <= 1400 then o end
-          from (select coalesce(jsonb_object_agg(e.key,
-              case when octet_length(e.value::text) <= 255 then e.value
-                else '{"~": true}'::jsonb end), '{}'::jsonb) as o
-            from jsonb_each(p.fields) e) x) as facets
+        ${facetsAsWritten(sql`p.fields`)} as facets
       from public_items p
       offset 0
     ) f
