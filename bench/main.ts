@@ -463,7 +463,8 @@ try {
       sorted_text: SORTED_TEXT,
       sorted_time: SORTED_TIME,
       search: "/v1/_search?q=<word of VOCAB>&locale=en",
-      search_rare: "/v1/_search?q=<word of VOCAB> <the word 7 places on>&locale=en",
+      search_rare:
+        "/v1/_search?q=<word of VOCAB> <the word 7 places on>&locale=en",
       suggest:
         "/v1/_search/suggest?q=<first 3 letters of a VOCAB word>&locale=en",
     },

@@ -92,33 +92,6 @@ export async function search(
     0,
     ...plan.types.flatMap((t) => t.rank.map((r) => r.weight)),
   );
-  if (after === null || Number(after[0]) === top) {
-    const seek = after
-      ? sql`and (d.published_at, d.entry_id) < (${new Date(
-        after[1],
-      )}::timestamptz, ${after[2]}::uuid)`
-      : sql``;
-    const probe = await executePrepared(
-      db,
-      "stave_search_probe",
-      sql<Row>`
-      select * from (
-        select ${columns}
-        from ${newestDocuments(request.siteId, request.locale, seek)}
-        where ${matches}
-      ) s
-      where s.rank = ${top}
-      order by s.published_at desc, s.entry_id desc
-      limit ${request.limit + 1}
-    `,
-    );
-    if (probe.length > request.limit) {
-      return {
-        ok: true,
-        answer: await toPage(ctx, plan, request, binding, probe),
-      };
-    }
-  }
   const keyset = after
     ? sql`and (s.rank < ${after[0]} or (s.rank = ${after[0]} and
         (s.published_at < ${new Date(after[1])} or
@@ -126,10 +99,7 @@ export async function search(
       after[2]
     }))))`
     : sql``;
-  const rows = await executePrepared(
-    db,
-    "stave_search_all",
-    sql<Row>`
+  const everyMatch = sql<Row>`
     select * from (
       select ${columns}
       from search_documents d
@@ -139,8 +109,48 @@ export async function search(
     where true ${keyset}
     order by s.rank desc, s.published_at desc, s.entry_id desc
     limit ${request.limit + 1}
+  `;
+  if (after !== null && Number(after[0]) !== top) {
+    const rows = await executePrepared(db, "stave_search_all", everyMatch);
+    return {
+      ok: true,
+      answer: await toPage(ctx, plan, request, binding, rows),
+    };
+  }
+  const seek = after
+    ? sql`and (d.published_at, d.entry_id) < (${new Date(
+      after[1],
+    )}::timestamptz, ${after[2]}::uuid)`
+    : sql``;
+  // One statement: the probe, and every match ranked only when the probe fell short (the
+  // condition reads the materialized probe once, so PostgreSQL skips that branch otherwise).
+  const both = await executePrepared(
+    db,
+    "stave_search_first",
+    sql<Row & { every: boolean }>`
+    with probe as materialized (
+      select * from (
+        select ${columns}
+        from ${newestDocuments(request.siteId, request.locale, seek)}
+        where ${matches}
+      ) s
+      where s.rank = ${top}
+      order by s.published_at desc, s.entry_id desc
+      limit ${request.limit + 1}
+    )
+    select * from (
+      select p.*, false as every from probe p
+      union all
+      select e.*, true as every from (${everyMatch}) e
+      where (select count(*) from probe) <= ${request.limit}
+    ) u
+    order by u.every, u.rank desc, u.published_at desc, u.entry_id desc
   `,
   );
+  const probed = both.filter((r) => !r.every);
+  const rows = probed.length > request.limit
+    ? probed
+    : both.filter((r) => r.every);
   return { ok: true, answer: await toPage(ctx, plan, request, binding, rows) };
 }
 

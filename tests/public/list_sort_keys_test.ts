@@ -1,7 +1,7 @@
 // Lists sorted by a text, slug or date-time field read the index of `public_item_values`
 // (migration 0237): strings longer than its 255 characters, ties of that prefix, timestamps
 // written with other offsets, values missing or not a valid timestamp, every cursor of a walk,
-// and the migration's fill (spec 3 part 4.2; inventory PUB-019, PUB-020, PUB-025).
+// and the migration's fill (spec 3 part 4.2; inventory PUB-010, PUB-017).
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { sql } from "kysely";
 import { fillSortKeys } from "../../core/db/migrations/0237_public_sort_keys.ts";
@@ -137,7 +137,7 @@ Deno.test("lists sorted by text, slug and date-time fields, through long values 
     const sorts = ["title", "-title", "code", "-code", "at", "-at", "note"];
 
     await t.step(
-      "every page of every walk is the whole values' order, missing values last (PUB-019, PUB-020, PUB-025)",
+      "every page of every walk is the whole values' order, missing values last (PUB-010, PUB-017)",
       async () => {
         for (const sort of sorts) {
           const want = expected(items, sort);
@@ -172,7 +172,7 @@ Deno.test("lists sorted by text, slug and date-time fields, through long values 
     );
 
     await t.step(
-      "equality on the sorted field matches the whole value, not items whose prefix it is",
+      "equality on the sorted field matches the whole value, not items whose prefix it is (PUB-019)",
       async () => {
         const res = await w.get(
           `/v1/notebooks?filter[title]=${encodeURIComponent(A255)}&sort=title`,

@@ -48,9 +48,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
  */
 // deno-lint-ignore no-explicit-any
 export async function fillSortKeys(db: Kysely<any>): Promise<void> {
+  // Only rows that may hold a timestamp are rewritten: a rewritten row leaves a dead one behind
+  // and new entries in every index until vacuum.
   await sql`
     update public_item_values set time_value = public_value_instant(text_value)
-      where text_value is not null
+      where text_value ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T'
+        and public_value_instant(text_value) is not null
   `.execute(db);
   await sql`
     insert into public_item_values (site_id, model_id, requested_locale, group_id, field_key,
