@@ -55,6 +55,22 @@ function jsonNumber(key: string, fields: RawBuilder<unknown>) {
   return sql`(case when jsonb_typeof(${fields} -> ${key}::text) = 'number' then (${fields} ->> ${key}::text)::numeric end)`;
 }
 
+/**
+ * The one-entry object `{key: value}` a containment filter looks for, as a jsonb constant. A
+ * constant, not `jsonb_build_object(...)`: that function is only stable, so PostgreSQL built the
+ * object again for every index entry a filtered page read (a third of the page's execution).
+ */
+function containing(key: string, value: unknown): RawBuilder<unknown> {
+  return sql`${JSON.stringify({ [key]: value })}::jsonb`;
+}
+
+/** {@link containing} for a checked decimal (NUMBER_TEXT), kept exact as a JSON number. */
+function containingNumber(key: string, decimal: string): RawBuilder<unknown> {
+  // JSON allows no leading zeros; jsonb compares numbers by value, so 7 and 7.50 still meet.
+  const number = decimal.replace(/^(-?)0+(?=\d)/, "$1");
+  return sql`${`{${JSON.stringify(key)}: ${number}}`}::jsonb`;
+}
+
 /** Checks `sort` and `origin` against the model. */
 export function planSort(
   model: StoredModel,
@@ -167,22 +183,19 @@ export function planConditions(
             if (v !== "true" && v !== "false") {
               invalid(`Filter "${key}" takes true or false`);
             }
-            return sql`jsonb_build_object(${key}::text, ${v}::boolean)`;
+            return containing(key, v === "true");
           case "number":
             if (!NUMBER_TEXT.test(v)) {
               invalid(`Filter "${key}" takes a decimal number`);
             }
-            return sql`jsonb_build_object(${key}::text, ${v}::numeric)`;
+            return containingNumber(key, v);
           case "date":
             if (!isDate(v)) invalid(`Filter "${key}" takes a date YYYY-MM-DD`);
-            return sql`jsonb_build_object(${key}::text, ${v}::text)`;
+            return containing(key, v);
           case "select":
-            if (field.config.multiple) {
-              return sql`jsonb_build_object(${key}::text, jsonb_build_array(${v}::text))`;
-            }
-            return sql`jsonb_build_object(${key}::text, ${v}::text)`;
+            return containing(key, field.config.multiple ? [v] : v);
           default:
-            return sql`jsonb_build_object(${key}::text, ${v}::text)`;
+            return containing(key, v);
         }
       });
       out.push({
@@ -242,13 +255,13 @@ export function planConditions(
     }
     if (!UUID.test(rel.id)) invalid(`Invalid item id "${rel.id.slice(0, 64)}"`);
     const id = rel.id.toLowerCase();
-    const member = isListRelation(field)
-      ? sql`jsonb_build_array(${id}::text)`
-      : sql`${id}::text`;
+    const contained = containing(
+      rel.field,
+      isListRelation(field) ? [id] : id,
+    );
     out.push({
       key: rel.field,
-      on: (fields) =>
-        sql`${fields} @> jsonb_build_object(${rel.field}::text, ${member})`,
+      on: (fields) => sql`${fields} @> ${contained}`,
     });
   }
   for (const tag of query.tags) {

@@ -304,6 +304,15 @@ Deno.test("GET /v1/{model} list parameters", async (t) => {
               i.fields.reading_minutes === 10
             ),
         );
+        // A number is compared by value, however it is written.
+        for (const ten of ["010", "10.0", "0010.000"]) {
+          deepEqual(
+            (await json(`/v1/posts?filter[reading_minutes]=${ten}&limit=100`))
+              .data,
+            five.data,
+            ten,
+          );
+        }
         const day = await json("/v1/posts?filter[published_on]=2026-01-05");
         equal(day.data.length, 1);
         await status(
