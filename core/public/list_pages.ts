@@ -32,6 +32,8 @@ const FIELDS = sql`p.fields`;
 const FACETS = sql`s.facets`;
 const OMITTED = sql`${sql.lit(FACET_OMITTED)}::jsonb`;
 const TEXT_MAX = sql.lit(VALUE_TEXT_MAX);
+/** An instant as a sorted page's cursor holds it (`to_char` in {@link sortedByValues}). */
+const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 const COLUMNS =
   sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number,
@@ -126,6 +128,11 @@ export async function sortedByValues(
     inNulls = wasNull === 1;
     afterId = id as string;
     afterValue = wasNull === 0 ? value as string : null;
+    // Signed, but perhaps by a version that wrote instants another way: refused, not cast.
+    if (
+      sort.indexed === "time_value" && afterValue !== null &&
+      !CURSOR_INSTANT.test(afterValue)
+    ) bad();
   }
   const rows: PageRow[] = [];
   if (!inNulls) {

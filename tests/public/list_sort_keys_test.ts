@@ -5,6 +5,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { sql } from "kysely";
 import { fillSortKeys } from "../../core/db/migrations/0237_public_sort_keys.ts";
+import { decodeCursor, encodeCursor } from "../../core/public/cursor.ts";
 import { publishEntry, saveEntry } from "../../core/entries/mod.ts";
 import { createModel } from "../../core/models/store.ts";
 import { openPublicWorld } from "./helpers.ts";
@@ -183,6 +184,31 @@ Deno.test("lists sorted by text, slug and date-time fields, through long values 
           only,
           [...items].filter(([, f]) => f.title === A255).map(([id]) => id),
         );
+      },
+    );
+
+    await t.step(
+      "a date-time cursor is an instant in UTC; one written another way is refused, not cast",
+      async () => {
+        const first = await (await w.get("/v1/notebooks?sort=-at&limit=2"))
+          .json();
+        const now = new Date(w.clock.now());
+        const cursor = await decodeCursor(db, first.page.next_cursor, now);
+        ok(cursor);
+        const [wasNull, value, id] = cursor.k as [number, string, string];
+        equal(wasNull, 0);
+        equal(new Date(value).toISOString().slice(0, 19), value.slice(0, 19));
+        ok(value.endsWith("Z"));
+        // How a Date turned into text before the instants had their own column.
+        const older = await encodeCursor(db, {
+          ...cursor,
+          k: [0, String(new Date(value)), id],
+        });
+        const res = await w.get(
+          `/v1/notebooks?sort=-at&limit=2&cursor=${older}`,
+        );
+        equal(res.status, 400);
+        equal((await res.json()).error.code, "public_filter_invalid");
       },
     );
 
