@@ -209,14 +209,15 @@ export async function sortedByValues(
     } s.group_id asc
       limit ${pageLimit(base.limit)}
     `;
-    // Prepared only without filters. A generic plan cannot know how many index entries a range or
-    // an equality keeps: estimating one row, it read the whole range and sorted it (36-50 ms on
-    // the bench's filtered list instead of about 1 ms) once PostgreSQL switched to it after five
-    // executions on a connection. Planned per request, the index order with its limit wins.
+    // Prepared with its filters too. When the page size was a bound parameter, the generic plan
+    // of a filtered page read the whole range and sorted it (36-50 ms instead of about 1 ms).
+    // With the size written in, the generic plan is the index order with its limit, the plan
+    // every custom one chose (docs/benchmarks.md, issue 18 round two): with the range and any
+    // equality on the sorted field in the index condition, no other plan reads fewer entries.
     const result = await runConfirming(
       db,
       base.context,
-      base.conditions.length === 0 && !own ? "stave_public_sorted" : null,
+      "stave_public_sorted",
       page,
       "group_id",
     );
