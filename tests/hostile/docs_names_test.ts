@@ -142,7 +142,12 @@ Deno.test("every environment setting a doc sets (`NAME=value`, README settings t
   const known = await settingsRead();
   // Read by Deno or a platform, not by our code.
   for (
-    const name of ["NO_COLOR", "DENO_KV_ACCESS_TOKEN", "DENO_DEPLOYMENT_ID"]
+    const name of [
+      "NO_COLOR",
+      "DENO_KV_ACCESS_TOKEN",
+      "DENO_DEPLOYMENT_ID",
+      "DENO_JOBS",
+    ]
   ) {
     known.add(name);
   }
