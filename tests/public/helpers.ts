@@ -1,4 +1,5 @@
 // Fixtures of the public read API tests: the demo site (posts, tags, notes, pages in en and de) behind app.request().
+import { equal } from "node:assert/strict";
 import { ensureDemoSite } from "../../core/sites/demo_site.ts";
 import type { Actor } from "../../core/access/actor.ts";
 import { modelValidator } from "../../core/entries/model_validator.ts";
@@ -127,4 +128,27 @@ async function seedPublicDemo(
 export async function codeOf(res: Response): Promise<string | undefined> {
   const body = await res.json();
   return body?.error?.code;
+}
+
+/**
+ * The item ids of every page of `path` (a list URL with its query, without `cursor`), following
+ * the cursors: each page answers 200 and says `has_more` exactly when it gives a cursor.
+ */
+export async function walkIds(
+  w: PublicWorld,
+  path: string,
+  maxPages: number,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < maxPages; page++) {
+    const res = await w.get(`${path}${cursor ? `&cursor=${cursor}` : ""}`);
+    equal(res.status, 200, path);
+    const body = await res.json();
+    ids.push(...body.data.map((i: { id: string }) => i.id));
+    cursor = body.page.next_cursor;
+    equal(body.page.has_more, cursor !== null, path);
+    if (!cursor) return ids;
+  }
+  throw new Error(`Cannot walk "${path}": more pages than ${maxPages}`);
 }

@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import { fillFacets } from "../../core/db/migrations/0120_public_item_facets.ts";
 import { publishEntry, saveEntry } from "../../core/entries/mod.ts";
 import { createModel } from "../../core/models/store.ts";
-import { openPublicWorld } from "./helpers.ts";
+import { openPublicWorld, walkIds } from "./helpers.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -63,22 +63,7 @@ Deno.test("filtered + sorted lists filter on the facets of the sort index", asyn
   const ctx = w.ctx();
   const db = w.services.db;
   /** Every page of `q` with 3 items a page, following the cursors. */
-  const walk = async (q: string) => {
-    const ids: string[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < ITEMS; page++) {
-      const res = await w.get(
-        `/v1/gadgets?${q}&limit=3${cursor ? `&cursor=${cursor}` : ""}`,
-      );
-      equal(res.status, 200, q);
-      const body = await res.json();
-      ids.push(...body.data.map((i: { id: string }) => i.id));
-      cursor = body.page.next_cursor;
-      equal(body.page.has_more, cursor !== null, q);
-      if (!cursor) return ids;
-    }
-    throw new Error(`Cannot walk "${q}": more pages than items`);
-  };
+  const walk = (q: string) => walkIds(w, `/v1/gadgets?${q}&limit=3`, ITEMS);
   const facetRows = async () =>
     (await sql<{ group_id: string; field_key: string; facets: unknown }>`
       select group_id, field_key, facets from public_item_values

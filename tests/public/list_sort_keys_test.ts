@@ -8,7 +8,7 @@ import { fillSortKeys } from "../../core/db/migrations/0237_public_sort_keys.ts"
 import { decodeCursor, encodeCursor } from "../../core/public/cursor.ts";
 import { publishEntry, saveEntry } from "../../core/entries/mod.ts";
 import { createModel } from "../../core/models/store.ts";
-import { openPublicWorld } from "./helpers.ts";
+import { openPublicWorld, walkIds } from "./helpers.ts";
 
 type Fields = Record<string, unknown>;
 
@@ -79,21 +79,8 @@ Deno.test("lists sorted by text, slug and date-time fields, through long values 
   const w = await openPublicWorld();
   const ctx = w.ctx();
   const db = w.services.db;
-  const walk = async (q: string, limit: number) => {
-    const ids: string[] = [];
-    let cursor: string | null = null;
-    for (let page = 0; page < 100; page++) {
-      const res = await w.get(
-        `/v1/notebooks?${q}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
-      );
-      equal(res.status, 200, q);
-      const body = await res.json();
-      ids.push(...body.data.map((i: { id: string }) => i.id));
-      cursor = body.page.next_cursor;
-      if (!cursor) return ids;
-    }
-    throw new Error(`Cannot walk "${q}": more pages than items`);
-  };
+  const walk = (q: string, limit: number) =>
+    walkIds(w, `/v1/notebooks?${q}&limit=${limit}`, 100);
   const sortKeys = async () =>
     (await sql<Record<string, unknown>>`
       select group_id, requested_locale, field_key, num_value, text_value, time_value, facets
