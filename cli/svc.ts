@@ -1,7 +1,7 @@
 // deno task svc <command>: operator commands for scripts and CI (bootstrap, credential, migrate).
 import { parseArgs } from "node:util";
 import { SCOPES } from "../core/access/scopes.ts";
-import { openServices } from "../core/boot.ts";
+import type { openServices } from "../core/boot.ts";
 import { type Config, ConfigError, loadConfig } from "../core/config.ts";
 import { DataFolderInUseError } from "../core/db/data_lock.ts";
 import { StartupError, startupMessage } from "../core/startup_error.ts";
@@ -12,9 +12,27 @@ import {
   commandUsage,
   overview,
 } from "./usage.ts";
-import { createCredential } from "../core/credentials/credentials.ts";
-import { createInstallation } from "../core/sites/installation.ts";
-import { findSiteByDomain } from "../core/sites/site_store.ts";
+
+// The store and the services load only once a command has parsed its options and is about to
+// run, so --help, -h and a usage error answer without them. The specifier goes through a
+// variable because Deno loads every literal `import("…")` with the entry module at start: the
+// whole graph, about a second of CPU, even when the import never runs.
+function later<Module>(path: string): () => Promise<Module> {
+  const href = new URL(path, import.meta.url).href;
+  return () => import(href);
+}
+const lazy = {
+  boot: later<typeof import("../core/boot.ts")>("../core/boot.ts"),
+  credentials: later<typeof import("../core/credentials/credentials.ts")>(
+    "../core/credentials/credentials.ts",
+  ),
+  installation: later<typeof import("../core/sites/installation.ts")>(
+    "../core/sites/installation.ts",
+  ),
+  sites: later<typeof import("../core/sites/site_store.ts")>(
+    "../core/sites/site_store.ts",
+  ),
+};
 
 /** Where a command's output goes; tests pass their own to read it. */
 export interface Output {
@@ -83,6 +101,7 @@ async function bootstrap(args: string[]): Promise<number> {
   const store = await openCommandStore();
   if (typeof store === "number") return store;
   const { services, close } = store;
+  const { createInstallation } = await lazy.installation();
   try {
     const result = await createInstallation(services, {
       domain: values.domain!.toLowerCase(),
@@ -115,6 +134,8 @@ async function credential(args: string[]): Promise<number> {
   const store = await openCommandStore();
   if (typeof store === "number") return store;
   const { services, close } = store;
+  const { findSiteByDomain } = await lazy.sites();
+  const { createCredential } = await lazy.credentials();
   try {
     const site = await findSiteByDomain(
       services.db,
@@ -196,6 +217,7 @@ async function openCommandStore(): Promise<
     return 1;
   }
   try {
+    const { openServices } = await lazy.boot();
     return await openServices(config, { buildIslands: false });
   } catch (error) {
     // A running service holds DATA_DIR, or the database cannot be reached: the start-up
