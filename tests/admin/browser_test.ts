@@ -4,8 +4,7 @@ import type { Browser } from "playwright-core";
 import { openTestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  CHROMIUM_PATH,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -13,10 +12,11 @@ import {
 import { insertSite } from "../support/sites.ts";
 import { insertPerson, PASSWORD } from "./helpers.ts";
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 if (!hasChromium) {
   console.warn(
-    `Skipping the admin browser test: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`,
+    `Skipping the admin browser test: ${skipBrowser}`,
   );
 }
 

@@ -12,8 +12,7 @@ import {
 } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  CHROMIUM_PATH,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -22,10 +21,11 @@ import {
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 if (!hasChromium) {
   console.warn(
-    `Skipping the page editor browser test: no Chromium at ${CHROMIUM_PATH}`,
+    `Skipping the page editor browser test: ${skipBrowser}`,
   );
 }
 

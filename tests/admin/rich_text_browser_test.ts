@@ -7,8 +7,7 @@ import { saveEntry } from "../../core/entries/mod.ts";
 import { modelValidator } from "../../core/entries/model_validator.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  CHROMIUM_PATH,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -17,10 +16,11 @@ import {
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 if (!hasChromium) {
   console.warn(
-    `Skipping the rich-text browser test: no Chromium at ${CHROMIUM_PATH}`,
+    `Skipping the rich-text browser test: ${skipBrowser}`,
   );
 }
 

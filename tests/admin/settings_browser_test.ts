@@ -5,8 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  CHROMIUM_PATH,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -18,10 +17,11 @@ import { createModelProposal } from "../../core/proposals/mod.ts";
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 if (!hasChromium) {
   console.warn(
-    `Skipping the settings browser test: no Chromium at ${CHROMIUM_PATH}`,
+    `Skipping the settings browser test: ${skipBrowser}`,
   );
 }
 

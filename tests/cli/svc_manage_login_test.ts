@@ -6,8 +6,7 @@ import { administratorPermissions } from "../../core/access/default_roles.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  CHROMIUM_PATH,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
 } from "../support/browser.ts";
 import { PROJECT_ROOT } from "../support/process.ts";
@@ -19,10 +18,11 @@ import {
 } from "../admin/helpers.ts";
 import { runCli, serveOnLoopback } from "./svc_manage_support.ts";
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 if (!hasChromium) {
   console.warn(
-    `Skipping the CLI login browser test: no Chromium at ${CHROMIUM_PATH} (apt-get install chromium)`,
+    `Skipping the CLI login browser test: ${skipBrowser}`,
   );
 }
 

@@ -13,8 +13,7 @@ import {
 import { openTestApp, type TestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  CHROMIUM_PATH,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
   serveLocally,
   signInInChromium,
@@ -22,10 +21,11 @@ import {
 import { insertSite } from "../support/sites.ts";
 import { png } from "./support.ts";
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 if (!hasChromium) {
   console.warn(
-    `Skipping the media browser test: no Chromium at ${CHROMIUM_PATH}`,
+    `Skipping the media browser test: ${skipBrowser}`,
   );
 }
 

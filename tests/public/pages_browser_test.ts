@@ -7,13 +7,14 @@ import { ensureDemoSite } from "../../core/sites/demo_site.ts";
 import { openTestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
   type LocalServer,
   serveLocally,
 } from "../support/browser.ts";
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 
 Deno.test({
   name:

@@ -18,6 +18,19 @@ export function chromiumInstalled(path = CHROMIUM_PATH): boolean {
 }
 
 /**
+ * Why this run skips the browser tests, or null when it drives Chromium. CI runs the suite twice,
+ * on PostgreSQL and then on PGlite, and sets `BROWSER_TESTS=skip` for the first: pages and islands
+ * do not change with the engine, the admin's server side is tested on both engines without a
+ * browser, and driving Chromium twice cost about 3 of CI's 40 minutes on a slow day.
+ */
+export function browserSkipReason(path = CHROMIUM_PATH): string | null {
+  if (Deno.env.get("BROWSER_TESTS") === "skip") return "BROWSER_TESTS=skip";
+  return chromiumInstalled(path)
+    ? null
+    : `no Chromium at ${path} (apt-get install chromium)`;
+}
+
+/**
  * Launches headless Chromium with the flags a root container and a quiet test need: no sandbox
  * (root), no GPU, and nothing that calls out to the network on its own.
  */

@@ -6,8 +6,7 @@ import { openTestApp } from "../support/app.ts";
 import { ON_POSTGRES } from "../support/db.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  CHROMIUM_PATH,
-  chromiumInstalled,
+  browserSkipReason,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -202,10 +201,11 @@ Deno.test("a parameter the public document lists is accepted by the route, one i
   }
 });
 
-const hasChromium = chromiumInstalled();
+const skipBrowser = browserSkipReason();
+const hasChromium = skipBrowser === null;
 if (!hasChromium) {
   console.warn(
-    `Skipping the /docs browser test: no Chromium at ${CHROMIUM_PATH}`,
+    `Skipping the /docs browser test: ${skipBrowser}`,
   );
 }
 
