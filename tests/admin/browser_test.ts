@@ -4,7 +4,7 @@ import type { Browser } from "playwright-core";
 import { openTestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -12,18 +12,12 @@ import {
 import { insertSite } from "../support/sites.ts";
 import { insertPerson, PASSWORD } from "./helpers.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the admin browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the admin browser test");
 
 Deno.test({
   name:
     "the admin in Chromium: sign in through the form, land on the /admin dashboard, sign out",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   async fn() {
     const t = await openTestApp({ islands: true });
     let server: LocalServer | undefined;

@@ -13,7 +13,7 @@ import {
 } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -21,18 +21,12 @@ import {
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the editor browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the editor browser test");
 
 Deno.test({
   name:
     "the editors' admin in Chromium: sign in, list, filter, create, validate, publish, translate, conflict, versions, trash, proposal, model field, invite (ADM flows)",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

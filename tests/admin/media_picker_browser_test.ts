@@ -5,7 +5,7 @@ import type { Browser } from "playwright-core";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -14,18 +14,12 @@ import {
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the media picker browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the media picker browser test");
 
 Deno.test({
   name:
     "the entry editor in Chromium: the cover is chosen in the media picker, a tag found by search, typing is autosaved as a working draft, save stores it and drops the draft",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

@@ -12,7 +12,7 @@ import {
 } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -21,13 +21,7 @@ import {
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the page editor browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the page editor browser test");
 
 function watch(page: Page, problems: string[]) {
   page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
@@ -73,7 +67,7 @@ async function rowIds(page: Page): Promise<string[]> {
 Deno.test({
   name:
     "the page editor in Chromium: drag and keyboard reordering, a live structure preview, a section added at a position, usable at 390 px and 1440 px (PAGE editor, point 7)",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

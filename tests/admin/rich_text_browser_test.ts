@@ -7,7 +7,7 @@ import { saveEntry } from "../../core/entries/mod.ts";
 import { modelValidator } from "../../core/entries/model_validator.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -16,13 +16,7 @@ import {
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the rich-text browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the rich-text browser test");
 
 /** One of every block and inline element canonical rich text allows, in the editor's canonical form. */
 const everyBlock = (MEDIA: string, OTHER: string) =>
@@ -44,7 +38,7 @@ const everyBlock = (MEDIA: string, OTHER: string) =>
 Deno.test({
   name:
     "the rich-text editor maps canonical HTML both ways: every block type survives an edit and a save unchanged; the toolbar and typed shortcuts write canonical HTML, each action its own undo step",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -14,18 +14,12 @@ import {
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the roles browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the roles browser test");
 
 Deno.test({
   name:
     "the role pages in Chromium: list, new role, the matrix ticked and saved; axe-core and screenshots (SET-009, SET-011)",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

@@ -5,7 +5,7 @@ import type { Browser, Page } from "playwright-core";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -17,18 +17,12 @@ import { createModelProposal } from "../../core/proposals/mod.ts";
 import { setupDemo } from "./demo_helpers.ts";
 import { PASSWORD } from "./helpers.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the settings browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the settings browser test");
 
 Deno.test({
   name:
     "the settings pages and a model proposal in Chromium: languages, editorial, navigation and a menu, SEO and redirects, site search, proposal review; axe-core and screenshots",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

@@ -6,7 +6,7 @@ import { administratorPermissions } from "../../core/access/default_roles.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
 } from "../support/browser.ts";
 import { PROJECT_ROOT } from "../support/process.ts";
@@ -18,13 +18,7 @@ import {
 } from "../admin/helpers.ts";
 import { runCli, serveOnLoopback } from "./svc_manage_support.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the CLI login browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the CLI login browser test");
 
 /** The service on 127.0.0.1 whose public URL is the address it is served on, so the issuer matches. */
 async function serveService(): Promise<
@@ -113,7 +107,7 @@ function startLogin(
 Deno.test({
   name:
     "svc-manage.mjs login completes in Chromium; the saved login (0700/0600, refresh token only) renews under a lock, status names it, logout revokes first (CLI-013..CLI-016, CLI-018..CLI-021, MCR-028)",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   async fn() {
     const service = await serveService();
     const config = await Deno.makeTempDir({ prefix: "stave-login-" });

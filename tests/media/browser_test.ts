@@ -13,7 +13,7 @@ import {
 import { openTestApp, type TestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   serveLocally,
   signInInChromium,
@@ -21,13 +21,7 @@ import {
 import { insertSite } from "../support/sites.ts";
 import { png } from "./support.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the media browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the media browser test");
 
 const SHOTS = new URL("../../data/screenshots/", import.meta.url);
 
@@ -62,7 +56,7 @@ async function shoot(page: Page, name: string) {
 Deno.test({
   name:
     "/admin/media in Chromium: upload with progress, duplicate prompt in words, alt text and focal point; axe clean at 1440 and 390 px",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   async fn() {
     let t: TestApp | undefined;
     const server = serveLocally((request, info) => t!.app.fetch(request, info));

@@ -7,19 +7,18 @@ import { ensureDemoSite } from "../../core/sites/demo_site.ts";
 import { openTestApp } from "../support/app.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
 } from "../support/browser.ts";
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
+const runsBrowser = browserTestsRun("the pages and forms admin browser test");
 
 Deno.test({
   name:
     "the pages and form submissions admin pages pass axe at 390 and 1440 px without sideways scroll",
-  ignore: !hasChromium,
+  ignore: !runsBrowser,
   async fn() {
     const dataDir = await Deno.makeTempDir();
     const t = await openTestApp({

@@ -30,6 +30,13 @@ export function browserSkipReason(path = CHROMIUM_PATH): string | null {
     : `no Chromium at ${path} (apt-get install chromium)`;
 }
 
+/** True when this file's browser tests run; otherwise says once on stderr why `what` skips. */
+export function browserTestsRun(what: string): boolean {
+  const reason = browserSkipReason();
+  if (reason) console.warn(`Skipping ${what}: ${reason}`);
+  return reason === null;
+}
+
 /**
  * Launches headless Chromium with the flags a root container and a quiet test need: no sandbox
  * (root), no GPU, and nothing that calls out to the network on its own.

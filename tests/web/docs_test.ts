@@ -6,7 +6,7 @@ import { openTestApp } from "../support/app.ts";
 import { ON_POSTGRES } from "../support/db.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -201,19 +201,13 @@ Deno.test("a parameter the public document lists is accepted by the route, one i
   }
 });
 
-const skipBrowser = browserSkipReason();
-const hasChromium = skipBrowser === null;
-if (!hasChromium) {
-  console.warn(
-    `Skipping the /docs browser test: ${skipBrowser}`,
-  );
-}
+const runsBrowser = browserTestsRun("the /docs browser test");
 
 Deno.test({
   name:
     "/docs in Chromium renders both documents offline with no horizontal scroll at 390 and 1440 px",
   // The page reads no database: the PGlite run covers it.
-  ignore: !hasChromium || ON_POSTGRES,
+  ignore: !runsBrowser || ON_POSTGRES,
   async fn() {
     const t = await openTestApp();
     let server: LocalServer | undefined;
