@@ -1,0 +1,96 @@
+// The suite in a few parts instead of one isolate per test file. Deno's test runner gives each
+// file it is handed an isolate of its own, which evaluates the whole module graph again (about
+// 0.9 s of CPU per file on the 2-core machine) and starts its own PGlite engines from their dumps
+// (about 0.8 s each). `deno task test` hands it the few `part_N.ts` files of this folder instead:
+// each imports its share of the project's test files, so their tests register in one isolate,
+// share the loaded graph and the engine pools of tests/support/db.ts, and still run one at a time
+// as in a file of their own. A test file stays runnable alone (`deno test -A … path_test.ts`),
+// and failures name the file and line they come from.
+//
+// Shares are balanced by the seconds each file took in a recorded run (weights.json, written by
+// `deno task test:weights <junit.xml>`); a file missing from the record counts as the median.
+import weights from "./weights.json" with { type: "json" };
+
+const ROOT = new URL("../../", import.meta.url);
+const HERE = new URL("./", import.meta.url);
+/** Folders that hold no test of ours: data, caches, dependencies, built files. */
+const SKIPPED = new Set([
+  ".cache",
+  ".git",
+  ".test-data",
+  "data",
+  "node_modules",
+  "static",
+  "test-output",
+]);
+/** The file names Deno's test runner picks up by default that this project uses. */
+const TEST_FILE = /_test\.tsx?$/;
+
+/** Every test file of the project, as paths from its root with `/`, sorted. */
+export async function testFiles(): Promise<string[]> {
+  const found: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(new URL(dir || ".", ROOT))) {
+      const path = dir ? `${dir}/${entry.name}` : entry.name;
+      if (entry.isDirectory && !SKIPPED.has(path)) await walk(path);
+      else if (entry.isFile && TEST_FILE.test(entry.name)) found.push(path);
+    }
+  }
+  await walk("");
+  return found.sort();
+}
+
+/** How many parts the suite is split into: the `part_N.ts` files beside this one. */
+export async function partCount(): Promise<number> {
+  let count = 0;
+  for await (const entry of Deno.readDir(HERE)) {
+    if (/^part_\d+\.ts$/.test(entry.name)) count++;
+  }
+  return count;
+}
+
+/**
+ * `files` split into `count` shares of about equal recorded seconds: the longest file first into
+ * the lightest share, so no part waits long on another at the end of a run.
+ */
+export function splitFiles(
+  files: string[],
+  count: number,
+  seconds: Record<string, number>,
+): string[][] {
+  const known = Object.values(seconds).sort((a, b) => a - b);
+  const median = known.length ? known[Math.floor(known.length / 2)] : 1;
+  const weighed = files.map((file) => ({
+    file,
+    weight: Object.hasOwn(seconds, file) ? seconds[file] : median,
+  })).sort((a, b) => b.weight - a.weight || a.file.localeCompare(b.file));
+  const shares = Array.from({ length: count }, () => ({
+    total: 0,
+    files: [] as string[],
+  }));
+  for (const { file, weight } of weighed) {
+    const lightest = shares.reduce((a, b) => b.total < a.total ? b : a);
+    lightest.total += weight;
+    lightest.files.push(file);
+  }
+  return shares.map((share) => share.files.sort());
+}
+
+/** Imports the test files of part `partUrl` (a `part_N.ts` module's `import.meta.url`). */
+export async function loadPart(partUrl: string): Promise<void> {
+  const number = Number(partUrl.match(/part_(\d+)\.ts$/)?.[1]);
+  const count = await partCount();
+  if (!(number >= 1 && number <= count)) {
+    throw new Error(`${partUrl} is not one of the ${count} parts`);
+  }
+  const seconds: Record<string, number> = weights;
+  const share = splitFiles(await testFiles(), count, seconds)[number - 1];
+  for (const file of share) {
+    try {
+      await import(new URL(file, ROOT).href);
+    } catch (error) {
+      // Otherwise the report names only the part, not which of its files failed to load.
+      throw new Error(`${file} failed to load`, { cause: error });
+    }
+  }
+}

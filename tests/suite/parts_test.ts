@@ -1,0 +1,64 @@
+// The parts of `deno task test` together run every test file of the project, each once.
+import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { partCount, splitFiles, testFiles } from "./parts.ts";
+import weights from "./weights.json" with { type: "json" };
+
+const ROOT = new URL("../../", import.meta.url);
+
+Deno.test("the parts find every test file git tracks, and nothing else", async () => {
+  const git = new Deno.Command("git", {
+    args: ["ls-files", "*_test.ts", "*_test.tsx"],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "null",
+  });
+  const listed = await git.output().catch(() => null);
+  const tracked = listed?.success
+    ? new TextDecoder().decode(listed.stdout).split("\n").filter(Boolean)
+    : [];
+  const found = await testFiles();
+  assert(found.includes("tests/suite/parts_test.ts"));
+  assert(found.some((file) => file.startsWith("core/")));
+  assert(!found.some((file) => file.includes("node_modules/")));
+  // Outside a git checkout (a copied tree) the walk is still checked above.
+  for (const file of tracked) {
+    assert(found.includes(file), `${file} is in no part`);
+  }
+});
+
+Deno.test("each test file lands in exactly one part, and the parts weigh about the same", async () => {
+  const files = await testFiles();
+  const count = await partCount();
+  assert(count >= 2, "the suite runs in several parts");
+  const seconds: Record<string, number> = weights;
+  const shares = splitFiles(files, count, seconds);
+  assertEquals(shares.length, count);
+  assertEquals(shares.flat().sort(), files);
+  // The split is the same in every part's isolate.
+  assertEquals(splitFiles([...files].reverse(), count, seconds), shares);
+  const known = Object.values(seconds).sort((a, b) => a - b);
+  const median = known[Math.floor(known.length / 2)] ?? 1;
+  const weigh = (share: string[]) =>
+    share.reduce((sum, file) => sum + (seconds[file] ?? median), 0);
+  const totals = shares.map(weigh);
+  const heaviestFile = Math.max(median, ...known);
+  // Each file joins the lightest part, so no part exceeds another by more than one file.
+  assert(
+    Math.max(...totals) - Math.min(...totals) <= heaviestFile,
+    `unbalanced parts: ${totals.map(Math.round).join(", ")} s`,
+  );
+});
+
+Deno.test("a split gives the longest files to different parts and counts unknown files as the median", () => {
+  const shares = splitFiles(
+    ["a_test.ts", "b_test.ts", "c_test.ts", "d_test.ts", "new_test.ts"],
+    2,
+    { "a_test.ts": 10, "b_test.ts": 9, "c_test.ts": 2, "d_test.ts": 1 },
+  );
+  // 10 and 9 open the two parts; "new" weighs the median (9, the upper middle of 1, 2, 9, 10) and
+  // joins the lighter 9; then 2 and 1 join the lighter 10.
+  assertEquals(shares, [["a_test.ts", "c_test.ts", "d_test.ts"], [
+    "b_test.ts",
+    "new_test.ts",
+  ]]);
+});
