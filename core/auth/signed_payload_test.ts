@@ -1,7 +1,14 @@
 import { Buffer } from "node:buffer";
 import { deepEqual, equal, notEqual } from "node:assert/strict";
 import { openTestDb } from "../../tests/support/db.ts";
-import { instanceKey, signPayload, verifyPayload } from "./signed_payload.ts";
+import { createHmac } from "node:crypto";
+import fc from "fast-check";
+import {
+  instanceKey,
+  mac,
+  signPayload,
+  verifyPayload,
+} from "./signed_payload.ts";
 
 Deno.test("signPayload() round-trips through verifyPayload(); a changed byte or another key is refused", async () => {
   const { db, close } = await openTestDb();
@@ -39,4 +46,20 @@ Deno.test("instanceKey() is created once and read back the same by a second hand
   } finally {
     await close();
   }
+});
+
+Deno.test("mac() answers the bytes of node:crypto's HMAC-SHA256 for keys shorter and longer than a block", () => {
+  fc.assert(
+    fc.property(
+      fc.uint8Array({ minLength: 0, maxLength: 130 }),
+      fc.string({ maxLength: 300 }),
+      (key, body) => {
+        const expected = createHmac("sha256", key).update(body).digest("hex");
+        equal(mac(key, body).toString("hex"), expected);
+        // The pads kept for the key give the same answer again.
+        equal(mac(key, body).toString("hex"), expected);
+      },
+    ),
+    { numRuns: 300 },
+  );
 });
