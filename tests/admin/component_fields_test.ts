@@ -7,7 +7,7 @@ import type { Browser } from "playwright-core";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   type LocalServer,
   serveLocally,
@@ -232,7 +232,7 @@ Deno.test("a refusal inside a component item names the item and keeps every type
 Deno.test({
   name:
     "component fields in Chromium: items are filled in their own labelled controls, saved, shown again with a blank item; axe and screenshots at 390 and 1440 px",
-  ignore: browserSkipReason() !== null,
+  ignore: !browserTestsRun("the component fields browser test"),
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {

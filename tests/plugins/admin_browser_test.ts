@@ -5,7 +5,7 @@ import { deepEqual, equal, match } from "node:assert/strict";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   serveLocally,
 } from "../support/browser.ts";
@@ -14,7 +14,7 @@ import { SITE_HOST, withPluginWorld } from "./world.ts";
 Deno.test({
   name:
     "Settings → Plugins in Chromium: review, install with a code, the installation page with a policy's mode, a site operation run, an editor save with a policy warning (axe, 390/1440 px)",
-  ignore: browserSkipReason() !== null,
+  ignore: !browserTestsRun("the plugin admin browser test"),
   fn: () =>
     withPluginWorld(async (w) => {
       w.plugin.behaviour.policies = [{

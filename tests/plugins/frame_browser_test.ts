@@ -6,7 +6,7 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
-  browserSkipReason,
+  browserTestsRun,
   launchChromium,
   serveLocally,
 } from "../support/browser.ts";
@@ -15,7 +15,7 @@ import { SITE_HOST, withPluginWorld } from "./world.ts";
 Deno.test({
   name:
     "a card's reviewed frame: sandboxed on the plugin's origin, no cookie or referrer, framed by the editor's CSP only, connected by a MessageChannel (PEXT-003)",
-  ignore: browserSkipReason() !== null,
+  ignore: !browserTestsRun("the plugin frame browser test"),
   fn: () =>
     withPluginWorld(async (w) => {
       w.plugin.behaviour.frame = true;

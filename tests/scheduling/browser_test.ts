@@ -4,13 +4,13 @@
 // no sideways scroll (SUI rows).
 import { deepEqual, equal, match } from "node:assert/strict";
 import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
-import { browserSkipReason, launchChromium } from "../support/browser.ts";
+import { browserTestsRun, launchChromium } from "../support/browser.ts";
 import { withSchedulingWorld } from "./world.ts";
 
 Deno.test({
   name:
     "the plugin's content page, confirmation, calendar and agenda in Chromium (axe, 390/1440 px)",
-  ignore: browserSkipReason() !== null,
+  ignore: !browserTestsRun("the scheduling browser test"),
   fn: () =>
     withSchedulingWorld(async (w) => {
       const { instances } = await w.entry({

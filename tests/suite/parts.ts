@@ -40,13 +40,25 @@ export async function testFiles(): Promise<string[]> {
   return found.sort();
 }
 
+/** A part's file name, with its number. */
+const PART_FILE = /^part_(\d+)\.ts$/;
+
 /** How many parts the suite is split into: the `part_N.ts` files beside this one. */
 export async function partCount(): Promise<number> {
   let count = 0;
   for await (const entry of Deno.readDir(HERE)) {
-    if (/^part_\d+\.ts$/.test(entry.name)) count++;
+    if (PART_FILE.test(entry.name)) count++;
   }
   return count;
+}
+
+/** What a file weighs in a split: its recorded seconds, or the median of the record when new. */
+export function weigher(
+  seconds: Record<string, number>,
+): (file: string) => number {
+  const known = Object.values(seconds).sort((a, b) => a - b);
+  const median = known.length ? known[Math.floor(known.length / 2)] : 1;
+  return (file) => Object.hasOwn(seconds, file) ? seconds[file] : median;
 }
 
 /**
@@ -58,12 +70,11 @@ export function splitFiles(
   count: number,
   seconds: Record<string, number>,
 ): string[][] {
-  const known = Object.values(seconds).sort((a, b) => a - b);
-  const median = known.length ? known[Math.floor(known.length / 2)] : 1;
-  const weighed = files.map((file) => ({
-    file,
-    weight: Object.hasOwn(seconds, file) ? seconds[file] : median,
-  })).sort((a, b) => b.weight - a.weight || a.file.localeCompare(b.file));
+  const weigh = weigher(seconds);
+  const weighed = files.map((file) => ({ file, weight: weigh(file) })).sort((
+    a,
+    b,
+  ) => b.weight - a.weight || a.file.localeCompare(b.file));
   const shares = Array.from({ length: count }, () => ({
     total: 0,
     files: [] as string[],
@@ -78,7 +89,9 @@ export function splitFiles(
 
 /** Imports the test files of part `partUrl` (a `part_N.ts` module's `import.meta.url`). */
 export async function loadPart(partUrl: string): Promise<void> {
-  const number = Number(partUrl.match(/part_(\d+)\.ts$/)?.[1]);
+  const number = Number(
+    PART_FILE.exec(new URL(partUrl).pathname.split("/").at(-1)!)?.[1],
+  );
   const count = await partCount();
   if (!(number >= 1 && number <= count)) {
     throw new Error(`${partUrl} is not one of the ${count} parts`);

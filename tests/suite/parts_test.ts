@@ -1,6 +1,6 @@
 // The parts of `deno task test` together run every test file of the project, each once.
 import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { partCount, splitFiles, testFiles } from "./parts.ts";
+import { partCount, splitFiles, testFiles, weigher } from "./parts.ts";
 import weights from "./weights.json" with { type: "json" };
 
 const ROOT = new URL("../../", import.meta.url);
@@ -36,12 +36,11 @@ Deno.test("each test file lands in exactly one part, and the parts weigh about t
   assertEquals(shares.flat().sort(), files);
   // The split is the same in every part's isolate.
   assertEquals(splitFiles([...files].reverse(), count, seconds), shares);
-  const known = Object.values(seconds).sort((a, b) => a - b);
-  const median = known[Math.floor(known.length / 2)] ?? 1;
-  const weigh = (share: string[]) =>
-    share.reduce((sum, file) => sum + (seconds[file] ?? median), 0);
-  const totals = shares.map(weigh);
-  const heaviestFile = Math.max(median, ...known);
+  const weigh = weigher(seconds);
+  const totals = shares.map((share) =>
+    share.reduce((sum, file) => sum + weigh(file), 0)
+  );
+  const heaviestFile = Math.max(...files.map(weigh));
   // Each file joins the lightest part, so no part exceeds another by more than one file.
   assert(
     Math.max(...totals) - Math.min(...totals) <= heaviestFile,

@@ -23,7 +23,7 @@ export function chromiumInstalled(path = CHROMIUM_PATH): boolean {
  * do not change with the engine, the admin's server side is tested on both engines without a
  * browser, and driving Chromium twice cost about 3 of CI's 40 minutes on a slow day.
  */
-export function browserSkipReason(path = CHROMIUM_PATH): string | null {
+function browserSkipReason(path = CHROMIUM_PATH): string | null {
   if (Deno.env.get("BROWSER_TESTS") === "skip") return "BROWSER_TESTS=skip";
   return chromiumInstalled(path)
     ? null
