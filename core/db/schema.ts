@@ -478,6 +478,8 @@ export interface PublicItemsTable {
   version_number: number;
   published_at: Timestamp;
   fields: Json;
+  /** Every published language of the group with its slug, `[{ locale, slug }]` by locale (migration 0238). */
+  alternates: Json;
 }
 
 /** A group's place in its model's collection-wide editorial order. */

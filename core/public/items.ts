@@ -2,6 +2,7 @@
 import type { FieldDefinition } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import { isPageField } from "../models/validate_values.ts";
+import { isoInstant } from "./instants.ts";
 import {
   deliveredKey,
   type DeliveredPage,
@@ -27,7 +28,8 @@ export interface PublicRow {
   slug: string;
   served_locale: string;
   version_number: number;
-  published_at: Date | null;
+  /** A `Date`, or PostgreSQL's text of the instant where a read selects it as text (cheaper). */
+  published_at: Date | string | null;
   fields: Record<string, unknown>;
 }
 
@@ -75,7 +77,7 @@ export function shapeItem(
   if (want("model")) item.model = model.slug;
   if (want("version")) item.version = row.version_number;
   if (want("published_at")) {
-    item.published_at = row.published_at?.toISOString() ?? null;
+    item.published_at = isoInstant(row.published_at);
   }
   if (options.select === null || Object.keys(fields).length > 0) {
     item.fields = fields;

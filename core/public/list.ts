@@ -185,5 +185,5 @@ function cursorKey(order: string, sort: SortPlan | null, row: Row): unknown[] {
     return [row.k_null, row.k_null ? null : String(row.k), row.group_id];
   }
   if (order === "manual") return [Number(row.k), row.group_id];
-  return [row.k_at, row.group_id];
+  return [row.published_at, row.group_id];
 }

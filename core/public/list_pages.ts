@@ -10,9 +10,10 @@ import { FACET_OMITTED, VALUE_TEXT_MAX } from "./projection.ts";
 
 /** A page row: the item and the key its cursor is made of. */
 export type PageRow = PublicRow & {
+  /** PostgreSQL's text of the instant: exact to the microsecond, so published-order cursors use it. */
+  published_at: string | null;
   version_id: string;
   k: unknown;
-  k_at: string;
   k_null: number;
 };
 
@@ -35,9 +36,11 @@ const TEXT_MAX = sql.lit(VALUE_TEXT_MAX);
 /** An instant as a sorted page's cursor holds it (`to_char` in {@link sortedByValues}). */
 const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
+// The published time as text: parsed into a `Date` and formatted again it cost more than the
+// rest of a row (core/public/instants.ts).
 const COLUMNS =
   sql`p.group_id, p.slug, p.served_locale, p.version_id, p.version_number,
-  p.published_at, p.fields`;
+  p.published_at::text as published_at, p.fields`;
 
 /** A page in published or manual order, or sorted by a value computed from the JSON fields. */
 export async function scanned(
@@ -58,10 +61,10 @@ export async function scanned(
   const manualJoin = order === "manual" && !sort
     ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
     : sql``;
-  // In published order the cursor uses `k_at`: no second timestamp to parse per row.
+  // In published order the cursor uses `published_at`, already text: no second column.
   const k = order === "manual" || sort ? key : sql`null`;
   const page = sql<PageRow>`
-    select ${COLUMNS}, p.published_at::text as k_at, ${k} as k, (${k} is null)::int as k_null
+    select ${COLUMNS}, ${k} as k, (${k} is null)::int as k_null
     from public_items p ${manualJoin}
     where ${sql.join(where, sql` and `)}
     order by ${orderBy}
@@ -194,7 +197,7 @@ export async function sortedByValues(
       : sql``;
     // `offset 0` keeps the item lookup a per-row probe, so the sorted range scan drives the plan.
     const page = sql<PageRow>`
-      select p.*, p.published_at::text as k_at, ${k} as k, 0 as k_null
+      select p.*, ${k} as k, 0 as k_null
       from public_item_values s
       cross join lateral (
         select ${COLUMNS} from public_items p
@@ -240,7 +243,7 @@ export async function sortedByValues(
     base.context,
     null,
     sql<PageRow>`
-    select ${COLUMNS}, p.published_at::text as k_at, null as k, 1 as k_null
+    select ${COLUMNS}, null as k, 1 as k_null
     from public_items p
     where ${sql.join(where, sql` and `)}
     order by p.group_id asc

@@ -74,9 +74,13 @@ export async function refreshPublicItems(
   );
   await sql`
     insert into public_items (site_id, model_id, group_id, requested_locale, entry_id,
-      served_locale, slug, version_id, version_number, published_at, fields)
+      served_locale, slug, version_id, version_number, published_at, fields, alternates)
     select distinct on (g.id, p.requested) g.site_id, g.model_id, g.id, p.requested, e.id,
-      e.locale, e.slug, v.id, v.number, e.published_at, v.fields
+      e.locale, e.slug, v.id, v.number, e.published_at, v.fields,
+      (select coalesce(json_agg(json_build_object('locale', a.locale, 'slug', a.slug)
+          order by a.locale), '[]'::json)
+        from entries a where a.site_id = g.site_id and a.group_id = g.id
+          and a.published_version_id is not null)
     from entry_groups g
     join entries e on e.site_id = g.site_id and e.group_id = g.id
       and e.published_version_id is not null

@@ -39,7 +39,7 @@ export interface SingleAnswer extends PublicAnswer {
 
 type Row = PublicRow & {
   version_id: string;
-  /** Read with the published row in the same statement; absent for a preview's draft. */
+  /** Kept with the published row (`public_items.alternates`); absent for a preview's draft. */
   alternates?: { locale: string; slug: string }[];
 };
 
@@ -129,20 +129,15 @@ async function publishedRow(
   locale: string,
   slug: string,
 ): Promise<Row> {
-  // The item and its published languages in one statement (`public_items_slug_group` matches
-  // the lookup and its order exactly).
+  // The item with its published languages, which the projection keeps beside it (migration 0238);
+  // `public_items_slug_group` matches the lookup and its order exactly.
   const rows = await runConfirming(
     ctx.db,
     ctx.context,
     "stave_public_item",
     sql<Row>`
-    select p.group_id, p.slug, p.served_locale, p.version_id, p.version_number, p.published_at,
-      p.fields,
-      (select coalesce(json_agg(json_build_object('locale', e.locale, 'slug', e.slug)
-          order by e.locale), '[]'::json)
-        from entries e join entry_groups g on g.site_id = e.site_id and g.id = e.group_id
-        where e.site_id = p.site_id and e.group_id = p.group_id
-          and e.published_version_id is not null and g.trashed_at is null) as alternates
+    select p.group_id, p.slug, p.served_locale, p.version_id, p.version_number,
+      p.published_at::text as published_at, p.fields, p.alternates
     from public_items p
     where p.site_id = ${ctx.siteId} and p.model_id = ${model.id}
       and p.requested_locale = ${locale} and p.slug = ${slug}

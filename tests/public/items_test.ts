@@ -15,6 +15,8 @@ import {
 } from "../../core/public/site_tokens.ts";
 import { putSettings } from "../../core/sites/settings.ts";
 import { insertSite } from "../support/sites.ts";
+import { sql } from "kysely";
+import { fillAlternates } from "../../core/db/migrations/0238_public_item_alternates.ts";
 import { codeOf, openPublicWorld, type PublicWorld } from "./helpers.ts";
 
 async function groupState(w: PublicWorld, groupId: string) {
@@ -58,6 +60,22 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
           .json();
         equal(de.data.id, body.data.id);
         equal(de.data.locale, "de");
+      },
+    );
+
+    await t.step(
+      "the migration's fill gives earlier rows the alternates the projection writes (PUB-005)",
+      async () => {
+        const db = w.services.db;
+        const read = async () =>
+          (await sql<{ k: string; a: string }>`
+            select group_id || ' ' || requested_locale as k, alternates::text as a
+            from public_items order by 1`.execute(db)).rows;
+        const written = await read();
+        ok(written.some((r) => r.a.includes('"de"') && r.a.includes('"en"')));
+        await sql`update public_items set alternates = '[]'::json`.execute(db);
+        await fillAlternates(db);
+        deepEqual(await read(), written);
       },
     );
 
@@ -482,6 +500,65 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
           locale: "en",
           slug: "caching-at-the-edge-without-stale-pages",
         }]);
+      },
+    );
+
+    await t.step(
+      "published again at a new slug, the language is back in the other language's alternates (PUB-005)",
+      async () => {
+        const groupId = await w.groupId(
+          "posts",
+          "caching-at-the-edge-without-stale-pages",
+        );
+        const saved = await saveEntry(ctx, {
+          group_id: groupId,
+          locale: "de",
+          slug: "caching-am-rand",
+          fields: {
+            title: "Caching am Rand",
+            category: "news",
+            published_on: "2026-05-01",
+          },
+          expected_current_version_id: (await groupState(w, groupId)).entries
+            .find((e) => e.locale === "de")!.current_version_id,
+        });
+        ok(saved.ok, JSON.stringify(saved));
+        const before = await (await w.get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages",
+        )).json();
+        deepEqual(
+          before.data.alternates.map((a: { locale: string }) => a.locale),
+          [
+            "en",
+          ],
+        );
+        const s = await groupState(w, groupId);
+        const published = await publishEntry(ctx, {
+          group_id: groupId,
+          locale: "de",
+          expected_current_version_id: s.current,
+          expected_workflow_revision: s.revision,
+        });
+        ok(published.ok, JSON.stringify(published));
+        const after = await (await w.get(
+          "/v1/posts/caching-at-the-edge-without-stale-pages",
+        )).json();
+        deepEqual(after.data.alternates, [
+          { locale: "de", slug: "caching-am-rand" },
+          { locale: "en", slug: "caching-at-the-edge-without-stale-pages" },
+        ]);
+        // Unpublished again, as the next steps expect.
+        const again = await groupState(w, groupId);
+        ok(
+          (await unpublishEntry(ctx, {
+            group_id: groupId,
+            locale: "de",
+            expected_published_version_id: again.entries.find((e) =>
+              e.locale === "de"
+            )!.published_version_id,
+            expected_workflow_revision: again.revision,
+          })).ok,
+        );
       },
     );
 

@@ -96,9 +96,9 @@ Deno.test("GET /v1/_sitemap lists chunks of public models' addresses, read at re
             from generate_series(1, ${n}) returning id
           )
           insert into public_items (site_id, model_id, group_id, requested_locale, entry_id,
-            served_locale, slug, version_id, version_number, published_at, fields)
+            served_locale, slug, version_id, version_number, published_at, fields, alternates)
           select ${w.siteId}, ${model}, g.id, 'en', gen_random_uuid(), 'en',
-            'bulk-' || g.id, gen_random_uuid(), 1, now(), '{}'::jsonb from g
+            'bulk-' || g.id, gen_random_uuid(), 1, now(), '{}'::jsonb, '[]'::json from g
         `.execute(db);
         };
         await add(5000 - existing);

@@ -29,6 +29,7 @@ import * as m0234 from "./0234_plugin_policy_modes.ts";
 import * as m0235 from "./0235_invocation_exchange_bytes.ts";
 import * as m0236 from "./0236_public_context_revisions.ts";
 import * as m0237 from "./0237_public_sort_keys.ts";
+import * as m0238 from "./0238_public_item_alternates.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -61,4 +62,5 @@ export const migrations: Record<string, Migration> = {
   "0235_invocation_exchange_bytes": m0235,
   "0236_public_context_revisions": m0236,
   "0237_public_sort_keys": m0237,
+  "0238_public_item_alternates": m0238,
 };
