@@ -1,5 +1,8 @@
 // GET /v1/{model}: published items of one model, filtered, ordered and paged in SQL (spec 3 part 4.2).
 import type { Db } from "../db/database.ts";
+import type { FieldDefinition } from "../models/field_types.ts";
+import type { StoredModel } from "../models/store_rows.ts";
+import { isPageField } from "../models/validate_values.ts";
 import { HttpError } from "../web/errors.ts";
 import { decodeCursor, encodeCursor, queryDigest } from "./cursor.ts";
 import {
@@ -128,6 +131,11 @@ export async function listItems(
     conditions,
     limit: query.limit + 1,
     context: ctx.context,
+    read: {
+      fieldKeys: fieldKeysRead(model, select, expand),
+      versionId: expand.length > 0,
+      versionNumber: select === null || select.has("version"),
+    },
   };
   const result = sort?.indexed
     ? await sortedByValues(ctx.db, base, sort, query, after)
@@ -178,6 +186,25 @@ export async function listItems(
       ...sharedTags(pages),
     ],
   };
+}
+
+/**
+ * The `fields` keys a page with selection `select` reads from each row: the selected ones, the
+ * relations it expands, and the page document (its shared sections are in the cache tags
+ * whatever is selected); null reads the whole object.
+ */
+function fieldKeysRead(
+  model: StoredModel,
+  select: ReadonlySet<string> | null,
+  expand: readonly FieldDefinition[],
+): string[] | null {
+  if (select === null) return null;
+  const keys = new Set<string>();
+  for (const field of model.fields) {
+    if (select.has(field.key) || isPageField(field)) keys.add(field.key);
+  }
+  for (const field of expand) keys.add(field.key);
+  return [...keys];
 }
 
 function cursorKey(order: string, sort: SortPlan | null, row: Row): unknown[] {

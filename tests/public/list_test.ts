@@ -469,6 +469,70 @@ Deno.test("GET /v1/{model} list parameters", async (t) => {
     );
 
     await t.step(
+      "fields: every selection answers exactly the selected parts of the full items, with the same cache tags (PUB-023)",
+      async () => {
+        type Item = Record<string, Record<string, unknown> | undefined>;
+        const read = async (path: string) => {
+          const res = await w.get(path);
+          equal(res.status, 200, path);
+          return {
+            items: (await res.json()).data as Item[],
+            tags: res.headers.get("cache-tag"),
+          };
+        };
+        const partOf = (item: Item, key: string) =>
+          ["fields", "relations", "media"].map((part) => item[part]?.[key])
+            .find((v) => v !== undefined) ?? item[key];
+        for (const model of ["posts", "tags", "authors", "pages"]) {
+          const full = await read(`/v1/${model}?limit=100`);
+          ok(full.items.length > 0, model);
+          const keys = [
+            "model",
+            "version",
+            "published_at",
+            ...new Set(
+              full.items.flatMap((item) =>
+                ["fields", "relations", "media"].flatMap((part) =>
+                  Object.keys(item[part] ?? {})
+                )
+              ),
+            ),
+          ];
+          for (const selection of [...keys.map((k) => [k]), keys]) {
+            const path = `/v1/${model}?limit=100&fields=${selection.join(",")}`;
+            const selected = await read(path);
+            equal(selected.tags, full.tags, path);
+            deepEqual(
+              selected.items.map((item) => [
+                item.id,
+                item.slug,
+                item.locale,
+                ...selection.map((k) => partOf(item, k)),
+              ]),
+              full.items.map((item) => [
+                item.id,
+                item.slug,
+                item.locale,
+                ...selection.map((k) => partOf(item, k)),
+              ]),
+              path,
+            );
+          }
+        }
+        // Expanding a relation the selection leaves out still reads its ids.
+        const expanded = await read("/v1/posts?limit=5&expand=author");
+        const narrow = await read(
+          "/v1/posts?limit=5&expand=author&fields=title",
+        );
+        deepEqual(
+          narrow.items.map((item) => item.expanded),
+          expanded.items.map((item) => item.expanded),
+        );
+        equal(narrow.tags, expanded.tags);
+      },
+    );
+
+    await t.step(
       "relation and tag: single-model relation fields, at most 16 pairs (PUB-024 to PUB-026)",
       async () => {
         const deno = await w.groupId("tags", "deno");
