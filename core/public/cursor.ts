@@ -57,10 +57,18 @@ export async function decodeCursor(
   return cursor;
 }
 
+/** Digests of recent queries by their JSON text: the same list URLs come back again and again. */
+const digests = new Map<string, string>();
+const DIGESTS_MAX = 1000;
+
 /** Digest binding a cursor to one exact query. */
-export function queryDigest(parts: unknown): Promise<string> {
-  return Promise.resolve(
-    createHash("sha256").update(JSON.stringify(parts)).digest("base64url")
-      .slice(0, 32),
-  );
+export function queryDigest(parts: unknown): string {
+  const text = JSON.stringify(parts);
+  let digest = digests.get(text);
+  if (digest === undefined) {
+    digest = createHash("sha256").update(text).digest("base64url").slice(0, 32);
+    if (digests.size >= DIGESTS_MAX) digests.clear();
+    digests.set(text, digest);
+  }
+  return digest;
 }

@@ -181,7 +181,7 @@ export async function expandItems(
       const last = page.rows.at(-1);
       const next = page.hasMore && last
         ? await encodeCursor(scope.db, {
-          q: await relatedDigest(scope.siteId, model.id, scope.token),
+          q: relatedDigest(scope.siteId, model.id, scope.token),
           k: [rows[i].group_id, field.key, last.pos, scope.locale],
           x: rows[i].version_id,
           t: scope.now.getTime(),

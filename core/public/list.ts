@@ -87,7 +87,7 @@ export async function listItems(
       .executeTakeFirst();
     manualRevision = rev?.revision ?? 0;
   }
-  const digest = await queryDigest([
+  const digest = queryDigest([
     "list",
     ctx.siteId,
     model.id,

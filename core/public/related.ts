@@ -57,7 +57,7 @@ export async function readRelated(
   if (!cursor || cursor.k.length !== 4) {
     invalid("Invalid cursor: it cannot be read or is too old");
   }
-  if (cursor.q !== await relatedDigest(ctx.siteId, model.id, ctx.token)) {
+  if (cursor.q !== relatedDigest(ctx.siteId, model.id, ctx.token)) {
     throw new HttpError(
       400,
       "public_cursor_mismatch",

@@ -49,7 +49,7 @@ export async function search(
   request: SearchRequest,
 ): Promise<{ ok: true; answer: SearchPage } | Refusal> {
   const { db } = ctx;
-  const binding = await queryDigest([
+  const binding = queryDigest([
     "search",
     request.siteId,
     request.locale,
