@@ -132,7 +132,7 @@ export async function listItems(
     limit: query.limit + 1,
     context: ctx.context,
     read: {
-      fieldKeys: fieldKeysRead(model, select, expand),
+      fieldKeys: fieldKeysRead(model, select, expand, sort),
       versionId: expand.length > 0,
       versionNumber: select === null || select.has("version"),
     },
@@ -190,13 +190,15 @@ export async function listItems(
 
 /**
  * The `fields` keys a page with selection `select` reads from each row: the selected ones, the
- * relations it expands, and the page document (its shared sections are in the cache tags
- * whatever is selected); null reads the whole object.
+ * relations it expands, the page document (its shared sections are in the cache tags whatever
+ * is selected) and the sorted field (a sorted page orders long strings by the whole value, read
+ * from the row); null reads the whole object.
  */
 function fieldKeysRead(
   model: StoredModel,
   select: ReadonlySet<string> | null,
   expand: readonly FieldDefinition[],
+  sort: SortPlan | null,
 ): string[] | null {
   if (select === null) return null;
   const keys = new Set<string>();
@@ -204,6 +206,7 @@ function fieldKeysRead(
     if (select.has(field.key) || isPageField(field)) keys.add(field.key);
   }
   for (const field of expand) keys.add(field.key);
+  if (sort) keys.add(sort.key);
   return [...keys];
 }
 
