@@ -1,6 +1,8 @@
-// The benchmark's service process: the real app on 127.0.0.1 against the seeded database, no request logs.
+// The benchmark's service process: the real app on 127.0.0.1 against the seeded database (migrated
+// first), no request logs.
 import { loadConfig } from "../core/config.ts";
 import { openDatabase } from "../core/db/database.ts";
+import { migrateToLatest } from "../core/db/migrate.ts";
 import { systemClock } from "../core/clock.ts";
 import { keptAnswersOf } from "../core/public/kept_answers.ts";
 import { createApp } from "../core/server.ts";
@@ -14,6 +16,10 @@ if (!url) {
   throw new Error("Cannot serve the benchmark: BENCH_DATABASE_URL is not set");
 }
 const db = await openDatabase({ url });
+// A database seeded before the latest migrations (kept with BENCH_KEEP=1, or the side-by-side
+// harness's `stave_bench` that bench:cpu and profiles use) is brought up to date first, as
+// main.ts does; Kysely's migration lock keeps two servers starting at once from both applying them.
+await migrateToLatest(db);
 const kv = await Deno.openKv(":memory:");
 const services: Services = {
   config: loadConfig({
