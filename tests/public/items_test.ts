@@ -34,6 +34,22 @@ async function groupState(w: PublicWorld, groupId: string) {
   return { revision: g.revision, current: g.current_version_id, entries: e };
 }
 
+/** Unpublishes one language of a group as the demo admin, at its current state. */
+async function unpublishLanguage(
+  w: PublicWorld,
+  groupId: string,
+  locale: string,
+) {
+  const s = await groupState(w, groupId);
+  return await unpublishEntry(w.ctx(), {
+    group_id: groupId,
+    locale,
+    expected_published_version_id: s.entries.find((e) => e.locale === locale)!
+      .published_version_id,
+    expected_workflow_revision: s.revision,
+  });
+}
+
 Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
   const w = await openPublicWorld();
   const get = (path: string, headers?: Record<string, string>) =>
@@ -477,14 +493,7 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
           "posts",
           "caching-at-the-edge-without-stale-pages",
         );
-        const s = await groupState(w, groupId);
-        const de = s.entries.find((e) => e.locale === "de")!;
-        const done = await unpublishEntry(ctx, {
-          group_id: groupId,
-          locale: "de",
-          expected_published_version_id: de.published_version_id,
-          expected_workflow_revision: s.revision,
-        });
+        const done = await unpublishLanguage(w, groupId, "de");
         ok(done.ok, JSON.stringify(done));
         equal(
           (await w.get(
@@ -548,17 +557,7 @@ Deno.test("publication changes take effect at the next read (PUB-008, PUB-009, P
           { locale: "en", slug: "caching-at-the-edge-without-stale-pages" },
         ]);
         // Unpublished again, as the next steps expect.
-        const again = await groupState(w, groupId);
-        ok(
-          (await unpublishEntry(ctx, {
-            group_id: groupId,
-            locale: "de",
-            expected_published_version_id: again.entries.find((e) =>
-              e.locale === "de"
-            )!.published_version_id,
-            expected_workflow_revision: again.revision,
-          })).ok,
-        );
+        ok((await unpublishLanguage(w, groupId, "de")).ok);
       },
     );
 
