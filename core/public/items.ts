@@ -51,22 +51,23 @@ export function shapeItem(
   row: PublicRow,
   options: ShapeOptions,
 ): Record<string, unknown> {
-  const want = (key: string) =>
-    options.select === null || options.select.has(key);
-  const fields: Record<string, unknown> = {};
-  const relations: Record<string, unknown> = {};
-  const media: Record<string, unknown> = {};
+  const select = options.select;
+  // Without a selection every group is shown, empty or not; with one, only groups that hold a
+  // selected field (created on first use: a list shapes many items, each object counts).
+  let fields: Record<string, unknown> | null = select === null ? {} : null;
+  let relations: Record<string, unknown> | null = select === null ? {} : null;
+  let media: Record<string, unknown> | null = select === null ? {} : null;
   for (const field of model.fields) {
-    if (field.private || !want(field.key)) continue;
+    if (field.private || (select !== null && !select.has(field.key))) continue;
     const value = row.fields[field.key] ?? null;
     if (field.type === "relation") {
-      relations[field.key] = visibleRelation(value, options);
+      (relations ??= {})[field.key] = visibleRelation(value, options);
     } else if (field.type === "media") {
-      media[field.key] = value;
+      (media ??= {})[field.key] = value;
     } else if (isPageField(field)) {
-      fields[field.key] = page(row, options)?.document ?? null;
+      (fields ??= {})[field.key] = page(row, options)?.document ?? null;
     } else {
-      fields[field.key] = publicValue(field, value);
+      (fields ??= {})[field.key] = publicValue(field, value);
     }
   }
   const item: Record<string, unknown> = {
@@ -74,28 +75,26 @@ export function shapeItem(
     slug: row.slug,
     locale: row.served_locale,
   };
-  if (want("model")) item.model = model.slug;
-  if (want("version")) item.version = row.version_number;
-  if (want("published_at")) {
+  if (select === null || select.has("model")) item.model = model.slug;
+  if (select === null || select.has("version")) {
+    item.version = row.version_number;
+  }
+  if (select === null || select.has("published_at")) {
     item.published_at = isoInstant(row.published_at);
   }
-  if (options.select === null || Object.keys(fields).length > 0) {
-    item.fields = fields;
-  }
-  if (options.select === null || Object.keys(relations).length > 0) {
-    item.relations = relations;
-  }
-  if (options.select === null || Object.keys(media).length > 0) {
-    item.media = media;
-  }
-  const slides = model.fields.find((f) =>
-    f.key === "slides" && f.type === "json" && !f.private
-  );
-  if (slides && options.select === null) {
-    const delivered = page(row, options);
-    item.page_contract = delivered?.error
-      ? { required: null, error: delivered.error }
-      : { required: delivered?.required ?? null };
+  if (fields) item.fields = fields;
+  if (relations) item.relations = relations;
+  if (media) item.media = media;
+  if (select === null) {
+    const slides = model.fields.find((f) =>
+      f.key === "slides" && f.type === "json" && !f.private
+    );
+    if (slides) {
+      const delivered = page(row, options);
+      item.page_contract = delivered?.error
+        ? { required: null, error: delivered.error }
+        : { required: delivered?.required ?? null };
+    }
   }
   return item;
 }

@@ -148,7 +148,8 @@ export function withExpandedTargets(
     const expanded = item.expanded as
       | Record<string, { data?: unknown }>
       | undefined;
-    for (const value of Object.values(expanded ?? {})) {
+    if (expanded === undefined) continue;
+    for (const value of Object.values(expanded)) {
       if (Array.isArray(value?.data)) {
         all.push(...value.data as Record<string, unknown>[]);
       }
