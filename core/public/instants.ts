@@ -23,6 +23,10 @@ export function isoInstant(value: Date | string | null): string | null {
     value.endsWith("+00") && value.charCodeAt(0) !== 48 &&
     (value.length === 22 || (value.length > 23 && value[19] === "."))
   ) {
+    // Three or more fraction digits (PostgreSQL writes microseconds): two slices, no padding.
+    if (value.length >= 26) {
+      return `${value.slice(0, 10)}T${value.slice(11, 23)}Z`;
+    }
     return `${value.slice(0, 10)}T${value.slice(11, 19)}.${
       value.length === 22
         ? "000"
