@@ -84,40 +84,56 @@ export async function scanned(
   sort: SortPlan | null,
   after: unknown[] | null,
 ): Promise<PageRow[]> {
-  const { key, orderBy, keyset } = ordering(order, sort, after);
-  const where = [
-    sql`p.site_id = ${base.siteId}`,
-    sql`p.model_id = ${base.modelId}`,
-    sql`p.requested_locale = ${base.locale}`,
-    ...base.conditions.map((c) => c.on(FIELDS)),
-    ...(keyset ? [keyset] : []),
-  ];
-  const manualJoin = order === "manual" && !sort
-    ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
-    : sql``;
-  // In published order the cursor uses `published_at`, already text: no key columns.
-  const keyed = order === "manual" || sort !== null;
-  const page = sql<PageRow>`
-    select ${columns(base.read)}${
-    keyed ? sql`, ${key} as k, (${key} is null)::int as k_null` : sql``
-  }
-    from public_items p ${manualJoin}
-    where ${sql.join(where, sql` and `)}
-    order by ${orderBy}
-    limit ${pageLimit(base.limit)}
-  `;
+  const build = () => {
+    const { key, orderBy, keyset } = ordering(order, sort, after);
+    const where = [
+      sql`p.site_id = ${base.siteId}`,
+      sql`p.model_id = ${base.modelId}`,
+      sql`p.requested_locale = ${base.locale}`,
+      ...base.conditions.map((c) => c.on(FIELDS)),
+      ...(keyset ? [keyset] : []),
+    ];
+    const manualJoin = order === "manual" && !sort
+      ? sql`left join public_manual_order m on m.site_id = p.site_id and m.model_id = p.model_id and m.group_id = p.group_id`
+      : sql``;
+    // In published order the cursor uses `published_at`, already text: no key columns.
+    const keyed = order === "manual" || sort !== null;
+    return sql<PageRow>`
+      select ${columns(base.read)}${
+      keyed ? sql`, ${key} as k, (${key} is null)::int as k_null` : sql``
+    }
+      from public_items p ${manualJoin}
+      where ${sql.join(where, sql` and `)}
+      order by ${orderBy}
+      limit ${pageLimit(base.limit)}
+    `;
+  };
   // The plain published-order page (4 shapes: asc/desc, with or without a cursor) is prepared.
   // Filtered pages are not: which index serves them (the GIN index on `fields` or the order
   // index) depends on how rare the filtered values are, and a prepared statement's generic plan
   // would fix one choice for every value. Manual order and computed sorts were never measured
   // as hot, so they run unprepared too.
   const prepared = base.conditions.length === 0 && !sort && order !== "manual";
+  // A first page of that kind is built from these values alone: its compiled statement is kept.
+  const kept = prepared && after === null
+    ? JSON.stringify([
+      base.siteId,
+      base.modelId,
+      base.locale,
+      order,
+      base.limit,
+      base.read.fieldKeys,
+      base.read.versionId,
+      base.read.versionNumber,
+    ])
+    : null;
   return await runConfirming(
     db,
     base.context,
     prepared ? "stave_public_page" : null,
-    page,
+    build,
     "group_id",
+    kept,
   );
 }
 

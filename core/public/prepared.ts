@@ -1,7 +1,7 @@
 // Runs the hot statements of the public read API as named prepared statements, so PostgreSQL
 // parses and plans them once per connection instead of once per request.
 import { createHash } from "node:crypto";
-import type { RawBuilder } from "kysely";
+import type { CompiledQuery, RawBuilder } from "kysely";
 import { type Db, executeNamed } from "../db/database.ts";
 
 /**
@@ -23,17 +23,35 @@ export async function executePrepared<R>(
   name: string,
   query: RawBuilder<R>,
 ): Promise<R[]> {
-  const compiled = query.compile(db);
-  const key = `${name}\n${compiled.sql}`;
-  let statement = shapes.get(key);
-  if (statement === undefined) {
-    if (shapes.size >= SHAPES_MAX) {
-      return (await db.executeQuery(compiled)).rows;
-    }
-    const digest = createHash("sha1").update(compiled.sql).digest("hex")
-      .slice(0, 16);
-    statement = `${name}_${digest}`;
-    shapes.set(key, statement);
-  }
-  return await executeNamed(db, statement, compiled);
+  return await executePreparedCompiled(db, name, query.compile(db));
 }
+
+/** {@link executePrepared} for a statement compiled already (kept by its caller). */
+export async function executePreparedCompiled<R>(
+  db: Db,
+  name: string,
+  compiled: CompiledQuery<R>,
+): Promise<R[]> {
+  let statement = named.get(compiled);
+  if (statement?.name !== name) {
+    const key = `${name}\n${compiled.sql}`;
+    let shape = shapes.get(key);
+    if (shape === undefined) {
+      if (shapes.size >= SHAPES_MAX) {
+        return (await db.executeQuery(compiled)).rows;
+      }
+      const digest = createHash("sha1").update(compiled.sql).digest("hex")
+        .slice(0, 16);
+      shape = `${name}_${digest}`;
+      shapes.set(key, shape);
+    }
+    named.set(compiled, statement = { name, shape });
+  }
+  return await executeNamed(db, statement.shape, compiled);
+}
+
+/** The statement name of a compiled query its caller keeps: no key text to build per run. */
+const named = new WeakMap<
+  CompiledQuery<unknown>,
+  { name: string; shape: string }
+>();

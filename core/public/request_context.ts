@@ -1,12 +1,12 @@
 // The per-request context of the public read API in one SQL statement: the site by host, its
 // languages, locale policy and browser origins, the site API token sent, and the model the path names.
-import { type RawBuilder, sql } from "kysely";
+import { type CompiledQuery, type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import { SETTINGS_DEFAULTS } from "../sites/settings_documents.ts";
 import { type DefinitionKey, modelDefinitions } from "./model_definitions.ts";
-import { executePrepared } from "./prepared.ts";
+import { executePrepared, executePreparedCompiled } from "./prepared.ts";
 import { type LocalePlan, localePlanFrom } from "./projection.ts";
 
 /** What every request needs to know about a live model of the site to check readability. */
@@ -258,25 +258,70 @@ export class StaleContext extends Error {
  * the context is then confirmed (and `snapshot` set) or {@link StaleContext} thrown. One round
  * trip either way. `present` names a column every page row has (never null): the one row of an
  * empty page has it null. Rows keep the extra column `ctx_check`.
+ *
+ * `page` may be given as a function with a `kept` key: a text that names everything the page
+ * statement is built from (values included). The compiled statement is then kept per database
+ * handle and key, and later runs neither build nor compile it: a first list page is the same
+ * statement, values and all, on every request for its URL.
  */
 export async function runConfirming<R extends object>(
   db: Db,
   context: PublicContext,
   name: string | null,
-  page: RawBuilder<R>,
+  page: RawBuilder<R> | (() => RawBuilder<R>),
   present: keyof R,
+  kept: string | null = null,
 ): Promise<R[]> {
-  if (!context.unconfirmed) {
-    return name === null
-      ? (await page.execute(db)).rows
-      : await executePrepared(db, name, page);
+  const build = typeof page === "function" ? page : () => page;
+  const confirming = context.unconfirmed;
+  const compile = () =>
+    (confirming ? confirmingPage(context, build()) : build()).compile(db);
+  const compiled = kept === null ? compile() : keptCompiled(
+    db,
+    `${confirming ? context.site.domain : ""}\n${kept}`,
+    compile,
+  );
+  const rows = name === null
+    ? (await db.executeQuery(compiled)).rows
+    : await executePreparedCompiled(
+      db,
+      confirming ? `${name}_confirming` : name,
+      compiled,
+    );
+  if (!confirming) return rows;
+  return confirmedRows(context, rows as (R & { ctx_check: string })[], present);
+}
+
+/** Compiled page statements kept by key, per database handle; bounded like prepared shapes. */
+const compiledPages = new WeakMap<Db, Map<string, CompiledQuery<unknown>>>();
+const COMPILED_PAGES_MAX = 500;
+
+function keptCompiled<R>(
+  db: Db,
+  key: string,
+  compile: () => CompiledQuery<R>,
+): CompiledQuery<R> {
+  let kept = compiledPages.get(db);
+  if (!kept) compiledPages.set(db, kept = new Map());
+  let compiled = kept.get(key) as CompiledQuery<R> | undefined;
+  if (compiled === undefined) {
+    compiled = compile();
+    if (kept.size >= COMPILED_PAGES_MAX) kept.clear();
+    kept.set(key, compiled);
   }
+  return compiled;
+}
+
+function confirmingPage<R>(
+  context: PublicContext,
+  page: RawBuilder<R>,
+): RawBuilder<R & { ctx_check: string }> {
   // A left join on `true` can only be a nested loop with the one confirmation row outside, so
   // the page's rows keep their order; an empty page still gives one row, with the page's null.
   // `offset 0` keeps the confirmation a subquery read once: flattened, PostgreSQL read the
   // revision and the snapshot again for every row of the page. One text column: the driver
   // parses it on every row.
-  const checked = sql<R & { ctx_check: string }>`
+  return sql<R & { ctx_check: string }>`
     select c.ctx_check, p.*
     from (
       select s.id::text || ' ' ||
@@ -286,9 +331,13 @@ export async function runConfirming<R extends object>(
       offset 0
     ) c left join (${page}) p on true
   `;
-  const rows = name === null
-    ? (await checked.execute(db)).rows
-    : await executePrepared(db, `${name}_confirming`, checked);
+}
+
+function confirmedRows<R extends object>(
+  context: PublicContext,
+  rows: (R & { ctx_check: string })[],
+  present: keyof R,
+): R[] {
   const expected = `${context.site.id} ${context.revision} `;
   const check = rows[0]?.ctx_check;
   if (check === undefined || !check.startsWith(expected)) {
