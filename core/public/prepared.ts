@@ -23,34 +23,44 @@ export async function executePrepared<R>(
   name: string,
   query: RawBuilder<R>,
 ): Promise<R[]> {
-  return await executePreparedCompiled(db, name, query.compile(db));
+  return await executePreparedCompiled(db, name, query.compile(db), false);
 }
 
-/** {@link executePrepared} for a statement compiled already (kept by its caller). */
+/**
+ * {@link executePrepared} for a statement compiled already. `kept`: the caller keeps this very
+ * object and runs it again, so its statement name is remembered with it (no key text built per
+ * run); a statement compiled for one run is not remembered.
+ */
 export async function executePreparedCompiled<R>(
   db: Db,
   name: string,
   compiled: CompiledQuery<R>,
+  kept: boolean,
 ): Promise<R[]> {
-  let statement = named.get(compiled);
+  let statement = kept ? named.get(compiled) : undefined;
   if (statement?.name !== name) {
-    const key = `${name}\n${compiled.sql}`;
-    let shape = shapes.get(key);
-    if (shape === undefined) {
-      if (shapes.size >= SHAPES_MAX) {
-        return (await db.executeQuery(compiled)).rows;
-      }
-      const digest = createHash("sha1").update(compiled.sql).digest("hex")
-        .slice(0, 16);
-      shape = `${name}_${digest}`;
-      shapes.set(key, shape);
-    }
-    named.set(compiled, statement = { name, shape });
+    const shape = shapeName(name, compiled.sql);
+    if (shape === null) return (await db.executeQuery(compiled)).rows;
+    statement = { name, shape };
+    if (kept) named.set(compiled, statement);
   }
   return await executeNamed(db, statement.shape, compiled);
 }
 
-/** The statement name of a compiled query its caller keeps: no key text to build per run. */
+/** The statement name of `sql` under the caller's `name`; null once the shapes are all taken. */
+function shapeName(name: string, sql: string): string | null {
+  const key = `${name}\n${sql}`;
+  let shape = shapes.get(key);
+  if (shape === undefined) {
+    if (shapes.size >= SHAPES_MAX) return null;
+    const digest = createHash("sha1").update(sql).digest("hex").slice(0, 16);
+    shape = `${name}_${digest}`;
+    shapes.set(key, shape);
+  }
+  return shape;
+}
+
+/** Statement names of compiled queries their callers keep. */
 const named = new WeakMap<
   CompiledQuery<unknown>,
   { name: string; shape: string }

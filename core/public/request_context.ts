@@ -287,6 +287,7 @@ export async function runConfirming<R extends object>(
       db,
       confirming ? `${name}_confirming` : name,
       compiled,
+      kept !== null,
     );
   if (!confirming) return rows;
   return confirmedRows(context, rows as (R & { ctx_check: string })[], present);
