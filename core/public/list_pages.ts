@@ -55,7 +55,10 @@ const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /**
  * The columns of a page row. The published time is text: parsed into a `Date` and formatted again
- * it cost more than the rest of a row (core/public/instants.ts).
+ * it cost more than the rest of a row (core/public/instants.ts). A selection reads each selected
+ * key's JSON text in its own column ({@link selectedColumn}), made into `fields` by
+ * {@link withSelectedFields}: PostgreSQL prints each value as it is stored instead of building
+ * and printing a new object, and a plain string needs no parsing (docs/benchmarks.md).
  */
 function columns(read: RowRead): RawBuilder<unknown> {
   const parts = [
@@ -64,16 +67,51 @@ function columns(read: RowRead): RawBuilder<unknown> {
   if (read.versionId) parts.push(sql`p.version_id`);
   if (read.versionNumber) parts.push(sql`p.version_number`);
   const keys = read.fieldKeys;
-  parts.push(
-    keys === null
-      ? FIELDS
-      : keys.length === 0
-      ? sql`'{}'::jsonb as fields`
-      : sql`jsonb_build_object(${
-        sql.join(keys.map((k) => sql`${k}::text, p.fields -> ${k}::text`))
-      }) as fields`,
-  );
+  if (keys === null) parts.push(FIELDS);
+  else {
+    for (let i = 0; i < keys.length; i++) {
+      parts.push(
+        sql`(p.fields -> ${keys[i]}::text)::text as ${
+          sql.ref(selectedColumn(i))
+        }`,
+      );
+    }
+  }
   return sql.join(parts);
+}
+
+/** The column holding the JSON text of the selection's `i`-th key. */
+function selectedColumn(i: number): string {
+  return `fv${i}`;
+}
+
+/** Sets `fields` of rows read with a selection from their selected keys' columns. */
+function withSelectedFields(rows: PageRow[], read: RowRead): PageRow[] {
+  const keys = read.fieldKeys;
+  if (keys === null) return rows;
+  const names = keys.map((_, i) => selectedColumn(i));
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as PageRow & Record<string, unknown>;
+    const fields: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) {
+      fields[keys[i]] = valueOfJsonText(row[names[i]] as string | null);
+    }
+    row.fields = fields;
+  }
+  return rows;
+}
+
+/**
+ * The value of a JSON text PostgreSQL printed, null for SQL null (an absent key). PostgreSQL
+ * escapes every quote, backslash and control character, so a string without a backslash is the
+ * text between its quotes: the same value `JSON.parse` gives, without parsing.
+ */
+export function valueOfJsonText(text: string | null): unknown {
+  if (text === null) return null;
+  if (text.charCodeAt(0) === 34 && text.indexOf("\\") === -1) {
+    return text.slice(1, -1);
+  }
+  return JSON.parse(text);
 }
 
 /** A page in published or manual order, or sorted by a value computed from the JSON fields. */
@@ -127,13 +165,16 @@ export async function scanned(
       base.read.versionNumber,
     ])
     : null;
-  return await runConfirming(
-    db,
-    base.context,
-    prepared ? "stave_public_page" : null,
-    build,
-    "group_id",
-    kept,
+  return withSelectedFields(
+    await runConfirming(
+      db,
+      base.context,
+      prepared ? "stave_public_page" : null,
+      build,
+      "group_id",
+      kept,
+    ),
+    base.read,
   );
 }
 
@@ -164,10 +205,15 @@ export async function sortedByValues(
   // from the item where the index entry is such a prefix (its ties come after the index order).
   const indexed = (v: string) =>
     text ? sql`(left(${v}::text, ${TEXT_MAX}) collate "C")` : typed(v);
+  // The item's side (`p`) is the lateral read below, which has a `fields` column only without a
+  // selection: the whole value is its own column.
   const exact = text
     ? sql`(case when char_length(s.text_value) < ${TEXT_MAX} then s.text_value
-        else (p.fields ->> ${sort.key}::text) collate "C" end)`
+        else p.sort_text collate "C" end)`
     : col;
+  const sortText = text
+    ? sql`, p.fields ->> ${sort.key}::text as sort_text`
+    : sql``;
   // A timestamp's cursor value is written in UTC with every digit, whatever the session's zone.
   const k = sort.indexed === "time_value"
     ? sql`to_char(s.time_value at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`
@@ -252,7 +298,7 @@ export async function sortedByValues(
       select p.*, ${k} as k, 0 as k_null
       from public_item_values s
       cross join lateral (
-        select ${columns(base.read)} from public_items p
+        select ${columns(base.read)}${sortText} from public_items p
         where p.site_id = s.site_id and p.model_id = s.model_id
           and p.requested_locale = s.requested_locale and p.group_id = s.group_id
           ${conditions}
@@ -276,7 +322,7 @@ export async function sortedByValues(
       page,
       "group_id",
     );
-    rows.push(...result);
+    rows.push(...withSelectedFields(result, base.read));
   }
   // Any filter on the sorted field matches only items that have its value.
   if (rows.length >= base.limit || query.filters.has(sort.key)) return rows;
@@ -303,7 +349,7 @@ export async function sortedByValues(
   `,
     "group_id",
   );
-  rows.push(...result);
+  rows.push(...withSelectedFields(result, base.read));
   return rows;
 }
 
