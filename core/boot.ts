@@ -156,7 +156,7 @@ async function openStartupDatabase(
     }
     const { db } = await openMigratedDatabase(
       config.databaseUrl
-        ? { url: config.databaseUrl }
+        ? { url: config.databaseUrl, poolMax: config.databasePoolMax }
         : { pglitePath: `${config.dataDir}/pglite` },
       { step },
     );

@@ -1,6 +1,9 @@
 // Reads every setting once from the environment and validates it, naming the bad setting.
 import { z } from "zod";
 
+/** PostgreSQL connections the service holds open at most, unless `DATABASE_POOL_MAX` says. */
+export const DEFAULT_POOL_MAX = 10;
+
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) =>
   v === "true" || v === "1"
 );
@@ -17,6 +20,9 @@ const configSchema = z.object({
   ).optional(),
   DATA_DIR: z.string().min(1).default("./data"),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(
+    DEFAULT_POOL_MAX,
+  ),
   KV_PATH: z.string().min(1).optional(),
   DEMO_SITE: bool.default(true),
   DEMO_DOMAIN: z.string().regex(
@@ -112,6 +118,8 @@ export interface Config {
   dataDir: string;
   /** Unset means embedded PGlite under `dataDir`. */
   databaseUrl?: string;
+  /** Connections the service holds open to PostgreSQL at most (`DATABASE_URL` only). */
+  databasePoolMax: number;
   /** Deno KV file; defaults to `dataDir/kv.sqlite3`. */
   kvPath: string;
   demoSite: boolean;
@@ -170,6 +178,7 @@ export function loadConfig(
     publicUrl: publicUrl.replace(/\/$/, ""),
     dataDir: v.DATA_DIR,
     databaseUrl: v.DATABASE_URL,
+    databasePoolMax: v.DATABASE_POOL_MAX,
     kvPath: v.KV_PATH ?? `${v.DATA_DIR}/kv.sqlite3`,
     demoSite: v.DEMO_SITE,
     demoDomain: v.DEMO_DOMAIN,

@@ -9,6 +9,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     publicUrl: "http://localhost:8000",
     dataDir: "./data",
     databaseUrl: undefined,
+    databasePoolMax: 10,
     kvPath: "./data/kv.sqlite3",
     demoSite: true,
     demoDomain: "localhost",
@@ -248,4 +249,17 @@ Deno.test("loadConfig() refuses a partial MEDIA_S3_* set naming what is missing,
     () => loadConfig({ MEDIA_S3_ENDPOINT: "ftp://x" }),
     /MEDIA_S3_ENDPOINT/,
   );
+});
+
+Deno.test("loadConfig() takes DATABASE_POOL_MAX from 1 to 100 (default 10) and refuses 0 and 101", () => {
+  equal(loadConfig({}).databasePoolMax, 10);
+  equal(loadConfig({ DATABASE_POOL_MAX: "1" }).databasePoolMax, 1);
+  equal(loadConfig({ DATABASE_POOL_MAX: "100" }).databasePoolMax, 100);
+  for (const bad of ["0", "101", "2.5", "many"]) {
+    throws(
+      () => loadConfig({ DATABASE_POOL_MAX: bad }),
+      (e: Error) =>
+        e instanceof ConfigError && /setting DATABASE_POOL_MAX/.test(e.message),
+    );
+  }
 });

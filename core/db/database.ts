@@ -5,6 +5,7 @@ import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "./pglite_dialect.ts";
 import type { Database } from "./schema.ts";
+import { DEFAULT_POOL_MAX } from "../config.ts";
 
 /** The typed query builder every service receives. */
 export type Db = Kysely<Database>;
@@ -13,7 +14,11 @@ export type Db = Kysely<Database>;
  * Where the database lives. An embedded target may start from a `snapshot` (a dumped PGlite
  * data folder, see pglite_snapshot.ts) instead of an empty cluster.
  */
-export type DatabaseTarget = { url: string } | {
+export type DatabaseTarget = {
+  url: string;
+  /** Connections held open at most; {@link DEFAULT_POOL_MAX} when absent. */
+  poolMax?: number;
+} | {
   pglitePath: string | null;
   snapshot?: Blob | null;
 };
@@ -54,7 +59,10 @@ export async function executeNamed<R>(
 /** Opens a Kysely instance for the target; `pglitePath: null` is an in-memory database. */
 export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   if ("url" in target) {
-    const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: target.poolMax ?? DEFAULT_POOL_MAX,
+    });
     // An idle client the server drops (restart, failover) must not crash the process; the
     // pool replaces it on the next query.
     pool.on("error", (error: Error) => {

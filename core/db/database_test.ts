@@ -1,7 +1,7 @@
 import { deepEqual, equal } from "node:assert/strict";
 import { sql } from "kysely";
 import { openTestDb } from "../../tests/support/db.ts";
-import { executeNamed } from "./database.ts";
+import { executeNamed, openDatabase } from "./database.ts";
 
 Deno.test("openDatabase() answers int8 as number and timestamptz as Date", async () => {
   const { db, close } = await openTestDb();
@@ -63,5 +63,37 @@ Deno.test("executeNamed() answers like a plain query, again on a reused connecti
     deepEqual(inside, [{ n: 42, s: "it's \\ fine" }]);
   } finally {
     await close();
+  }
+});
+
+Deno.test({
+  name:
+    "openDatabase() holds at most `poolMax` PostgreSQL connections (DATABASE_POOL_MAX)",
+  ignore: !Deno.env.get("DATABASE_URL"),
+}, async () => {
+  const url = new URL(Deno.env.get("DATABASE_URL")!);
+  const name = `stave_pool_${crypto.randomUUID().slice(0, 8)}`;
+  url.searchParams.set("application_name", name);
+  const db = await openDatabase({ url: url.href, poolMax: 2 });
+  try {
+    // Five transactions asked for at once, each kept open until two have begun: a pool without
+    // the cap opens a connection for each of them.
+    let begun = 0;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => open = resolve);
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        db.transaction().execute(async (trx) => {
+          await sql`select 1`.execute(trx);
+          if (++begun === 2) open();
+          await gate;
+        })),
+    );
+    const { rows } = await sql<{ n: number }>`
+      select count(*) as n from pg_stat_activity where application_name = ${name}`
+      .execute(db);
+    equal(rows[0].n, 2);
+  } finally {
+    await db.destroy();
   }
 });
