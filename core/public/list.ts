@@ -4,6 +4,7 @@ import type { FieldDefinition } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import { isPageField } from "../models/validate_values.ts";
 import { HttpError } from "../web/errors.ts";
+import { uniqueTags } from "./answer.ts";
 import { decodeCursor, encodeCursor, queryDigest } from "./cursor.ts";
 import {
   expandItems,
@@ -53,6 +54,7 @@ export interface PublicReadContext {
 /** A public answer and the cache tags of what it shows. */
 export interface PublicAnswer {
   body: Record<string, unknown>;
+  /** Each tag once ({@link uniqueTags} where they can repeat). */
   tags: string[];
 }
 
@@ -179,12 +181,15 @@ export async function listItems(
       page: { limit: query.limit, has_more: hasMore, next_cursor: next },
       contracts: { page: { served: PAGE_CONTRACT_SERVED } },
     },
-    tags: [
-      `model:${model.id}`,
-      ...rows.map((r) => `instance:${r.group_id}`),
-      ...shown.map((id) => `instance:${id}`),
-      ...sharedTags(pages),
-    ],
+    // A page's rows are distinct items: only expanded targets and shared sections may repeat one.
+    tags: shown.length === 0 && pages.size === 0
+      ? [`model:${model.id}`, ...rows.map((r) => `instance:${r.group_id}`)]
+      : uniqueTags([
+        `model:${model.id}`,
+        ...rows.map((r) => `instance:${r.group_id}`),
+        ...shown.map((id) => `instance:${id}`),
+        ...sharedTags(pages),
+      ]),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   sharedTags,
 } from "./items.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
+import { uniqueTags } from "./answer.ts";
 import { collectParams, invalid, parseLimit } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
 import { modelBySlug, readableModels } from "./read_context.ts";
@@ -136,10 +137,10 @@ export async function readRelated(
       page: { limit, has_more: page.hasMore, next_cursor: next },
       contracts: { page: { served: PAGE_CONTRACT_SERVED } },
     },
-    tags: [
+    tags: uniqueTags([
       `instance:${groupId}`,
       ...page.rows.map((r) => `instance:${r.group_id}`),
       ...sharedTags(documents),
-    ],
+    ]),
   };
 }

@@ -21,6 +21,7 @@ import {
 import { expandMedia, withExpandedTargets } from "./media_expand.ts";
 import { localeChain } from "../sites/settings.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
+import { uniqueTags } from "./answer.ts";
 import { collectParams, parseExpand } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
 import { runConfirming } from "./request_context.ts";
@@ -113,12 +114,12 @@ export async function readItem(
   });
   return {
     body: { data: item, contracts: { page: { served: PAGE_CONTRACT_SERVED } } },
-    tags: [
+    tags: uniqueTags([
       `model:${model.id}`,
       `instance:${row.group_id}`,
       ...shown.map((id) => `instance:${id}`),
       ...sharedTags(pages),
-    ],
+    ]),
     preview: previewToken !== undefined,
   };
 }

@@ -589,6 +589,36 @@ Deno.test("GET /v1/{model} list parameters", async (t) => {
     );
 
     await t.step(
+      "cache tags name the model, every item shown and every expanded target, each once",
+      async () => {
+        const tagsOf = (res: Response) =>
+          res.headers.get("cache-tag")!.split(",");
+        const plain = await w.get("/v1/posts?limit=20");
+        const items = (await plain.json()).data as { id: string }[];
+        const model = tagsOf(plain)[0];
+        ok(model.startsWith("model:"));
+        deepEqual(tagsOf(plain), [
+          model,
+          ...items.map((i) => `instance:${i.id}`),
+        ]);
+        // Several posts share a tag: the same target is expanded more than once.
+        const res = await w.get("/v1/posts?limit=20&expand=tags,author");
+        const body = await res.json() as {
+          data: { id: string; relations: Record<string, unknown> }[];
+        };
+        const tags = tagsOf(res);
+        equal(new Set(tags).size, tags.length, tags.join(","));
+        const targets = body.data.flatMap((i) =>
+          [i.relations.tags, i.relations.author].flat()
+        ).filter((id): id is string => typeof id === "string");
+        ok(targets.length > new Set(targets).size, "a target repeats");
+        for (const id of [...body.data.map((i) => i.id), ...targets]) {
+          ok(tags.includes(`instance:${id}`), id);
+        }
+      },
+    );
+
+    await t.step(
       "expand: at most 3 relation fields, one level (PUB-028, PUB-029)",
       async () => {
         const body = await json("/v1/posts?expand=tags&limit=2");
