@@ -175,6 +175,10 @@ export async function listItems(
       t: ctx.now.getTime(),
     })
     : null;
+  const pageTags = [
+    `model:${model.id}`,
+    ...rows.map((r) => `instance:${r.group_id}`),
+  ];
   return {
     body: {
       data,
@@ -182,14 +186,11 @@ export async function listItems(
       contracts: { page: { served: PAGE_CONTRACT_SERVED } },
     },
     // A page's rows are distinct items: only expanded targets and shared sections may repeat one.
-    tags: shown.length === 0 && pages.size === 0
-      ? [`model:${model.id}`, ...rows.map((r) => `instance:${r.group_id}`)]
-      : uniqueTags([
-        `model:${model.id}`,
-        ...rows.map((r) => `instance:${r.group_id}`),
-        ...shown.map((id) => `instance:${id}`),
-        ...sharedTags(pages),
-      ]),
+    tags: shown.length === 0 && pages.size === 0 ? pageTags : uniqueTags([
+      ...pageTags,
+      ...shown.map((id) => `instance:${id}`),
+      ...sharedTags(pages),
+    ]),
   };
 }
 
