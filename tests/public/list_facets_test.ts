@@ -192,6 +192,14 @@ Deno.test("filtered + sorted lists filter on the facets of the sort index", asyn
         match: (f) => colors(f).includes("green"),
         sort: "kind",
       },
+      // A range on the sorted number field is decided by the index range alone.
+      {
+        query: "filter[price][gt]=2.5&filter[price][lte]=7.0&filter[kind]=a",
+        match: (f) =>
+          (f.price as number) > 2.5 && (f.price as number) <= 7 &&
+          f.kind === "a",
+        sort: "price",
+      },
       // Equality on the sorted field itself becomes the index range.
       {
         query: "filter[price]=1&filter[colors]=red",
