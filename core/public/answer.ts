@@ -1,6 +1,10 @@
 // HTTP answers of the public read API: JSON with ETag validators, cache tags, and no-store previews.
 import { createHash } from "node:crypto";
 import type { Context } from "hono";
+import { corsAnswerHeaders } from "./browser_origins.ts";
+import { PUBLIC_API_SECURITY_HEADERS } from "../web/csp.ts";
+import type { AppEnv } from "../web/env.ts";
+import { finalAnswer } from "../web/final_answers.ts";
 import type { PublicAnswer } from "./list.ts";
 
 /** How long shared caches and browsers may reuse a public answer before revalidating. */
@@ -49,9 +53,12 @@ export function publicJson(
   options: { cache: "public" | "private" | "none" },
 ): Response {
   if (options.cache === "none") {
-    const headers = jsonHeaders();
-    headers.set("Cache-Control", "no-store, private");
-    return new Response(JSON.stringify(answer.body), { status: 200, headers });
+    return finalAnswer(
+      new Response(JSON.stringify(answer.body), {
+        status: 200,
+        headers: answerHeaders(c, [["Cache-Control", "no-store, private"]]),
+      }),
+    );
   }
   return serializedJson(c, serializeAnswer(answer), options.cache);
 }
@@ -62,15 +69,16 @@ export function serializedJson(
   answer: SerializedAnswer,
   cache: "public" | "private",
 ): Response {
-  const headers = jsonHeaders();
-  headers.set("ETag", answer.etag);
-  headers.set(
-    "Cache-Control",
-    cache === "public"
-      ? `public, max-age=${PUBLIC_MAX_AGE_SECONDS}, must-revalidate`
-      : "private, no-cache",
-  );
-  headers.set("Cache-Tag", answer.cacheTag);
+  const headers = answerHeaders(c, [
+    ["ETag", answer.etag],
+    [
+      "Cache-Control",
+      cache === "public"
+        ? `public, max-age=${PUBLIC_MAX_AGE_SECONDS}, must-revalidate`
+        : "private, no-cache",
+    ],
+    ["Cache-Tag", answer.cacheTag],
+  ]);
   const match = c.req.header("if-none-match");
   if (
     match &&
@@ -78,18 +86,30 @@ export function serializedJson(
       t.trim().replace(/^W\//, "") === answer.etag || t.trim() === "*"
     )
   ) {
-    return new Response(null, { status: 304, headers });
+    return finalAnswer(new Response(null, { status: 304, headers }));
   }
-  return new Response(c.req.method === "HEAD" ? null : answer.text, {
-    status: 200,
-    headers,
-  });
+  return finalAnswer(
+    new Response(c.req.method === "HEAD" ? null : answer.text, {
+      status: 200,
+      headers,
+    }),
+  );
 }
 
-function jsonHeaders(): Headers {
-  const headers = new Headers({
-    "Content-Type": "application/json; charset=UTF-8",
-  });
-  headers.append("Vary", "Authorization");
-  return headers;
+/**
+ * Every header of a public JSON answer, in one list the Response is built from: its own, then
+ * what the /v1 middleware would add (CORS, security headers), so the answer is final.
+ */
+function answerHeaders(
+  c: Context,
+  own: [string, string][],
+): [string, string][] {
+  return [
+    ["Content-Type", "application/json; charset=UTF-8"],
+    ["Vary", "Authorization"],
+    ["Vary", "Origin"],
+    ...own,
+    ...corsAnswerHeaders(c as Context<AppEnv>),
+    ...Object.entries(PUBLIC_API_SECURITY_HEADERS),
+  ];
 }

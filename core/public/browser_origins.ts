@@ -1,6 +1,8 @@
 // Browser origins of a site (Settings -> API -> Browser origins): who may read the public API cross-origin.
+import type { Context } from "hono";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
+import type { AppEnv } from "../web/env.ts";
 
 /** One refused line of the origins text. */
 export interface OriginProblem {
@@ -86,4 +88,22 @@ export function originAllowed(
   origin: string,
 ): boolean {
   return origins.includes("*") || origins.includes(origin.toLowerCase());
+}
+
+/** Answer headers a browser script may read. */
+const EXPOSED = "ETag, Cache-Tag";
+
+/**
+ * The CORS headers of a /v1 answer to `c`'s request: allow-origin and the exposed headers for an
+ * allowed origin, none otherwise. Asked after the read, which may have replaced the context.
+ */
+export function corsAnswerHeaders(c: Context<AppEnv>): [string, string][] {
+  const origin = c.req.header("origin");
+  return origin !== undefined && origin !== "null" &&
+      originAllowed(c.get("publicContext").origins, origin)
+    ? [
+      ["Access-Control-Allow-Origin", origin],
+      ["Access-Control-Expose-Headers", EXPOSED],
+    ]
+    : [];
 }

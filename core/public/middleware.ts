@@ -4,7 +4,8 @@ import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
 import { sha256HexSync } from "../kv/digest.ts";
 import { hostName } from "../sites/host.ts";
-import { originAllowed } from "./browser_origins.ts";
+import { corsAnswerHeaders, originAllowed } from "./browser_origins.ts";
+import { isFinalAnswer } from "../web/final_answers.ts";
 import { mayServeKept } from "./kept_answers.ts";
 import {
   loadAndRememberContext,
@@ -107,9 +108,6 @@ export const CORS_HEADERS = [
   "x-site-token",
   "x-svc-preview-challenge",
 ];
-/** Answer headers a browser script may read. */
-const EXPOSED = "ETag, Cache-Tag";
-
 /** The 404 every hidden thing answers: unknown or private model, unpublished item, bad token. */
 export function notFound(): HttpError {
   return new HttpError(404, "not_found", "Not found");
@@ -156,12 +154,12 @@ export const publicCors: MiddlewareHandler<AppEnv> = async function publicCors(
     );
   }
   await next();
-  c.res.headers.append("Vary", "Origin");
-  if (allowed()) {
-    c.res.headers.set("Access-Control-Allow-Origin", origin!);
-    c.res.headers.set("Access-Control-Expose-Headers", EXPOSED);
-  }
-  c.res.headers.delete("Access-Control-Allow-Credentials");
+  // A final answer (answer.ts) was built with these headers.
+  if (isFinalAnswer(c.res)) return;
+  const headers = c.res.headers;
+  headers.append("Vary", "Origin");
+  for (const [name, value] of corsAnswerHeaders(c)) headers.set(name, value);
+  headers.delete("Access-Control-Allow-Credentials");
 };
 
 /**

@@ -3,6 +3,7 @@
 // answers the same policy with those origins added to `frame-src`. Public API answers are data,
 // never documents, and carry a shorter set (publicApiHeaders).
 import type { MiddlewareHandler } from "hono";
+import { isFinalAnswer } from "./final_answers.ts";
 
 /** The directives every answer carries (the app's `secureHeaders`). */
 export const CONTENT_SECURITY_POLICY = {
@@ -41,13 +42,17 @@ export const PUBLIC_API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "Strict-Transport-Security": "max-age=15552000; includeSubDomains",
 };
 
-/** Sets {@link PUBLIC_API_SECURITY_HEADERS} on an answer that has not set them itself. */
+/**
+ * Sets {@link PUBLIC_API_SECURITY_HEADERS} on an answer that has not set them itself; a final
+ * answer carries them already.
+ */
 export const publicApiHeaders: MiddlewareHandler =
   async function publicApiHeaders(
     c,
     next,
   ) {
     await next();
+    if (isFinalAnswer(c.res)) return;
     const headers = c.res.headers;
     for (const [name, value] of Object.entries(PUBLIC_API_SECURITY_HEADERS)) {
       if (!headers.has(name)) headers.set(name, value);

@@ -468,6 +468,61 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
     );
 
     await t.step(
+      "list, item and 304 answers carry every header once: CORS, validators, cache tags, security (PUB-001, AUTH-004)",
+      async () => {
+        const names = (res: Response) =>
+          [...res.headers.keys()].filter((n) => n !== "content-length").sort();
+        const origin = "https://any.example";
+        const cors = [
+          "access-control-allow-origin",
+          "access-control-expose-headers",
+        ];
+        const always = [
+          "cache-control",
+          "cache-tag",
+          "content-security-policy",
+          "content-type",
+          "etag",
+          "strict-transport-security",
+          "vary",
+          "x-content-type-options",
+        ];
+        for (
+          const path of [
+            "/v1/posts?limit=2",
+            "/v1/posts/caching-at-the-edge-without-stale-pages",
+          ]
+        ) {
+          const res = await get(path, { origin });
+          equal(res.status, 200);
+          deepEqual(names(res), [...cors, ...always].sort(), path);
+          // One Vary line per header, not two Origin entries.
+          equal(res.headers.get("vary"), "Authorization, Origin");
+          equal(
+            res.headers.get("access-control-expose-headers"),
+            "ETag, Cache-Tag",
+          );
+          equal(res.headers.get("x-content-type-options"), "nosniff");
+          equal(
+            res.headers.get("content-security-policy"),
+            "default-src 'none'; frame-ancestors 'none'",
+          );
+          await res.body?.cancel();
+          const again = await get(path, {
+            origin,
+            "if-none-match": res.headers.get("etag")!,
+          });
+          equal(again.status, 304);
+          deepEqual(names(again), [...cors, ...always].sort(), path);
+          const plain = await get(path);
+          deepEqual(names(plain), always, path);
+          equal(plain.headers.get("vary"), "Authorization, Origin");
+          await plain.body?.cancel();
+        }
+      },
+    );
+
+    await t.step(
       "writes are not served: POST answers 405 (PUB-002)",
       async () => {
         const res = await w.app.request("/v1/posts", {
