@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import type { Db } from "../db/database.ts";
 import type { AppEnv } from "../web/env.ts";
+import { requestUrl } from "../web/request_url.ts";
 import {
   publicJson,
   serializeAnswer,
@@ -44,7 +45,7 @@ export async function servePublicRead(
 ): Promise<Response> {
   const { db, clock, config } = c.get("services");
   const now = clock.now();
-  const url = new URL(c.req.url);
+  const url = requestUrl(c);
   const budget = config.publicAnswerCacheBytes;
   // A preview answers a draft to one token holder and is never stored (spec 3 part 3).
   const keep = budget > 0 && !url.searchParams.has("preview");

@@ -62,6 +62,8 @@ export function collectParams(
   options: { filters?: boolean } = {},
 ): Map<string, string[]> {
   const out = new Map<string, string[]>();
+  // Most single reads send none, and an iterator is a few microseconds of Deno's URL code.
+  if (params.size === 0) return out;
   for (const [name, value] of params) {
     const isFilter = options.filters === true && name.startsWith("filter[");
     if (!allowed.includes(name) && !isFilter) {

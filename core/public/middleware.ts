@@ -6,6 +6,7 @@ import { sha256HexSync } from "../kv/digest.ts";
 import { hostName } from "../sites/host.ts";
 import { corsAnswerHeaders, originAllowed } from "./browser_origins.ts";
 import { isFinalAnswer } from "../web/final_answers.ts";
+import { requestUrl } from "../web/request_url.ts";
 import { mayServeKept } from "./kept_answers.ts";
 import {
   loadAndRememberContext,
@@ -76,7 +77,7 @@ function reusableContext(
   if (!remembered) return null;
   if (c.req.method !== "GET" && c.req.method !== "HEAD") return null;
   if (!CONFIRMING_ROUTES.has(c.req.routePath)) return null;
-  const url = new URL(c.req.url);
+  const url = requestUrl(c);
   if (url.searchParams.has("preview")) return null;
   return mayServeKept(c, url, remembered) ? null : remembered;
 }

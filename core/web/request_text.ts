@@ -1,6 +1,7 @@
 // Edge validation of request text: NUL and lone surrogates in paths, query values and JSON, and JSON nesting depth.
 import type { Context, Next } from "hono";
 import { refuse } from "./errors.ts";
+import { requestUrl } from "./request_url.ts";
 
 /** Deepest JSON nesting (objects and arrays) a request body may have. */
 export const MAX_JSON_DEPTH = 64;
@@ -80,7 +81,7 @@ export function checkUrlText(url: URL): void {
 
 /** App-wide middleware running {@link checkUrlText} before any route. */
 export async function refuseUnsafeUrlText(c: Context, next: Next) {
-  checkUrlText(new URL(c.req.url));
+  checkUrlText(requestUrl(c));
   await next();
 }
 
