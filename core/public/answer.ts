@@ -54,6 +54,7 @@ export function publicJson(
 ): Response {
   if (options.cache === "none") {
     return finalAnswer(
+      c,
       new Response(JSON.stringify(answer.body), {
         status: 200,
         headers: answerHeaders(c, [["Cache-Control", "no-store, private"]]),
@@ -86,9 +87,10 @@ export function serializedJson(
       t.trim().replace(/^W\//, "") === answer.etag || t.trim() === "*"
     )
   ) {
-    return finalAnswer(new Response(null, { status: 304, headers }));
+    return finalAnswer(c, new Response(null, { status: 304, headers }));
   }
   return finalAnswer(
+    c,
     new Response(c.req.method === "HEAD" ? null : answer.text, {
       status: 200,
       headers,

@@ -156,7 +156,7 @@ export const publicCors: MiddlewareHandler<AppEnv> = async function publicCors(
   }
   await next();
   // A final answer (answer.ts) was built with these headers.
-  if (isFinalAnswer(c.res)) return;
+  if (isFinalAnswer(c)) return;
   const headers = c.res.headers;
   headers.append("Vary", "Origin");
   for (const [name, value] of corsAnswerHeaders(c)) headers.set(name, value);

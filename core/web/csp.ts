@@ -52,7 +52,7 @@ export const publicApiHeaders: MiddlewareHandler =
     next,
   ) {
     await next();
-    if (isFinalAnswer(c.res)) return;
+    if (isFinalAnswer(c)) return;
     const headers = c.res.headers;
     for (const [name, value] of Object.entries(PUBLIC_API_SECURITY_HEADERS)) {
       if (!headers.has(name)) headers.set(name, value);

@@ -2,19 +2,25 @@
 //
 // Deno turns a Response's headers into the server's own form when the Response is built; reading
 // `response.headers` afterwards throws that away, and the server converts them again when it
-// writes the answer. The public reads build their headers once, complete, and are marked here so
+// writes the answer. The public reads build their headers once, complete, and say so here so
 // that the middleware which would add the same headers later (security headers, CORS) does not
 // touch them (docs/benchmarks.md, issue 18 round six).
+import type { Context } from "hono";
 
-const finalAnswers = new WeakSet<Response>();
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The answer of this request that carries all its headers, if one was built. */
+    finalAnswer: Response;
+  }
+}
 
-/** Marks `answer` as carrying all its headers and returns it. */
-export function finalAnswer(answer: Response): Response {
-  finalAnswers.add(answer);
+/** Records `answer` as `c`'s answer carrying all its headers, and returns it. */
+export function finalAnswer(c: Context, answer: Response): Response {
+  c.set("finalAnswer", answer);
   return answer;
 }
 
-/** Whether `answer` was built with all its headers ({@link finalAnswer}). */
-export function isFinalAnswer(answer: Response): boolean {
-  return finalAnswers.has(answer);
+/** Whether `c`'s answer was built with all its headers ({@link finalAnswer}). */
+export function isFinalAnswer(c: Context): boolean {
+  return c.get("finalAnswer") === c.res;
 }
