@@ -30,7 +30,8 @@ export function createApp(services: Services): Hono<AppEnv> {
     c.set("responseKind", "json");
     await next();
   });
-  app.use("*", requestLog(services.clock, services.config.logRequests));
+  // Off (LOG_REQUESTS=false), the step is left out: every request would pay for it.
+  if (services.config.logRequests) app.use("*", requestLog(services.clock));
   // Public parameters are checked once here: no route sees NUL, lone surrogates or bad UTF-8.
   app.use("*", refuseUnsafeUrlText);
   const pageHeaders = secureHeaders({

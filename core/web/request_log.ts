@@ -4,14 +4,10 @@ import type { AppEnv } from "./env.ts";
 import type { Clock } from "../clock.ts";
 
 /** Logs each request after it is answered; the query string is left out as it may hold secrets. */
-export function requestLog(
-  clock: Clock,
-  enabled: boolean,
-): MiddlewareHandler<AppEnv> {
+export function requestLog(clock: Clock): MiddlewareHandler<AppEnv> {
   return async function logRequest(c, next) {
     const started = performance.now();
     await next();
-    if (!enabled) return;
     c.var.log({
       level: "info",
       msg: "request",
