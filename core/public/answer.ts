@@ -48,7 +48,7 @@ export function serializeAnswer(answer: PublicAnswer): SerializedAnswer {
 
 /** Answers `answer` as JSON: cacheable with an ETag (304 on a match), or never stored. */
 export function publicJson(
-  c: Context,
+  c: Context<AppEnv>,
   answer: PublicAnswer,
   options: { cache: "public" | "private" | "none" },
 ): Response {
@@ -66,7 +66,7 @@ export function publicJson(
 
 /** Answers an already serialized cacheable answer, `304` when the client holds its validator. */
 export function serializedJson(
-  c: Context,
+  c: Context<AppEnv>,
   answer: SerializedAnswer,
   cache: "public" | "private",
 ): Response {
@@ -103,7 +103,7 @@ export function serializedJson(
  * what the /v1 middleware would add (CORS, security headers), so the answer is final.
  */
 function answerHeaders(
-  c: Context,
+  c: Context<AppEnv>,
   own: [string, string][],
 ): [string, string][] {
   return [
@@ -111,7 +111,7 @@ function answerHeaders(
     ["Vary", "Authorization"],
     ["Vary", "Origin"],
     ...own,
-    ...corsAnswerHeaders(c as Context<AppEnv>),
+    ...corsAnswerHeaders(c),
     ...Object.entries(PUBLIC_API_SECURITY_HEADERS),
   ];
 }

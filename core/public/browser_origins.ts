@@ -94,16 +94,25 @@ export function originAllowed(
 const EXPOSED = "ETag, Cache-Tag";
 
 /**
- * The CORS headers of a /v1 answer to `c`'s request: allow-origin and the exposed headers for an
- * allowed origin, none otherwise. Asked after the read, which may have replaced the context.
+ * The `Origin` of `c`'s /v1 request when the site's browser origins allow it, else null. Asked
+ * when needed: a read may replace an unconfirmed context with a fresh one.
  */
-export function corsAnswerHeaders(c: Context<AppEnv>): [string, string][] {
+export function allowedOrigin(c: Context<AppEnv>): string | null {
   const origin = c.req.header("origin");
   return origin !== undefined && origin !== "null" &&
       originAllowed(c.get("publicContext").origins, origin)
-    ? [
-      ["Access-Control-Allow-Origin", origin],
-      ["Access-Control-Expose-Headers", EXPOSED],
-    ]
-    : [];
+    ? origin
+    : null;
+}
+
+/**
+ * The CORS headers of a /v1 answer to `c`'s request: allow-origin and the exposed headers for an
+ * allowed origin, none otherwise. Asked after the read.
+ */
+export function corsAnswerHeaders(c: Context<AppEnv>): [string, string][] {
+  const origin = allowedOrigin(c);
+  return origin === null ? [] : [
+    ["Access-Control-Allow-Origin", origin],
+    ["Access-Control-Expose-Headers", EXPOSED],
+  ];
 }

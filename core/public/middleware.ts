@@ -4,7 +4,7 @@ import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
 import { sha256HexSync } from "../kv/digest.ts";
 import { hostName } from "../sites/host.ts";
-import { corsAnswerHeaders, originAllowed } from "./browser_origins.ts";
+import { allowedOrigin, corsAnswerHeaders } from "./browser_origins.ts";
 import { isFinalAnswer } from "../web/final_answers.ts";
 import { requestUrl } from "../web/request_url.ts";
 import { mayServeKept } from "./kept_answers.ts";
@@ -122,20 +122,16 @@ export const publicCors: MiddlewareHandler<AppEnv> = async function publicCors(
   c,
   next,
 ) {
-  const origin = c.req.header("origin");
-  // Read when needed: a read may replace an unconfirmed context with a fresh one.
-  const allowed = () =>
-    origin !== undefined && origin !== "null" &&
-    originAllowed(c.get("publicContext").origins, origin);
   if (c.req.method === "OPTIONS") {
+    const origin = allowedOrigin(c);
     const method = (c.req.header("access-control-request-method") ?? "")
       .toUpperCase();
     const asked = (c.req.header("access-control-request-headers") ?? "")
       .split(",").map((h) => h.trim().toLowerCase()).filter((h) => h !== "");
-    const ok = allowed() && CORS_METHODS.includes(method) &&
+    const ok = origin !== null && CORS_METHODS.includes(method) &&
       asked.every((h) => CORS_HEADERS.includes(h));
     const headers = new Headers({ Vary: "Origin" });
-    if (allowed()) headers.set("Access-Control-Allow-Origin", origin!);
+    if (origin !== null) headers.set("Access-Control-Allow-Origin", origin);
     if (ok) {
       headers.set("Access-Control-Allow-Methods", CORS_METHODS.join(", "));
       headers.set("Access-Control-Allow-Headers", CORS_HEADERS.join(", "));
