@@ -98,6 +98,8 @@ export function serializedJson(
   );
 }
 
+const SECURITY_HEADER_PAIRS = Object.entries(PUBLIC_API_SECURITY_HEADERS);
+
 /**
  * Every header of a public JSON answer, in one list the Response is built from: its own, then
  * what the /v1 middleware would add (CORS, security headers), so the answer is final.
@@ -112,6 +114,6 @@ function answerHeaders(
     ["Vary", "Origin"],
     ...own,
     ...corsAnswerHeaders(c),
-    ...Object.entries(PUBLIC_API_SECURITY_HEADERS),
+    ...SECURITY_HEADER_PAIRS,
   ];
 }
