@@ -1,8 +1,9 @@
 // CSRF protection: a double-submit token on every form post, and on any cookie-carrying write.
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, Next } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import type { Config } from "../config.ts";
 import type { AppEnv } from "../web/env.ts";
+import type { RouteStep } from "../web/app.ts";
 import { HttpError } from "../web/errors.ts";
 import { randomToken, secretsEqual } from "./secrets.ts";
 import { SESSION_COOKIE } from "./cookies.ts";
@@ -14,6 +15,14 @@ export const CSRF_FIELD = "_csrf";
 export const CSRF_HEADER = "x-csrf-token";
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/**
+ * Routes with no CSRF step. The public API (/v1) is cookie-free: its reads mint no token (the
+ * Set-Cookie would keep shared caches from storing public answers) and its visitor interactions
+ * post from the site's own front end, never with the session's authority. The plugin API reads
+ * only its bearer token and refuses a session cookie outright, so there is no ambient credential
+ * to forge; its middleware answers before any body is read.
+ */
+const CSRF_FREE = /^\/(v1|api\/plugin\/v1)(\/|$)/;
 const FORM_TYPES = [
   "application/x-www-form-urlencoded",
   "multipart/form-data",
@@ -24,21 +33,16 @@ const FORM_TYPES = [
  * Refuses a form post, or a write that carries the session cookie, unless it echoes the
  * CSRF cookie's token and (when the browser names one) comes from this service's own origin.
  */
-export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
-  return async function checkCsrf(c, next) {
-    // The public API (/v1) is cookie-free: its reads mint no token (the Set-Cookie would keep
-    // shared caches from storing public answers) and its visitor interactions post from the
-    // site's own front end, never with the session's authority. Public media (/media/) is
-    // read-only and cookie-free too.
-    if (
-      /^\/v1(\/|$)/.test(c.req.path) ||
-      (!UNSAFE.has(c.req.method) && /^\/media\//.test(c.req.path))
-    ) {
+export function csrfProtection(config: Config): RouteStep {
+  return {
+    appliesTo: (pattern) => !CSRF_FREE.test(pattern),
+    handler: checkCsrf,
+  };
+  async function checkCsrf(c: Context<AppEnv>, next: Next) {
+    // Public media (/media/) is read-only and cookie-free.
+    if (!UNSAFE.has(c.req.method) && /^\/media\//.test(c.req.path)) {
       return await next();
     }
-    // The plugin API reads only its bearer token and refuses a session cookie outright, so
-    // there is no ambient credential to forge; its middleware answers before any body is read.
-    if (/^\/api\/plugin\/v1(\/|$)/.test(c.req.path)) return await next();
     let token = getCookie(c, CSRF_COOKIE);
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
       token = randomToken();
@@ -72,7 +76,7 @@ export function csrfProtection(config: Config): MiddlewareHandler<AppEnv> {
       }
     }
     await next();
-  };
+  }
 }
 
 /** Reads the token through Hono's cached body parse, so the route can parse the form again. */

@@ -62,6 +62,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
     const pool = new pg.Pool({
       connectionString: target.url,
       max: target.poolMax ?? DEFAULT_POOL_MAX,
+      // Idle connections stay open (at most `max` of them). With an idle timeout the pool arms
+      // a timer each time a query hands its connection back and clears it on the next: about
+      // 5 us of every public read (docs/benchmarks.md, issue 18 round seven).
+      idleTimeoutMillis: 0,
     });
     // An idle client the server drops (restart, failover) must not crash the process; the
     // pool replaces it on the next query.

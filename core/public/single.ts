@@ -114,12 +114,16 @@ export async function readItem(
   });
   return {
     body: { data: item, contracts: { page: { served: PAGE_CONTRACT_SERVED } } },
-    tags: uniqueTags([
-      `model:${model.id}`,
-      `instance:${row.group_id}`,
-      ...shown.map((id) => `instance:${id}`),
-      ...sharedTags(pages),
-    ]),
+    // The model and the item are two distinct tags: only expanded targets and shared sections
+    // may repeat one.
+    tags: shown.length === 0 && pages.size === 0
+      ? [`model:${model.id}`, `instance:${row.group_id}`]
+      : uniqueTags([
+        `model:${model.id}`,
+        `instance:${row.group_id}`,
+        ...shown.map((id) => `instance:${id}`),
+        ...sharedTags(pages),
+      ]),
     preview: previewToken !== undefined,
   };
 }

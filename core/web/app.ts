@@ -23,9 +23,22 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 export interface RegisterRoutesOptions {
   manifest: Manifest;
   assets: IslandAssets;
-  /** App-wide middleware that must run after the body limit (CSRF reads form bodies). */
-  beforeRoutes?: MiddlewareHandler<AppEnv>[];
+  /** App-wide steps that must run after the body limit (CSRF reads form bodies). */
+  beforeRoutes?: RouteStep[];
 }
+
+/** A step {@link registerRoutes} puts before the routes it applies to. */
+export interface RouteStep {
+  /**
+   * Whether routes of `pattern` need the step. Decided once when the routes are registered: a
+   * step that would only pass a request on costs every request of the route a link in the chain.
+   */
+  appliesTo(pattern: string): boolean;
+  handler: MiddlewareHandler<AppEnv>;
+}
+
+/** Methods whose requests carry a body a route may read. */
+const BODY_METHODS: readonly Method[] = ["POST", "PUT", "PATCH", "DELETE"];
 
 /** Adds every route of the manifest to `app`, most specific pattern first. */
 export function registerRoutes(
@@ -60,6 +73,8 @@ export function registerRoutes(
     ];
     const layouts = ancestors(manifest.layouts, route.folder)
       .map((l) => l.module.default as unknown as ComponentType<LayoutProps>);
+    // A route that answers only GET and HEAD never reads a body: any other method is 405.
+    const readsBody = methods.some((m) => BODY_METHODS.includes(m));
     const limit = bodyLimit({
       maxSize: mod.config?.bodyLimit ?? DEFAULT_BODY_LIMIT,
       onError: () => {
@@ -128,13 +143,18 @@ export function registerRoutes(
     // read (spec 1 part 5 item 4), and a body limit reads a chunked body to count it; there the
     // limit runs after the door. The app-wide CSRF check skips the plugin API (it reads no cookie).
     const limitLast = route.pattern.startsWith("/api/plugin/v1/");
+    const limits = readsBody ? [limit] : [];
     app.all(
       route.pattern,
       markKind,
-      ...(limitLast ? [] : [limit]),
-      ...(options.beforeRoutes ?? []),
+      ...(limitLast ? [] : limits),
+      ...(options.beforeRoutes ?? [])
+        .filter((step) =>
+          step.appliesTo(route.pattern)
+        )
+        .map((step) => step.handler),
       ...chain,
-      ...(limitLast ? [limit] : []),
+      ...(limitLast ? limits : []),
       final,
     );
   }
