@@ -64,7 +64,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
       max: target.poolMax ?? DEFAULT_POOL_MAX,
       // Idle connections stay open (at most `max` of them). With an idle timeout the pool arms
       // a timer each time a query hands its connection back and clears it on the next: about
-      // 5 us of every public read (docs/benchmarks.md, issue 18 round seven).
+      // 4-6 us of every public read (docs/benchmarks.md, issue 18 round seven).
       idleTimeoutMillis: 0,
     });
     // An idle client the server drops (restart, failover) must not crash the process; the
