@@ -236,6 +236,7 @@ export interface Database {
   sync_changes: SyncChangesTable;
   sync_entry_state: SyncEntryStateTable;
   search_documents: SearchDocumentsTable;
+  search_title_words: SearchTitleWordsTable;
   site_menus: SiteMenusTable;
   media_folders: MediaFoldersTable;
   media_files: MediaFilesTable;
@@ -577,6 +578,15 @@ export interface SearchDocumentsTable {
   words: unknown;
   stems: unknown;
   parts: unknown;
+}
+
+/** One word of a search document's title (migration 0239); a trigger on the document writes it. */
+export interface SearchTitleWordsTable {
+  site_id: string;
+  locale: string;
+  word: string;
+  published_at: Timestamp;
+  entry_id: string;
 }
 
 /** One menu of the site chrome (migration 0090); `items` as `core/chrome/menus.ts` describes. */

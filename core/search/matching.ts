@@ -37,6 +37,53 @@ export function newestDocuments(
   ) d`;
 }
 
+/**
+ * Whether every document of the top rank holds every word among its title's whole words, so that
+ * the title word lists (migration 0239) find the top of an answer newest first: every type
+ * matches whole words and ranks nothing but its title at the top weight (the default ranking).
+ */
+export function topRankByTitle(plan: SearchPlan, top: number): boolean {
+  return top > 0 && plan.types.every((t) =>
+    t.mode === "whole_words" &&
+    t.rank.every((r) => r.weight !== top || r.key === t.titleKey)
+  );
+}
+
+/**
+ * The newest documents of a site and language whose title holds every one of `words`, at most
+ * {@link PROBE_WINDOW}, as the relation `d`: the words' lists in `search_title_words` merged in
+ * publication order, so finding a page reads about as many entries as the page needs, however
+ * many documents match. `after` (time, entry id) is where the walk starts.
+ */
+export function titleWordDocuments(
+  siteId: string,
+  locale: string,
+  words: string[],
+  after: [Date, string] | null,
+): RawBuilder<unknown> {
+  const [first, ...rest] = [...new Set(words)];
+  const seek = after
+    ? sql`and (t.published_at, t.entry_id) < (${after[0]}::timestamptz, ${
+      after[1]
+    }::uuid)`
+    : sql``;
+  const others = rest.map((w) =>
+    sql`and exists (
+      select 1 from search_title_words o
+      where o.site_id = ${siteId} and o.locale = ${locale} and o.word = ${w}
+        and o.published_at = t.published_at and o.entry_id = t.entry_id)`
+  );
+  return sql`(
+    select d.* from search_title_words t
+    join search_documents d on d.site_id = t.site_id and d.entry_id = t.entry_id
+      and d.published_at = t.published_at
+    where t.site_id = ${siteId} and t.locale = ${locale} and t.word = ${first} ${seek}
+      ${sql.join(others, sql` `)}
+    order by t.published_at desc, t.entry_id desc
+    limit ${PROBE_WINDOW}
+  ) d`;
+}
+
 /** The columns of a {@link DocumentRow} but its rank. */
 export const RESULT_COLUMNS =
   sql`d.entry_id, d.model_id, d.locale, d.slug, d.title, d.summary, d.published_at`;

@@ -8,6 +8,8 @@ import {
   rankOf,
   RESULT_COLUMNS,
   stemWords,
+  titleWordDocuments,
+  topRankByTitle,
   toResult,
   typeFilter,
 } from "./matching.ts";
@@ -86,8 +88,10 @@ export async function search(
   const columns =
     sql`${RESULT_COLUMNS}, case d.model_id ${rank} else 0 end as rank`;
   const matches = sql.join(parts, sql` or `);
-  // Most answers are all of the highest rank: look for them among the newest documents first
-  // (the order index walked for a bounded window), and rank every match only when that falls short.
+  // Most answers are all of the highest rank: look for them first among a bounded window of
+  // candidates newest first (the newest documents whose title holds every word where the top
+  // rank is the title's, else the newest documents), and rank every match only when that falls
+  // short.
   const top = Math.max(
     0,
     ...plan.types.flatMap((t) => t.rank.map((r) => r.weight)),
@@ -117,11 +121,24 @@ export async function search(
       answer: await toPage(ctx, plan, request, binding, rows),
     };
   }
-  const seek = after
-    ? sql`and (d.published_at, d.entry_id) < (${new Date(
-      after[1],
-    )}::timestamptz, ${after[2]}::uuid)`
-    : sql``;
+  // Where the top rank is the title's, the title word lists give its documents newest first;
+  // otherwise the newest documents are looked through.
+  const candidates = topRankByTitle(plan, top)
+    ? titleWordDocuments(
+      request.siteId,
+      request.locale,
+      request.words,
+      after ? [new Date(after[1]), after[2]] : null,
+    )
+    : newestDocuments(
+      request.siteId,
+      request.locale,
+      after
+        ? sql`and (d.published_at, d.entry_id) < (${new Date(
+          after[1],
+        )}::timestamptz, ${after[2]}::uuid)`
+        : sql``,
+    );
   // One statement: the probe, and every match ranked only when the probe fell short (the
   // condition reads the materialized probe once, so PostgreSQL skips that branch otherwise).
   const both = await executePrepared(
@@ -131,7 +148,7 @@ export async function search(
     with probe as materialized (
       select * from (
         select ${columns}
-        from ${newestDocuments(request.siteId, request.locale, seek)}
+        from ${candidates}
         where ${matches}
       ) s
       where s.rank = ${top}
