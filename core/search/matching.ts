@@ -73,16 +73,37 @@ export function titleWordDocuments(
       where o.site_id = ${siteId} and o.locale = ${locale} and o.word = ${w}
         and o.published_at = t.published_at and o.entry_id = t.entry_id)`
   );
+  // Ordered by the list's own columns, and joined on the key alone: an equality on the time as
+  // well made PostgreSQL expect one row from the join and sort every entry of a common word
+  // (90 ms) instead of walking the list and stopping at a page.
   return sql`(
-    select d.* from search_title_words t
+    select t.entry_id, t.published_at, ${sql.join(DOCUMENT_COLUMNS)}
+    from search_title_words t
     join search_documents d on d.site_id = t.site_id and d.entry_id = t.entry_id
-      and d.published_at = t.published_at
     where t.site_id = ${siteId} and t.locale = ${locale} and t.word = ${first} ${seek}
       ${sql.join(others, sql` `)}
     order by t.published_at desc, t.entry_id desc
     limit ${PROBE_WINDOW}
   ) d`;
 }
+
+/** The columns of `search_documents` the statements read but its key and time. */
+const DOCUMENT_COLUMNS = [
+  "site_id",
+  "group_id",
+  "model_id",
+  "locale",
+  "slug",
+  "title",
+  "summary",
+  "is_english",
+  "field_words",
+  "field_stems",
+  "title_words",
+  "words",
+  "stems",
+  "parts",
+].map((c) => sql.ref(`d.${c}`));
 
 /** The columns of a {@link DocumentRow} but its rank. */
 export const RESULT_COLUMNS =
