@@ -16,8 +16,8 @@ import {
   serializedJson,
 } from "./answer.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
-import { refreshContext } from "./middleware.ts";
-import { type PublicContext, StaleContext } from "./request_context.ts";
+import { onConfirmedContext } from "./middleware.ts";
+import type { PublicContext } from "./request_context.ts";
 import { tokenScope } from "./site_tokens.ts";
 
 /**
@@ -70,16 +70,7 @@ export async function servePublicRead(
       context: c.get("publicContext"),
       publicUrl: config.publicUrl,
     }, url.searchParams);
-  let answer: ReadAnswer;
-  try {
-    answer = await run();
-    if (c.get("publicContext").unconfirmed) throw new StaleContext();
-  } catch (error) {
-    // A refusal or answer from an unconfirmed context may be wrong: only a fresh one decides.
-    if (!c.get("publicContext").unconfirmed) throw error;
-    await refreshContext(c);
-    answer = await run();
-  }
+  const answer = await onConfirmedContext(c, run);
   if (answer.preview) return publicJson(c, answer, { cache: "none" });
   const serialized = serializeAnswer(answer);
   shelf?.store(

@@ -13,6 +13,7 @@ import {
   type PublicContext,
   type PublicContextQuery,
   rememberedContext,
+  StaleContext,
 } from "./request_context.ts";
 import { SITE_TOKEN, type SiteTokenScope, tokenScope } from "./site_tokens.ts";
 
@@ -27,8 +28,15 @@ declare module "hono" {
 
 const BEARER = /^Bearer ([^\s]+)$/;
 
-/** The routes whose reads confirm a remembered context in their page statement (kept_answers.ts). */
-const CONFIRMING_ROUTES = new Set(["/v1/:model", "/v1/:model/:slug"]);
+/**
+ * The routes whose reads confirm a remembered context in their own statement
+ * ({@link onConfirmedContext}): lists, single reads and search.
+ */
+const CONFIRMING_ROUTES = new Set([
+  "/v1/:model",
+  "/v1/:model/:slug",
+  "/v1/_search",
+]);
 
 /**
  * Resolves the site from the Host header alone (spec 3 part 4.1), `404 unknown_host` otherwise,
@@ -97,6 +105,26 @@ export async function refreshContext(c: Context<AppEnv>): Promise<void> {
   c.set("site", context.site);
   c.set("publicContext", context);
   c.set("siteToken", checkSiteToken(c));
+}
+
+/**
+ * Runs `read` on the request's context. A read that started from a remembered context and could
+ * not confirm it in its own statement, or that refused or failed on it, runs again on a fresh
+ * one: only a fresh context decides a refusal.
+ */
+export async function onConfirmedContext<T>(
+  c: Context<AppEnv>,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    const result = await read();
+    if (c.get("publicContext").unconfirmed) throw new StaleContext();
+    return result;
+  } catch (error) {
+    if (!c.get("publicContext").unconfirmed) throw error;
+    await refreshContext(c);
+    return await read();
+  }
 }
 
 /** Methods a preflight may ask for. */

@@ -1,5 +1,5 @@
 // Live search over `search_documents` (spec 3 part 4.7): ranked, keyset paged; nothing about a query is stored.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { decodeCursor, encodeCursor, queryDigest } from "../public/cursor.ts";
 import {
@@ -15,6 +15,10 @@ import {
 } from "./matching.ts";
 import type { SearchPlan } from "./plan.ts";
 import { executePrepared } from "../public/prepared.ts";
+import {
+  type PublicContext,
+  runConfirming,
+} from "../public/request_context.ts";
 
 /** One search result; the caller builds the link. */
 export interface SearchResult {
@@ -46,7 +50,15 @@ type Refusal = { ok: false; code: "public_search_invalid"; message: string };
 
 /** Searches; `every word must match` per type, ranked by the plan, newest next, keyset paged. */
 export async function search(
-  ctx: { db: Db; clock: { now(): Date } },
+  ctx: {
+    db: Db;
+    clock: { now(): Date };
+    /**
+     * The public read's context: the statements then confirm a remembered one (a stale one
+     * throws `StaleContext`, request_context.ts) and keep their compiled text.
+     */
+    context?: PublicContext;
+  },
   plan: SearchPlan,
   request: SearchRequest,
 ): Promise<{ ok: true; answer: SearchPage } | Refusal> {
@@ -75,6 +87,66 @@ export async function search(
   if (plan.types.length === 0) {
     return { ok: true, answer: emptyPage(request.limit) };
   }
+  const top = Math.max(
+    0,
+    ...plan.types.flatMap((t) => t.rank.map((r) => r.weight)),
+  );
+  // Everything the statements are built from, values included: a public read keeps the
+  // compiled statement under it, so a repeated search neither builds nor compiles it again.
+  const shape = [
+    plan.digest,
+    plan.types.map((t) => t.titleKey),
+    request.siteId,
+    request.locale,
+    request.words,
+    request.limit,
+    after,
+  ];
+  const run = <R extends { entry_id: string }>(
+    name: string,
+    statement: () => RawBuilder<R>,
+  ): Promise<R[]> =>
+    ctx.context
+      ? runConfirming(
+        db,
+        ctx.context,
+        name,
+        statement,
+        "entry_id",
+        JSON.stringify([name, ...shape]),
+      )
+      : executePrepared(db, name, statement());
+  if (after !== null && Number(after[0]) !== top) {
+    const rows = await run(
+      "stave_search_all",
+      () => statements(plan, request, top, after).everyMatch,
+    );
+    return {
+      ok: true,
+      answer: await toPage(ctx, plan, request, binding, rows),
+    };
+  }
+  const both = await run(
+    "stave_search_first",
+    () => statements(plan, request, top, after).first,
+  );
+  const probed = both.filter((r) => !r.every);
+  const rows = probed.length > request.limit
+    ? probed
+    : both.filter((r) => r.every);
+  return { ok: true, answer: await toPage(ctx, plan, request, binding, rows) };
+}
+
+/** The statements of a search: every match ranked, and the first look with it as fallback. */
+function statements(
+  plan: SearchPlan,
+  request: SearchRequest,
+  top: number,
+  after: [number, string, string] | null,
+): {
+  everyMatch: RawBuilder<Row>;
+  first: RawBuilder<Row & { every: boolean }>;
+} {
   const stems = stemWords(request.words);
   const parts = plan.types.map((t) =>
     typeFilter(t, request.words, stems, false)
@@ -88,14 +160,6 @@ export async function search(
   const columns =
     sql`${RESULT_COLUMNS}, case d.model_id ${rank} else 0 end as rank`;
   const matches = sql.join(parts, sql` or `);
-  // Most answers are all of the highest rank: look for them first among a bounded window of
-  // candidates newest first (the newest documents whose title holds every word where the top
-  // rank is the title's, else the newest documents), and rank every match only when that falls
-  // short.
-  const top = Math.max(
-    0,
-    ...plan.types.flatMap((t) => t.rank.map((r) => r.weight)),
-  );
   const keyset = after
     ? sql`and (s.rank < ${after[0]} or (s.rank = ${after[0]} and
         (s.published_at < ${new Date(after[1])} or
@@ -114,15 +178,10 @@ export async function search(
     order by s.rank desc, s.published_at desc, s.entry_id desc
     limit ${request.limit + 1}
   `;
-  if (after !== null && Number(after[0]) !== top) {
-    const rows = await executePrepared(db, "stave_search_all", everyMatch);
-    return {
-      ok: true,
-      answer: await toPage(ctx, plan, request, binding, rows),
-    };
-  }
-  // Where the top rank is the title's, the title word lists give its documents newest first;
-  // otherwise the newest documents are looked through.
+  // Most answers are all of the highest rank: look for them first among a bounded window of
+  // candidates newest first (the newest documents whose title holds every word where the top
+  // rank is the title's, else the newest documents), and rank every match only when that falls
+  // short.
   const candidates = topRankByTitle(plan, top)
     ? titleWordDocuments(
       request.siteId,
@@ -139,12 +198,9 @@ export async function search(
         )}::timestamptz, ${after[2]}::uuid)`
         : sql``,
     );
-  // One statement: the probe, and every match ranked only when the probe fell short (the
+  // One statement: the first look, and every match ranked only when it fell short (the
   // condition reads the materialized probe once, so PostgreSQL skips that branch otherwise).
-  const both = await executePrepared(
-    db,
-    "stave_search_first",
-    sql<Row & { every: boolean }>`
+  const first = sql<Row & { every: boolean }>`
     with probe as materialized (
       select * from (
         select ${columns}
@@ -162,13 +218,8 @@ export async function search(
       where (select count(*) from probe) <= ${request.limit}
     ) u
     order by u.every, u.rank desc, u.published_at desc, u.entry_id desc
-  `,
-  );
-  const probed = both.filter((r) => !r.every);
-  const rows = probed.length > request.limit
-    ? probed
-    : both.filter((r) => r.every);
-  return { ok: true, answer: await toPage(ctx, plan, request, binding, rows) };
+  `;
+  return { everyMatch, first };
 }
 
 async function toPage(

@@ -227,3 +227,49 @@ Deno.test("an empty page and a missing item are confirmed too", async () => {
     await w.close();
   }
 });
+
+Deno.test("a search starts from a remembered context too, and a change to search settings shows at the next search (SRCH-004, PUB-035)", async () => {
+  const w = await openPublicWorld({ PUBLIC_ANSWER_CACHE_MB: "0" });
+  try {
+    const { db } = w.services;
+    const listed = await (await w.get("/v1/posts?limit=1")).json();
+    const word = String(listed.data[0].fields.title).split(/\s+/)[0]
+      .toLowerCase();
+    const searched = async () => {
+      const r = await w.get(`/v1/_search?q=${encodeURIComponent(word)}`);
+      return { status: r.status, body: await r.json() };
+    };
+    const first = await searched();
+    equal(first.status, 200);
+    ok(first.body.data.length > 0, `"${word}" finds the post it came from`);
+    const remembered = rememberedContext(db, {
+      site: { domain: "localhost" },
+      tokenDigest: null,
+      modelSlug: null,
+    });
+    ok(remembered, "the search leaves its context for the next requests");
+    deepEqual(
+      (await searched()).body,
+      first.body,
+      "the same page from a remembered context",
+    );
+
+    // Search turned off, then on again, by a write the service did not make: each change is
+    // the next search's answer.
+    const setSearch = (enabled: boolean) =>
+      sql`insert into site_settings (site_id, key, document, revision, updated_at)
+        values (${w.siteId}, 'search', ${
+        JSON.stringify({ enabled, types: [] })
+      }, 1, now())
+        on conflict (site_id, key) do update set document = excluded.document,
+          revision = site_settings.revision + 1`.execute(db);
+    await setSearch(false);
+    const off = await searched();
+    equal(off.status, 404);
+    equal(off.body.error.code, "search_off");
+    await setSearch(true);
+    deepEqual((await searched()).body, first.body);
+  } finally {
+    await w.close();
+  }
+});

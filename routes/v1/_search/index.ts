@@ -4,45 +4,61 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { parseSearchQuery } from "../../../core/search/request.ts";
 import { publicSearchPlan } from "../../../core/search/plan.ts";
-// Declares `c.var.publicContext`, which the /v1 middleware sets before this handler runs.
-import type {} from "../../../core/public/middleware.ts";
+// The /v1 middleware sets `c.var.publicContext` (declared there) before this handler runs.
+import { onConfirmedContext } from "../../../core/public/middleware.ts";
+import { StaleContext } from "../../../core/public/request_context.ts";
+import { requestUrl } from "../../../core/web/request_url.ts";
 import { search } from "../../../core/search/search.ts";
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
 export const handler = {
-  async GET(c: Context<AppEnv>) {
-    const { db, clock } = c.var.services;
-    const site = c.var.site;
-    const parsed = parseSearchQuery(new URL(c.req.url), site, false);
-    if (!parsed.ok) {
-      refuse(400, "public_search_invalid", parsed.message, {}, NO_STORE);
-    }
-    let outcome;
-    try {
-      const plan = await publicSearchPlan(db, c.var.publicContext);
-      if (!plan.enabled) {
-        refuse(404, "search_off", "Search is off for this site", {}, NO_STORE);
+  GET(c: Context<AppEnv>) {
+    return onConfirmedContext(c, async () => {
+      const { db, clock } = c.var.services;
+      const site = c.var.site;
+      const parsed = parseSearchQuery(requestUrl(c), site, false);
+      if (!parsed.ok) {
+        refuse(400, "public_search_invalid", parsed.message, {}, NO_STORE);
       }
-      outcome = await search({ db, clock }, plan, {
-        siteId: site.id,
-        locale: parsed.locale,
-        words: parsed.words,
-        limit: parsed.limit,
-        cursor: parsed.cursor,
-      });
-    } catch (error) {
-      unavailable(error);
-    }
-    if (!outcome.ok) {
-      refuse(400, outcome.code, outcome.message, {}, NO_STORE);
-    }
-    return c.json(outcome.answer, 200, NO_STORE);
+      let outcome;
+      try {
+        const plan = await publicSearchPlan(db, c.var.publicContext);
+        if (!plan.enabled) {
+          refuse(
+            404,
+            "search_off",
+            "Search is off for this site",
+            {},
+            NO_STORE,
+          );
+        }
+        outcome = await search(
+          { db, clock, context: c.var.publicContext },
+          plan,
+          {
+            siteId: site.id,
+            locale: parsed.locale,
+            words: parsed.words,
+            limit: parsed.limit,
+            cursor: parsed.cursor,
+          },
+        );
+      } catch (error) {
+        unavailable(error);
+      }
+      if (!outcome.ok) {
+        refuse(400, outcome.code, outcome.message, {}, NO_STORE);
+      }
+      return c.json(outcome.answer, 200, NO_STORE);
+    });
   },
 };
 
 /** Refusals pass through; any other failure is the search backend being unavailable. */
 export function unavailable(error: unknown): never {
+  // A remembered context found stale is not a failure: the read starts over with a fresh one.
+  if (error instanceof StaleContext) throw error;
   if (error instanceof Error && error.name === "HttpError") throw error;
   refuse(503, "search_unavailable", "Search cannot answer now", {}, {
     ...NO_STORE,
