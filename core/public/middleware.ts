@@ -30,12 +30,13 @@ const BEARER = /^Bearer ([^\s]+)$/;
 
 /**
  * The routes whose reads confirm a remembered context in their own statement
- * ({@link onConfirmedContext}): lists, single reads and search.
+ * ({@link onConfirmedContext}): lists, single reads, search and suggestions.
  */
 const CONFIRMING_ROUTES = new Set([
   "/v1/:model",
   "/v1/:model/:slug",
   "/v1/_search",
+  "/v1/_search/suggest",
 ]);
 
 /**

@@ -1,8 +1,12 @@
 // Suggestions while typing (spec 3 part 4.7): titles starting with the typed words first, from
 // the title prefix index; nothing about a query is stored.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { executePrepared } from "../public/prepared.ts";
+import {
+  type PublicContext,
+  runConfirming,
+} from "../public/request_context.ts";
 import {
   type DocumentRow as Row,
   newestDocuments,
@@ -25,8 +29,33 @@ export async function suggest(
   db: Db,
   plan: SearchPlan,
   request: Omit<SearchRequest, "cursor">,
+  /** The public read's context, confirmed by the first statement (see search.ts). */
+  context?: PublicContext,
 ): Promise<SearchResult[]> {
   if (plan.types.length === 0) return [];
+  // Everything the statements are built from, values included (kept compiled per suggestion).
+  const shape = JSON.stringify([
+    plan.digest,
+    request.siteId,
+    request.locale,
+    request.words,
+    request.limit,
+  ]);
+  const run = <R extends object>(
+    name: string,
+    statement: () => RawBuilder<R>,
+    present: keyof R,
+  ): Promise<R[]> =>
+    context
+      ? runConfirming(
+        db,
+        context,
+        name,
+        statement,
+        present,
+        `${name}\n${shape}`,
+      )
+      : executePrepared(db, name, statement());
   const { words } = request;
   const stems = stemWords(words.slice(0, -1));
   const parts = plan.types.map((t) => typeFilter(t, words, stems, true));
@@ -55,15 +84,15 @@ export async function suggest(
   // are few: with many (nearly every title starts that way) its plan sorted every match, 0.1 s.
   // Each part runs only when the earlier ones call for it (InitPlans: One-Time Filters). It
   // always answers at least one row, carrying the count.
-  const counted = await executePrepared(
-    db,
+  const counted = await run(
     "stave_suggest_start",
-    sql<Partial<Row> & { many: string | number }>`
+    () =>
+      sql<Partial<Row> & { many: string | number }>`
     with starts as materialized (
       select count(*) as many from (
         select 1 from search_documents d where ${prefixRange} limit ${
-      PREFIXED_MAX + 1
-    }
+        PREFIXED_MAX + 1
+      }
       ) x
     ), first as materialized (
       select ${columns}, 0 as lvl
@@ -89,29 +118,31 @@ export async function suggest(
       select * from found u order by u.lvl, u.published_at desc, u.entry_id desc limit ${n}
     ) f on true
   `,
+    "many",
   );
   const found = counted.filter((r) => r.entry_id != null) as Row[];
   if (found.length === n) return found.map((r) => toResult(r, plan));
   if (Number(counted[0].many) > PREFIXED_MAX) {
     // Many titles start that way: the newest documents nearly always hold a page of them, which
     // is then the newest page overall; if not, every match is ranked below.
-    const recent = await executePrepared(
-      db,
+    const recent = await run(
       "stave_suggest_recent",
-      sql<Row>`
+      () =>
+        sql<Row>`
       select ${columns}
       from ${newestDocuments(request.siteId, request.locale)}
       where strpos(d.title_words, ${start}) = 1 and (${matches})
       ${newest}
       limit ${n}
     `,
+      "entry_id",
     );
     if (recent.length === n) return recent.map((r) => toResult(r, plan));
   }
-  const rows = await executePrepared(
-    db,
+  const rows = await run(
     "stave_suggest_all",
-    sql<Row>`
+    () =>
+      sql<Row>`
     select ${columns}
     from search_documents d
     where d.site_id = ${request.siteId} and d.locale = ${request.locale}
@@ -119,6 +150,7 @@ export async function suggest(
     order by ${level}, d.published_at desc, d.entry_id desc
     limit ${request.limit}
   `,
+    "entry_id",
   );
   return rows.map((r) => toResult(r, plan));
 }

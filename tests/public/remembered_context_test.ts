@@ -228,7 +228,7 @@ Deno.test("an empty page and a missing item are confirmed too", async () => {
   }
 });
 
-Deno.test("a search starts from a remembered context too, and a change to search settings shows at the next search (SRCH-004, PUB-035)", async () => {
+Deno.test("searches and suggestions start from a remembered context too, and a change to search settings shows at the next one (SRCH-004, PUB-035)", async () => {
   const w = await openPublicWorld({ PUBLIC_ANSWER_CACHE_MB: "0" });
   try {
     const { db } = w.services;
@@ -263,11 +263,23 @@ Deno.test("a search starts from a remembered context too, and a change to search
       }, 1, now())
         on conflict (site_id, key) do update set document = excluded.document,
           revision = site_settings.revision + 1`.execute(db);
+    const suggested = async () => {
+      const r = await w.get(
+        `/v1/_search/suggest?q=${encodeURIComponent(word)}&locale=en`,
+      );
+      return { status: r.status, body: await r.json() };
+    };
+    const firstSuggested = await suggested();
+    equal(firstSuggested.status, 200);
+    ok(firstSuggested.body.data.length > 0);
+    deepEqual((await suggested()).body, firstSuggested.body);
     await setSearch(false);
     const off = await searched();
     equal(off.status, 404);
     equal(off.body.error.code, "search_off");
+    equal((await suggested()).body.error.code, "search_off");
     await setSearch(true);
+    deepEqual((await suggested()).body, firstSuggested.body);
     deepEqual((await searched()).body, first.body);
   } finally {
     await w.close();
