@@ -1,6 +1,12 @@
 // The SQL building blocks search and suggestions share: each type's filter and rank over
 // `search_documents`, English stems, and the row-to-result shape (spec 3 part 4.7).
 import { type RawBuilder, sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import { executePrepared } from "../public/prepared.ts";
+import {
+  type PublicContext,
+  runConfirming,
+} from "../public/request_context.ts";
 import type { SearchPlan, TypePlan } from "./plan.ts";
 import type { SearchResult } from "./search.ts";
 import { lexeme } from "./words.ts";
@@ -20,21 +26,55 @@ export interface DocumentRow {
 /** How many of the newest documents a search or suggestion looks through before ranking all. */
 const PROBE_WINDOW = 1000;
 
+/** Where a walk newest first starts: below this (time, entry id). */
+export type WalkStart = [Date, string] | null;
+
+/** The condition on `alias`'s time and entry id that starts a newest-first walk below `after`. */
+function below(alias: "d" | "t", after: WalkStart): RawBuilder<unknown> {
+  return after
+    ? sql`and (${sql.ref(`${alias}.published_at`)}, ${
+      sql.ref(`${alias}.entry_id`)
+    }) < (${after[0]}::timestamptz, ${after[1]}::uuid)`
+    : sql``;
+}
+
 /**
  * The newest documents of a site and language, at most {@link PROBE_WINDOW}, as the relation
- * `d` (the order index walked for a bounded window); `seek` narrows where the walk starts.
+ * `d` (the order index walked for a bounded window); `after` is where the walk starts.
  */
 export function newestDocuments(
   siteId: string,
   locale: string,
-  seek: RawBuilder<unknown> = sql``,
+  after: WalkStart = null,
 ): RawBuilder<unknown> {
   return sql`(
     select * from search_documents d
-    where d.site_id = ${siteId} and d.locale = ${locale} ${seek}
+    where d.site_id = ${siteId} and d.locale = ${locale} ${below("d", after)}
     order by d.published_at desc, d.entry_id desc
     limit ${PROBE_WINDOW}
   ) d`;
+}
+
+/**
+ * Runs the statements of one search or suggestion. For a public read (`context` given) through
+ * `runConfirming`: the first confirms a remembered context, and each compiled statement is kept
+ * under its name and `shape` (everything it is built from, values included), so a repeated
+ * search neither builds nor compiles it again. Otherwise as a prepared statement.
+ */
+export function statementRunner(
+  db: Db,
+  context: PublicContext | undefined,
+  shape: unknown[],
+): <R extends object>(
+  name: string,
+  statement: () => RawBuilder<R>,
+  present: keyof R,
+) => Promise<R[]> {
+  const key = JSON.stringify(shape);
+  return (name, statement, present) =>
+    context
+      ? runConfirming(db, context, name, statement, present, `${name}\n${key}`)
+      : executePrepared(db, name, statement());
 }
 
 /**
@@ -59,14 +99,9 @@ export function titleWordDocuments(
   siteId: string,
   locale: string,
   words: string[],
-  after: [Date, string] | null,
+  after: WalkStart,
 ): RawBuilder<unknown> {
   const [first, ...rest] = [...new Set(words)];
-  const seek = after
-    ? sql`and (t.published_at, t.entry_id) < (${after[0]}::timestamptz, ${
-      after[1]
-    }::uuid)`
-    : sql``;
   const others = rest.map((w) =>
     sql`and exists (
       select 1 from search_title_words o
@@ -80,7 +115,9 @@ export function titleWordDocuments(
     select t.entry_id, t.published_at, ${sql.join(DOCUMENT_COLUMNS)}
     from search_title_words t
     join search_documents d on d.site_id = t.site_id and d.entry_id = t.entry_id
-    where t.site_id = ${siteId} and t.locale = ${locale} and t.word = ${first} ${seek}
+    where t.site_id = ${siteId} and t.locale = ${locale} and t.word = ${first} ${
+    below("t", after)
+  }
       ${sql.join(others, sql` `)}
     order by t.published_at desc, t.entry_id desc
     limit ${PROBE_WINDOW}

@@ -7,18 +7,16 @@ import {
   newestDocuments,
   rankOf,
   RESULT_COLUMNS,
+  statementRunner,
   stemWords,
   titleWordDocuments,
   topRankByTitle,
   toResult,
   typeFilter,
+  type WalkStart,
 } from "./matching.ts";
 import type { SearchPlan } from "./plan.ts";
-import { executePrepared } from "../public/prepared.ts";
-import {
-  type PublicContext,
-  runConfirming,
-} from "../public/request_context.ts";
+import type { PublicContext } from "../public/request_context.ts";
 
 /** One search result; the caller builds the link. */
 export interface SearchResult {
@@ -91,9 +89,7 @@ export async function search(
     0,
     ...plan.types.flatMap((t) => t.rank.map((r) => r.weight)),
   );
-  // Everything the statements are built from, values included: a public read keeps the
-  // compiled statement under it, so a repeated search neither builds nor compiles it again.
-  const shape = [
+  const run = statementRunner(db, ctx.context, [
     plan.digest,
     plan.types.map((t) => t.titleKey),
     request.siteId,
@@ -101,25 +97,12 @@ export async function search(
     request.words,
     request.limit,
     after,
-  ];
-  const run = <R extends { entry_id: string }>(
-    name: string,
-    statement: () => RawBuilder<R>,
-  ): Promise<R[]> =>
-    ctx.context
-      ? runConfirming(
-        db,
-        ctx.context,
-        name,
-        statement,
-        "entry_id",
-        JSON.stringify([name, ...shape]),
-      )
-      : executePrepared(db, name, statement());
+  ]);
   if (after !== null && Number(after[0]) !== top) {
     const rows = await run(
       "stave_search_all",
       () => statements(plan, request, top, after).everyMatch,
+      "entry_id",
     );
     return {
       ok: true,
@@ -129,6 +112,7 @@ export async function search(
   const both = await run(
     "stave_search_first",
     () => statements(plan, request, top, after).first,
+    "entry_id",
   );
   const probed = both.filter((r) => !r.every);
   const rows = probed.length > request.limit
@@ -182,22 +166,10 @@ function statements(
   // candidates newest first (the newest documents whose title holds every word where the top
   // rank is the title's, else the newest documents), and rank every match only when that falls
   // short.
+  const start: WalkStart = after ? [new Date(after[1]), after[2]] : null;
   const candidates = topRankByTitle(plan, top)
-    ? titleWordDocuments(
-      request.siteId,
-      request.locale,
-      request.words,
-      after ? [new Date(after[1]), after[2]] : null,
-    )
-    : newestDocuments(
-      request.siteId,
-      request.locale,
-      after
-        ? sql`and (d.published_at, d.entry_id) < (${new Date(
-          after[1],
-        )}::timestamptz, ${after[2]}::uuid)`
-        : sql``,
-    );
+    ? titleWordDocuments(request.siteId, request.locale, request.words, start)
+    : newestDocuments(request.siteId, request.locale, start);
   // One statement: the first look, and every match ranked only when it fell short (the
   // condition reads the materialized probe once, so PostgreSQL skips that branch otherwise).
   const first = sql<Row & { every: boolean }>`

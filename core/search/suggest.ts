@@ -1,16 +1,13 @@
 // Suggestions while typing (spec 3 part 4.7): titles starting with the typed words first, from
 // the title prefix index; nothing about a query is stored.
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import { executePrepared } from "../public/prepared.ts";
-import {
-  type PublicContext,
-  runConfirming,
-} from "../public/request_context.ts";
+import type { PublicContext } from "../public/request_context.ts";
 import {
   type DocumentRow as Row,
   newestDocuments,
   RESULT_COLUMNS,
+  statementRunner,
   stemWords,
   toResult,
   typeFilter,
@@ -33,29 +30,13 @@ export async function suggest(
   context?: PublicContext,
 ): Promise<SearchResult[]> {
   if (plan.types.length === 0) return [];
-  // Everything the statements are built from, values included (kept compiled per suggestion).
-  const shape = JSON.stringify([
+  const run = statementRunner(db, context, [
     plan.digest,
     request.siteId,
     request.locale,
     request.words,
     request.limit,
   ]);
-  const run = <R extends object>(
-    name: string,
-    statement: () => RawBuilder<R>,
-    present: keyof R,
-  ): Promise<R[]> =>
-    context
-      ? runConfirming(
-        db,
-        context,
-        name,
-        statement,
-        present,
-        `${name}\n${shape}`,
-      )
-      : executePrepared(db, name, statement());
   const { words } = request;
   const stems = stemWords(words.slice(0, -1));
   const parts = plan.types.map((t) => typeFilter(t, words, stems, true));
