@@ -41,11 +41,12 @@ async function world(db: Db) {
   // Posts are searched by default; notes are public but not searched.
   const posts = await model("posts");
   const notes = await model("notes");
-  const plan = searchPlan(
-    SETTINGS_DEFAULTS.search,
-    await loadModels(db, siteId, [posts, notes]),
-  );
-  return { siteId, posts, notes, plan };
+  const models = await loadModels(db, siteId, [posts, notes]);
+  /** The plan under search settings with these `types` (the defaults: none tuned). */
+  const planWith = (
+    types: typeof SETTINGS_DEFAULTS.search.types = [],
+  ) => searchPlan({ ...SETTINGS_DEFAULTS.search, types }, models);
+  return { siteId, posts, notes, plan: planWith(), planWith };
 }
 
 /** Writes documents as the indexer does for whole-word matching, in one statement. */
@@ -178,6 +179,25 @@ Deno.test("search pages follow the spec's order through the title word lists, pa
       { numRuns: 40 },
     );
 
+    // Five title matches walked two at a time: each page starts below the last one served.
+    const five = [1, 2, 3, 4, 5].map((at) => ({
+      slug: `a${at}`,
+      model: posts,
+      title: ["alpha"],
+      body: [],
+      at,
+    }));
+    await insertDocs(db, siteId, five);
+    deepEqual(await allPages(db, plan, siteId, ["alpha"], 2), [
+      "a5",
+      "a4",
+      "a3",
+      "a2",
+      "a1",
+    ]);
+    await db.deleteFrom("search_documents").where("site_id", "=", siteId)
+      .execute();
+
     // An update of a document's title words moves its rows with it.
     await insertDocs(db, siteId, [
       { slug: "u", model: posts, title: ["alpha"], body: [], at: 1 },
@@ -243,20 +263,14 @@ Deno.test("a search whose window of title matches holds no searched type's page 
 Deno.test("a tuned type whose top weight is not its title is searched without the title word lists", async () => {
   const { db, close } = await openTestDb();
   try {
-    const { siteId, posts, notes } = await world(db);
-    const plan = searchPlan(
-      {
-        ...SETTINGS_DEFAULTS.search,
-        types: [{
-          model: "posts",
-          fields: [{ field: "title", weight: 1 }, {
-            field: "body",
-            weight: 10,
-          }],
-        }],
-      },
-      await loadModels(db, siteId, [posts, notes]),
-    );
+    const { siteId, posts, planWith } = await world(db);
+    const plan = planWith([{
+      model: "posts",
+      fields: [{ field: "title", weight: 1 }, {
+        field: "body",
+        weight: 10,
+      }],
+    }]);
     const both = ["alpha", "beta"];
     await insertDocs(db, siteId, [
       { slug: "title-old", model: posts, title: both, body: [], at: 1 },
@@ -298,14 +312,12 @@ Deno.test("a tuned type whose top weight is not its title is searched without th
 Deno.test("a type matching parts of words is searched without the title word lists", async () => {
   const { db, close } = await openTestDb();
   try {
-    const { siteId, posts, notes } = await world(db);
-    const plan = searchPlan(
-      {
-        ...SETTINGS_DEFAULTS.search,
-        types: [{ model: "posts", fields: [], matching: "parts_of_words" }],
-      },
-      await loadModels(db, siteId, [posts, notes]),
-    );
+    const { siteId, posts, planWith } = await world(db);
+    const plan = planWith([{
+      model: "posts",
+      fields: [],
+      matching: "parts_of_words",
+    }]);
     // Three older titles hold the query as a word of its own, a newer one inside a word.
     await insertDocs(db, siteId, [
       { slug: "word-1", model: posts, title: ["alp"], body: [], at: 1 },
