@@ -40,6 +40,13 @@ export function pgliteOf(db: Db): PGlite | undefined {
  * Runs a compiled query as a named prepared statement on PostgreSQL, so the server plans it
  * once per connection; values stay bind parameters. Transactions and PGlite run it as usual.
  * Give each distinct SQL text its own name: a name is bound to its text on every connection.
+ *
+ * Named statements are the public reads', each built to use the same indexes whatever its
+ * values, so they run on a connection set to one generic plan per statement
+ * (`plan_cache_mode = force_generic_plan`). Left to choose, PostgreSQL planned a search anew
+ * on every run (its estimate of the generic plan, which cannot see the words, stayed above the
+ * custom ones): 0.7 ms of planning for 0.25 ms of work (docs/benchmarks.md, round eight).
+ * Every other query runs on a connection with the server's own setting.
  */
 export async function executeNamed<R>(
   db: Db,
@@ -48,12 +55,59 @@ export async function executeNamed<R>(
 ): Promise<R[]> {
   const pool = db.isTransaction ? undefined : pools.get(db);
   if (!pool) return (await db.executeQuery(query)).rows;
-  const result = await pool.query({
-    name,
-    text: query.sql,
-    values: [...query.parameters],
-  });
-  return result.rows as R[];
+  const client = await pool.connect();
+  // As pool.query does: an error while the client is out is the query's, and discards it.
+  let failure: Error | undefined;
+  const onError = (error: Error) => failure = error;
+  client.once("error", onError);
+  try {
+    if (!genericPlans.has(client)) {
+      await client.query("set plan_cache_mode = force_generic_plan");
+      genericPlans.add(client);
+    }
+    const result = await client.query({
+      name,
+      text: query.sql,
+      values: [...query.parameters],
+    });
+    return result.rows as R[];
+  } catch (error) {
+    failure ??= error as Error;
+    throw error;
+  } finally {
+    client.removeListener("error", onError);
+    client.release(failure);
+  }
+}
+
+/** Pooled connections set to generic plans by {@link executeNamed}. */
+const genericPlans = new WeakSet<pg.PoolClient>();
+
+/**
+ * The pool as Kysely sees it: a connection {@link executeNamed} set to generic plans is set back
+ * to the server's own setting first (one round trip, only when a connection changes hands
+ * between the public reads and other work).
+ */
+function serverPlanned(pool: pg.Pool) {
+  return {
+    async connect(): Promise<pg.PoolClient> {
+      const client = await pool.connect();
+      if (genericPlans.has(client)) {
+        try {
+          await client.query("reset plan_cache_mode");
+        } catch (error) {
+          client.release(error as Error);
+          throw error;
+        }
+        genericPlans.delete(client);
+      }
+      return client;
+    },
+    end: () => pool.end(),
+    // For cancelling a query Kysely opens a connection of its own with these.
+    Client: pool.Client,
+    options: pool.options,
+  };
 }
 
 /** Opens a Kysely instance for the target; `pglitePath: null` is an in-memory database. */
@@ -72,7 +126,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
     pool.on("error", (error: Error) => {
       console.error(`PostgreSQL idle client failed: ${error.message}`);
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: serverPlanned(pool) }),
+    });
     pools.set(db, pool);
     return db;
   }

@@ -97,3 +97,40 @@ Deno.test({
     await db.destroy();
   }
 });
+
+Deno.test({
+  name:
+    "executeNamed() plans its statements generically; other queries on the same connection get the server's setting back",
+  ignore: !Deno.env.get("DATABASE_URL"),
+}, async () => {
+  // One connection, so the named statement and the plain queries share it.
+  const db = await openDatabase({
+    url: Deno.env.get("DATABASE_URL")!,
+    poolMax: 1,
+  });
+  try {
+    const setting = () =>
+      sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`;
+    const server = (await setting().execute(db)).rows[0].mode;
+    const named = setting().compile(db);
+    for (let round = 0; round < 2; round++) {
+      deepEqual(await executeNamed(db, "test_plan_mode", named), [{
+        mode: "force_generic_plan",
+      }]);
+      equal((await setting().execute(db)).rows[0].mode, server);
+      const inside = await db.transaction().execute(async (trx) =>
+        (await setting().execute(trx)).rows[0].mode
+      );
+      equal(inside, server);
+    }
+    // A failing named statement gives its connection up; the next query still answers.
+    await executeNamed(db, "test_plan_fail", sql`select 1/0`.compile(db))
+      .then(() => Promise.reject(new Error("expected a division by zero")))
+      .catch((error: Error) =>
+        equal(/division by zero/.test(error.message), true)
+      );
+    equal((await setting().execute(db)).rows[0].mode, server);
+  } finally {
+    await db.destroy();
+  }
+});
