@@ -55,29 +55,50 @@ export async function executeNamed<R>(
 ): Promise<R[]> {
   const pool = db.isTransaction ? undefined : pools.get(db);
   if (!pool) return (await db.executeQuery(query)).rows;
-  const client = await pool.connect();
-  // As pool.query does: an error while the client is out is the query's, and discards it.
-  let failure: Error | undefined;
-  const onError = (error: Error) => failure = error;
-  client.once("error", onError);
-  try {
-    if (!genericPlans.has(client)) {
-      await client.query("set plan_cache_mode = force_generic_plan");
-      genericPlans.add(client);
-    }
-    const result = await client.query({
-      name,
-      text: query.sql,
-      values: [...query.parameters],
+  const config = { name, text: query.sql, values: [...query.parameters] };
+  // Callbacks, as `pool.query` runs a query: the connection goes back to the pool the moment
+  // the answer is in, before the caller resumes. Awaiting each step instead cost 58-68 us per
+  // statement against 41-51 us (16 callers on 10 connections, a one-row statement). An error
+  // while the connection is out discards it, as `pool.query` does.
+  return await new Promise<R[]>((resolve, reject) => {
+    pool.connect((
+      connectError: Error | undefined,
+      client: pg.PoolClient | undefined,
+      release: (error?: Error | boolean) => void,
+    ) => {
+      if (connectError || !client) return reject(connectError);
+      let done = false;
+      const finish = (error: Error | undefined, rows?: R[]) => {
+        if (done) return;
+        done = true;
+        client.removeListener("error", finish);
+        release(error);
+        if (error) reject(error);
+        else resolve(rows!);
+      };
+      client.once("error", finish);
+      const run = () => {
+        try {
+          client.query(
+            config,
+            (error: Error | null, result: pg.QueryResult) =>
+              finish(error ?? undefined, result?.rows as R[]),
+          );
+        } catch (error) {
+          finish(error as Error);
+        }
+      };
+      if (genericPlans.has(client)) return run();
+      client.query(
+        "set plan_cache_mode = force_generic_plan",
+        (error: Error | null) => {
+          if (error) return finish(error);
+          genericPlans.add(client);
+          run();
+        },
+      );
     });
-    return result.rows as R[];
-  } catch (error) {
-    failure ??= error as Error;
-    throw error;
-  } finally {
-    client.removeListener("error", onError);
-    client.release(failure);
-  }
+  });
 }
 
 /** Pooled connections set to generic plans by {@link executeNamed}. */
