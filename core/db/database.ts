@@ -131,6 +131,24 @@ function serverPlanned(pool: pg.Pool) {
   };
 }
 
+/** Kysely over a `pg` pool, which it ends on destroy whatever ran on it. */
+class PoolDb extends Kysely<Database> {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    super({ dialect: new PostgresDialect({ pool: serverPlanned(pool) }) });
+    this.#pool = pool;
+  }
+
+  override async destroy(): Promise<void> {
+    await super.destroy();
+    // Kysely ends the pool only when it has run a query itself. Named statements run on the
+    // pool directly (executeNamed), and after them alone the pool's idle connections, which
+    // never time out, kept the process alive after destroy.
+    if (!this.#pool.ending) await this.#pool.end();
+  }
+}
+
 /** Opens a Kysely instance for the target; `pglitePath: null` is an in-memory database. */
 export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   if ("url" in target) {
@@ -147,9 +165,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
     pool.on("error", (error: Error) => {
       console.error(`PostgreSQL idle client failed: ${error.message}`);
     });
-    const db = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: serverPlanned(pool) }),
-    });
+    const db = new PoolDb(pool);
     pools.set(db, pool);
     return db;
   }

@@ -134,3 +134,31 @@ Deno.test({
     await db.destroy();
   }
 });
+
+Deno.test({
+  name:
+    "destroy() closes the connections of a handle that ran named statements only",
+  ignore: !Deno.env.get("DATABASE_URL"),
+}, async () => {
+  const url = new URL(Deno.env.get("DATABASE_URL")!);
+  const name = `stave_named_${crypto.randomUUID().slice(0, 8)}`;
+  url.searchParams.set("application_name", name);
+  const db = await openDatabase({ url: url.href, poolMax: 2 });
+  const named = sql<{ n: number }>`select ${1}::int as n`.compile(db);
+  deepEqual(await executeNamed(db, "test_named_only", named), [{ n: 1 }]);
+  const { db: other, close } = await openTestDb();
+  try {
+    const open = async () =>
+      (await sql<{ n: number }>`select count(*) as n from pg_stat_activity
+        where application_name = ${name}`.execute(other)).rows[0].n;
+    equal(await open(), 1);
+    await db.destroy();
+    // A closed connection's server process leaves pg_stat_activity a moment after the
+    // client's goodbye: ask again until it has gone, a bounded number of times.
+    let left = await open();
+    for (let i = 0; i < 1000 && left > 0; i++) left = await open();
+    equal(left, 0);
+  } finally {
+    await close();
+  }
+});
