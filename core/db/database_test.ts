@@ -71,10 +71,7 @@ Deno.test({
     "openDatabase() holds at most `poolMax` PostgreSQL connections (DATABASE_POOL_MAX)",
   ignore: !Deno.env.get("DATABASE_URL"),
 }, async () => {
-  const url = new URL(Deno.env.get("DATABASE_URL")!);
-  const name = `stave_pool_${crypto.randomUUID().slice(0, 8)}`;
-  url.searchParams.set("application_name", name);
-  const db = await openDatabase({ url: url.href, poolMax: 2 });
+  const { db, name } = await namedPool("stave_pool");
   try {
     // Five transactions asked for at once, each kept open until two have begun: a pool without
     // the cap opens a connection for each of them.
@@ -140,10 +137,7 @@ Deno.test({
     "destroy() closes the connections of a handle that ran named statements only",
   ignore: !Deno.env.get("DATABASE_URL"),
 }, async () => {
-  const url = new URL(Deno.env.get("DATABASE_URL")!);
-  const name = `stave_named_${crypto.randomUUID().slice(0, 8)}`;
-  url.searchParams.set("application_name", name);
-  const db = await openDatabase({ url: url.href, poolMax: 2 });
+  const { db, name } = await namedPool("stave_named");
   const named = sql<{ n: number }>`select ${1}::int as n`.compile(db);
   deepEqual(await executeNamed(db, "test_named_only", named), [{ n: 1 }]);
   const { db: other, close } = await openTestDb();
@@ -162,3 +156,11 @@ Deno.test({
     await close();
   }
 });
+
+/** A PostgreSQL handle of two connections whose `application_name` finds them in pg_stat_activity. */
+async function namedPool(prefix: string) {
+  const url = new URL(Deno.env.get("DATABASE_URL")!);
+  const name = `${prefix}_${crypto.randomUUID().slice(0, 8)}`;
+  url.searchParams.set("application_name", name);
+  return { db: await openDatabase({ url: url.href, poolMax: 2 }), name };
+}
