@@ -237,9 +237,9 @@ Deno.test("searches and suggestions start from a remembered context too, and a c
     const listed = await (await w.get("/v1/posts?limit=1")).json();
     // A word suggestions take too (at least SEARCH_LIMITS.suggestQ.min characters): a title
     // starting "A ..." made the suggestions below a 400.
-    const word = searchWords(String(listed.data[0].fields.title)).find((w) =>
-      [...w].length >= SEARCH_LIMITS.suggestQ.min
-    );
+    const word = searchWords(String(listed.data[0].fields.title)).find((
+      candidate,
+    ) => [...candidate].length >= SEARCH_LIMITS.suggestQ.min);
     ok(word, "the newest post's title holds a word suggestions take");
     const searched = async () => {
       const r = await w.get(`/v1/_search?q=${encodeURIComponent(word)}`);
