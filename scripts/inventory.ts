@@ -1,0 +1,114 @@
+// Which rows of the capability inventory a test names, area by area. The inventory lives
+// beside the specification, outside this repository, so this is a tool for the team rather
+// than a CI check: `deno task inventory [path/to/inventory.md]`.
+//
+// A row counts as tested when a test file (`*_test.ts`, or any module under `tests/`) names
+// its ID; the project's rule is that a test names the rows it asserts, in its name or in a
+// comment beside the assertion. `--check` exits 1 when a row of a built area is unnamed.
+
+const NOT_BUILT: Record<string, string> = {
+  TPL:
+    "managed site templates (spec 3 part 4.8 rules 1-7): no issue builds them yet",
+  DLV:
+    "managed renderer releases and delivery (spec 3 part 4.8): no issue builds them yet",
+  GEN: "generated standalone backend (spec 2 part 4.6): no issue builds it yet",
+  GREL:
+    "generated backend relations (spec 2 part 4.6): no issue builds them yet",
+  GACC: "generated backend access (spec 2 part 5.3): no issue builds it yet",
+};
+
+/** Rows of built areas that wait for an unbuilt part, with the part they wait for. */
+const WAITING: Record<string, string> = {
+  "MOD-031":
+    "saved queries on public routes belong to the generated backend (GEN)",
+  "SET-014":
+    "the access-rule part of the refusal needs the generated backend's access policies (GACC); the other three refusals are tested",
+};
+
+export interface InventoryRow {
+  id: string;
+  area: string;
+  text: string;
+}
+
+/** The table rows of `inventory.md`: `| ABC-123 | capability | test idea |`. */
+export function parseInventory(markdown: string): InventoryRow[] {
+  const rows: InventoryRow[] = [];
+  for (const line of markdown.split("\n")) {
+    const m = /^\| ([A-Z]+)-(\d{3}) \| ([^|]*)\|/.exec(line);
+    if (m) rows.push({ id: `${m[1]}-${m[2]}`, area: m[1], text: m[3].trim() });
+  }
+  return rows;
+}
+
+async function* testFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory) {
+      if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+      yield* testFiles(path);
+    } else if (
+      entry.name.endsWith(".ts") &&
+      (entry.name.endsWith("_test.ts") || path.startsWith("./tests/"))
+    ) yield path;
+  }
+}
+
+/**
+ * The row IDs a text names. A range such as "MOD-018..MOD-023" or "PEXT-015 to PEXT-023"
+ * names every row between its ends.
+ */
+export function idsNamedIn(text: string): string[] {
+  const ids: string[] = [];
+  const pattern =
+    /\b([A-Z]+)-(\d{3})(?:\s*(?:\.\.|to|–)\s*(?:\1-)?(\d{3}))?\b/g;
+  for (const m of text.matchAll(pattern)) {
+    const from = Number(m[2]);
+    // A bound keeps a typo such as "ENT-001 to ENT-900" from naming a whole area.
+    const to = Math.min(Number(m[3] ?? m[2]), from + 100);
+    for (let n = from; n <= to; n++) {
+      ids.push(`${m[1]}-${String(n).padStart(3, "0")}`);
+    }
+  }
+  return ids;
+}
+
+/** Every row ID named anywhere in the project's tests. */
+export async function namedIds(root = "."): Promise<Set<string>> {
+  const named = new Set<string>();
+  for await (const path of testFiles(root)) {
+    for (const id of idsNamedIn(await Deno.readTextFile(path))) named.add(id);
+  }
+  return named;
+}
+
+if (import.meta.main) {
+  const args = Deno.args.filter((a) => a !== "--check");
+  const path = args[0] ?? "../shared/spec/inventory.md";
+  const rows = parseInventory(await Deno.readTextFile(path));
+  const named = await namedIds();
+  const areas = [...new Set(rows.map((r) => r.area))];
+  let missing = 0;
+  console.log("area   rows  named  unnamed");
+  for (const area of areas) {
+    const own = rows.filter((r) => r.area === area);
+    const unnamed = own.filter((r) => !named.has(r.id));
+    console.log(
+      `${area.padEnd(6)}${String(own.length).padStart(5)}${
+        String(own.length - unnamed.length).padStart(7)
+      }  ${NOT_BUILT[area] ? `(not built: ${NOT_BUILT[area]})` : ""}`,
+    );
+    if (NOT_BUILT[area]) continue;
+    for (const row of unnamed) {
+      const why = WAITING[row.id];
+      console.log(`         ${row.id} ${why ? `(waits: ${why})` : row.text}`);
+      if (!why) missing++;
+    }
+  }
+  const total = rows.filter((r) => named.has(r.id)).length;
+  console.log(`\n${total} of ${rows.length} rows named by a test`);
+  if (Deno.args.includes("--check") && missing > 0) {
+    console.log(`${missing} rows of built areas are named by no test`);
+    Deno.exit(1);
+  }
+}
