@@ -78,6 +78,10 @@ export async function sectionDefinitionDigest(
 export interface CustomFieldsContext {
   registry?: SectionRegistry;
   refuse(code: PageErrorCode, path: string, message: string): never;
+  /** Reads a link as every other section's link is read (refuses otherwise). */
+  link(value: unknown, at: string): { label: string; href: string };
+  /** Reads a media reference as every other section's media is read (refuses otherwise). */
+  media(value: unknown, at: string): Record<string, unknown>;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -154,25 +158,10 @@ function readValue(
       return typeof v === "string" && prop.options.includes(v)
         ? v
         : bad(`one of ${prop.options.join(", ")}`);
-    case "link": {
-      if (
-        !isObject(v) ||
-        Object.keys(v).some((k) => k !== "label" && k !== "href") ||
-        typeof v.label !== "string" || typeof v.href !== "string" ||
-        !/^(https?:\/\/|\/|#|mailto:|tel:)\S+$/.test(v.href.trim()) ||
-        v.label.trim() === ""
-      ) return bad("a link { label, href }");
-      return { label: v.label.trim(), href: v.href.trim() };
-    }
-    case "media": {
-      if (
-        !isObject(v) ||
-        Object.keys(v).some((k) => !["media_id", "url", "alt"].includes(k)) ||
-        typeof v.media_id !== "string" || typeof v.url !== "string" ||
-        !(v.alt === null || typeof v.alt === "string")
-      ) return bad("a media reference { media_id, url, alt }");
-      return { media_id: v.media_id, url: v.url, alt: v.alt };
-    }
+    case "link":
+      return ctx.link(v, at);
+    case "media":
+      return ctx.media(v, at);
     case "list": {
       if (!Array.isArray(v)) return bad("a list");
       return v.map((item, i) => {

@@ -621,6 +621,8 @@ function parseProps(
       {
         registry: options.registry,
         refuse: (code, path, message) => refuse(code, path, message, id),
+        link: (value, path) => reader.link(value, path, false),
+        media: (value, path) => reader.media(value, path),
       },
     );
   }

@@ -211,6 +211,16 @@ Deno.test("POST /v1/interactions/form.submit on the demo's contact form (FORM-00
           equal(res.status, 400, JSON.stringify(body));
           equal((await res.json()).error.code, code);
         }
+        // PAGE-043: the demo form states a consent, so a visitor who does not accept it (or
+        // says nothing) is refused at `consent`; the unconsented cases above stored nothing.
+        for (const consent of [false, undefined]) {
+          const res = await json(w, envelope({ key: KEY(4), consent }));
+          equal(res.status, 400);
+          deepEqual(
+            ((await res.json()).error.problems as Json[]).map((p) => p.path),
+            ["consent"],
+          );
+        }
         equal(
           (await json(w, envelope({ key: KEY(8), section: "hero" }))).status,
           404,
@@ -275,6 +285,7 @@ Deno.test("POST /v1/interactions/form.submit on the demo's contact form (FORM-00
       "multipart submissions carry files within the field's limits (FORM-007, FORM-008, FORM-009)",
       async () => {
         const before = await stored(w);
+        // PAGE-043: this form's consent is null, so a submission without consent is taken.
         const ok2 = await post(
           w,
           multipart(fileEnvelope(KEY("m1")), { "values.name": "Ada" }, [
@@ -363,6 +374,112 @@ Deno.test("POST /v1/interactions/form.submit on the demo's contact form (FORM-00
           "multipart/form-data; boundary=x",
         );
         equal(huge.status, 400);
+      },
+    );
+
+    await t.step(
+      "a file field without limits takes one file of up to 5242880 bytes from the catalogue (PAGE-042)",
+      async () => {
+        const saved = await saveEntry(w.ctx(), {
+          model_id: await w.modelId("pages"),
+          locale: "en",
+          slug: "upload",
+          fields: {
+            title: "Upload",
+            slides: {
+              format: 2,
+              sections: [{
+                id: "upload",
+                type: "form",
+                variant: "default",
+                layout: "default",
+                component: null,
+              }],
+              props: {
+                upload: {
+                  fields: [{
+                    name: "doc",
+                    kind: "file",
+                    label: "Document",
+                    required: true,
+                    help: null,
+                    options: [],
+                  }],
+                  submit_label: "Send",
+                  success_text: "Received",
+                },
+              },
+            },
+          },
+          expected_current_version_id: null,
+        });
+        ok(saved.ok, JSON.stringify(saved));
+        ok(
+          (await publishEntry(w.ctx(), {
+            group_id: saved.group_id,
+            expected_current_version_id: saved.current_version_id,
+            expected_workflow_revision: saved.revision,
+          })).ok,
+        );
+        const send = async (
+          key: string,
+          files: { name: string; type: string; size: number }[],
+        ) =>
+          (await post(
+            w,
+            multipart(
+              {
+                action: "form.submit",
+                page: saved.group_id,
+                locale: "en",
+                section: "upload",
+                key,
+              },
+              {},
+              files.map((f) => ({ field: "doc", ...f })),
+            ),
+            null,
+            "192.0.2.20",
+          )).status;
+        const before = await stored(w);
+        const max = 5_242_880;
+        equal(
+          await send(KEY("d1"), [
+            { name: "a.pdf", type: "application/pdf", size: max },
+          ]),
+          201,
+        );
+        equal(
+          await send(KEY("d2"), [
+            {
+              name: "a.docx",
+              type:
+                "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+              size: 1,
+            },
+          ]),
+          201,
+        );
+        equal(
+          await send(KEY("d3"), [
+            { name: "a.pdf", type: "application/pdf", size: max + 1 },
+          ]),
+          400,
+        );
+        equal(
+          await send(KEY("d4"), [
+            { name: "a.pdf", type: "application/pdf", size: 1 },
+            { name: "b.pdf", type: "application/pdf", size: 1 },
+          ]),
+          400,
+        );
+        equal(
+          await send(KEY("d5"), [
+            { name: "a.mp3", type: "audio/mpeg", size: 1 },
+          ]),
+          400,
+        );
+        equal(await stored(w), before + 2);
       },
     );
 

@@ -1,6 +1,6 @@
 // Page documents in delivery and at save and publish: the demo's home page served under the
 // contract it claims, shared sections expanded and refused (spec 3 parts 2.2, 4.3, 7; inventory
-// PAGE-001, PAGE-049 to PAGE-054, PAGE-057, PUB-006, PUB-037).
+// PAGE-001, PAGE-049 to PAGE-055, PAGE-057, PUB-006, PUB-037).
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { sql } from "kysely";
 import { publishEntry, saveEntry } from "../../core/entries/mod.ts";
@@ -65,7 +65,7 @@ Deno.test("GET /v1/pages serves the demo home page expanded under the contract i
     const res = await w.get("/v1/pages/home");
     equal(res.status, 200);
     const body = await res.json();
-    equal(body.contracts.page.served, 5);
+    equal(body.contracts.page.served, 5); // PUB-004: a page item carries `contracts`
     equal(body.data.page_contract.required, 5);
     const slides = body.data.fields.slides;
     deepEqual(
@@ -328,6 +328,53 @@ Deno.test("shared-section refusals at save and publish (PAGE-049, PAGE-053, PAGE
       code: "shared_section_page_limit",
       path: "slides.sections",
     });
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("delivery never hands out part of a page: one refused section, or an unreadable shared section, withholds the whole document (PAGE-055)", async () => {
+  const w = await openPublicWorld();
+  try {
+    const about = await w.groupId("pages", "about");
+    const footer = await w.groupId("shared_section", "footer");
+    const before = await (await w.get("/v1/pages/about")).json();
+    equal(before.data.fields.slides.sections.length, 3);
+    // Only the renderer-facing copy breaks, as a document stored under older rules would.
+    const breakPublished = async (groupId: string, path: string) =>
+      await sql`update public_items set fields = jsonb_set(fields,
+        ${path}::text[], '[]'::jsonb)
+        where site_id = ${w.siteId} and group_id = ${groupId}`.execute(
+        w.services.db,
+      );
+    await breakPublished(about, "{slides,props,story,paragraphs}");
+    const res = await w.get("/v1/pages/about");
+    equal(res.status, 200);
+    const body = await res.json();
+    // The footer sections are fine, yet nothing of the page is served beside the refusal.
+    equal(body.data.fields.slides, null);
+    equal(body.data.page_contract.required, null);
+    equal(body.data.page_contract.error.code, "invalid_slide");
+    equal(
+      body.data.page_contract.error.detail.path,
+      "$.props.story.paragraphs",
+    );
+    // A list withholds that page alone.
+    const listed = await (await w.get("/v1/pages")).json();
+    for (const item of listed.data) {
+      if (item.id === about) {
+        equal(item.fields.slides, null);
+        equal(item.page_contract.error.code, "invalid_slide");
+      } else {
+        ok(parsePageDocument(item.fields.slides, { purpose: "deliver" }).ok);
+      }
+    }
+    // A shared section that cannot be read withholds every page embedding it, not just itself.
+    await breakPublished(footer, "{slides,props,about,paragraphs}");
+    const home = await (await w.get("/v1/pages/home")).json();
+    equal(home.data.fields.slides, null);
+    equal(home.data.page_contract.required, null);
+    equal(home.data.page_contract.error.code, "shared_section_unexpanded");
   } finally {
     await w.close();
   }

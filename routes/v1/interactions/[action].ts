@@ -20,8 +20,12 @@ import {
 } from "../../../core/forms/mod.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { HttpError } from "../../../core/web/errors.ts";
+import type { RouteConfig } from "../../../core/web/manifest.ts";
 
 const BODY_LIMIT = FORM_LIMITS.filesBytes + FORM_LIMITS.bodyOverhead;
+
+/** Without it the app's 1 MiB default would refuse files the forms allow (5 MiB each). */
+export const config: RouteConfig = { bodyLimit: BODY_LIMIT };
 
 async function readLimited(
   c: Context<AppEnv>,
