@@ -84,7 +84,10 @@ export function dueInstant(
       ),
     };
   }
-  const instant = new Date(dueAt);
+  // Without a zone designator Date would read the host's local time; due_at is UTC.
+  const instant = new Date(
+    /(?:Z|[+-]\d{2}:\d{2})$/i.test(dueAt) ? dueAt : `${dueAt}Z`,
+  );
   if (
     !/^\d{4}-\d{2}-\d{2}T/.test(dueAt) || Number.isNaN(instant.getTime()) ||
     instant.getUTCSeconds() !== 0 || instant.getUTCMilliseconds() !== 0

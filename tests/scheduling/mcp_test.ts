@@ -46,7 +46,8 @@ Deno.test("the scheduling plugin's views, action and operations are MCP tools th
       n.startsWith(PREFIX)
     ).sort();
     // Release edits and runs need workflow:release, which no credential holds; the
-    // automation-only timeline preview is never a tool (MCP-017).
+    // automation-only timeline preview is never a tool (MCP-017), nor the automation-only
+    // schedule-draft (SOP-012).
     deepEqual(names, [
       `${PREFIX}action_schedule`,
       `${PREFIX}op_releases`,

@@ -10,7 +10,7 @@ function iso(local: string, zone: string, fold: "earlier" | "later") {
   return r.ok ? { at: r.dueAt.toISOString(), adjusted: r.adjusted } : r.code;
 }
 
-Deno.test("a local time in a spring-forward gap resolves by the fold setting (Berlin, New York, Lord Howe)", () => {
+Deno.test("a local time in a spring-forward gap resolves by the fold setting (Berlin, New York, Lord Howe) (SCH-031)", () => {
   // Berlin skips 02:00–03:00 on 29 March 2026.
   deepEqual(iso("2026-03-29T02:30", "Europe/Berlin", "earlier"), {
     at: "2026-03-29T00:30:00.000Z",
@@ -36,7 +36,7 @@ Deno.test("a local time in a spring-forward gap resolves by the fold setting (Be
   });
 });
 
-Deno.test("a local time in an autumn fold names both instants, one per fold setting", () => {
+Deno.test("a local time in an autumn fold names both instants, one per fold setting (SCH-031)", () => {
   // Berlin repeats 02:00–03:00 on 25 October 2026.
   deepEqual(iso("2026-10-25T02:30", "Europe/Berlin", "earlier"), {
     at: "2026-10-25T00:30:00.000Z",
@@ -71,7 +71,7 @@ Deno.test("a local time in an autumn fold names both instants, one per fold sett
   });
 });
 
-Deno.test("impossible dates, unknown zones and past times are refused by name", () => {
+Deno.test("impossible dates, unknown zones and past times are refused by name (SCH-032)", () => {
   equal(iso("2026-02-30T10:00", "Europe/Berlin", "earlier"), "invalid_instant");
   equal(iso("2026-02-03 10:00", "Europe/Berlin", "earlier"), "invalid_instant");
   equal(iso("2026-02-03T24:00", "Europe/Berlin", "earlier"), "invalid_instant");
