@@ -215,7 +215,7 @@ Deno.test("The entry editor shows a granted plugin's card, and its button launch
       .select("state").where("id", "=", installationId).executeTakeFirst();
     equal(stored?.state, "active");
 
-    // A model outside the grant gets no card and the launch is refused.
+    // LAU-010: a model outside the grant gets no card (no plugin action) and the launch is refused.
     const narrowed = await w.admin(
       "POST",
       `/api/plugins/${installationId}/grant`,

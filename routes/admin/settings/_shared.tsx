@@ -14,10 +14,15 @@ export function personContext(c: Context<AppEnv>) {
 /** The site's models, in the admin's model order, as the settings forms list them. */
 export async function siteModels(
   c: Context<AppEnv>,
-): Promise<{ id: string; name: string; isPublic: boolean }[]> {
+): Promise<{ id: string; name: string; slug: string; isPublic: boolean }[]> {
   const { db, clock } = c.var.services;
   const models = await listModels({ db, clock, siteId: c.var.site.id });
-  return models.map((m) => ({ id: m.id, name: m.name, isPublic: m.isPublic }));
+  return models.map((m) => ({
+    id: m.id,
+    name: m.name,
+    slug: m.slug,
+    isPublic: m.isPublic,
+  }));
 }
 
 /** A secret shown on the one answer that created it. */

@@ -88,7 +88,7 @@ interface PluginData {
       mode: PolicyMode;
     }[];
   };
-  models: { id: string; name: string }[];
+  models: { id: string; name: string; slug: string }[];
   trail: TrailRow[];
   diff?: UpgradeDiff;
   notice?: string;

@@ -83,7 +83,7 @@ export function RefusalMessage(props: { refusal: PluginAdminRefusal }) {
 export function GrantFields(props: {
   offered: readonly Capability[];
   granted: readonly string[];
-  models: readonly { id: string; name: string }[];
+  models: readonly { id: string; name: string; slug: string }[];
   grantedModels: readonly string[];
 }) {
   return (
@@ -115,7 +115,9 @@ export function GrantFields(props: {
               value={model.id}
               checked={props.grantedModels.includes(model.id)}
             />{" "}
-            {model.name}
+            {/* A grant holds ids; the current slug beside each keeps a rename readable. */}
+            {model.name} <code>{model.slug}</code>{" "}
+            <span class="muted">{model.id}</span>
           </label>
         ))}
       </fieldset>

@@ -45,7 +45,7 @@ interface PluginsData {
     capabilities: number;
     models: string[];
   }[];
-  models: { id: string; name: string }[];
+  models: { id: string; name: string; slug: string }[];
   /** The manifest under review, with the URL it came from. */
   review?: { url: string; manifest: ManifestV1 };
   /** What the person typed, kept when the server refuses it. */

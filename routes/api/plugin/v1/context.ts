@@ -23,7 +23,8 @@ export const handler = {
       ? []
       : await db.selectFrom("models").select(["id", "slug", "name"])
         .where("site_id", "=", site.id)
-        .where("id", "in", installation.modelIds).orderBy("slug").execute();
+        .where("id", "in", installation.modelIds)
+        .where("deleted_at", "is", null).orderBy("slug").execute();
     return dataResponse({
       installation_id: installation.id,
       plugin_id: installation.pluginId,
