@@ -45,6 +45,7 @@ Deno.test("an administrator sets browser origins and issues a site token shown o
         origins: "https://www.example.com/path",
       },
     });
+    // AUTH-005: an origin with a path is refused and the stored list is unchanged.
     equal(bad.status, 400);
     equal((await getBrowserOrigins(t.services.db, siteId)).length, 2);
 
@@ -71,8 +72,8 @@ Deno.test("an administrator sets browser origins and issues a site token shown o
   }
 });
 
-Deno.test("the public API page refuses a person without site:infra", async () => {
-  const { t, userId, email } = await setupAdmin();
+Deno.test("the public API page, browser origins included, refuses a person without site:infra (AUTH-005)", async () => {
+  const { t, siteId, userId, email } = await setupAdmin();
   try {
     await setMemberPermissions(t.services.db, userId, {
       models: { "*": ["read"] },
@@ -81,6 +82,15 @@ Deno.test("the public API page refuses a person without site:infra", async () =>
     const jar = new CookieJar();
     await signInAs(t, jar, { email, password: PASSWORD });
     equal((await request(t, jar, "/admin/settings/public-api")).status, 403);
+    const csrf = csrfField(
+      await (await request(t, jar, "/admin/settings/seo")).text(),
+    );
+    const saved = await request(t, jar, "/admin/settings/public-api", {
+      form: { _csrf: csrf, action: "origins", origins: "https://a.example" },
+    });
+    equal(saved.status, 403);
+    match(await saved.text(), /site:infra/);
+    equal((await getBrowserOrigins(t.services.db, siteId)).length, 0);
   } finally {
     await t.close();
   }

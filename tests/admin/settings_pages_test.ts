@@ -291,11 +291,16 @@ Deno.test("settings: navigation makes a menu with a nested link, places it in th
   }
 });
 
-Deno.test("settings: site search types with weighted fields; a weight over 10 is refused; site:infra is needed", async () => {
+Deno.test("settings: site search types with weighted fields; a weight over 10 is refused; site:infra is needed; new tuning starts at title 10, other fields 1 (SRCH-014, SRCH-018)", async () => {
   const s = await signedIn();
   try {
     const page = await s.open("/admin/settings/search");
     match(page.html, /Search Posts/);
+    // SRCH-018: new custom settings start with the title at 10 and other text fields at 1.
+    match(
+      page.html,
+      /id="fields-posts" name="fields.posts" value placeholder="title:10, body:1, category:1"/,
+    );
     const refused = await s.post("/admin/settings/search", {
       _csrf: page.csrf,
       revision: "0",
@@ -330,8 +335,21 @@ Deno.test("settings: site search types with weighted fields; a weight over 10 is
     });
     const jar = new CookieJar();
     await signInAs(s.t, jar, { email: "sam@example.com", password: PASSWORD });
+    // SRCH-014: without site:infra the search settings neither show nor save.
     equal((await request(s.t, jar, "/admin/settings/search")).status, 403);
-    equal((await request(s.t, jar, "/admin/settings/seo")).status, 200);
+    const seo = await request(s.t, jar, "/admin/settings/seo");
+    equal(seo.status, 200);
+    const before = await s.doc("search");
+    const refused2 = await request(s.t, jar, "/admin/settings/search", {
+      form: {
+        _csrf: csrfField(await seo.text()),
+        revision: String(before.revision),
+        enabled: "false",
+      },
+    });
+    equal(refused2.status, 403);
+    match(await refused2.text(), /site:infra/);
+    deepEqual(await s.doc("search"), before);
   } finally {
     await s.t.close();
   }

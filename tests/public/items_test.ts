@@ -69,6 +69,7 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
           { locale: "de", slug: "caching-am-netzrand-ohne-veraltete-seiten" },
           { locale: "en", slug: "caching-at-the-edge-without-stale-pages" },
         ]);
+        // PUB-004: responses carry `contracts`.
         deepEqual(body.contracts, { page: { served: 5 } });
         const de = await (await get(
           "/v1/posts/caching-am-netzrand-ohne-veraltete-seiten?locale=de",
@@ -354,8 +355,10 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
       "CORS: default none, listed origins and * get allow-origin on success and error, never credentials (AUTH-004 to AUTH-012)",
       async () => {
         const origin = "https://front.example";
+        // AUTH-006: a fresh site allows no cross-origin browser reads.
         let res = await get("/v1/posts?limit=1", { origin });
         equal(res.headers.get("access-control-allow-origin"), null);
+        // AUTH-005: one complete origin per line, no trailing slash or path.
         const refused = await setBrowserOrigins(
           { db: w.services.db, clock: w.clock },
           w.siteId,
@@ -381,6 +384,12 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
             bad,
           );
         }
+        // AUTH-005: nothing was stored by the refusals.
+        equal(
+          (await get("/v1/posts?limit=1", { origin: "https://a.com" }))
+            .headers.get("access-control-allow-origin"),
+          null,
+        );
         ok(
           (await setBrowserOrigins(
             { db: w.services.db, clock: w.clock },
@@ -390,14 +399,17 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
         );
         res = await get("/v1/posts?limit=1", { origin });
         equal(res.headers.get("access-control-allow-origin"), origin);
+        // AUTH-008: credentialed CORS is never granted.
         equal(res.headers.get("access-control-allow-credentials"), null);
         ok(res.headers.get("vary")!.includes("Origin"));
+        // AUTH-009: allowed origins get CORS headers on errors too.
         res = await get("/v1/posts?limit=101", { origin });
         equal(res.status, 400);
         equal(res.headers.get("access-control-allow-origin"), origin);
         res = await get("/v1/notes", { origin });
         equal(res.status, 404);
         equal(res.headers.get("access-control-allow-origin"), origin);
+        // AUTH-011: an unlisted origin gets no allow-origin header.
         res = await get("/v1/posts?limit=1", {
           origin: "https://evil.example",
         });
@@ -437,6 +449,7 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
           ok(res.headers.get("access-control-allow-headers")!.includes(h));
         }
         equal(res.headers.get("access-control-allow-credentials"), null);
+        // AUTH-010: OPTIONS accepts only GET, HEAD and OPTIONS.
         equal(
           (await preflight("HEAD", "X-Svc-Preview-Challenge, Content-Type"))
             .status,
@@ -458,12 +471,19 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
             "*",
           )).ok,
         );
+        // AUTH-007: `*` allows every origin; AUTH-008: still without credentials.
         res = await get("/v1/posts?limit=1", { origin: "https://any.example" });
         equal(
           res.headers.get("access-control-allow-origin"),
           "https://any.example",
         );
         equal(res.headers.get("access-control-allow-credentials"), null);
+        res = await get("/v1/nope", { origin: "https://other.example" });
+        equal(res.status, 404);
+        equal(
+          res.headers.get("access-control-allow-origin"),
+          "https://other.example",
+        );
       },
     );
 

@@ -2,6 +2,7 @@
 // PUB-003, PUB-007, PUB-010 to PUB-015, PUB-017, PUB-019 to PUB-029, AUTH-001).
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { DEMO_COUNTS } from "../../core/sites/demo_content.ts";
+import { sql } from "kysely";
 import { codeOf, openPublicWorld } from "./helpers.ts";
 
 const PUBLISHED_POSTS = DEMO_COUNTS.posts - DEMO_COUNTS.draftPosts;
@@ -42,6 +43,7 @@ Deno.test("GET /v1/{model} list parameters", async (t) => {
         deepEqual(Object.keys(body.page), ["limit", "has_more", "next_cursor"]);
         equal(body.page.limit, 3);
         equal(body.page.has_more, true);
+        // PUB-004: responses carry `contracts`.
         deepEqual(body.contracts, { page: { served: 5 } });
       },
     );
@@ -674,6 +676,28 @@ Deno.test("GET /v1/{model} list parameters", async (t) => {
         notEqual(a.data[0].id, first.data[0].id);
       },
     );
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("GET /v1/{model} answers an unexpected failure with a plain-text internal error, never a stack or SQL (PUB-041)", async () => {
+  const w = await openPublicWorld();
+  const { db } = w.services;
+  try {
+    equal((await w.get("/v1/posts?limit=1")).status, 200);
+    await sql`alter table public_items rename to public_items_away`.execute(db);
+    try {
+      const res = await w.get("/v1/posts?limit=2");
+      equal(res.status, 500);
+      ok(res.headers.get("content-type")!.startsWith("text/plain"));
+      equal(await res.text(), "Internal error");
+    } finally {
+      await sql`alter table public_items_away rename to public_items`.execute(
+        db,
+      );
+    }
+    equal((await w.get("/v1/posts?limit=2")).status, 200);
   } finally {
     await w.close();
   }

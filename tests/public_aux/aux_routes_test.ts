@@ -10,12 +10,15 @@ import {
   matchRedirect,
   type RedirectRule,
 } from "../../core/chrome/redirects.ts";
+import { entryContentFacts } from "../../core/manage/content_facts.ts";
+import { applyModelDefinition } from "../../core/models/store.ts";
+import { definitionOf, loadModels } from "../../core/models/store_rows.ts";
 import { articleModels, openAuxWorld } from "./helpers.ts";
 
-Deno.test("/v1/_client needs a live site API token, takes no query string and is never cached (PAUX-002, PAUX-003, PAUX-004, PAUX-020)", async () => {
+Deno.test("/v1/_client needs a live site API token, takes no query string and is never cached; schema_identity ignores labels and order (PAUX-002, PAUX-003, PAUX-004, PAUX-005, PAUX-020)", async () => {
   const w = await openAuxWorld();
   try {
-    const { memos } = await articleModels(w);
+    const { articles, memos, people } = await articleModels(w);
     const issued = await issueSiteToken(w.services, {
       siteId: w.siteId,
       name: "build",
@@ -59,29 +62,59 @@ Deno.test("/v1/_client needs a live site API token, takes no query string and is
       multiple: false,
       options: null,
     });
+    // MOD-029: the public client never names a private field.
     assert.equal(
       data.contract.models.articles.fields.secret,
       undefined,
       "private field leaked",
     );
     assert.ok(!data.source.includes("secret"));
-    // Labels and field order leave the identity alone; a new field changes it.
-    await w.services.db.updateTable("model_fields").set({
-      label: "Heading",
-      position: 9,
-    })
-      .where("key", "=", "title").execute();
-    assert.equal(
-      (await w.json("/v1/_client", auth)).body.data.schema_identity,
-      data.schema_identity,
+    // PAUX-005: labels and field order leave the identity alone; a new field changes it.
+    const change = async (
+      modelId: string,
+      fields: (fields: any[]) => any[],
+    ) => {
+      const [model] = await loadModels(w.services.db, w.siteId, [modelId]);
+      const definition = definitionOf(model);
+      const applied = await applyModelDefinition(
+        { db: w.services.db, clock: w.clock, siteId: w.siteId },
+        modelId,
+        { ...definition, fields: fields(definition.fields) },
+        {
+          baseRevision: model.revision,
+          facts: (db, m) => entryContentFacts(db, w.siteId, m),
+        },
+      );
+      assert.ok(applied.ok, JSON.stringify(applied));
+    };
+    await change(
+      articles,
+      (fields) =>
+        fields.map((f) => f.key === "title" ? { ...f, label: "Heading" } : f)
+          .reverse(),
     );
+    const relabelled = (await w.json("/v1/_client", auth)).body.data;
+    assert.deepEqual(
+      Object.keys(relabelled.contract.models.articles.fields),
+      Object.keys(data.contract.models.articles.fields).reverse(),
+      "the change was served",
+    );
+    assert.equal(relabelled.schema_identity, data.schema_identity);
+    await change(people, (fields) => [...fields, {
+      key: "bio",
+      label: "Bio",
+      type: "text",
+    }]);
+    const withField = (await w.json("/v1/_client", auth)).body.data
+      .schema_identity;
+    assert.notEqual(withField, data.schema_identity);
     await w.model({
       model: { name: "Extra", slug: "extra" },
       fields: [{ key: "x", label: "X", type: "text" }],
     });
     assert.notEqual(
       (await w.json("/v1/_client", auth)).body.data.schema_identity,
-      data.schema_identity,
+      withField,
     );
     // Revoked, expired or another site's token: 404.
     await revokeSiteToken(w.services, w.siteId, issued.id);
@@ -374,6 +407,59 @@ Deno.test("/v1/_chrome answers menus with live addresses per language, leaves ou
     const broken = await w.json("/v1/_chrome");
     assert.equal(broken.status, 500);
     assert.equal(broken.body.error.code, "site_chrome_unreadable");
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("/v1/_chrome is the same with or without a token, cached with a validator, and changes when a referenced page publishes (PAUX-016)", async () => {
+  const w = await openAuxWorld();
+  try {
+    const pages = await w.model({
+      model: { name: "Pages", slug: "pages" },
+      fields: [{ key: "title", label: "Title", type: "text" }],
+    });
+    const about = await w.save({
+      model: pages,
+      locale: "en",
+      slug: "about",
+      fields: { title: "About" },
+    });
+    await w.settings("chrome", {
+      placements: { header: "main", footer: null },
+      footer_note: {},
+    });
+    const menu = await putMenu(w.services.db, w.siteId, "main", [
+      { id: "about", label: { en: "About" }, entry: about.group_id },
+    ], w.clock.now());
+    assert.ok(menu.ok);
+    const before = await w.json("/v1/_chrome");
+    assert.equal(before.status, 200);
+    assert.deepEqual(before.body.data.menus.main.items, []);
+    assert.match(before.res.headers.get("cache-control")!, /max-age=30/);
+    const etag = before.res.headers.get("etag")!;
+    assert.equal(
+      (await w.get("/v1/_chrome", { "if-none-match": etag })).status,
+      304,
+    );
+    const issued = await issueSiteToken(w.services, {
+      siteId: w.siteId,
+      name: "t",
+      modelIds: [pages],
+    });
+    assert.ok(issued.ok);
+    const withToken = await w.json("/v1/_chrome", {
+      authorization: `Bearer ${issued.token}`,
+    });
+    assert.deepEqual(withToken.body, before.body);
+    assert.equal(withToken.res.headers.get("etag"), etag);
+    await w.publish(about.group_id);
+    const after = await w.get("/v1/_chrome", { "if-none-match": etag });
+    assert.equal(after.status, 200);
+    assert.notEqual(after.headers.get("etag"), etag);
+    assert.deepEqual((await after.json()).data.menus.main.items, [
+      { id: "about", label: "About", href: "/about", children: [] },
+    ]);
   } finally {
     await w.close();
   }

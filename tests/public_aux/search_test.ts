@@ -164,7 +164,7 @@ Deno.test("/v1/_search finds items by linked names only while the linked item is
     assert.deepEqual(await slugs(w, "q=lovelace"), []);
     await w.publish(ada);
     assert.deepEqual(await slugs(w, "q=lovelace"), ["engine"]);
-    // A private relation field or a private target type adds nothing.
+    // A private relation field or a private target type adds nothing (MOD-029).
     const memosPeople = await w.model({
       model: { name: "Staff", slug: "staff", isPublic: false },
       fields: [{ key: "name", label: "Name", type: "text" }],
@@ -406,6 +406,7 @@ Deno.test("/v1/_search/suggest: q 2 to 100 characters once, locale once, limit 1
     }
     const r = await w.json("/v1/_search/suggest?q=red%20sho&locale=en");
     assert.equal(r.status, 200);
+    // SRCH-008: the answer is { query, data, limit, locale }; items have the search-result fields.
     assert.deepEqual(Object.keys(r.body).sort(), [
       "data",
       "limit",
@@ -413,7 +414,29 @@ Deno.test("/v1/_search/suggest: q 2 to 100 characters once, locale once, limit 1
       "query",
     ]);
     assert.equal(r.body.query, "red sho");
+    assert.equal(r.body.locale, "en");
+    for (const found of r.body.data) {
+      assert.deepEqual(Object.keys(found).sort(), [
+        "kind",
+        "locale",
+        "model",
+        "slug",
+        "summary",
+        "title",
+      ]);
+    }
+    assert.deepEqual(r.body.data[4], {
+      kind: "item",
+      model: "articles",
+      slug: "starts",
+      locale: "en",
+      title: "Red shoes sale",
+      summary: "x",
+    });
+    // SRCH-009: without `limit`, at most five suggestions (seven items match).
     assert.equal(r.body.limit, 5);
+    assert.equal(r.body.data.length, 5);
+    // SRCH-010: the unfinished last word "sho" matches the start of "shoes" and "shoelaces".
     // Five titles start with the words: titles containing them are not even looked for.
     const starting = ["more-3", "more-2", "more-1", "more-0", "starts"];
     const slugsOf = async (limit: number) =>
@@ -422,6 +445,7 @@ Deno.test("/v1/_search/suggest: q 2 to 100 characters once, locale once, limit 1
     assert.deepEqual(r.body.data.map((d: any) => d.slug), starting);
     assert.deepEqual(await slugsOf(6), [...starting, "contains"]);
     assert.deepEqual(await slugsOf(10), [...starting, "contains", "rest"]);
+    // SRCH-010: under whole words the unfinished word matches only the start of a word...
     assert.deepEqual(
       (await w.json("/v1/_search/suggest?q=hoes&locale=en")).body.data,
       [],
@@ -431,6 +455,7 @@ Deno.test("/v1/_search/suggest: q 2 to 100 characters once, locale once, limit 1
       fields: [],
       matching: "parts_of_words",
     }]);
+    // ...and anywhere inside a word under Parts of words (SRCH-010).
     const inside = await w.json(
       "/v1/_search/suggest?q=hoes&locale=en&limit=10",
     );
@@ -491,6 +516,85 @@ Deno.test("/v1/_search stores and logs nothing about what visitors type (SRCH-02
       select count(*) as n from site_settings where document::text like '%xylophone%'
     `.execute(w.services.db);
     assert.equal(Number(rows[0].n), 0);
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("/v1/_search always covers published pages and posts; up to 16 other public types may be added, a 17th is refused (SRCH-015)", async () => {
+  const w = await openAuxWorld();
+  try {
+    const titled = (slug: string) =>
+      w.model({
+        model: { name: slug, slug },
+        fields: [{ key: "title", label: "Title", type: "text" }],
+      });
+    const pages = await titled("pages");
+    const posts = await titled("posts");
+    const { articles } = await articleModels(w);
+    await item(w, pages, "page", { title: "Zebra page" });
+    await item(w, posts, "post", { title: "Zebra post" });
+    await item(w, articles, "article", { title: "Zebra article" });
+    await searchSettings(w, []);
+    assert.deepEqual(await slugs(w, "q=zebra"), ["post", "page"]);
+    const others = ["articles"];
+    for (let i = 1; i < 16; i++) others.push(await titled(`extra-${i}`));
+    const types = (models: string[]) =>
+      models.map((model) => ({ model, fields: [] }));
+    await w.settings("search", { enabled: true, types: types(others) });
+    assert.deepEqual(await slugs(w, "q=zebra"), ["article", "post", "page"]);
+    const before = await w.services.db.selectFrom("site_settings")
+      .select(["document", "revision"]).where("site_id", "=", w.siteId)
+      .where("key", "=", "search").executeTakeFirstOrThrow();
+    await assert.rejects(
+      w.settings("search", {
+        enabled: true,
+        types: types([...others, await titled("extra-16")]),
+      }),
+      /input_invalid/,
+    );
+    const after = await w.services.db.selectFrom("site_settings")
+      .select(["document", "revision"]).where("site_id", "=", w.siteId)
+      .where("key", "=", "search").executeTakeFirstOrThrow();
+    assert.deepEqual(after, before);
+    assert.deepEqual(await slugs(w, "q=zebra"), ["article", "post", "page"]);
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("/v1/_search: an untuned type counts its title match as 10 against tuned weights (SRCH-018)", async () => {
+  const w = await openAuxWorld();
+  try {
+    const { articles } = await articleModels(w);
+    const notes = await w.model({
+      model: { name: "Notes", slug: "notes" },
+      fields: [
+        { key: "title", label: "Title", type: "text" },
+        { key: "body", label: "Body", type: "text" },
+      ],
+    });
+    await item(w, articles, "article-title", { title: "Quokka", body: "x" });
+    await item(w, articles, "article-body", { title: "Other", body: "quokka" });
+    await item(w, notes, "note-body", { title: "Note", body: "quokka" });
+    const tuned = (weight: number) =>
+      searchSettings(w, [{ model: "articles", fields: [] }, {
+        model: "notes",
+        fields: [{ field: "body", weight }],
+      }]);
+    // Weight 9 ranks below the untuned title; 10 ties with it, and the newest comes first.
+    await tuned(9);
+    assert.deepEqual(await slugs(w, "q=quokka"), [
+      "article-title",
+      "note-body",
+      "article-body",
+    ]);
+    await tuned(10);
+    assert.deepEqual(await slugs(w, "q=quokka"), [
+      "note-body",
+      "article-title",
+      "article-body",
+    ]);
   } finally {
     await w.close();
   }

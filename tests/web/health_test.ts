@@ -3,7 +3,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import { openTestApp } from "../support/app.ts";
 import { insertSite } from "../support/sites.ts";
 
-Deno.test("GET /health answers the site slug for its exact domain, any case, any port", async () => {
+Deno.test("GET /health answers the site slug for its exact domain, any case, any port (PAUX-001)", async () => {
   const t = await openTestApp();
   try {
     await insertSite(t.services.db, {
@@ -26,7 +26,7 @@ Deno.test("GET /health answers the site slug for its exact domain, any case, any
   }
 });
 
-Deno.test("GET /health refuses an unknown host with 404 unknown_host", async () => {
+Deno.test("GET /health refuses an unknown host with 404 unknown_host (PAUX-001)", async () => {
   const t = await openTestApp();
   try {
     await insertSite(t.services.db, { domain: "blog.example.com" });

@@ -4,6 +4,8 @@ import type { Context } from "hono";
 import { adminContext } from "../../../core/admin/context.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import { listModels } from "../../../core/models/model_reads.ts";
+import type { StoredModel } from "../../../core/models/store_rows.ts";
+import { searchableFields, titleField } from "../../../core/search/fields.ts";
 import { MATCHING_MODES } from "../../../core/sites/settings_documents.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
@@ -22,7 +24,24 @@ import {
 export const middleware = requireSignedIn;
 
 interface SearchData extends DocumentData<"search"> {
-  models: { id: string; slug: string; name: string; fields: string[] }[];
+  models: {
+    id: string;
+    slug: string;
+    name: string;
+    fields: string[];
+    /** Where custom settings start, shown while a type has none. */
+    starting: string;
+  }[];
+}
+
+/** New custom settings start with the title at 10 and other text fields at 1 (spec 3 part 4.7 item 2). */
+function startingFields(model: StoredModel): string {
+  const title = titleField(model);
+  const others = searchableFields(model).filter((f) =>
+    f.type !== "relation" && f.key !== title?.key
+  ).map((f) => `${f.key}:1`);
+  return [...(title ? [`${title.key}:10`] : []), ...others].slice(0, 16)
+    .join(", ");
 }
 
 const MATCHING_LABELS: Record<typeof MATCHING_MODES[number], string> = {
@@ -46,6 +65,7 @@ async function searchData(
       slug: m.slug,
       name: m.name,
       fields: m.fields.filter((f) => !f.private).map((f) => f.key),
+      starting: startingFields(m),
     })),
     ...extra,
   };
@@ -123,7 +143,8 @@ export default function Search({ data }: PageProps<SearchData>) {
             Pages are always searched. Tick the other public types to search,
             then list their fields with a weight from 1 to 10, such as{" "}
             <code>title:5, summary:2, body</code>{" "}
-            (no weight means 1). Private fields are never searched.
+            (no weight means 1). Left empty, a type searches every public field
+            and ranks a title match at 10. Private fields are never searched.
           </p>
           {data.models.map((m) => {
             const { index, setting } = settingOf(m);
@@ -155,6 +176,7 @@ export default function Search({ data }: PageProps<SearchData>) {
                     value={(setting?.fields ?? []).map((f) =>
                       `${f.field}:${f.weight}`
                     ).join(", ")}
+                    placeholder={m.starting}
                     aria-invalid={messages.length > 0 ? "true" : undefined}
                     aria-describedby={`fields-${m.slug}-hint`}
                   />
