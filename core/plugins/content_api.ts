@@ -317,7 +317,11 @@ export function outcomeOfLifecycle(code: string): OutcomeCode {
   return LIFECYCLE_OUTCOMES[code] ?? "transition_refused";
 }
 
-/** Whether published entries outside `except` link to the group (they block an unpublish). */
+/**
+ * Whether published language instances outside `except` (instance ids the same command
+ * withdraws) link to the group: they block an unpublish. Instances, not groups, so a
+ * language of a dependent left published still counts.
+ */
 export async function hasPublishedDependents(
   db: Db,
   siteId: string,
@@ -337,7 +341,7 @@ export async function hasPublishedDependents(
     .where("entries.published_version_id", "is not", null)
     .where("entry_links.source_group_id", "<>", groupId);
   if (except.length > 0) {
-    query = query.where("entry_links.source_group_id", "not in", except);
+    query = query.where("entries.id", "not in", except);
   }
   return (await query.limit(1).executeTakeFirst()) !== undefined;
 }
@@ -353,6 +357,7 @@ export async function checkTransition(
   item: ScopedItem,
   command: TransitionCommand,
   options: {
+    /** Instance ids the same command withdraws (a release): they block nothing. */
     dependentsExcept?: readonly string[];
     /** More capabilities the delegation must allow (a release needs `workflow:release`). */
     needs?: readonly string[];

@@ -88,7 +88,7 @@ Deno.test("checkDestination() accepts public names, including look-alikes of ref
   }
 });
 
-Deno.test("checkDestination() refuses http, credentials and fragments (OUT-002..OUT-004)", () => {
+Deno.test("checkDestination() refuses http, credentials and fragments (OUT-002, OUT-003, OUT-004)", () => {
   const cases: [string, string][] = [
     ["http://plugin.example.com/m.json", "url_not_https"],
     ["ftp://plugin.example.com/m.json", "url_not_https"],

@@ -39,6 +39,32 @@ Deno.test("parseManifest() accepts the minimal and the full manifest and applies
   }
 });
 
+Deno.test("parseManifest() keeps every extension kind a plugin may declare (PEXT-001)", () => {
+  const full = parseManifest(fullManifest(), { manifestUrl });
+  ok(full.ok, JSON.stringify(!full.ok && full.issues));
+  if (!full.ok) return;
+  const m = full.manifest;
+  deepEqual(m.manage_views.map((v) => v.id), ["calendar", "releases"]);
+  deepEqual(m.content_actions.map((a) => a.id), ["schedule", "schedule-page"]);
+  deepEqual(
+    m.operations.map((o) => [o.id, o.audience]),
+    [
+      ["schedule-status", "interactive"],
+      // A content-list column is an operation with the column audience.
+      ["schedule-column", "column"],
+      ["schedule-draft", "automation"],
+      ["release-run", "interactive"],
+    ],
+  );
+  deepEqual(m.policies.map((p) => [p.id, p.kind]), [["alt-text", "save"]]);
+  deepEqual(m.media_sources.map((s) => s.id), ["stock"]);
+  deepEqual(m.rich_blocks.map((b) => b.type), ["quote"]);
+  deepEqual(m.ui_extensions.map((u) => u.id), [
+    "schedule-card",
+    "calendar-row",
+  ]);
+});
+
 Deno.test("parseManifest() refuses an unknown key anywhere (OUT-019)", () => {
   refusedAt({ ...minimalManifest(), extra: 1 }, "");
   const m = fullManifest();

@@ -113,7 +113,9 @@ Deno.test("outboundFetch() refuses every spelling of every refused class and att
   ok(hosts.length > 90, String(hosts.length));
 });
 
-Deno.test("outboundFetch() refuses a name resolving to a refused address and never connects (no DNS-rebinding gap)", async () => {
+// OUT-017: the spec states this cannot be detected; Stave resolves the name itself and checks every
+// answer, so the stated limitation does not apply (docs/plugins.md, "How Stave calls a plugin").
+Deno.test("outboundFetch() refuses a name resolving to a refused address and never connects (no DNS-rebinding gap; OUT-017)", async () => {
   const cases: Record<string, { A?: string[]; AAAA?: string[] }> = {
     "loop.example.com": { A: ["127.0.0.1"] },
     "meta.example.com": { A: ["169.254.169.254"] },

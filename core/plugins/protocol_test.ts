@@ -51,7 +51,7 @@ const specCodes = [
   "rich_block_values_invalid",
 ];
 
-Deno.test("OUTCOMES holds every outcome code of spec 1 part 7 and the remote-fault codes (OUT-025)", () => {
+Deno.test("OUTCOMES holds every outcome code of spec 1 part 7 and the remote-fault codes (OUT-025, PAPI-038)", () => {
   for (const code of specCodes) equal(isOutcomeCode(code), true, code);
   for (
     const code of [

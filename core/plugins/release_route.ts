@@ -134,9 +134,14 @@ export async function releaseCommitRoute(
         taken.add(locale);
         scopes.set(item.group.id, taken);
       }
-      const withdrawn = items.filter((_, i) =>
-        command.changes[i].kind === "unpublish"
-      ).map((item) => item.group.id);
+      // The instances the release takes offline: only these stop counting as dependents.
+      const withdrawn = items.flatMap((item, i) => {
+        const change = command.changes[i];
+        if (change.kind !== "unpublish") return [];
+        return item.instances.filter((l) =>
+          change.locale === undefined || l.locale === change.locale
+        ).map((l) => l.id);
+      });
       const ctx = { db, clock, installation, keyDigest: digest };
       const checked: Checked[] = [];
       for (const [i, change] of command.changes.entries()) {

@@ -36,6 +36,8 @@ interface Row {
   default_focal: { x: number; y: number } | null;
   loading: "eager" | "lazy";
   fetch_priority: "high" | "low" | "auto";
+  external: boolean;
+  external_url: string | null;
   originals: {
     lang: string;
     object_id: string;
@@ -87,7 +89,7 @@ export async function expandMedia(
   const rows = await sql<Row>`
     select f.id, f.kind, f.object_id, f.format, f.mime_type, f.file_name, f.byte_length,
       f.width, f.height, f.aspect_ratio, f.alt_texts, f.default_focal, f.loading,
-      f.fetch_priority,
+      f.fetch_priority, f.external, f.external_url,
       (select json_agg(json_build_object('lang', o.lang, 'object_id', o.object_id,
           'format', o.format, 'mime_type', o.mime_type, 'byte_length', o.byte_length,
           'width', o.width, 'height', o.height))
@@ -120,7 +122,8 @@ function shape(row: Row, options: ExpandMediaOptions): PublicMedia {
   return {
     id: row.id,
     kind: row.kind,
-    url: deliveryUrl(
+    // A plugin's reference import is served from its declared delivery origin, never by us.
+    url: row.external && row.external_url ? row.external_url : deliveryUrl(
       options.publicUrl,
       options.siteId,
       o ? o.object_id : row.object_id,

@@ -152,7 +152,7 @@ Deno.test("PluginClient sends the bearer token, Idempotency-Key and body, and an
   }
 });
 
-Deno.test("PluginClient retries temporary_failure with jitter and repeats the same key and body", async () => {
+Deno.test("PluginClient retries temporary_failure with jitter and repeats the same key and body (PAPI-039)", async () => {
   const service = scriptedService((n) =>
     n < 3
       ? outcome(503, "temporary_failure", true)
@@ -171,7 +171,7 @@ Deno.test("PluginClient retries temporary_failure with jitter and repeats the sa
   }
 });
 
-Deno.test("PluginClient honours a valid bounded Retry-After and backs off with jitter otherwise", async () => {
+Deno.test("PluginClient honours a valid bounded Retry-After and backs off with jitter otherwise (PAPI-039)", async () => {
   const cases: [string, number][] = [
     ["7", 7_000],
     ["0", 0],
@@ -199,7 +199,7 @@ Deno.test("PluginClient honours a valid bounded Retry-After and backs off with j
   }
 });
 
-Deno.test("PluginClient retries bare 429, 500, 502, 503 and 504 but not other statuses without an outcome", async () => {
+Deno.test("PluginClient retries bare 429, 500, 502, 503 and 504 but not other statuses without an outcome (PAPI-039, PAPI-040)", async () => {
   for (const status of [429, 500, 502, 503, 504]) {
     const service = scriptedService((n) =>
       n === 1 ? new Response("busy", { status }) : Response.json({ ok: true })
@@ -227,7 +227,7 @@ Deno.test("PluginClient retries bare 429, 500, 502, 503 and 504 but not other st
   }
 });
 
-Deno.test("PluginClient treats a malformed outcome, an unknown code, a wrong retry flag or a status mismatch as terminal, even on 503", async () => {
+Deno.test("PluginClient treats a malformed outcome, an unknown code, a wrong retry flag or a status mismatch as terminal, even on 503 (PAPI-040)", async () => {
   const cases: [() => Response, string][] = [
     [
       () =>
@@ -287,7 +287,7 @@ Deno.test("PluginClient treats a malformed outcome, an unknown code, a wrong ret
   }
 });
 
-Deno.test("PluginClient never follows a redirect", async () => {
+Deno.test("PluginClient never follows a redirect (PAPI-040)", async () => {
   for (const status of [301, 302, 303, 307, 308]) {
     const service = scriptedService((_, req) =>
       new URL(req.url).pathname === "/elsewhere"
@@ -364,7 +364,7 @@ Deno.test("PluginClient re-reads the token once on plugin_unauthorized and retri
   }
 });
 
-Deno.test("PluginClient stops at the attempt cap, the age cap and the deadline: exhausted, never one more send", async () => {
+Deno.test("PluginClient stops at the attempt cap, the age cap and the deadline: exhausted, never one more send (PAPI-039)", async () => {
   const service = scriptedService(() =>
     outcome(503, "temporary_failure", true)
   );
@@ -416,7 +416,7 @@ Deno.test("PluginClient stops at the attempt cap, the age cap and the deadline: 
   }
 });
 
-Deno.test("PluginClient retries a network fault within its caps", async () => {
+Deno.test("PluginClient retries a network fault within its caps (PAPI-039)", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
   listener.close();
@@ -433,7 +433,7 @@ Deno.test("PluginClient retries a network fault within its caps", async () => {
   deepEqual(c.sleeps, [750, 1500]);
 });
 
-Deno.test("PluginClient times out an attempt that hangs and retries it", async () => {
+Deno.test("PluginClient times out an attempt that hangs and retries it (PAPI-039)", async () => {
   let release = () => {};
   const hung = new Promise<void>((r) => (release = r));
   const service = scriptedService(async (n) => {

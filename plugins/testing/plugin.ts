@@ -122,10 +122,18 @@ export interface ExamplePlugin {
   /** The ids of the policies called, in order (also those that never exchanged). */
   policyCalls: string[];
   /** The headers a reviewed frame's page was requested with. */
+  /** The paths of `/files/` downloads the service made (a reference import makes none). */
+  fileRequests: string[];
   frameRequests: {
     cookie: string | null;
     referer: string | null;
     authorization: string | null;
+  }[];
+  /** The headers each request of the management (launch) page came with. */
+  launchRequests: {
+    cookie: string | null;
+    referer: string | null;
+    launch: boolean;
   }[];
   /** The last invocation code a `no_exchange` run left unused (tests try it elsewhere). */
   lastCode?: string;
@@ -361,7 +369,9 @@ export function startExamplePlugin(
     exchanges: [],
     policyChecks: [],
     policyCalls: [],
+    fileRequests: [],
     frameRequests: [],
+    launchRequests: [],
     serviceFetch: options.serviceFetch ?? ((url, init) => fetch(url, init)),
     async issueCode(installationId) {
       const code = crypto.randomUUID() + crypto.randomUUID();
@@ -464,6 +474,11 @@ export function startExamplePlugin(
   async function launchPage(request: Request, id: string): Promise<Response> {
     const url = new URL(request.url);
     const code = url.searchParams.get("svc_launch");
+    plugin.launchRequests.push({
+      cookie: request.headers.get("cookie"),
+      referer: request.headers.get("referer"),
+      launch: code !== null,
+    });
     const headers = { "referrer-policy": "no-referrer" };
     if (code === null) {
       return new Response(
@@ -661,6 +676,7 @@ export function startExamplePlugin(
   }, async (request) => {
     const url = new URL(request.url);
     if (request.method === "GET" && url.pathname.startsWith("/files/")) {
+      plugin.fileRequests.push(url.pathname);
       const bytes = STOCK_FILES[url.pathname.slice("/files/".length)];
       return bytes
         ? new Response(bytes as Uint8Array<ArrayBuffer>, {

@@ -20,6 +20,7 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
       instance_id: instances.en,
     });
     equal(launch.status, 201);
+    // LAU-005: the launch answer carries no referrer onwards.
     equal(launch.headers.get("referrer-policy"), "no-referrer");
     const launched = (await json(launch)).data;
     match(launched.code, /^svl_[A-Za-z0-9_-]{43}$/);
@@ -30,9 +31,15 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
     );
     const page = await fetch(launched.url, { redirect: "manual" });
     await page.body?.cancel();
+    // LAU-012: the plugin's page sends no referrer and redirects to a URL without svc_launch.
     equal(page.status, 303);
+    equal(page.headers.get("referrer-policy"), "no-referrer");
     equal(page.headers.get("location"), `/installations/${id}`);
+    // LAU-013: the page's backend exchanged the code with its own bearer for a delegation.
     const delegation = w.plugin.delegations.get(id) as Record<string, unknown>;
+    match(String(delegation.delegation_id), /^[0-9a-f-]{36}$/);
+    // LAU-003: bound to the launching person, the action and the one instance.
+    equal(delegation.action, "publish-later");
     equal(delegation.instance_id, instances.en);
     equal(delegation.group_id, groupId);
     deepEqual(delegation.model_ids, [{ model_id: w.modelId, access: "read" }]);
@@ -51,7 +58,9 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
       ),
     );
     equal(read.data.fields.title, "Hello");
+    // PAPI-006: the workflow block (revision, transitions, per-language transitions) and both pointers.
     const wf = read.data.workflow;
+    equal(typeof wf.revision, "number");
     deepEqual(wf.transitions.map((t: { kind: string }) => t.kind).sort(), [
       "publish",
       "submit",
@@ -71,15 +80,28 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
       delegation_id: delegationId,
     };
     const path = `/content/${instances.en}/transitions/published`;
+    // PAPI-016: no Idempotency-Key header is refused, and nothing moves.
     const noKey = await w.plugin.api(id, path, { body: command });
+    equal(noKey.status, 400);
     equal((await json(noKey)).outcome.code, "invalid_request");
+    equal(
+      (await w.services.db.selectFrom("entries").select("id")
+        .where("group_id", "=", groupId)
+        .where("published_version_id", "is not", null).execute()).length,
+      0,
+    );
+    // PAPI-009: the transition command answers { outcome } with transition_applied.
     const first = await w.plugin.api(id, path, { body: command, key: "k1" });
     equal(first.status, 200);
     const applied = await json(first);
     equal(applied.outcome.code, "transition_applied");
     equal(applied.result.state, "published");
+    // PAPI-017: a publish result reports redirect (here none was made).
+    ok("redirect" in applied.result);
     equal(applied.result.redirect, null);
     equal(applied.result.revision, wf.revision + 1);
+    // PAPI-019: the same key and request replay the whole first result with no new effect
+    // (one event per language below); the same key with another request is refused.
     const replay = await json(
       await w.plugin.api(id, path, { body: command, key: "k1" }),
     );
@@ -96,6 +118,7 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
       .execute();
     equal(events.length, 2, "one event per language, once");
     const actor = events[0].actor as Record<string, unknown>;
+    // LAU-019: the delegated write is attributed to the installation and the person's email.
     equal(actor.kind, "plugin");
     equal(actor.installation_id, id);
     equal(actor.plugin_id, "com.example.publisher");
@@ -151,6 +174,7 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
     const unpublished = await json(un);
     equal(unpublished.outcome.code, "transition_applied");
     equal(unpublished.result.state, "draft");
+    // PAPI-017: an unpublish reports no redirect.
     ok(!("redirect" in unpublished.result), "an unpublish reports no redirect");
     const offNow = await w.plugin.api(
       id,
@@ -242,10 +266,12 @@ Deno.test("a person who loses their role is requester_unauthorized and nothing i
       w.adminId,
     )
       .execute();
+    // LAU-028: the applied key replays its first result although the role is gone.
     const replay = await json(
       await w.plugin.api(id, path, { body: command, key: "first" }),
     );
     equal(replay.outcome.code, "idempotent_replay");
+    deepEqual(replay.result, applied.result);
     const before = await w.services.db.selectFrom("entry_groups").select(
       "revision",
     )
@@ -283,6 +309,7 @@ Deno.test("a content-action delegation reaches only its translation group; anoth
     const one = await w.entry({ en: { title: "One" } });
     const two = await w.entry({ en: { title: "Two" } });
     const delegationId = await w.delegate(id, one.instances.en);
+    // LAU-026: a content-action delegation acts only on its instance's translation group.
     const other = await w.plugin.api(
       id,
       `/content/${two.instances.en}?delegation_id=${delegationId}`,
@@ -300,6 +327,7 @@ Deno.test("a content-action delegation reaches only its translation group; anoth
       capabilities: ["content:read"],
       model_ids: [],
     });
+    // PLG-012: the narrowed grant applies to the very next request.
     const ungranted = await w.plugin.api(id, `/content/${one.instances.en}`);
     equal((await json(ungranted)).outcome.code, "content_not_found");
     const list = await json(await w.plugin.api(id, "/content"));
@@ -324,24 +352,28 @@ Deno.test("rotation goes to the pinned activation URL; the old token works until
     equal((await json(rotated)).data.rotation_overlap, true);
     const newToken = w.plugin.installations.get(id)!.token;
     ok(newToken !== oldToken);
+    // OUT-021: the rotation was a POST of the new token and the one-time code to the pinned
+    // activation_url with kind "rotate" (the plugin checks the code for that purpose).
     deepEqual(w.plugin.handoffs.map((h) => h.kind), ["activate", "rotate"]);
     const call = (token: string) =>
       w.app.request("http://plugins.test/api/plugin/v1/context", {
         headers: { host: "plugins.test", authorization: `Bearer ${token}` },
       });
     equal((await call(oldToken)).status, 200, "overlap");
+    // PLG-028: the first request with the new token ends the overlap; the old one is then refused.
     equal((await call(newToken)).status, 200);
-    equal(
-      (await call(oldToken)).status,
-      401,
-      "the new token ended the overlap",
-    );
+    const ended = await call(oldToken);
+    equal(ended.status, 401, "the new token ended the overlap");
+    equal((await json(ended)).outcome.code, "plugin_unauthorized");
     // A second rotation whose overlap simply runs out.
     await w.admin("POST", `/api/plugins/${id}/rotate`, {
       code: await w.plugin.issueCode(id),
     });
     const third = w.plugin.installations.get(id)!.token;
-    w.clock.advance(10 * 60 * 1000 - 1);
+    // PLG-027: the previous token works at most 10 minutes after a successful rotation.
+    w.clock.advance(60 * 1000);
+    equal((await call(newToken)).status, 200, "one minute in");
+    w.clock.advance(9 * 60 * 1000 - 1);
     equal(
       (await call(newToken)).status,
       200,
@@ -350,11 +382,17 @@ Deno.test("rotation goes to the pinned activation URL; the old token works until
     w.clock.advance(1);
     equal((await call(newToken)).status, 401, "ten minutes at most");
     equal((await call(third)).status, 200);
-    // A refused rotation leaves the current token working.
+    // PLG-026: a refused rotation swaps nothing and leaves the current token working.
+    const digests = () =>
+      w.services.db.selectFrom("plugin_installations")
+        .select(["token_hash", "previous_token_hash"]).where("id", "=", id)
+        .executeTakeFirstOrThrow();
+    const before = await digests();
     w.plugin.behaviour.activation = "refuse";
     const refused = await w.admin("POST", `/api/plugins/${id}/rotate`, {
       code: await w.plugin.issueCode(id),
     });
     equal((await json(refused)).error.code, "activation_refused");
+    deepEqual(await digests(), before);
     equal((await call(third)).status, 200);
   }));

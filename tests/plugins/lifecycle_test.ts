@@ -12,6 +12,7 @@ Deno.test("install hands a svp_ token to the pinned activation URL; pending unti
   withPluginWorld(async (w) => {
     const id = await w.install();
     const held = w.plugin.installations.get(id)!;
+    // PLG-014: the token the plugin received in the hand-off body is svp_ + 43 URL-safe characters.
     match(held.token, /^svp_[A-Za-z0-9_-]{43}$/);
     deepEqual(w.plugin.handoffs, [{ kind: "activate", installation_id: id }]);
     const row = await w.services.db.selectFrom("plugin_installations")
@@ -112,6 +113,8 @@ Deno.test("the plugin API door: missing, malformed, unknown, session cookie, dis
         { authorization: `Bearer ${token}x` },
         { authorization: `Bearer svp_${"A".repeat(43)}` },
         { authorization: `Bearer ${token}`, cookie: "stave_session=abc" },
+        // PLG-019: a signed-in administrator's session cookie alone is no plugin credential.
+        { cookie: `stave_session=${w.session}` },
       ]
     ) {
       const res = await call(headers);
@@ -125,29 +128,48 @@ Deno.test("the plugin API door: missing, malformed, unknown, session cookie, dis
       });
     }
     equal((await call({ authorization: `Bearer ${token}` })).status, 200);
+    // PLG-020: disabled and revoked answer the very body of a missing or unknown token.
+    const same = {
+      outcome: {
+        code: "plugin_unauthorized",
+        message: "The installation token is missing or not valid",
+        retry: false,
+      },
+    };
     equal(
       (await w.admin("POST", `/api/plugins/${id}/disable`, {})).status,
       200,
     );
-    equal(
-      await outcome(await call({ authorization: `Bearer ${token}` })),
-      "plugin_unauthorized",
-    );
+    const disabled = await call({ authorization: `Bearer ${token}` });
+    equal(disabled.status, 401);
+    deepEqual(await disabled.json(), same);
     equal((await w.admin("POST", `/api/plugins/${id}/enable`, {})).status, 200);
     equal((await call({ authorization: `Bearer ${token}` })).status, 200);
     equal(
       (await w.admin("POST", `/api/plugins/${id}/uninstall`, {})).status,
       200,
     );
-    equal(
-      await outcome(await call({ authorization: `Bearer ${token}` })),
-      "plugin_unauthorized",
-    );
+    const revoked = await call({ authorization: `Bearer ${token}` });
+    equal(revoked.status, 401);
+    deepEqual(await revoked.json(), same);
+    // PLG-024: uninstall drops both digests; revoked is terminal and the token never works again.
+    const row = await w.services.db.selectFrom("plugin_installations")
+      .selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    deepEqual([row.state, row.token_hash, row.previous_token_hash], [
+      "revoked",
+      null,
+      null,
+    ]);
     const again = await w.admin("POST", `/api/plugins/${id}/enable`, {});
     equal(again.status, 409, "revoked is terminal");
+    equal(
+      (await call({ authorization: `Bearer ${token}` })).status,
+      401,
+      "still refused after the attempt",
+    );
   }));
 
-Deno.test("a malformed bearer is refused before any database read (PAPI-002)", () =>
+Deno.test("a malformed bearer is refused before any database read (PAPI-002, PLG-018)", () =>
   withPluginWorld(async (w) => {
     const db = w.services.db;
     let reads = 0;
@@ -169,7 +191,7 @@ Deno.test("a malformed bearer is refused before any database read (PAPI-002)", (
     w.services.db = db;
   }));
 
-Deno.test("a disabled installation stops before the body is read (PAPI-004)", () =>
+Deno.test("a disabled installation stops before the body is read (PAPI-004, PLG-022)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const token = w.plugin.installations.get(id)!.token;
@@ -205,7 +227,7 @@ Deno.test("a disabled installation stops before the body is read (PAPI-004)", ()
     equal(pulled, false);
   }));
 
-Deno.test("site or database named in a header, query or body is invalid_request (PAPI-005)", () =>
+Deno.test("site or database named in a header, query or body is invalid_request (PAPI-005, PAPI-029)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const token = w.plugin.installations.get(id)!.token;
@@ -236,7 +258,7 @@ Deno.test("site or database named in a header, query or body is invalid_request 
     match(named.outcome.message, /cannot name a database/);
   }));
 
-Deno.test("120 requests per sliding 60 s per installation; the 121st is rate_limited with Retry-After, also across a minute boundary (PAPI-030)", () =>
+Deno.test("120 requests per sliding 60 s per installation; the 121st is rate_limited with Retry-After, also across a minute boundary (PAPI-030, PAPI-036)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     w.clock.set(new Date("2026-11-23T10:00:40.000Z"));

@@ -2,8 +2,12 @@
 // their modes, pages of at most 24 asked of the plugin (which exchanges its code first), imports
 // that copy through the upload checks or reference without fetching, and the refusals by name
 // (MED-035 to MED-040).
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { personActor } from "../../core/access/actor.ts";
 import { insertCredential } from "../../core/credentials/credential_store.ts";
+import { publishEntry } from "../../core/entries/mod.ts";
+import { createModel } from "../../core/models/store.ts";
+import { saveTestEntry } from "../support/entries.ts";
 import { STOCK_CDN } from "../../plugins/testing/plugin.ts";
 import { type PluginWorld, SITE_HOST, withPluginWorld } from "./world.ts";
 
@@ -141,7 +145,7 @@ Deno.test("a copy import downloads the item and checks it like an upload; a refe
       mode: "reference",
     });
     equal(referenced.status, 201, JSON.stringify(referenced.body));
-    equal(referenced.body.external, true);
+    equal(referenced.body.external, true); // MED-003: a reference import is external
     equal(referenced.body.url, `${STOCK_CDN}/sunrise.png`);
     deepEqual(referenced.body.external_source, {
       installation_id: id,
@@ -193,4 +197,80 @@ Deno.test("a disabled plugin's sources are gone: listed no more, and their pages
     });
     equal(imported.status, 404);
     equal((imported.body.error as Json).code, "media_source_unavailable");
+  }));
+
+Deno.test("a copy import fetches the file once and stores a site-owned copy; a reference import fetches nothing, and a published item serves its delivery_url (PEXT-026)", () =>
+  withSources(async (w, id) => {
+    const call = await api(w);
+    const path = `/media/sources/${id}/stock/import`;
+    const copied = await call("POST", path, {
+      item_id: "sunrise",
+      mode: "copy",
+    });
+    equal(copied.status, 201, JSON.stringify(copied.body));
+    deepEqual(w.plugin.fileRequests, ["/files/sunrise.png"]);
+    const copyRow = await w.services.db.selectFrom("media_files")
+      .select(["external", "storage_key"]).where(
+        "id",
+        "=",
+        String(copied.body.id),
+      )
+      .executeTakeFirstOrThrow();
+    equal(copyRow.external, false);
+    ok(
+      copyRow.storage_key !== "",
+      "the copy's bytes are in this site's storage",
+    );
+
+    const referenced = await call("POST", path, {
+      item_id: "sunrise",
+      mode: "reference",
+    });
+    equal(referenced.status, 201, JSON.stringify(referenced.body));
+    deepEqual(
+      w.plugin.fileRequests,
+      ["/files/sunrise.png"],
+      "the service never fetched the reference",
+    );
+
+    const cards = await createModel(
+      { db: w.services.db, clock: w.clock, siteId: w.siteId },
+      {
+        model: { name: "Cards", slug: "cards", enableI18n: true },
+        fields: [
+          { key: "title", label: "Title", type: "text", localized: true },
+          { key: "cover", label: "Cover", type: "media" },
+        ],
+      },
+    );
+    if (!cards.ok) throw new Error(JSON.stringify(cards));
+    const entry = await saveTestEntry({
+      db: w.services.db,
+      clock: w.clock,
+      siteId: w.siteId,
+      userId: w.adminId,
+      modelId: cards.model_id,
+    }, { en: { title: "Dawn", cover: referenced.body.id } });
+    const group = await w.services.db.selectFrom("entry_groups").selectAll()
+      .where("id", "=", entry.groupId).executeTakeFirstOrThrow();
+    const published = await publishEntry({
+      db: w.services.db,
+      clock: w.clock,
+      siteId: w.siteId,
+      actor: personActor(w.adminId),
+    }, {
+      group_id: entry.groupId,
+      expected_current_version_id: group.current_version_id,
+      expected_workflow_revision: group.revision,
+    });
+    ok(published.ok, JSON.stringify(published));
+    const slug = (await w.services.db.selectFrom("entries").select("slug")
+      .where("id", "=", entry.instances.en).executeTakeFirstOrThrow()).slug;
+    const res = await w.app.request(`http://${SITE_HOST}/v1/cards/${slug}`, {
+      headers: { host: SITE_HOST },
+    });
+    equal(res.status, 200, await res.clone().text());
+    const item = (await res.json()).data;
+    equal(item.media.cover.id, referenced.body.id);
+    equal(item.media.cover.url, `${STOCK_CDN}/sunrise.png`);
   }));

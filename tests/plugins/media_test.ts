@@ -26,7 +26,7 @@ function form(
   return f;
 }
 
-Deno.test("a plugin uploads an image for the delegated person: stored once per key, replayed, audited as the plugin acting for that person (PAPI media, AUD-001)", () =>
+Deno.test("a plugin uploads an image for the delegated person: stored once per key, replayed, audited as the plugin acting for that person (PAPI media, PAPI-024, AUD-001, AUD-009)", () =>
   withPluginWorld(async (w) => {
     w.plugin.behaviour.capabilities = [
       ...w.plugin.behaviour.capabilities,

@@ -27,6 +27,7 @@ Deno.test("a saved entry queues content.changed in its own transaction; a drain 
   withPluginWorld(async (w) => {
     const id = await w.install();
     const { groupId } = await w.entry({ en: { title: "Hello" } });
+    // AUD-014: a content save queues one notification with the effect.
     const queued = await rows(w);
     equal(queued.length, 1);
     equal(queued[0].status, "pending");
@@ -97,4 +98,102 @@ Deno.test("retries stop at five attempts (retry_exhausted); a disabled installat
     deepEqual(await drain(w), { delivered: 0, retrying: 0, failed: 1 });
     equal((await rows(w)).at(-1)!.last_code, "plugin_unauthorized");
     equal(w.plugin.events.length, sent);
+  }));
+
+async function pendingCount(w: PluginWorld): Promise<number> {
+  return (await rows(w)).length;
+}
+
+Deno.test("a plugin publish and a release each queue one notification per changed item; a refusal and a replay queue none (AUD-014, AUD-015)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { groupId, instances } = await w.entry({ en: { title: "Hello" } });
+    const other = await w.entry({ en: { title: "Other" } });
+    const delegation = await w.delegate(id);
+    const read = async (instance: string) =>
+      (await (await w.plugin.api(
+        id,
+        `/content/${instance}?delegation_id=${delegation}`,
+      )).json()).data;
+    const first = await read(instances.en);
+    const saved = await pendingCount(w);
+    const command = {
+      kind: "publish",
+      expected_current_version_id: first.current_version_id,
+      expected_workflow_revision: first.workflow.revision,
+      delegation_id: delegation,
+    };
+    const path = `/content/${instances.en}/transitions/published`;
+    // AUD-015: a refused command (stale revision) queues nothing.
+    const refused = await w.plugin.api(id, path, {
+      body: { ...command, expected_workflow_revision: 99 },
+      key: "refused",
+    });
+    equal((await refused.json()).outcome.code, "workflow_conflict");
+    equal(await pendingCount(w), saved);
+    // AUD-014: the applied publish queues one content.changed for the group.
+    const applied = await w.plugin.api(id, path, { body: command, key: "k" });
+    equal((await applied.json()).outcome.code, "transition_applied");
+    const afterPublish = await w.services.db.selectFrom("plugin_notifications")
+      .select("payload").where("site_id", "=", w.siteId)
+      .orderBy("created_at").execute();
+    equal(afterPublish.length, saved + 1);
+    const payload = afterPublish.at(-1)!.payload as Record<string, unknown>;
+    const parsed = typeof payload === "string" ? JSON.parse(payload) : payload;
+    deepEqual([parsed.event, parsed.group_id], ["content.changed", groupId]);
+    // AUD-015: the replay answers the first result and queues nothing.
+    const replay = await w.plugin.api(id, path, { body: command, key: "k" });
+    equal((await replay.json()).outcome.code, "idempotent_replay");
+    equal(await pendingCount(w), saved + 1);
+    // AUD-014: a release queues one per item it moved.
+    const next = await read(other.instances.en);
+    const release = await w.plugin.api(id, "/releases/commit", {
+      body: {
+        delegation_id: delegation,
+        changes: [{
+          instance_id: other.instances.en,
+          kind: "publish",
+          expected_current_version_id: next.current_version_id,
+          expected_workflow_revision: next.workflow.revision,
+        }],
+      },
+      key: "release",
+    });
+    equal((await release.json()).outcome.code, "release_applied");
+    equal(await pendingCount(w), saved + 2);
+  }));
+
+Deno.test("notifications are delivered after the commit: the publish answers without calling the plugin, and a failing endpoint leaves it published (AUD-016)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { groupId, instances } = await w.entry({ en: { title: "Hello" } });
+    const delegation = await w.delegate(id, instances.en);
+    await drain(w);
+    const sent = w.plugin.events.length;
+    w.plugin.behaviour.events = 400;
+    const read = (await (await w.plugin.api(
+      id,
+      `/content/${instances.en}?delegation_id=${delegation}`,
+    )).json()).data;
+    const applied = await w.plugin.api(
+      id,
+      `/content/${instances.en}/transitions/published`,
+      {
+        body: {
+          kind: "publish",
+          expected_current_version_id: read.current_version_id,
+          expected_workflow_revision: read.workflow.revision,
+          delegation_id: delegation,
+        },
+        key: "k",
+      },
+    );
+    equal((await applied.json()).outcome.code, "transition_applied");
+    equal(w.plugin.events.length, sent, "nothing sent inside the command");
+    deepEqual(await drain(w), { delivered: 0, retrying: 0, failed: 1 });
+    equal(w.plugin.events.length, sent + 1, "the endpoint was called");
+    const published = await w.services.db.selectFrom("entries")
+      .select("published_version_id").where("group_id", "=", groupId)
+      .executeTakeFirstOrThrow();
+    equal(published.published_version_id, read.current_version_id);
   }));

@@ -3,6 +3,7 @@
 // parts 2.4, 2.5, 7; spec 2 parts 2.5, 4.3; MPL, LAU-021..023, PEXT-011..014).
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { Scope } from "../../core/access/scopes.ts";
+import { insertMember, insertRole } from "../../core/access/_testing.ts";
 import { insertCredential } from "../../core/credentials/credential_store.ts";
 import { manager, SITE_HOST, withPluginWorld } from "./world.ts";
 
@@ -147,6 +148,7 @@ Deno.test("invoke runs an entry operation: a four-key envelope, an exchange boun
       "=",
       "plugin.operation.run",
     ).execute();
+    // AUD-011: one plugin.operation.run per run, classified outcome and digests, never the values.
     equal(audits.length, 1);
     const details = JSON.stringify(audits[0].details);
     ok(details.includes('"outcome":"completed"'));
@@ -465,4 +467,65 @@ Deno.test("a delegation a credential launched keeps its scopes: a publish outsid
       "k-2",
     );
     equal((wide.body.outcome as Json).code, "transition_applied");
+  }));
+
+Deno.test("the creator's own authority: a destructive entry operation needs update, a site operation site:plugins, an entry inside the credential's models (MPL-012)", () =>
+  withPluginWorld(async (w) => {
+    const id = await w.install();
+    const { instances } = await w.entry({ en: { title: "Guarded" } });
+    const roleId = await insertRole(w.services.db, w.siteId, {
+      models: { "*": ["read"] },
+      system: [],
+    }, w.clock);
+    const readerId = await insertMember(w.services.db, w.siteId, {
+      roleId,
+      clock: w.clock,
+    });
+    const as = async (creatorId: string, models: string[] | null) => {
+      const { secret } = await insertCredential(w.services.db, w.clock, {
+        siteId: w.siteId,
+        creatorId,
+        name: `creator ${creatorId}`,
+        scopes: ALL,
+        models,
+      });
+      let n = 0;
+      return async (operation: string, body: Json) => {
+        const res = await w.app.request(
+          `http://${SITE_HOST}/api/manage/v1/plugins/${id}/operations/${operation}/invoke`,
+          {
+            method: "POST",
+            headers: {
+              host: SITE_HOST,
+              authorization: `Bearer ${secret}`,
+              "content-type": "application/json",
+              "idempotency-key": `mpl-012-${++n}-${crypto.randomUUID()}`,
+            },
+            body: JSON.stringify(body),
+          },
+        );
+        return { status: res.status, body: await res.json() as Json };
+      };
+    };
+    const reader = await as(readerId, null);
+    const read = await reader("word-count", { instance_id: instances.en });
+    equal(read.status, 200, "reading is what this creator may do");
+    const runs = w.plugin.invocations.length;
+    const destructive = await reader("archive", { instance_id: instances.en });
+    equal(destructive.status, 403, JSON.stringify(destructive.body));
+    equal((destructive.body.error as Json).code, "missing_permission");
+    const site = await reader("site-report", {});
+    equal(site.status, 403);
+    equal((site.body.error as Json).code, "missing_permission");
+    equal(w.plugin.invocations.length, runs, "the plugin was never called");
+
+    const admin = await as(w.adminId, null);
+    equal((await admin("archive", { instance_id: instances.en })).status, 200);
+    equal((await admin("site-report", {})).status, 200);
+    // A credential limited to other models does not reach this entry.
+    const elsewhere = await as(w.adminId, [crypto.randomUUID()]);
+    const outside = await elsewhere("word-count", {
+      instance_id: instances.en,
+    });
+    equal(outside.status, 404);
   }));

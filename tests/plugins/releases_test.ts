@@ -1,7 +1,11 @@
 // POST /api/plugin/v1/releases/commit (spec 1 parts 3.3, 4.1, 4.5 item 7): several items and
 // languages committed together, or refused whole with nothing changed (REL-001, REL-010,
 // REL-011, REL-019, REL-021, REL-027).
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { personActor } from "../../core/access/actor.ts";
+import { publishEntry } from "../../core/entries/mod.ts";
+import { createModel } from "../../core/models/store.ts";
+import { saveTestEntry } from "../support/entries.ts";
 import { type PluginWorld, withPluginWorld } from "./world.ts";
 
 type Json = Record<string, unknown>;
@@ -102,7 +106,7 @@ Deno.test("a release of three changes across two items and two languages commits
     equal((reused.body.outcome as Json).code, "idempotency_key_reused");
   }));
 
-Deno.test("one stale pin refuses the whole release and changes nothing (REL-011)", () =>
+Deno.test("one stale pin refuses the whole release and changes nothing (REL-011, PAPI-028)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const delegation = await w.delegate(id);
@@ -184,7 +188,7 @@ Deno.test("a release holds 25 changes; the 26th is refused (REL-019)", () =>
     equal(await published(w), 25);
   }));
 
-Deno.test("a release needs workflow:release besides the capabilities of its changes", () =>
+Deno.test("a release needs workflow:release besides the capabilities of its changes (PAPI-026)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install({
       capabilities: ["content:read", "workflow:read", "workflow:publish"],
@@ -202,5 +206,108 @@ Deno.test("a release needs workflow:release besides the capabilities of its chan
       }],
     });
     equal((refused.body.outcome as Json).code, "capability_refused");
+    equal(await published(w), 0);
+  }));
+
+Deno.test("a release is judged on its final state: a linked item and its target withdraw together even with the target listed first, while a target withdrawn under a still-published language of its dependent is dependent_content (PAPI-027)", () =>
+  withPluginWorld(async (w) => {
+    const cards = await createModel(
+      { db: w.services.db, clock: w.clock, siteId: w.siteId },
+      {
+        model: { name: "Cards", slug: "cards", enableI18n: true },
+        fields: [
+          { key: "title", label: "Title", type: "text", localized: true },
+          {
+            key: "post",
+            label: "Post",
+            type: "relation",
+            config: { targets: [w.modelId], cardinality: "many-to-one" },
+          },
+        ],
+      },
+    );
+    if (!cards.ok) throw new Error(JSON.stringify(cards));
+    const id = await w.install({ model_ids: [w.modelId, cards.model_id] });
+    const delegation = await w.delegate(id);
+    const publishAll = async (groupId: string) => {
+      const group = await w.services.db.selectFrom("entry_groups")
+        .selectAll().where("id", "=", groupId).executeTakeFirstOrThrow();
+      const done = await publishEntry({
+        db: w.services.db,
+        clock: w.clock,
+        siteId: w.siteId,
+        actor: personActor(w.adminId),
+      }, {
+        group_id: groupId,
+        expected_current_version_id: group.current_version_id,
+        expected_workflow_revision: group.revision,
+      });
+      ok(done.ok, JSON.stringify(done));
+    };
+    const post = await w.entry({ en: { title: "Target" } });
+    const card = await saveTestEntry({
+      db: w.services.db,
+      clock: w.clock,
+      siteId: w.siteId,
+      userId: w.adminId,
+      modelId: cards.model_id,
+    }, {
+      en: { title: "Card", post: post.groupId },
+      de: { title: "Karte", post: post.groupId },
+    });
+    await publishAll(post.groupId);
+    await publishAll(card.groupId);
+    equal(await published(w), 3);
+    const withdraw = async (instance: string, locale?: string) => {
+      const read = await readItem(w, id, instance, delegation);
+      const language = locale === undefined
+        ? undefined
+        : (read.languages as unknown as {
+          locale: string;
+          published_version_id: string | null;
+        }[]).find((l) => l.locale === locale);
+      return {
+        instance_id: instance,
+        kind: "unpublish",
+        ...(locale === undefined ? {} : { locale }),
+        expected_published_version_id: language
+          ? language.published_version_id
+          : read.published_version_id,
+        expected_workflow_revision: read.workflow.revision,
+      };
+    };
+    // The target alone: its published dependent blocks it.
+    const alone = await commit(w, id, {
+      delegation_id: delegation,
+      changes: [await withdraw(post.instances.en)],
+    });
+    equal((alone.body.outcome as Json).code, "dependent_content");
+    // The target and one language of its dependent: the other language still links to it.
+    const partly = await commit(w, id, {
+      delegation_id: delegation,
+      changes: [
+        await withdraw(post.instances.en),
+        await withdraw(card.instances.de, "de"),
+      ],
+    });
+    equal(
+      (partly.body.outcome as Json).code,
+      "dependent_content",
+      JSON.stringify(partly.body),
+    );
+    equal(await published(w), 3, "a refused release changes nothing");
+    // Both whole, the target listed before its dependent: the final state holds.
+    const together = await commit(w, id, {
+      delegation_id: delegation,
+      changes: [
+        await withdraw(post.instances.en),
+        await withdraw(card.instances.en),
+      ],
+    });
+    equal(
+      (together.body.outcome as Json).code,
+      "release_applied",
+      JSON.stringify(together.body),
+    );
     equal(await published(w), 0);
   }));

@@ -69,6 +69,7 @@ Deno.test("protocol-v1.schema.json carries the outcomes table, capabilities, sta
   const doc = JSON.parse(
     await Deno.readTextFile(`${root}/protocol-v1.schema.json`),
   );
+  // PAPI-038: the published outcomes table is the service's own (the full spec set, checked in protocol_test.ts).
   deepEqual(doc.outcomes, OUTCOMES);
   equal(doc.capabilities.length, 15);
   deepEqual(doc.installation_states, [
