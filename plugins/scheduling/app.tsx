@@ -1000,6 +1000,22 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     return { timezone, month, from, to };
   }
 
+  // The calendar and its days belong to a manage launch; a content session sees its entry.
+  function manageOnly(
+    c: Context,
+    opened: OpenedPage | Response,
+  ): OpenedPage | Response {
+    if (opened instanceof Response || opened.session.instanceId === null) {
+      return opened;
+    }
+    return problem(
+      c,
+      403,
+      "Open the calendar",
+      "The calendar opens from the plugin's page in Stave's Settings → Plugins.",
+    );
+  }
+
   // The manage views' filters: `model` (one of the delegation's models), `lang`, `state`.
   function viewFilter(c: Context, session: PluginSession) {
     const reachable = session.instanceId === null
@@ -1025,6 +1041,13 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
       to,
       ...viewFilter(c, session),
     });
+    // One month grouped by day in the viewer's zone, days in due order.
+    const days = new Map<string, Schedule[]>();
+    for (const s of schedules) {
+      const day = Temporal.Instant.fromEpochMilliseconds(s.due_at.getTime())
+        .toZonedDateTimeISO(timezone).toPlainDate().toString();
+      days.set(day, [...(days.get(day) ?? []), s]);
+    }
     return page(
       c,
       200,
@@ -1056,17 +1079,29 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
         <p class="muted">
           Times in {timezone}. Schedules of the models you can read.
         </p>
-        <ScheduleTable
-          installationId={installation.id}
-          schedules={schedules}
-          showTitle
-        />
+        {days.size === 0 && (
+          <ScheduleTable
+            installationId={installation.id}
+            schedules={[]}
+            showTitle
+          />
+        )}
+        {[...days].map(([day, list]) => (
+          <section key={day} aria-labelledby={`day-${day}`}>
+            <h2 id={`day-${day}`}>{day}</h2>
+            <ScheduleTable
+              installationId={installation.id}
+              schedules={list}
+              showTitle
+            />
+          </section>
+        ))}
       </>,
     );
   }
 
   app.get("/installations/:id/calendar", async (c) => {
-    const opened = await openPage(c);
+    const opened = manageOnly(c, await openPage(c));
     if (opened instanceof Response) return opened;
     const { installation, session } = opened;
     const { timezone, month, from, to } = monthRange(c);
@@ -1150,7 +1185,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
   });
 
   app.get("/installations/:id/calendar/:day", async (c) => {
-    const opened = await openPage(c);
+    const opened = manageOnly(c, await openPage(c));
     if (opened instanceof Response) return opened;
     const { installation, session } = opened;
     let day: Temporal.PlainDate;

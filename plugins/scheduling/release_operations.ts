@@ -549,8 +549,19 @@ export async function timelinePreviewOperation(
       locale: string | null;
     }[];
   }[] = [];
+  // Each step's language scopes, to find two changes of one entry at one instant.
+  const scopes: { at: number; step: string; group: string; locale: string }[] =
+    [];
   for (const r of releases) {
     const items = await releaseItems(deps.db, r.id);
+    for (const i of items) {
+      scopes.push({
+        at: r.due_at!.getTime(),
+        step: r.id,
+        group: i.group_id,
+        locale: i.locale,
+      });
+    }
     steps.push({
       at: r.due_at!.toISOString(),
       kind: "release",
@@ -564,6 +575,12 @@ export async function timelinePreviewOperation(
     });
   }
   for (const s of schedules) {
+    scopes.push({
+      at: s.due_at.getTime(),
+      step: s.id,
+      group: s.group_id,
+      locale: s.locale,
+    });
     steps.push({
       at: s.due_at.toISOString(),
       kind: "schedule",
@@ -575,6 +592,22 @@ export async function timelinePreviewOperation(
         locale: s.locale === "" ? null : s.locale,
       }],
     });
+  }
+  // Steps at one instant have no order, so two of them changing the same entry and language
+  // leave what the site holds afterwards unknowable.
+  const clash = scopes.find((a, n) =>
+    scopes.slice(n + 1).some((b) =>
+      a.at === b.at && a.step !== b.step && a.group === b.group &&
+      (a.locale === "" || b.locale === "" || a.locale === b.locale)
+    )
+  );
+  if (clash) {
+    return refused(
+      "release_time_ambiguous",
+      `Two changes of one entry fall on ${
+        new Date(clash.at).toISOString()
+      }: move one of them`,
+    );
   }
   steps.sort((a, b) =>
     a.at.localeCompare(b.at) || a.kind.localeCompare(b.kind)

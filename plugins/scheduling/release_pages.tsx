@@ -236,12 +236,18 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
     if (!release) return deps.problem(c, 404, "Not found", "No such release.");
     const items = await releaseItems(deps.db, release.id);
     const editable = release.state === "draft" || release.state === "scheduled";
-    // Readiness is read live, through this person's delegation, before the release starts.
-    const checks: ItemReadiness[] = editable && items.length > 0
+    // A retry after a refusal or a stop checks readiness again (unlike the recovery of an
+    // unknown outcome, which repeats its command), so its button waits on the same checks.
+    const retryable = release.state === "failed" ||
+      release.state === "cancelled";
+    // Readiness is read live, through this person's delegation, before the release (re)starts.
+    const pending = items.filter((i) => i.status !== "done");
+    const checks: ItemReadiness[] = (editable || retryable) &&
+        pending.length > 0
       ? await checkReadiness(
         deps.client(installation),
         session.delegationId,
-        items,
+        pending,
       )
       : [];
     const blocked = checks.filter((c) => c.readiness === "blocked").length;
@@ -448,17 +454,17 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
                 <button type="submit" class="secondary">Unschedule</button>
               </form>
             )}
-            {(release.state === "failed" || release.state === "unknown" ||
-              release.state === "cancelled") && (
+            {(retryable || release.state === "unknown") && (
               <form method="post" action={action("retry")}>
                 <Csrf token={session.csrf} />
-                <button type="submit">Retry</button>
+                <button type="submit" disabled={blocked > 0}>Retry</button>
               </form>
             )}
           </div>
           {blocked > 0 && (
             <p class="muted">
-              Run now is off while {blocked} item(s) are blocked.
+              {editable ? "Run now" : "Retry"} is off while {blocked}{" "}
+              item(s) are blocked.
             </p>
           )}
           <form method="post" action={action("rename")} class="row">

@@ -60,7 +60,7 @@ async function runner(
   };
 }
 
-Deno.test("releases from the admin runner: create, add two entries, read readiness, schedule (confirmed), preview the timeline, run now (REL, SOP)", () =>
+Deno.test("releases from the admin runner: create, add two entries, read readiness, schedule (confirmed), preview the timeline, run now (REL, SOP-015, SOP-016, SOP-017)", () =>
   withSchedulingWorld(async (w) => {
     const first = await w.entry({ en: { title: "First" } });
     const second = await w.entry({ en: { title: "Second" } });
@@ -112,6 +112,15 @@ Deno.test("releases from the admin runner: create, add two entries, read readine
     equal(twice.status, 422);
     match(twice.html, /<code>already_in_release<\/code>/);
 
+    // SOP-015: without release_id the releases are listed (rows and releases.json) ...
+    const listed = await runner(w, "releases");
+    equal(listed.status, 200);
+    match(listed.html, /<code>releases\.json<\/code>/);
+    deepEqual(
+      (listed.json as unknown as Json[]).map((r) => [r.name, r.items]),
+      [["Winter launch", 2]],
+    );
+    // ... and with it, that release's items with their readiness.
     const read = await runner(w, "releases", { release_id: releaseId });
     match(read.html, /Winter launch: draft, 2 item\(s\)/);
     const items = read.json!.items as Json[];
@@ -126,6 +135,16 @@ Deno.test("releases from the admin runner: create, add two entries, read readine
       timezone: "Europe/Berlin",
     });
     equal(unconfirmed.status, 422);
+    // SOP-017: due_at is a whole UTC minute: seconds are refused.
+    const seconds = await runner(w, "release-run", {
+      action: "schedule",
+      release_id: releaseId,
+      due_at: "2026-11-24T08:00:30Z",
+      timezone: "Europe/Berlin",
+      confirm: "1",
+    });
+    equal(seconds.status, 422);
+    match(seconds.html, /<code>invalid_instant<\/code>/);
     const past = await runner(w, "release-run", {
       action: "schedule",
       release_id: releaseId,
@@ -145,6 +164,24 @@ Deno.test("releases from the admin runner: create, add two entries, read readine
     equal(scheduled.status, 200, scheduled.html.slice(0, 300));
     equal(scheduled.json!.state, "scheduled");
     equal(scheduled.json!.local_datetime, "2026-11-24T09:00");
+    // SOP-017: cancel unschedules it; scheduled again for the preview and the run below.
+    const unscheduled = await runner(w, "release-run", {
+      action: "cancel",
+      release_id: releaseId,
+      confirm: "1",
+    });
+    equal(unscheduled.status, 200, unscheduled.html.slice(0, 300));
+    equal(unscheduled.json!.state, "draft");
+    equal(unscheduled.json!.due_at, null);
+    const rescheduled = await runner(w, "release-run", {
+      action: "schedule",
+      release_id: releaseId,
+      due_at: "2026-11-24T08:00:00Z",
+      timezone: "Europe/Berlin",
+      confirm: "1",
+    });
+    equal(rescheduled.json!.state, "scheduled");
+    equal(rescheduled.json!.due_at, "2026-11-24T08:00:00.000Z");
 
     // The automation-only timeline preview is absent from the Management API (SOP-018) and
     // refused there; a session caller of the invocation service gets it.
@@ -224,7 +261,7 @@ Deno.test("releases from the admin runner: create, add two entries, read readine
     match(locked.html, /<code>release_locked<\/code>/);
   }));
 
-Deno.test("release edits and times refused by name: a bad action's fields, an unknown release, a removal then re-add, a rename at its edge, release_time_required, release_time_ambiguous (REL)", () =>
+Deno.test("release edits and times refused by name: a bad action's fields, an unknown release, a removal then re-add, a rename at its edge, release_time_required, release_time_ambiguous (REL, SOP-016)", () =>
   withSchedulingWorld(async (w) => {
     const entry = await w.entry({ en: { title: "Only" } });
     const bad = await runner(w, "release-edit", { action: "rename" });
@@ -276,6 +313,19 @@ Deno.test("release edits and times refused by name: a bad action's fields, an un
       release_id: releaseId,
     });
     match(future.html, /<code>future_requires_publish<\/code>/);
+    // SOP-016: add_future of a publish adds the item with a frozen future version.
+    const other = await w.entry({ en: { title: "Later" } });
+    const frozen = await runner(w, "release-edit", {
+      action: "add_future",
+      release_id: releaseId,
+      instance_id: other.instances.en,
+      kind: "publish",
+    });
+    equal(frozen.status, 200, frozen.html.slice(0, 300));
+    deepEqual(
+      (frozen.json!.items as Json[]).map((i) => i.version_mode),
+      ["ordinary", "future"],
+    );
 
     // A release's time: none, a local time the clocks show twice, then that time with its fold.
     const schedule = {

@@ -45,7 +45,7 @@ async function release(w: SchedulingWorld, id: string) {
     .where("id", "=", id).executeTakeFirstOrThrow();
 }
 
-Deno.test("a three-item release across two languages commits at its time in one command", () =>
+Deno.test("a three-item release across two languages commits at its time in one command (REL-008, SUI-012)", () =>
   withSchedulingWorld(async (w) => {
     const a = await w.entry({
       en: { title: "Guide" },
@@ -57,10 +57,11 @@ Deno.test("a three-item release across two languages commits at its time in one 
     equal((await add(w, a.instances.en, id, { locale: "en" })).status, 303);
     equal((await add(w, a.instances.en, id, { locale: "de" })).status, 303);
     equal((await add(w, b.instances.en, id)).status, 303);
-    // A whole-group item overlaps the languages already in the release.
+    // REL-018: a whole-group item overlaps the languages already in the release.
     const overlap = await add(w, a.instances.en, id);
     equal(overlap.status, 409);
     match(await overlap.text(), /already_in_release/);
+    // REL-022: only a publish may take a future version.
     const future = await add(w, b.instances.en, id, {
       transition: "unpublish:draft",
       version_mode: "future",
@@ -83,6 +84,7 @@ Deno.test("a three-item release across two languages commits at its time in one 
     equal((await w.scheduler.tick()).releases.done, 0);
     equal(w.wire.commits.length, 0);
 
+    // REL-008: due and ready, the tick starts it.
     w.clock.advance(60 * 60_000);
     const report = await w.scheduler.tick();
     equal(report.releases.done, 1);
@@ -102,13 +104,16 @@ Deno.test("a three-item release across two languages commits at its time in one 
     const receipt = await (await manage.get(
       `/installations/${w.installationId}/releases/${id}`,
     )).text();
+    // SUI-012: a done release's page shows its time, progress and receipt.
     match(receipt, /Committed at 2026-11-23 11:00 UTC/);
+    match(receipt, /2026-11-23 12:00 Europe\/Berlin/);
+    match(receipt, /3 of\s*3\s*items done/);
     // A later tick does not run it again.
     await w.scheduler.tick();
     equal(w.wire.commits.length, 1);
   }));
 
-Deno.test("a refused release changes nothing; Retry runs it again with fresh versions", () =>
+Deno.test("a refused release changes nothing; Retry runs it again with fresh versions (REL-014, SUI-013)", () =>
   withSchedulingWorld(async (w) => {
     const a = await w.entry({ en: { title: "First" } });
     const b = await w.entry({ en: { title: "Second" } });
@@ -147,7 +152,7 @@ Deno.test("a refused release changes nothing; Retry runs it again with fresh ver
     equal((await w.states(b.groupId)).en, "published");
   }));
 
-Deno.test("an unknown outcome is recovered by the same command under the same key", () =>
+Deno.test("an unknown outcome is recovered by the same command under the same key (REL-012, REL-014)", () =>
   withSchedulingWorld(async (w) => {
     const a = await w.entry({ en: { title: "Maybe" } });
     const manage = await w.manage();
@@ -162,6 +167,13 @@ Deno.test("an unknown outcome is recovered by the same command under the same ke
     equal(run.status, 303);
     const unknown = await release(w, id);
     equal(unknown.state, "unknown");
+    // REL-012: the page says so in words.
+    match(
+      await (await manage.get(
+        `/installations/${w.installationId}/releases/${id}`,
+      )).text(),
+      /Outcome unknown/,
+    );
     // Stave committed it: the entry is live although the plugin could not know.
     equal((await w.states(a.groupId)).en, "published");
     w.wire.loseAnswer = undefined;
@@ -178,7 +190,7 @@ Deno.test("an unknown outcome is recovered by the same command under the same ke
     equal(recovered.last_code, "idempotent_replay");
   }));
 
-Deno.test("a due release with a blocked item is marked blocked, sends nothing and is not started again", () =>
+Deno.test("a due release with a blocked item is marked blocked, sends nothing and is not started again (REL-005, REL-009, REL-025)", () =>
   withSchedulingWorld(async (w) => {
     const a = await w.entry({ en: { title: "Live" } });
     const manage = await w.manage();
@@ -229,11 +241,35 @@ Deno.test("a due release with a blocked item is marked blocked, sends nothing an
     const blocked = await release(w, id);
     equal(blocked.state, "scheduled");
     ok(blocked.blocked_at);
+    // REL-009: a Blocked attempts receipt names the blocked item.
+    const receipt = (typeof blocked.receipt === "string"
+      ? JSON.parse(blocked.receipt)
+      : blocked.receipt) as { kind: string; items: { readiness: string }[] };
+    equal(receipt.kind, "blocked");
+    equal(
+      receipt.items.map((i) =>
+        i.readiness
+      ).join(),
+      "blocked",
+    );
     w.clock.advance(5 * 60_000);
     equal((await w.scheduler.tick()).releases.blocked, 0);
     const page = await (await manage.get(
       `/installations/${w.installationId}/releases/${id}`,
     )).text();
     match(page, /blocked at its time/);
-    match(page, /Run now is off while 1 item\(s\) are blocked/);
+    match(page, /Blocked attempt at 2026-11-23 11:00 UTC/);
+    // REL-025: Run now is disabled while the item is blocked.
+    match(page, /<button type="submit" disabled>Run now<\/button>/);
+    match(page, /Run now is off while 1\s*item\(s\) are blocked/);
+    // REL-005: scheduling it again clears the blocked mark.
+    const again = await manage.post(
+      `/installations/${w.installationId}/releases/${id}/schedule`,
+      { local: "2026-11-23T12:00", timezone: "UTC", fold: "later" },
+    );
+    equal(again.status, 303);
+    const moved = await release(w, id);
+    equal(moved.state, "scheduled");
+    equal(moved.blocked_at, null);
+    equal(moved.due_at!.toISOString(), "2026-11-23T12:00:00.000Z");
   }));

@@ -18,7 +18,7 @@ const BERLIN_NOON = {
   fold: "later",
 };
 
-Deno.test("a scheduled publish is sent once at its time, pinned and keyed, and publishes every language", () =>
+Deno.test("a scheduled publish is sent once at its time, pinned and keyed, and publishes every language (SCH-001, SCH-017, SCH-028, SCH-030)", () =>
   withSchedulingWorld(async (w) => {
     const { groupId, instances } = await w.entry({
       en: { title: "Spring sale" },
@@ -42,6 +42,7 @@ Deno.test("a scheduled publish is sent once at its time, pinned and keyed, and p
     equal(made.status, 303);
     const location = made.headers.get("location")!;
     const confirmation = await (await browser.get(location)).text();
+    // SCH-030: the confirmation shows the local time with its zone and the UTC instant.
     match(confirmation, /2026-11-23 12:00 Europe\/Berlin/);
     match(confirmation, /2026-11-23 11:00 UTC/);
 
@@ -49,6 +50,7 @@ Deno.test("a scheduled publish is sent once at its time, pinned and keyed, and p
     equal((await w.scheduler.tick()).claimed, 0);
     equal(w.wire.transitions.length, 0);
 
+    // SCH-001: sent by the first tick at its time.
     w.clock.advance(60 * 60_000);
     const report = await w.scheduler.tick();
     equal(report.completed, 1);
@@ -56,6 +58,7 @@ Deno.test("a scheduled publish is sent once at its time, pinned and keyed, and p
     const sent = w.wire.transitions[0];
     const row = await w.scheduler.db.selectFrom("schedules").selectAll()
       .executeTakeFirstOrThrow();
+    // SCH-028: the key is sched:<installation>:<schedule>:r<revision>.
     equal(sent.key, `sched:${w.installationId}:${row.id}:r1`);
     equal(
       sent.path,
@@ -65,6 +68,7 @@ Deno.test("a scheduled publish is sent once at its time, pinned and keyed, and p
     equal(body.kind, "publish");
     equal(body.expected_workflow_revision, row.expected_workflow_revision);
     ok(typeof body.expected_current_version_id === "string");
+    // SCH-017: transition_applied → completed.
     equal(row.status, "completed");
     equal(row.last_code, "transition_applied");
     const states = await w.states(groupId);
@@ -76,7 +80,7 @@ Deno.test("a scheduled publish is sent once at its time, pinned and keyed, and p
     equal(w.wire.transitions.length, 1);
   }));
 
-Deno.test("a schedule refuses past and impossible times by name and writes nothing", () =>
+Deno.test("a schedule refuses past and impossible times by name and writes nothing (SCH-032, SCH-026)", () =>
   withSchedulingWorld(async (w) => {
     const { instances } = await w.entry({ en: { title: "Later" } });
     const browser = await w.launch(instances.en);
@@ -115,6 +119,7 @@ Deno.test("a schedule refuses past and impossible times by name and writes nothi
       timezone: "UTC",
       fold: "later",
     });
+    // SCH-026: a language the entry does not have.
     equal(lang.status, 422);
     match(await lang.text(), /locale_unavailable/);
     const forged = await browser.post(path, {
@@ -130,7 +135,7 @@ Deno.test("a schedule refuses past and impossible times by name and writes nothi
     equal(Number(count.n), 0);
   }));
 
-Deno.test("a new schedule supersedes the live one; cancel stops it without calling Stave; a stale pin is refused", () =>
+Deno.test("a new schedule supersedes the live one; cancel stops it without calling Stave; a stale pin is refused (SCH-009, SCH-012, SCH-018)", () =>
   withSchedulingWorld(async (w) => {
     const { instances } = await w.entry({ en: { title: "Pinned" } });
     const browser = await w.launch(instances.en);
@@ -145,6 +150,7 @@ Deno.test("a new schedule supersedes the live one; cancel stops it without calli
     equal(second.status, 303);
     const rows = await w.scheduler.db.selectFrom("schedules")
       .select(["id", "status", "revision"]).orderBy("revision").execute();
+    // SCH-009: the first publish schedule is superseded by the second.
     equal(rows.length, 2);
     equal(rows[0].status, "superseded");
     equal(rows[1].status, "pending");
@@ -156,6 +162,12 @@ Deno.test("a new schedule supersedes the live one; cancel stops it without calli
       {},
     );
     equal(cancelled.status, 303);
+    // SCH-012: cancelled, and no call reaches the service at its time.
+    equal(
+      (await w.scheduler.db.selectFrom("schedules").select("status")
+        .where("id", "=", rows[1].id).executeTakeFirstOrThrow()).status,
+      "cancelled",
+    );
     w.clock.advance(2 * 60 * 60_000);
     equal((await w.scheduler.tick()).claimed, 0);
     equal(w.wire.transitions.length, 0);
@@ -197,6 +209,7 @@ Deno.test("a new schedule supersedes the live one; cancel stops it without calli
     });
     ok(resaved.ok);
     w.clock.advance(2 * 60 * 60_000);
+    // SCH-018: a terminal refusal → refused with the code in last_code.
     const report = await w.scheduler.tick();
     equal(report.refused, 1);
     const last = await w.scheduler.db.selectFrom("schedules").selectAll()
@@ -208,7 +221,7 @@ Deno.test("a new schedule supersedes the live one; cancel stops it without calli
     equal((await w.states(group.group_id)).en, "draft");
   }));
 
-Deno.test("a transient 503 is retried under the same key; two ticks at once send a schedule once", () =>
+Deno.test("a transient 503 is retried under the same key; two ticks at once send a schedule once (SCH-019, SCH-028)", () =>
   withSchedulingWorld(async (w) => {
     const { groupId, instances } = await w.entry({ en: { title: "Flaky" } });
     const browser = await w.launch(instances.en);
@@ -232,6 +245,7 @@ Deno.test("a transient 503 is retried under the same key; two ticks at once send
     equal(first.retrying, 1);
     const retrying = await w.scheduler.db.selectFrom("schedules").selectAll()
       .executeTakeFirstOrThrow();
+    // SCH-019: a retryable answer → retrying with a next attempt time.
     equal(retrying.status, "retrying");
     ok(retrying.next_attempt_at!.getTime() > w.clock.now().getTime());
     w.wire.intercept = undefined;
@@ -266,6 +280,7 @@ Deno.test("a transient 503 is retried under the same key; two ticks at once send
     equal(a.claimed + b.claimed, 1);
     const keys = w.wire.transitions.map((t) => t.key);
     equal(keys.length, 2, "the 503 and one retry");
+    // SCH-028: the key is identical on every retry.
     equal(new Set(keys).size, 1, "every retry carries the same key");
     const done = await w.scheduler.db.selectFrom("schedules").selectAll()
       .executeTakeFirstOrThrow();
@@ -274,7 +289,7 @@ Deno.test("a transient 503 is retried under the same key; two ticks at once send
     equal((await w.states(groupId)).en, "published");
   }));
 
-Deno.test("after uninstall a due schedule is refused plugin_unauthorized and not retried", () =>
+Deno.test("after uninstall a due schedule is refused plugin_unauthorized and not retried (PAPI-041)", () =>
   withSchedulingWorld(async (w) => {
     const { instances } = await w.entry({ en: { title: "Orphan" } });
     const browser = await w.launch(instances.en);
@@ -294,13 +309,14 @@ Deno.test("after uninstall a due schedule is refused plugin_unauthorized and not
     equal(report.refused, 1);
     const row = await w.scheduler.db.selectFrom("schedules").selectAll()
       .executeTakeFirstOrThrow();
+    // SCH-022: the revoked installation's pending schedule → refused plugin_unauthorized.
     equal(row.status, "refused");
     equal(row.last_code, "plugin_unauthorized");
     w.clock.advance(10 * 60_000);
     equal((await w.scheduler.tick()).claimed, 0);
   }));
 
-Deno.test("a schedule found more than MAX_LATENESS_MS past its time is refused retry_exhausted without a send", () =>
+Deno.test("a schedule found more than MAX_LATENESS_MS past its time is refused retry_exhausted without a send (SCH-020)", () =>
   withSchedulingWorld(async (w) => {
     const { groupId, instances } = await w.entry({ en: { title: "Late" } });
     const browser = await w.launch(instances.en);
@@ -347,7 +363,7 @@ Deno.test("a requester who lost their authority makes the schedule refuse reques
     equal((await w.states(groupId)).en, "draft");
   }));
 
-Deno.test("a token sealed under another TOKEN_KEY refuses token_unreadable without a send", () =>
+Deno.test("a token sealed under another TOKEN_KEY refuses token_unreadable without a send (SCH-033, SOP-007)", () =>
   withSchedulingWorld(async (w) => {
     await scheduledAtNoon(w);
     const other = new TokenBox(crypto.getRandomValues(new Uint8Array(32)));
@@ -359,7 +375,7 @@ Deno.test("a token sealed under another TOKEN_KEY refuses token_unreadable witho
     equal(w.wire.transitions.length, 0);
   }));
 
-Deno.test("rate_limited with Retry-After waits exactly that long, then the same key succeeds", () =>
+Deno.test("rate_limited with Retry-After waits exactly that long, then the same key succeeds (SCH-021)", () =>
   withSchedulingWorld(async (w) => {
     const { groupId } = await scheduledAtNoon(w);
     w.wire.intercept = (url) =>
@@ -384,7 +400,7 @@ Deno.test("rate_limited with Retry-After waits exactly that long, then the same 
     equal((await w.states(groupId)).en, "published");
   }));
 
-Deno.test("a schedule left running by a process that died is reclaimed after its lease and sent once under the same key", () =>
+Deno.test("a schedule left running by a process that died is reclaimed after its lease and sent once under the same key (SCH-016, SCH-017)", () =>
   withSchedulingWorld(async (w) => {
     const { groupId } = await scheduledAtNoon(w);
     const row = await onlySchedule(w);
@@ -426,6 +442,8 @@ Deno.test("a schedule left running by a process that died is reclaimed after its
     const report = await w.scheduler.tick();
     equal(report.completed, 1);
     const done = await onlySchedule(w);
+    // SCH-017: idempotent_replay → completed too.
+    equal(done.status, "completed");
     equal(done.last_code, "idempotent_replay");
     equal(done.attempts, 1, "a reclaimed send is the same attempt");
     equal(w.wire.transitions.map((t) => t.key).join(), key);

@@ -9,6 +9,7 @@ import {
   createRelease,
   RELEASE_MAX_ITEMS,
   releaseItems,
+  removeReleaseItem,
   runRelease,
 } from "./releases.ts";
 import type { DelegatedItem } from "./schedules.ts";
@@ -93,7 +94,7 @@ Deno.test("a release takes its 25th item and refuses the 26th with release_full"
   }
 });
 
-Deno.test("languages of one entry coexist; the same language twice or a whole-group item overlaps", async () => {
+Deno.test("languages of one entry coexist; the same language twice or a whole-group item overlaps (REL-018)", async () => {
   const { db, releaseId } = await world();
   try {
     const both = item(1, ["en", "de"]);
@@ -105,6 +106,7 @@ Deno.test("languages of one entry coexist; the same language twice or a whole-gr
     equal(whole.ok ? "ok" : whole.code, "already_in_release");
     const unknown = await adding(db, releaseId, item(2), "fr");
     equal(unknown.ok ? "ok" : unknown.code, "locale_unavailable");
+    // REL-002: a release name has at most 80 characters; the 81st refuses and stores nothing.
     const name = await createRelease(db, {
       installationId: "inst-1",
       name: "x".repeat(81),
@@ -112,6 +114,8 @@ Deno.test("languages of one entry coexist; the same language twice or a whole-gr
       now: NOW,
     });
     equal(name.ok ? "ok" : name.code, "invalid_request");
+    const releases = await db.selectFrom("releases").select("name").execute();
+    deepEqual(releases.map((r) => r.name), ["Spring"]);
     const eighty = await createRelease(db, {
       installationId: "inst-1",
       name: "x".repeat(80),
@@ -124,7 +128,7 @@ Deno.test("languages of one entry coexist; the same language twice or a whole-gr
   }
 });
 
-Deno.test("an item added while the readiness checks run makes the start refuse release_changed, sending nothing", async () => {
+Deno.test("an item added while the readiness checks run makes the start refuse release_changed, sending nothing (REL-016)", async () => {
   const { db, releaseId } = await world();
   try {
     await adding(db, releaseId, item(1));
@@ -164,6 +168,70 @@ Deno.test("an item added while the readiness checks run makes the start refuse r
     const row = await db.selectFrom("releases").selectAll()
       .where("id", "=", releaseId).executeTakeFirstOrThrow();
     equal(row.state, "draft");
+  } finally {
+    await db.destroy();
+  }
+});
+
+Deno.test("items are added and removed only while a release is a draft or scheduled: a running one refuses release_locked (REL-015)", async () => {
+  const { db, releaseId } = await world();
+  try {
+    const first = await adding(db, releaseId, item(1));
+    if (!first.ok) throw new Error(first.message);
+    await db.updateTable("releases").set({ state: "scheduled" })
+      .where("id", "=", releaseId).execute();
+    equal((await adding(db, releaseId, item(2))).ok, true, "scheduled");
+    await db.updateTable("releases").set({ state: "running" })
+      .where("id", "=", releaseId).execute();
+    const added = await adding(db, releaseId, item(3));
+    equal(added.ok ? "ok" : added.code, "release_locked");
+    const removed = await removeReleaseItem(db, {
+      installationId: "inst-1",
+      releaseId,
+      itemId: first.item.id,
+      groupId: null,
+      now: NOW,
+    });
+    equal(removed.ok ? "ok" : removed.code, "release_locked");
+    deepEqual(
+      (await releaseItems(db, releaseId)).map((i) => i.title),
+      ["Item 1", "Item 2"],
+    );
+  } finally {
+    await db.destroy();
+  }
+});
+
+Deno.test("an item whose change is not offered to the person now is refused transition_unavailable (REL-017)", async () => {
+  const { db, releaseId } = await world();
+  try {
+    // Item 1 offers only a publish: its unpublish is not offered.
+    const added = await addReleaseItem(db, {
+      installationId: "inst-1",
+      release: { id: releaseId },
+      item: item(1),
+      kind: "unpublish",
+      locale: "",
+      versionMode: "ordinary",
+      mayChooseLocale: true,
+      email: "editor@example.com",
+      now: NOW,
+    });
+    equal(added.ok ? "ok" : added.code, "transition_unavailable");
+    const oneLanguage = await adding(db, releaseId, {
+      ...item(2),
+      workflow: {
+        ...item(2).workflow!,
+        locales: {
+          en: { ...item(2).workflow!.locales.en, transitions: [] },
+        },
+      },
+    }, "en");
+    equal(
+      oneLanguage.ok ? "ok" : oneLanguage.code,
+      "transition_unavailable",
+    );
+    deepEqual(await releaseItems(db, releaseId), []);
   } finally {
     await db.destroy();
   }
