@@ -111,6 +111,55 @@ Deno.test("decide() refuses a language outside the role with locale_denied, whol
   deepEqual(allowedLanguages(me, "publish"), ["en"]);
 });
 
+Deno.test("decide() limits each of the eight actions to its own languages, and field limits per model replace the `*` entry (MOD-038)", () => {
+  const actions = [
+    "read",
+    "create",
+    "update",
+    "delete",
+    "restore",
+    "review",
+    "publish",
+    "unpublish",
+  ] as const;
+  for (const limited of actions) {
+    const me = personAuthority({
+      models: { "*": [...actions] },
+      system: [],
+      languages: { [limited]: ["en"] },
+    });
+    for (const action of actions) {
+      deepEqual(
+        decide(me, { action, model: "article", languages: ["en"] }),
+        { ok: true },
+        `${limited} limited: ${action} en`,
+      );
+      deepEqual(
+        decide(me, { action, model: "article", languages: ["de"] }),
+        action === limited
+          ? { ok: false, code: "locale_denied", languages: ["de"] }
+          : { ok: true },
+        `${limited} limited: ${action} de`,
+      );
+    }
+    deepEqual(allowedLanguages(me, limited), ["en"]);
+  }
+  const me = personAuthority({
+    models: { "*": ["read", "update"] },
+    system: [],
+    fields: {
+      "*": { read: ["title", "body"], write: ["title"] },
+      page: { read: ["title"], write: ["title"] },
+    },
+  });
+  deepEqual(readableFields(me, "article", ["title", "body", "secret"]), [
+    "title",
+    "body",
+  ]);
+  deepEqual(readableFields(me, "page", ["title", "body"]), ["title"]);
+  deepEqual(writableFields(me, "article", ["title", "body"]), ["title"]);
+});
+
 Deno.test("decide() refuses writing a field the role cannot write with field_denied (MOD-041)", () => {
   const me = personAuthority({
     models: { "*": ["read", "update", "restore"] },

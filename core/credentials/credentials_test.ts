@@ -31,7 +31,7 @@ async function world(permissions: Permissions) {
   return { ...test, ctx, count };
 }
 
-Deno.test("createCredential() shows an svm_ secret once and stores only its digest, with an audit entry", async () => {
+Deno.test("createCredential() shows an svm_ secret once and stores only its digest, with an audit entry (MCR-002)", async () => {
   const w = await world(administratorPermissions());
   try {
     const created = await createCredential(w.ctx, {
@@ -59,7 +59,7 @@ Deno.test("createCredential() shows an svm_ secret once and stores only its dige
   }
 });
 
-Deno.test("createCredential() needs site:settings: an editor is refused missing_permission and nothing is stored", async () => {
+Deno.test("createCredential() needs site:settings: an editor is refused missing_permission and nothing is stored (MCR-004)", async () => {
   const w = await world(editorPermissions());
   try {
     const refused = await createCredential(w.ctx, {

@@ -238,7 +238,7 @@ Deno.test("saveEntry() checks create, update and update:own through decide(), wi
   }
 });
 
-Deno.test("saveEntry() keeps stored values of fields the role cannot read, and refuses writing unwritable ones", async () => {
+Deno.test("saveEntry() keeps stored values of fields the role cannot read, and refuses writing unwritable ones (MOD-040)", async () => {
   const w = await openWorld();
   try {
     const limited = await w.person({

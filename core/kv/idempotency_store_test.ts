@@ -218,7 +218,7 @@ Deno.test("IdempotencyStore.free() lets a retry claim the key again", async () =
   }
 });
 
-Deno.test("IdempotencyStore.claim() forgets a key at its retention: 24 hours, or 30 days for publish", async () => {
+Deno.test("IdempotencyStore.claim() forgets a key at its retention: 24 hours, or 30 days for publish (MAPI-009)", async () => {
   const { kv, clock, store } = await setup();
   try {
     for (
@@ -251,7 +251,7 @@ Deno.test("IdempotencyStore.claim() forgets a key at its retention: 24 hours, or
   }
 });
 
-Deno.test("IdempotencyStore.claim() forgets a pending claim with its key", async () => {
+Deno.test("IdempotencyStore.claim() forgets a pending claim with its key (MAPI-013)", async () => {
   const { kv, clock, store } = await setup();
   try {
     await claimed(store, await request());

@@ -12,7 +12,7 @@ import {
   signInAs,
 } from "./helpers.ts";
 
-Deno.test("an administrator creates a credential, sees its secret once, and revokes it", async () => {
+Deno.test("an administrator creates a credential, sees its secret once, and revokes it (MCR-002)", async () => {
   const { t, userId, email } = await setupAdmin();
   try {
     await setMemberPermissions(
@@ -59,7 +59,7 @@ Deno.test("an administrator creates a credential, sees its secret once, and revo
   }
 });
 
-Deno.test("the credentials page refuses a person without site:settings, and a grant beyond what the creator holds", async () => {
+Deno.test("the credentials page refuses a person without site:settings, and a grant beyond what the creator holds (MCR-004)", async () => {
   const { t, userId, email } = await setupAdmin();
   try {
     const jar = new CookieJar();

@@ -106,7 +106,7 @@ function startLogin(
 
 Deno.test({
   name:
-    "svc-manage.mjs login completes in Chromium; the saved login (0700/0600, refresh token only) renews under a lock, status names it, logout revokes first (CLI-013..CLI-016, CLI-018..CLI-021, MCR-028)",
+    "svc-manage.mjs login completes in Chromium; the saved login (0700/0600, refresh token only) renews under a lock, status names it, logout revokes first (CLI-013, CLI-014, CLI-015, CLI-016, CLI-018, CLI-019, CLI-020, CLI-021, MCR-028)",
   ignore: !runsBrowser,
   async fn() {
     const service = await serveService();

@@ -664,6 +664,7 @@ Deno.test("IMP-008, MAPI-016: a retried step after a lost answer: moved job -> i
     assert.equal(held.status, 409);
     const heldBody = await refusal(held);
     assert.equal(heldBody.code, "idempotency_in_progress");
+    // MAPI-013: a claim nothing can settle stays pending: 409 without Retry-After.
     assert.equal(held.headers.get("retry-after"), null);
     assert.equal(await position(), p0 + 2);
 

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { refusal, withManageApp } from "./helpers.ts";
 import { insertMember, insertRole } from "../../core/access/_testing.ts";
 
-Deno.test("a missing, malformed, unknown or revoked credential is 401 unauthorized, one code, no secret echoed", () =>
+Deno.test("a missing, malformed, unknown or revoked credential is 401 unauthorized, one code, no secret echoed (MAPI-001)", () =>
   withManageApp(async (t) => {
     const unknown = `svm_${"A".repeat(43)}`;
     const cases: Record<string, string | undefined> = {
@@ -41,7 +41,7 @@ Deno.test("a missing, malformed, unknown or revoked credential is 401 unauthoriz
     assert.ok(!logged.includes(unknown));
   }));
 
-Deno.test("the site comes from the credential: X-Site-Id and site or database fields are 400 invalid_request", () =>
+Deno.test("the site comes from the credential: X-Site-Id and site or database fields are 400 invalid_request (MAPI-002)", () =>
   withManageApp(async (t) => {
     const other = await t.credential(["content:read"]);
     for (
@@ -138,7 +138,7 @@ Deno.test("a credential acts as its creator now: losing site:settings or lacking
       secret: cred.secret,
     });
     assert.equal(ok.status, 200);
-    // Search settings need site:infra, which the creator lacks.
+    // SET-004: search settings need site:infra, which the creator lacks.
     const search = await t.call("GET", "/settings/search", {
       secret: cred.secret,
     });

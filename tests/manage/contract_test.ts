@@ -15,7 +15,7 @@ import { KEYLESS_WRITES } from "../../core/manage/contract/entries_more.ts";
 const root = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
 type Json = Record<string, unknown>;
 
-Deno.test("generated contract files match the contract (run `deno task gen:manage` when this fails)", async () => {
+Deno.test("generated contract files match the contract (run `deno task gen:manage` when this fails) (MAPI-023)", async () => {
   for (const file of await generateManageFiles()) {
     const committed = await Deno.readTextFile(`${root}/${file.path}`);
     assert.ok(

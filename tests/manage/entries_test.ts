@@ -75,7 +75,7 @@ async function create(
   );
 }
 
-Deno.test("entries end to end: create, edit, publish and unpublish in two languages, then propose a change", () =>
+Deno.test("entries end to end: create, edit, publish and unpublish in two languages, then propose a change (ENT-003)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     const created = await create(s, { title: "Hello" });
@@ -101,7 +101,7 @@ Deno.test("entries end to end: create, edit, publish and unpublish in two langua
         locale: "de",
         slug: "hallo",
         fields: { title: "Hallo Welt" },
-      }),
+      }, { key: "add-de" }),
       201,
     );
     assert.equal(added.locale, "de");
@@ -164,6 +164,16 @@ Deno.test("entries end to end: create, edit, publish and unpublish in two langua
       }),
     );
     assert.equal(allOff.state, "draft");
+    // MAPI-010: the new-language key holds its exact first answer after the entry moved on.
+    const addReplay = await s.json(
+      await s.call("POST", `/entries/${id}/locales`, {
+        locale: "de",
+        slug: "hallo",
+        fields: { title: "Hallo Welt" },
+      }, { key: "add-de" }),
+      201,
+    );
+    assert.deepEqual(addReplay, { ...added, replayed: true });
 
     const proposal = await s.json(
       await s.call("POST", `/entries/${id}/proposals`, {
@@ -191,13 +201,31 @@ Deno.test("entries end to end: create, edit, publish and unpublish in two langua
     );
   }));
 
-Deno.test("GET /entries pages a model's entries in SQL with an opaque cursor; limit 100 answers, 101 is 400", () =>
+Deno.test("GET /entries pages a model's entries in SQL with an opaque cursor; limit 100 answers, 101 is 400 (ENT-001)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     for (let i = 0; i < 5; i++) {
       await create(s, { title: `P${i}` }, `p-${i}`);
       t.clock.advance(1000);
     }
+    // ENT-001: an entry of another model never shows in this model's list.
+    const notes = await createModel(
+      { db: t.services.db, clock: t.clock, siteId: t.siteId },
+      {
+        model: { name: "Notes", slug: "notes" },
+        fields: [{ key: "title", label: "Title", type: "text" }],
+      },
+    );
+    if (!notes.ok) throw new Error(JSON.stringify(notes));
+    const note = await s.json(
+      await s.call("POST", "/entries", {
+        model_id: notes.model.id,
+        locale: "en",
+        slug: "note",
+        fields: { title: "Note" },
+      }),
+      201,
+    );
     const first = await s.json(
       await s.call("GET", `/entries?model_id=${s.modelId}&limit=2`),
     );
@@ -223,6 +251,11 @@ Deno.test("GET /entries pages a model's entries in SQL with an opaque cursor; li
     }
     assert.equal(seen.length, 5);
     assert.equal(new Set(seen.map((e) => e.id)).size, 5);
+    assert.ok(seen.every((e) => e.model_id === s.modelId && e.id !== note.id));
+    const theirs = await s.json(
+      await s.call("GET", `/entries?model_id=${notes.model.id}`),
+    );
+    assert.deepEqual(theirs.data.map((e: { id: string }) => e.id), [note.id]);
     const ok = await s.call("GET", `/entries?model_id=${s.modelId}&limit=100`);
     assert.equal(ok.status, 200);
     const over = await s.call(
@@ -405,7 +438,7 @@ Deno.test("publish and unpublish pins: 409 workflow_conflict, 409 version_confli
     assert.equal(read.workflow.revision, 1);
   }));
 
-Deno.test("publish keys are kept 30 days and replayed; two concurrent publishes with one key publish once", () =>
+Deno.test("publish keys are kept 30 days and replayed; two concurrent publishes with one key publish once (MAPI-009)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     const created = await create(s);
@@ -458,7 +491,7 @@ Deno.test("publish keys are kept 30 days and replayed; two concurrent publishes 
     assert.equal((await refusal(reused)).code, "idempotency_key_reused");
   }));
 
-Deno.test("versions: list pages newest first, one version answers its values, restore writes a new version; unreadable fields are left out", () =>
+Deno.test("versions: list pages newest first, one version answers its values, restore writes a new version; unreadable fields are left out (ENT-005)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     const created = await create(s, { title: "One", body: "Secret" });

@@ -1,6 +1,6 @@
 // The entry workflow routes over HTTP: moves, assignment, Trash and purge with held answers, relations, proposals, working drafts.
 import assert from "node:assert/strict";
-import { insertMember } from "../../core/access/_testing.ts";
+import { insertMember, insertRole } from "../../core/access/_testing.ts";
 import type { Scope } from "../../core/access/scopes.ts";
 import { trashEntry } from "../../core/entries/mod.ts";
 import { sha256Hex } from "../../core/kv/digest.ts";
@@ -90,7 +90,7 @@ async function setup(t: ManageFixture, scopes: Scope[] = ALL) {
   return { tags, posts, credential, call, json, create };
 }
 
-Deno.test("POST /entries/{id}/transition: review moves pinned to the workflow revision, kept 30 days; 409 workflow_conflict and transition_unavailable", () =>
+Deno.test("POST /entries/{id}/transition: review moves pinned to the workflow revision, kept 30 days; 409 workflow_conflict and transition_unavailable (ENT-010, MAPI-009)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     const post = await s.create(s.posts, { title: "A" }, "a");
@@ -148,7 +148,7 @@ Deno.test("POST /entries/{id}/transition: review moves pinned to the workflow re
     assert.equal(denied.status, 403);
   }));
 
-Deno.test("assignees and assignment: candidates listed, 422 assignee_not_eligible, null clears, 403 without workflow:assign", () =>
+Deno.test("assignees and assignment: candidates listed, 422 assignee_not_eligible, null clears, 403 without workflow:assign (ENT-011, MCR-019)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     const post = await s.create(s.posts, { title: "A" }, "a");
@@ -162,7 +162,7 @@ Deno.test("assignees and assignment: candidates listed, 422 assignee_not_eligibl
     const assigned = await s.json(
       await s.call("PUT", `/entries/${post.id}/assignment`, {
         assignee_id: t.adminId,
-      }),
+      }, { key: "assign-1" }),
     );
     assert.deepEqual(assigned, {
       id: post.id,
@@ -184,6 +184,17 @@ Deno.test("assignees and assignment: candidates listed, 422 assignee_not_eligibl
       }),
     );
     assert.equal(cleared.assignee_id, null);
+    // MAPI-010: the assignment key holds its exact first answer; the replay assigns nobody again.
+    const assignReplay = await s.json(
+      await s.call("PUT", `/entries/${post.id}/assignment`, {
+        assignee_id: t.adminId,
+      }, { key: "assign-1" }),
+    );
+    assert.deepEqual(assignReplay, { ...assigned, replayed: true });
+    assert.equal(
+      (await s.json(await s.call("GET", `/entries/${post.id}`))).assignee_id,
+      null,
+    );
     const readOnly = await t.credential(["content:read"]);
     const denied = await s.call(
       "GET",
@@ -202,7 +213,7 @@ Deno.test("assignees and assignment: candidates listed, 422 assignee_not_eligibl
     assert.equal(absent.status, 404);
   }));
 
-Deno.test("Trash: trash, GET /trash and /entries/{id}/trash, restore, purge; refusals 409 and 403; answers held and replayed", () =>
+Deno.test("Trash: trash, GET /trash and /entries/{id}/trash, restore, purge; refusals 409 and 403; answers held and replayed (ENT-013, MAPI-010)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     const post = await s.create(s.posts, { title: "A" }, "a");
@@ -236,6 +247,7 @@ Deno.test("Trash: trash, GET /trash and /entries/{id}/trash, restore, purge; ref
         expected_workflow_revision: 0,
       }, { key: "trash-1" }),
     );
+    // MAPI-010: the trash key holds the exact first answer.
     assert.deepEqual(replay, { ...trashed, replayed: true });
     const state = await s.json(
       await s.call("GET", `/entries/${post.id}/trash`),
@@ -262,11 +274,24 @@ Deno.test("Trash: trash, GET /trash and /entries/{id}/trash, restore, purge; ref
     assert.equal(editTrashed.status, 409);
     assert.equal((await refusal(editTrashed)).code, "transition_unavailable");
     const restored = await s.json(
-      await s.call("POST", `/entries/${post.id}/trash/restore`, {}),
+      await s.call("POST", `/entries/${post.id}/trash/restore`, {}, {
+        key: "restore-1",
+      }),
     );
     assert.equal(restored.trashed, false);
     assert.equal(restored.revision, 2);
     await s.json(await s.call("POST", `/entries/${post.id}/trash`, {}));
+    // MAPI-010: a restore key holds its exact first answer, even once the entry is back in Trash.
+    const restoreReplay = await s.json(
+      await s.call("POST", `/entries/${post.id}/trash/restore`, {}, {
+        key: "restore-1",
+      }),
+    );
+    assert.deepEqual(restoreReplay, { ...restored, replayed: true });
+    assert.equal(
+      (await s.json(await s.call("GET", `/entries/${post.id}/trash`))).trashed,
+      true,
+    );
     const noPurge = await t.credential(["content:trash"]);
     const denied = await s.call("POST", `/entries/${post.id}/trash/purge`, {}, {
       secret: noPurge.secret,
@@ -288,6 +313,7 @@ Deno.test("Trash: trash, GET /trash and /entries/{id}/trash, restore, purge; ref
         key: "purge-1",
       }),
     );
+    // MAPI-010: the purge key holds the exact first answer.
     assert.deepEqual(purgeReplay, { ...purged, replayed: true });
     const gone = await s.call("GET", `/entries/${post.id}`);
     assert.equal(gone.status, 404);
@@ -535,7 +561,7 @@ Deno.test("proposals: 403 without content:propose, 409 version_conflict on a sta
     assert.equal(badState.status, 400);
   }));
 
-Deno.test("editing: draft write and read without Idempotency-Key, 409 draft_conflict, 409 draft_held, takeover and discard", () =>
+Deno.test("editing: draft write and read without Idempotency-Key, 409 draft_conflict, 409 draft_held, takeover and discard (MAPI-006)", () =>
   withManageApp(async (t) => {
     const s = await setup(t);
     const post = await s.create(s.posts, { title: "A" }, "a");
@@ -665,4 +691,59 @@ Deno.test("workflow:move alone moves a draft through review and workflow:assign 
       assignee_id: t.adminId,
     }, { secret: assigner.secret });
     assert.equal(assigned.status, 200, await assigned.clone().text());
+  }));
+
+Deno.test("workflow:assign acts only while its creator may update the model: a read-only creator is 403 and nothing is assigned (MCR-019)", () =>
+  withManageApp(async (t) => {
+    const s = await setup(t);
+    const post = await s.create(s.posts, { title: "A" }, "a");
+    const roleId = await insertRole(t.services.db, t.siteId, {
+      models: { "*": ["read"] },
+      system: [],
+    }, t.clock);
+    const person = await insertMember(t.services.db, t.siteId, {
+      roleId,
+      clock: t.clock,
+    });
+    const assigner = await t.credential(["workflow:assign"], {
+      creatorId: person,
+    });
+    const listed = await s.call(
+      "GET",
+      `/entries/${post.id}/assignees`,
+      undefined,
+      { secret: assigner.secret },
+    );
+    assert.equal(listed.status, 403);
+    assert.equal((await refusal(listed)).code, "missing_permission");
+    const assigned = await s.call("PUT", `/entries/${post.id}/assignment`, {
+      assignee_id: t.adminId,
+    }, { secret: assigner.secret });
+    assert.equal(assigned.status, 403);
+    assert.equal((await refusal(assigned)).code, "missing_permission");
+    assert.equal(
+      (await s.json(await s.call("GET", `/entries/${post.id}`))).assignee_id,
+      null,
+    );
+    // Given update, the same credential lists the candidates and assigns.
+    await t.services.db.updateTable("roles").set({
+      permissions: JSON.stringify({
+        models: { "*": ["read", "update"] },
+        system: [],
+      }),
+    }).where("id", "=", roleId).execute();
+    const candidates = await s.json(
+      await s.call("GET", `/entries/${post.id}/assignees`, undefined, {
+        secret: assigner.secret,
+      }),
+    );
+    assert.ok(
+      candidates.data.some((p: { user_id: string }) => p.user_id === t.adminId),
+    );
+    const done = await s.json(
+      await s.call("PUT", `/entries/${post.id}/assignment`, {
+        assignee_id: t.adminId,
+      }, { secret: assigner.secret }),
+    );
+    assert.equal(done.assignee_id, t.adminId);
   }));

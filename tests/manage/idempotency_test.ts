@@ -14,6 +14,7 @@ import { addSiteLanguage } from "../../core/sites/languages.ts";
 import { putSettings } from "../../core/sites/settings.ts";
 import type { AppEnv } from "../../core/web/env.ts";
 import { BASE, type ManageFixture, refusal, withManageApp } from "./helpers.ts";
+import { postsDefinition } from "./model_fixtures.ts";
 
 async function codes(t: ManageFixture): Promise<string[]> {
   const rows = await t.services.db.selectFrom("site_languages").select("code")
@@ -26,9 +27,10 @@ async function strandClaim(
   t: ManageFixture,
   key: string,
   request: { method: string; path: string; body: unknown },
+  credentialId = t.credentialId,
 ) {
   const store = new IdempotencyStore(t.services.kv, { clock: t.clock });
-  const scope = ["manage", t.siteId, t.credentialId];
+  const scope = ["manage", t.siteId, credentialId];
   const claimed = await store.claim({ scope, key }, {
     method: request.method,
     path: `/api/manage/v1${request.path}`,
@@ -76,7 +78,7 @@ Deno.test("Idempotency-Key: required on writes, 1 to 128 visible ASCII character
     );
   }));
 
-Deno.test("a retry with the same key and body answers the exact first answer with replayed: true", () =>
+Deno.test("a retry with the same key and body answers the exact first answer with replayed: true (MAPI-007, MAPI-008)", () =>
   withManageApp(async (t) => {
     const first = await t.call("POST", "/languages", {
       key: "add-fr",
@@ -121,7 +123,7 @@ Deno.test("a retry with the same key and body answers the exact first answer wit
     assert.equal(theirs.status, 201);
   }));
 
-Deno.test("a refused command frees its key: a retry with the same key is evaluated again", () =>
+Deno.test("a refused command frees its key: a retry with the same key is evaluated again (MAPI-012)", () =>
   withManageApp(async (t) => {
     const roleId = await insertRole(t.services.db, t.siteId, {
       models: {},
@@ -160,7 +162,7 @@ Deno.test("a refused command frees its key: a retry with the same key is evaluat
     assert.deepEqual(await codes(t), ["en", "de", "fr"]);
   }));
 
-Deno.test("two concurrent requests with one key: exactly one runs, the other is 409 idempotency_in_progress with Retry-After", () =>
+Deno.test("two concurrent requests with one key: exactly one runs, the other is 409 idempotency_in_progress with Retry-After (MAPI-011)", () =>
   withManageApp(async (t) => {
     let runs = 0;
     let entered!: () => void;
@@ -210,7 +212,7 @@ Deno.test("two concurrent requests with one key: exactly one runs, the other is 
     assert.deepEqual(await codes(t), ["en", "de", "fr"]);
   }));
 
-Deno.test("two truly concurrent identical requests through the real app: one language is added, once", () =>
+Deno.test("two truly concurrent identical requests through the real app: one language is added, once (MAPI-011)", () =>
   withManageApp(async (t) => {
     const answers = await Promise.all(
       [1, 2].map(() =>
@@ -238,7 +240,7 @@ Deno.test("two truly concurrent identical requests through the real app: one lan
     assert.deepEqual(await codes(t), ["en", "de", "fr"]);
   }));
 
-Deno.test("a lost answer (add language, one batch): in progress within the lease, then run again when nothing was written", () =>
+Deno.test("a lost answer (add language, one batch): in progress within the lease, then run again when nothing was written (MAPI-013)", () =>
   withManageApp(async (t) => {
     const body = { code: "fr" };
     await strandClaim(t, "lost", { method: "POST", path: "/languages", body });
@@ -260,7 +262,7 @@ Deno.test("a lost answer (add language, one batch): in progress within the lease
     assert.equal((await replay.json()).replayed, true);
   }));
 
-Deno.test("a lost answer (add language, one batch): when only the answer was lost, the retry answers from what was written, replayed", () =>
+Deno.test("a lost answer (add language, one batch): when only the answer was lost, the retry answers from what was written, replayed (MAPI-013)", () =>
   withManageApp(async (t) => {
     const body = { code: "fr" };
     const { keyDigest } = await strandClaim(t, "lost", {
@@ -297,7 +299,7 @@ Deno.test("a lost answer (add language, one batch): when only the answer was los
     assert.equal((await again.json()).replayed, true);
   }));
 
-Deno.test("a lost answer (settings, own record): the retry runs again, so a written first attempt meets its revision pin", () =>
+Deno.test("a lost answer (settings, own record): the retry runs again, so a written first attempt meets its revision pin (MAPI-015)", () =>
   withManageApp(async (t) => {
     const body = {
       expected_revision: 0,
@@ -342,7 +344,7 @@ Deno.test("a lost answer (settings, own record): the retry runs again, so a writ
     assert.equal(error.current_revision, 2);
   }));
 
-Deno.test("key retention: a 24-hour key replays until its last millisecond, then the request is evaluated anew", () =>
+Deno.test("key retention: a 24-hour key replays until its last millisecond, then the request is evaluated anew (MAPI-009)", () =>
   withManageApp(async (t) => {
     const body = { code: "fr" };
     assert.equal(
@@ -357,4 +359,35 @@ Deno.test("key retention: a 24-hour key replays until its last millisecond, then
     const fresh = await t.call("POST", "/languages", { key: "day", body });
     assert.equal(fresh.status, 409);
     assert.equal((await refusal(fresh)).code, "locale_exists");
+  }));
+
+Deno.test("a lost answer (model delete, safe to repeat): the retry runs again and answers 404 not_found once the first attempt deleted it (MAPI-015)", () =>
+  withManageApp(async (t) => {
+    const cred = await t.credential(["schema:write"]);
+    const created = await t.call("POST", "/models", {
+      secret: cred.secret,
+      key: "create",
+      body: { definition: postsDefinition() },
+    });
+    assert.equal(created.status, 201);
+    const { model_id } = await created.json();
+    const path = `/models/${model_id}/remove`;
+    const body = { expected_revision: 1, confirm: model_id };
+    await strandClaim(t, "lost", { method: "POST", path, body }, cred.id);
+    // The first attempt deleted the model, then died before answering.
+    const first = await t.call("POST", path, {
+      secret: cred.secret,
+      key: "first-attempt",
+      body,
+    });
+    assert.equal(first.status, 200);
+    t.clock.advance(60_000);
+    const retried = await t.call("POST", path, {
+      secret: cred.secret,
+      key: "lost",
+      body,
+    });
+    assert.equal(retried.status, 404);
+    assert.equal((await refusal(retried)).code, "not_found");
+    assert.equal((await t.call("GET", `/models/${model_id}`)).status, 404);
   }));

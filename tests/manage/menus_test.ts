@@ -11,7 +11,7 @@ const ITEMS = [
   },
 ];
 
-Deno.test("PUT /menus/{key} creates and replaces a menu; GET reads it back and lists it", () =>
+Deno.test("PUT /menus/{key} creates and replaces a menu; GET reads it back and lists it (SET-008)", () =>
   withManageApp(async (t) => {
     const put = await t.call("PUT", "/menus/main", {
       body: { items: ITEMS },
@@ -79,7 +79,7 @@ Deno.test("PUT /menus/{key} refuses labels in a language the site lacks, a bad k
     assert.equal(stored.items.length, 100);
   }));
 
-Deno.test("POST /menus/{key}/languages copies labels into a new language; twice is 409 locale_exists", () =>
+Deno.test("POST /menus/{key}/languages copies labels into a new language; twice is 409 locale_exists (SET-008)", () =>
   withManageApp(async (t) => {
     await t.call("PUT", "/menus/main", { body: { items: ITEMS }, key: "m-6" });
     const added = await t.call("POST", "/menus/main/languages", {
@@ -111,7 +111,7 @@ Deno.test("POST /menus/{key}/languages copies labels into a new language; twice 
     assert.equal((await replay.json()).replayed, true);
   }));
 
-Deno.test("/menus needs settings:write", () =>
+Deno.test("/menus needs settings:write (SET-008)", () =>
   withManageApp(async (t) => {
     const reader = await t.credential(["content:read"]);
     const denied = await t.call("GET", "/menus", { secret: reader.secret });

@@ -438,7 +438,7 @@ Deno.test("PUT /models/{id}/folder files the model without moving its revision; 
     assert.equal(gone.status, 404);
   }));
 
-Deno.test("POST /models/{id}/remove needs the id again, the revision read, no entries (Trash counts) and model:delete", () =>
+Deno.test("POST /models/{id}/remove needs the id again, the revision read, no entries (Trash counts) and model:delete (MOD-014)", () =>
   withManageApp(async (t) => {
     const secret = await schemaCredential(t);
     const posts = await createPosts(t, secret);
@@ -536,7 +536,7 @@ Deno.test("POST /models/{id}/remove needs the id again, the revision read, no en
     await createPosts(t, secret);
   }));
 
-Deno.test("model writes need the creator's model:apply now; a credential's models limit what it reads and writes", () =>
+Deno.test("model writes need the creator's model:apply now; a credential's models limit what it reads and writes (MOD-014)", () =>
   withManageApp(async (t) => {
     const secret = await schemaCredential(t);
     const posts = await createPosts(t, secret);
@@ -569,8 +569,41 @@ Deno.test("model writes need the creator's model:apply now; a credential's model
         body,
       });
       assert.equal(response.status, 403, `${method} ${path}`);
-      assert.deepEqual((await refusal(response)).missing, ["model:apply"]);
+      const error = await refusal(response);
+      assert.equal(error.code, "missing_permission");
+      assert.deepEqual(error.missing, ["model:apply"]);
     }
+    // MOD-014: nothing was written, and a creator who loses model:apply is refused on the next write.
+    assert.equal(
+      (await (await t.call("GET", `/models/${posts.model_id}`)).json()).folder,
+      null,
+    );
+    await t.services.db.updateTable("roles").set({
+      permissions: JSON.stringify({
+        models: { "*": ["read"] },
+        system: ["model:apply"],
+      }),
+    }).where("id", "=", roleId).execute();
+    const held = await t.call("PUT", `/models/${posts.model_id}/folder`, {
+      secret: cred.secret,
+      key: "held",
+      body: { folder: "B" },
+    });
+    assert.equal(held.status, 200);
+    await t.services.db.updateTable("roles").set({
+      permissions: JSON.stringify({ models: { "*": ["read"] }, system: [] }),
+    }).where("id", "=", roleId).execute();
+    const lost = await t.call("PUT", `/models/${posts.model_id}/folder`, {
+      secret: cred.secret,
+      key: "lost",
+      body: { folder: "C" },
+    });
+    assert.equal(lost.status, 403);
+    assert.equal((await refusal(lost)).code, "missing_permission");
+    assert.equal(
+      (await (await t.call("GET", `/models/${posts.model_id}`)).json()).folder,
+      "B",
+    );
     // A credential limited to posts sees and changes posts only.
     const { credential } = await import(
       "../../core/credentials/credential_store.ts"

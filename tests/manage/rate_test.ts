@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { refusal, withManageApp } from "./helpers.ts";
 
-Deno.test("rate limit: the 120th request in 60 s answers, the 121st is 429 rate_limited with Retry-After and RateLimit headers", () =>
+Deno.test("rate limit: the 120th request in 60 s answers, the 121st is 429 rate_limited with Retry-After and RateLimit headers (MAPI-017)", () =>
   withManageApp(async (t) => {
     t.clock.advance(15_000);
     for (let i = 1; i <= 120; i++) {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { SETTINGS_DEFAULTS } from "../../core/sites/settings_documents.ts";
 import { refusal, withManageApp } from "./helpers.ts";
 
-Deno.test("POST /settings/seo/redirect-review answers findings without a key and changes nothing (SET-007)", () =>
+Deno.test("POST /settings/seo/redirect-review answers findings without a key and changes nothing (SET-007, MAPI-006)", () =>
   withManageApp(async (t) => {
     const redirects = [
       { from: "/a", match: "exact", status: 301, to: "/b" },

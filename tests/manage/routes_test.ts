@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { SETTINGS_DEFAULTS } from "../../core/sites/settings_documents.ts";
 import { refusal, withManageApp } from "./helpers.ts";
 
-Deno.test("GET /site answers the credential's site with its languages, default first", () =>
+Deno.test("GET /site answers the credential's site with its languages, default first (MAPI-019)", () =>
   withManageApp(async (t) => {
     const response = await t.call("GET", "/site");
     assert.equal(response.status, 200);
@@ -30,8 +30,15 @@ Deno.test("GET /site answers the credential's site with its languages, default f
     assert.equal((await refusal(withBody)).message, 'Unknown key "x" in query');
   }));
 
-Deno.test("GET /languages and POST /languages: add a language, 409 locale_exists on a duplicate", () =>
+Deno.test("GET /languages and POST /languages: add a language, 409 locale_exists on a duplicate (MAPI-019)", () =>
   withManageApp(async (t) => {
+    // MAPI-019: both reads need only content:read.
+    const reader = await t.credential(["content:read"]);
+    for (const path of ["/site", "/languages"]) {
+      const read = await t.call("GET", path, { secret: reader.secret });
+      assert.equal(read.status, 200, path);
+      await read.body?.cancel();
+    }
     const before = await (await t.call("GET", "/languages")).json();
     assert.deepEqual(before, {
       data: [

@@ -23,6 +23,7 @@ Deno.test("upload-media stores a PNG with its header dimensions and reads it bac
     equal(item.default_focal, null);
     equal(item.loading, "lazy");
     equal(item.fetch_priority, "auto");
+    // MED-003: a file added other than from a source has no attribution and is not external.
     equal(item.attribution, null);
     equal(item.external, false);
     match(item.url, new RegExp(`^http://localhost:8000/media/${t.siteId}/`));

@@ -251,6 +251,7 @@ Deno.test("comment.submit stores a pending comment that /v1/_comments serves onl
           { decision: "approve" },
           "moderate-2",
         );
+        // MAPI-015: moderation runs again on a retry, so a repeated decision answers conflict.
         equal(repeated.status, 409);
         equal((await repeated.json()).error.code, "conflict");
         const reader = await manager(w, ["content:read"]);

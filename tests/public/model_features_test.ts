@@ -90,7 +90,7 @@ Deno.test("model features of the public list", async (t) => {
     }
 
     await t.step(
-      "private fields never appear and are unknown to filter, sort, fields (spec 2 part 2.3 item 3)",
+      "private fields never appear and are unknown to filter, sort, fields (spec 2 part 2.3 item 3, MOD-029, MOD-030)",
       async () => {
         const list = await w.get("/v1/shops?limit=100");
         const text = await list.text();
