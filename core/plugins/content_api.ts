@@ -163,6 +163,8 @@ export async function listContent(
 export interface ContentRead {
   instance_id: string;
   group_id: string;
+  /** The instance the group was created with: what a record of the whole group points at. */
+  primary_instance_id: string;
   model_id: string;
   locale: string;
   slug: string;
@@ -214,6 +216,8 @@ export async function readContent(
   const read: ContentRead = {
     instance_id: instance.id,
     group_id: group.id,
+    primary_instance_id: group.primary_entry_id ?? instances[0]?.id ??
+      instance.id,
     model_id: group.model_id,
     locale: instance.locale,
     slug: instance.slug,

@@ -110,6 +110,31 @@ Deno.test("a schedule row keeps every field, due_at on a whole UTC minute beside
     equal(row.next_attempt_at!.toISOString(), "2026-11-23T12:30:00.000Z");
   }));
 
+Deno.test("a schedule launched from a translation names the group's primary instance; the whole group publishes (SCH-003)", () =>
+  withSchedulingWorld(async (w) => {
+    const { groupId, instances } = await w.entry({
+      en: { title: "Primary" },
+      de: { title: "Übersetzung" },
+    });
+    const browser = await w.launch(instances.de);
+    equal((await create(w, browser, {})).status, 303);
+    const [row] = await rows(w);
+    equal(row.instance_id, instances.en);
+    equal(row.locale, "");
+    // A one-language schedule names the primary instance too; its locale picks the language.
+    equal((await create(w, browser, { locale: "de" })).status, 303);
+    const de = (await rows(w)).find((r) => r.locale === "de")!;
+    equal(de.instance_id, instances.en);
+
+    w.clock.advance(2 * 60 * 60_000);
+    equal((await w.scheduler.tick()).completed, 1);
+    equal(
+      w.wire.transitions[0].path,
+      `/api/plugin/v1/content/${instances.en}/transitions/published`,
+    );
+    deepEqual(await w.states(groupId), { en: "draft", de: "published" });
+  }));
+
 Deno.test("conflicts, revisions and what each status allows: one live row per change, languages coexist, reschedule, running and finished rows refuse (SCH-005, SCH-007, SCH-010, SCH-011, SCH-013, SCH-014, SCH-023, SCH-024)", () =>
   withSchedulingWorld(async (w) => {
     const { instances } = await w.entry({

@@ -18,6 +18,8 @@ export interface OfferedTransition {
 export interface DelegatedItem {
   instance_id: string;
   group_id: string;
+  /** Absent from services older than this field; the launched instance stands in. */
+  primary_instance_id?: string;
   model_id: string;
   slug: string;
   fields: Record<string, unknown>;
@@ -149,7 +151,9 @@ export async function createSchedule(
   return await writeSchedule(db, {
     id: input.newId ? input.newId() : crypto.randomUUID(),
     installation_id: input.installationId,
-    instance_id: input.item.instance_id,
+    // A schedule belongs to the translation group, so it names the group's primary instance
+    // whichever language it was launched from (spec 1 part 2.10); `locale` picks the language.
+    instance_id: input.item.primary_instance_id ?? input.item.instance_id,
     group_id: input.item.group_id,
     model_id: input.item.model_id,
     title: itemTitle(input.item),
