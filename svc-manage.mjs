@@ -22,7 +22,7 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 
 const CONTRACT = {
-  "version": "1.18.0",
+  "version": "1.12.0",
   "basePath": "/api/manage/v1",
   "commands": [{
     "command": "get-site",

@@ -2,7 +2,7 @@
 // This module is browser compatible.
 
 /** Contract version of these types. */
-export const CONTRACT_VERSION = "1.18.0";
+export const CONTRACT_VERSION = "1.12.0";
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
 

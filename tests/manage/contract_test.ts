@@ -49,7 +49,9 @@ Deno.test("openapi-v1.json is structurally sound: ids, responses, path parameter
     await Deno.readTextFile(`${root}/openapi-v1.json`),
   ) as Json;
   assert.match(document.openapi as string, /^3\.1\.\d+$/);
-  assert.equal((document.info as Json).version, "1.18.0");
+  // MAPI-024: versioned in the path; the contract is the spec's minor, 1.12.0.
+  assert.equal((document.info as Json).version, "1.12.0");
+  assert.deepEqual(document.servers, [{ url: "/api/manage/v1" }]);
   const ids = new Set<string>();
   const paths = document.paths as Record<string, Record<string, Json>>;
   for (const [path, item] of Object.entries(paths)) {

@@ -17,8 +17,12 @@ import { DATA_OPERATIONS } from "./data.ts";
 export * from "./operation.ts";
 export * from "./errors.ts";
 
-/** Contract version (spec 2 part 9): `info.version` of `openapi-v1.json`. */
-export const CONTRACT_VERSION = "1.18.0";
+/**
+ * Contract version: `info.version` of `openapi-v1.json`. Spec 2 part 9 names 1.12.0 for the
+ * contract its route table describes, which is what this one implements; a route or field
+ * Stave adds beyond the spec takes the next minor (1.13.0), so a client can tell them apart.
+ */
+export const CONTRACT_VERSION = "1.12.0";
 
 /** Base path of the Management API v1. */
 export const BASE_PATH = "/api/manage/v1";
