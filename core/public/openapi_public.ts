@@ -201,9 +201,48 @@ const ITEM: Json = {
       additionalProperties: { type: "array", items: { type: "string" } },
     },
     media: { type: "object", additionalProperties: true },
+    alternates: {
+      type: "array",
+      description:
+        "Single reads only: the same item's slug in each language it is published in",
+      items: {
+        type: "object",
+        properties: { locale: { type: "string" }, slug: { type: "string" } },
+        required: ["locale", "slug"],
+      },
+    },
+    expanded: {
+      type: "object",
+      description:
+        "With `expand`: each expanded relation field's first targets, `{ data, page }`",
+      additionalProperties: true,
+    },
+    page_contract: {
+      type: "object",
+      description:
+        "Items of a model holding page documents: the page contract the document needs (`required`), or why it is withheld (`error`, with `slides` null)",
+      properties: {
+        required: { type: ["integer", "null"] },
+        error: { type: "object", additionalProperties: true },
+      },
+      required: ["required"],
+    },
   },
   required: ["id", "slug", "locale", "fields"],
   additionalProperties: true,
+};
+const CONTRACTS: Json = {
+  type: "object",
+  description:
+    "The contracts this service serves: `page.served` is the newest page-document contract version it delivers",
+  properties: {
+    page: {
+      type: "object",
+      properties: { served: { type: "integer" } },
+      required: ["served"],
+    },
+  },
+  required: ["page"],
 };
 const PAGE: Json = {
   type: "object",
@@ -253,8 +292,9 @@ const ROUTES: RouteDoc[] = [
       properties: {
         data: { type: "array", items: ITEM },
         page: PAGE,
+        contracts: CONTRACTS,
       },
-      required: ["data", "page"],
+      required: ["data", "page", "contracts"],
     },
     filters: true,
     etag: true,
@@ -273,8 +313,8 @@ const ROUTES: RouteDoc[] = [
     },
     answer: {
       type: "object",
-      properties: { data: ITEM },
-      required: ["data"],
+      properties: { data: ITEM, contracts: CONTRACTS },
+      required: ["data", "contracts"],
     },
     etag: true,
   },
@@ -292,8 +332,12 @@ const ROUTES: RouteDoc[] = [
     },
     answer: {
       type: "object",
-      properties: { data: { type: "array", items: ITEM }, page: PAGE },
-      required: ["data", "page"],
+      properties: {
+        data: { type: "array", items: ITEM },
+        page: PAGE,
+        contracts: CONTRACTS,
+      },
+      required: ["data", "page", "contracts"],
     },
     etag: true,
   },
@@ -357,12 +401,53 @@ const ROUTES: RouteDoc[] = [
       type: "object",
       properties: {
         data: { type: "array", items: ITEM },
-        deleted: { type: "array", items: {} },
-        changes: { type: "array", items: {} },
+        deleted: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              id: { type: "string" },
+              model: { type: "string" },
+              locale: { type: "string" },
+            },
+            required: ["id", "model", "locale"],
+          },
+        },
+        changes: {
+          type: "array",
+          description: "The changes in the order to apply them",
+          items: {
+            type: "object",
+            properties: {
+              kind: { type: "string", enum: ["upsert", "delete"] },
+              id: { type: "string" },
+              model: { type: "string" },
+            },
+            required: ["kind", "id", "model"],
+          },
+        },
         phase: { type: "string", enum: ["snapshot", "changes"] },
-        next_cursor: { type: "string" },
+        next_cursor: {
+          type: ["string", "null"],
+          description:
+            "Set while more rows wait: send it back for the next page; null once caught up",
+        },
+        checkpoint: {
+          type: ["string", "null"],
+          description:
+            "Set once caught up: send it back later to read what changed since",
+        },
+        reset_reason: { type: "null" },
       },
-      required: ["data", "phase", "next_cursor"],
+      required: [
+        "data",
+        "deleted",
+        "changes",
+        "phase",
+        "next_cursor",
+        "checkpoint",
+        "reset_reason",
+      ],
     },
   },
   {

@@ -1,4 +1,5 @@
 // Answers of the demo site (`deno task start`), shortened, shown as examples in the public read API document.
+import { PAGE_CONTRACT_SERVED } from "./items.ts";
 import type { PublicRouteName } from "./query_parameters.ts";
 
 const item = {
@@ -23,6 +24,7 @@ const item = {
   media: { cover: null },
 };
 const page = { limit: 1, has_more: true, next_cursor: "eyJ2IjoxLCJxIjoi…" };
+const contracts = { page: { served: PAGE_CONTRACT_SERVED } };
 const hit = {
   kind: "post",
   model: "posts",
@@ -35,12 +37,13 @@ const hit = {
 
 /** One example answer per route, where the demo site has one to show. */
 export const PUBLIC_EXAMPLES: Partial<Record<PublicRouteName, unknown>> = {
-  list: { data: [item], page },
+  list: { data: [item], page, contracts },
   single: {
     data: {
       ...item,
       alternates: [{ locale: "en", slug: "alt-text-as-part-of-the-review" }],
     },
+    contracts,
   },
   related: {
     data: [{
@@ -55,6 +58,7 @@ export const PUBLIC_EXAMPLES: Partial<Record<PublicRouteName, unknown>> = {
       media: {},
     }],
     page: { limit: 25, has_more: false, next_cursor: null },
+    contracts,
   },
   search: { data: [hit], page },
   suggest: { query: "alt", data: [hit], limit: 5, locale: "en" },
@@ -64,6 +68,8 @@ export const PUBLIC_EXAMPLES: Partial<Record<PublicRouteName, unknown>> = {
     changes: [],
     phase: "snapshot",
     next_cursor: "eyJ2IjoxLCJiaW5kaW5nIjp7…",
+    checkpoint: null,
+    reset_reason: null,
   },
   chrome: {
     data: {

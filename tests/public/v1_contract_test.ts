@@ -163,3 +163,46 @@ Deno.test("the v1 routes answer the pinned statuses and keys (PUB-043)", async (
     await w.close();
   }
 });
+
+Deno.test("every key a live v1 answer carries is in the public document", async () => {
+  const document = JSON.parse(
+    await Deno.readTextFile(`${root}/openapi-public-v1.json`),
+  ) as Json;
+  const schemas = (document.components as Json).schemas as Record<
+    string,
+    Json
+  >;
+  const documented = (name: string) =>
+    Object.keys(resolve(document, schemas[name]).properties as Json);
+  const undocumented = (value: unknown, name: string) =>
+    Object.keys(value as Json).filter((k) => !documented(name).includes(k));
+  const w = await openPublicWorld();
+  const read = async (path: string) => {
+    const res = await w.get(`/v1${path}`);
+    equal(res.status, 200, path);
+    return await res.json() as Json;
+  };
+  try {
+    const list = await read("/posts?limit=1");
+    deepEqual(undocumented(list, "ListItemsResponse"), []);
+    const item = (list.data as Json[])[0];
+    deepEqual(undocumented(item, "Item"), []);
+    const single = await read(`/posts/${item.slug}`);
+    deepEqual(undocumented(single, "ReadItemResponse"), []);
+    deepEqual(undocumented(single.data, "Item"), []);
+    deepEqual(
+      undocumented(await read("/_search?q=edge"), "SearchResponse"),
+      [],
+    );
+    deepEqual(
+      undocumented(
+        await read("/_search/suggest?q=ed&locale=en"),
+        "SuggestResponse",
+      ),
+      [],
+    );
+    deepEqual(undocumented(await read("/_sync"), "SyncResponse"), []);
+  } finally {
+    await w.close();
+  }
+});
