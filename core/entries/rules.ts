@@ -4,6 +4,7 @@ import { getModel } from "../models/model_reads.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { CommandScope } from "./command.ts";
 import { checkMediaReferences } from "./media_refs.ts";
+import { checkRichBlockReferences } from "./rich_block_refs.ts";
 import { writeRelationLinks } from "./relations.ts";
 import { claimUniqueValues } from "./unique.ts";
 import type { LifecycleRefusal } from "./types.ts";
@@ -38,7 +39,8 @@ export interface WrittenVersion {
 
 /**
  * Applies the rules after a new version's rows are written and before the command records
- * it: media references (MOD-055), relation targets and links, then unique claims. A refusal rolls the command back.
+ * it: media references (MOD-055), plugin blocks in rich text (PEXT-027), relation targets and
+ * links, then unique claims. A refusal rolls the command back.
  */
 export async function enforceEntryRules(
   scope: CommandScope,
@@ -48,6 +50,8 @@ export async function enforceEntryRules(
   if (model === null) return null;
   const media = await checkMediaReferences(scope, { ...written, model });
   if (media) return media;
+  const blocks = await checkRichBlockReferences(scope, { ...written, model });
+  if (blocks) return blocks;
   const links = await writeRelationLinks(scope, { ...written, model });
   if (links) return links;
   return await claimUniqueValues(

@@ -4556,6 +4556,180 @@ export interface Operations {
       }>;
     };
   };
+  /** List the plugin rich blocks an editor may insert in rich text. */
+  "list-rich-blocks": {
+    method: "GET";
+    path: "/rich-blocks";
+    scope: "content:read";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        /** The active installation declaring it */
+        "installation_id": string;
+        /** Stored as `data-block` */
+        "plugin_id": string;
+        /** Stored as `data-type` */
+        "type": string;
+        "label": string;
+        "description": string | null;
+        /** Stored as `data-version`: the version whose controls are listed */
+        "version": number;
+        /** True when it sits inside a paragraph */
+        "inline": boolean;
+        /** `data-values` is a JSON object of these controls and no other key */
+        "controls": Array<
+          ({
+            "name": string;
+            "label": string;
+            "type":
+              | "text"
+              | "textarea"
+              | "rich"
+              | "number"
+              | "boolean"
+              | "select"
+              | "url"
+              | "media"
+              | "relation";
+            "required": boolean;
+            "help"?: string;
+            "max_length"?: number;
+            "min"?: number;
+            "max"?: number;
+            /** Select controls: the values allowed */
+            "options"?: Array<{
+              "value": string;
+              "label": string;
+            }>;
+            /** Relation controls: the model slugs an item may point at */
+            "models"?: Array<string>;
+          } | {
+            "name": string;
+            "label": string;
+            "type": "group";
+            "help"?: string;
+            "min_items": number;
+            "max_items": number;
+            "controls": Array<
+              ({
+                "name": string;
+                "label": string;
+                "type":
+                  | "text"
+                  | "textarea"
+                  | "rich"
+                  | "number"
+                  | "boolean"
+                  | "select"
+                  | "url"
+                  | "media"
+                  | "relation";
+                "required": boolean;
+                "help"?: string;
+                "max_length"?: number;
+                "min"?: number;
+                "max"?: number;
+                /** Select controls: the values allowed */
+                "options"?: Array<{
+                  "value": string;
+                  "label": string;
+                }>;
+                /** Relation controls: the model slugs an item may point at */
+                "models"?: Array<string>;
+              } | {
+                "name": string;
+                "label": string;
+                "type": "group";
+                "help"?: string;
+                "min_items": number;
+                "max_items": number;
+                "controls": Array<
+                  ({
+                    "name": string;
+                    "label": string;
+                    "type":
+                      | "text"
+                      | "textarea"
+                      | "rich"
+                      | "number"
+                      | "boolean"
+                      | "select"
+                      | "url"
+                      | "media"
+                      | "relation";
+                    "required": boolean;
+                    "help"?: string;
+                    "max_length"?: number;
+                    "min"?: number;
+                    "max"?: number;
+                    /** Select controls: the values allowed */
+                    "options"?: Array<{
+                      "value": string;
+                      "label": string;
+                    }>;
+                    /** Relation controls: the model slugs an item may point at */
+                    "models"?: Array<string>;
+                  } | {
+                    "name": string;
+                    "label": string;
+                    "type": "group";
+                    "help"?: string;
+                    "min_items": number;
+                    "max_items": number;
+                    "controls": Array<{
+                      "name": string;
+                      "label": string;
+                      "type":
+                        | "text"
+                        | "textarea"
+                        | "rich"
+                        | "number"
+                        | "boolean"
+                        | "select"
+                        | "url"
+                        | "media"
+                        | "relation";
+                      "required": boolean;
+                      "help"?: string;
+                      "max_length"?: number;
+                      "min"?: number;
+                      "max"?: number;
+                      /** Select controls: the values allowed */
+                      "options"?: Array<{
+                        "value": string;
+                        "label": string;
+                      }>;
+                      /** Relation controls: the model slugs an item may point at */
+                      "models"?: Array<string>;
+                    }>;
+                  })
+                >;
+              })
+            >;
+          })
+        >;
+        /** Checks across the top-level controls */
+        "rules": Array<
+          ({
+            "kind": "required_when";
+            "field": string;
+            "when": {
+              "field": string;
+              "equals": string | number | boolean;
+            };
+            "message"?: string;
+          } | {
+            "kind": "one_of_required";
+            "fields": Array<string>;
+            "message"?: string;
+          })
+        >;
+      }>;
+    };
+  };
   /** Create a one-time launch link to a plugin's management view. */
   "launch-plugin-manage-view": {
     method: "POST";
@@ -5929,6 +6103,8 @@ export type ListPluginContentActionsAnswer =
 /** Answer of `list-plugin-operations`. */
 export type ListPluginOperationsAnswer =
   Operations["list-plugin-operations"]["answer"];
+/** Answer of `list-rich-blocks`. */
+export type ListRichBlocksAnswer = Operations["list-rich-blocks"]["answer"];
 /** Answer of `launch-plugin-manage-view`. */
 export type LaunchPluginManageViewAnswer =
   Operations["launch-plugin-manage-view"]["answer"];
@@ -6322,6 +6498,11 @@ export const OPERATION_ROUTES: {
   "list-plugin-operations": {
     method: "GET",
     path: "/plugins/operations",
+    idempotencyKey: false,
+  },
+  "list-rich-blocks": {
+    method: "GET",
+    path: "/rich-blocks",
     idempotencyKey: false,
   },
   "launch-plugin-manage-view": {

@@ -1,6 +1,8 @@
-// What renderers read beside pages: allowed embed origins (PAUX-017) and the rich-block
-// definitions of active plugins (PAUX-018).
+// What renderers and editors read beside pages: allowed embed origins (PAUX-017) and the
+// rich-block registry of active plugins (PAUX-018, MPL-001).
 import type { Db } from "../db/database.ts";
+import { installationOf } from "../plugins/installation_store.ts";
+import type { ManifestRichBlock } from "../plugins/manifest.ts";
 
 /**
  * The exact https origins an administrator allows for embeds: `allowed_embed_origins` of the
@@ -30,14 +32,46 @@ export interface RichBlockDefinition {
   version: number;
 }
 
+/** One rich block an active installation declares: an entry of the site's registry. */
+export interface RegisteredRichBlock {
+  installationId: string;
+  /** The plugin id, stored as `data-block` of the block's figure. */
+  pluginId: string;
+  block: ManifestRichBlock;
+}
+
 /**
- * Rich-block definitions of the site's active plugins. The plugin protocol (branch
- * `plugin-core`) is not on main yet, so no plugin can declare one: the list is empty until it
- * lands and replaces this seam with a read of active installations.
+ * The site's rich-block registry: every block an active installation declares, by plugin id,
+ * then in manifest order. A disabled, revoked or pending installation registers nothing, so
+ * its blocks disappear from every listing at once (PAUX-018, MPL-001).
  */
-export function activeRichBlocks(
-  _db: Db,
-  _siteId: string,
+export async function registeredRichBlocks(
+  db: Db,
+  siteId: string,
+): Promise<RegisteredRichBlock[]> {
+  const rows = await db.selectFrom("plugin_installations").selectAll()
+    .where("site_id", "=", siteId).where("state", "=", "active")
+    .orderBy("plugin_id").orderBy("id").execute();
+  return rows.map(installationOf).flatMap((installation) =>
+    (installation.manifest.rich_blocks ?? []).map((block) => ({
+      installationId: installation.id,
+      pluginId: installation.pluginId,
+      block,
+    }))
+  );
+}
+
+/** Rich-block definitions of the site's active plugins, as `/v1/_rich-blocks` answers them. */
+export async function activeRichBlocks(
+  db: Db,
+  siteId: string,
 ): Promise<RichBlockDefinition[]> {
-  return Promise.resolve([]);
+  return (await registeredRichBlocks(db, siteId)).map((
+    { pluginId, block },
+  ) => ({
+    plugin_id: pluginId,
+    key: block.type,
+    label: block.label,
+    version: block.version,
+  }));
 }

@@ -47,7 +47,21 @@ const WRITE_OUTCOMES: Record<string, OutcomeCode> = {
   proposal_field_unsupported: "invalid_request",
 };
 
-function writeRefusal(code: string): PluginRefusal {
+/** Field problems the protocol answers by their own outcome code (spec 1 part 7). */
+const FIELD_OUTCOMES: ReadonlySet<string> = new Set([
+  "rich_block_unregistered",
+  "rich_block_version_unknown",
+  "rich_block_values_invalid",
+]);
+
+function writeRefusal(
+  code: string,
+  errors: readonly { code: string; path: string; message: string }[] = [],
+): PluginRefusal {
+  const named = errors.find((e) => FIELD_OUTCOMES.has(e.code));
+  if (code === "field_validation_failed" && named) {
+    return pluginRefusal(named.code as OutcomeCode, named.message);
+  }
   const outcome = WRITE_OUTCOMES[code] ?? "transition_refused";
   return pluginRefusal(outcome, `The service refused the write: ${code}`);
 }
@@ -149,7 +163,9 @@ export function savePluginContent(c: Context<AppEnv>): Promise<Response> {
       fields: body.fields,
       expected_current_version_id: body.expected_current_version_id,
     });
-    if (!saved.ok) return writeRefusal(saved.code);
+    if (!saved.ok) {
+      return writeRefusal(saved.code, "errors" in saved ? saved.errors : []);
+    }
     const instance = saved.instances.find((i) =>
       i.locale === item.instance.locale
     );

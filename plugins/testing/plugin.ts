@@ -33,6 +33,8 @@ export interface ExampleBehaviour {
   mediaSources?: boolean;
   /** Content policies the manifest declares, each with how it answers. */
   policies?: ExamplePolicy[];
+  /** The manifest declares a rich block (`pull-quote`, version 2, with a repeatable group). */
+  richBlocks?: boolean;
 }
 
 /**
@@ -261,6 +263,40 @@ export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
           kind: p.kind,
           mode: p.mode,
         })),
+      }
+      : {}),
+    ...(behaviour.richBlocks
+      ? {
+        rich_blocks: [{
+          type: "pull-quote",
+          label: "Pull quote",
+          description: "A quotation set apart from the text",
+          version: 2,
+          controls: [
+            { name: "text", label: "Quote", type: "textarea", required: true },
+            { name: "by", label: "By", type: "text", max_length: 200 },
+            {
+              name: "sources",
+              label: "Sources",
+              type: "group",
+              max_items: 5,
+              controls: [{ name: "url", label: "Address", type: "url" }],
+            },
+          ],
+          rules: [{
+            kind: "one_of_required",
+            fields: ["by", "sources"],
+          }],
+          render: {
+            el: "blockquote",
+            children: [{ field: "text" }],
+          },
+          migrations: [{
+            from: 1,
+            to: 2,
+            steps: [{ op: "rename", from: "author", to: "by" }],
+          }],
+        }],
       }
       : {}),
     ...(behaviour.manifest === "unknown_key" ? { surprise: true } : {}),

@@ -91,7 +91,7 @@ const ROUTE_TABLE: [string, string, boolean][] = [
   ["GET /plugins/manage-views", "plugins:use", false],
   ["GET /plugins/content-actions", "plugins:use", false],
   ["GET /plugins/operations", "plugins:use", false],
-  // `GET /rich-blocks` (content:read) is not declared yet: MPL-001's row.
+  ["GET /rich-blocks", "content:read", false],
   ["POST /plugins/{}/manage-views/{}/launch", "plugins:use", false],
   [
     "POST /plugins/{}/content-actions/{}/entries/{}/launch",

@@ -1,10 +1,13 @@
 // Plugin operations through the Management API, against the test plugin as a real HTTP server:
 // listings, launch links, invocations, the exchange and every answer classification (spec 1
-// parts 2.4, 2.5, 7; spec 2 parts 2.5, 4.3; MPL, LAU-021..023, PEXT-011..014).
+// parts 2.4, 2.5, 7; spec 2 parts 2.5, 4.2, 4.3; MPL, LAU-021..023, PEXT-011..014), and the
+// rich-block registry the Management API lists (MPL-001, PAUX-018).
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { Scope } from "../../core/access/scopes.ts";
 import { insertMember, insertRole } from "../../core/access/_testing.ts";
 import { insertCredential } from "../../core/credentials/credential_store.ts";
+import { createModel } from "../../core/models/store.ts";
+import { saveTestEntry } from "../support/entries.ts";
 import { manager, SITE_HOST, withPluginWorld } from "./world.ts";
 
 type Json = Record<string, unknown>;
@@ -528,4 +531,159 @@ Deno.test("the creator's own authority: a destructive entry operation needs upda
       instance_id: instances.en,
     });
     equal(outside.status, 404);
+  }));
+
+Deno.test("GET /rich-blocks lists the active plugins' rich blocks with their controls and rules, from the registry /v1/_rich-blocks reads; content:read (always included), whatever the credential's models (MPL-001, PAUX-018)", () =>
+  withPluginWorld(async (w) => {
+    const publicList = async () => {
+      const res = await w.app.request(`http://${SITE_HOST}/v1/_rich-blocks`, {
+        headers: { host: SITE_HOST },
+      });
+      equal(res.status, 200);
+      return (await res.json() as Json).data;
+    };
+    const reader = await manager(w, ["content:read"]);
+    deepEqual(await reader("GET", "/rich-blocks"), {
+      status: 200,
+      body: { data: [] },
+    });
+    w.plugin.behaviour.richBlocks = true;
+    const id = await w.install();
+    const listed = await reader("GET", "/rich-blocks");
+    equal(listed.status, 200, JSON.stringify(listed.body));
+    // Defaults the manifest left out are spelled out: required, min_items, inline.
+    deepEqual(listed.body.data, [{
+      installation_id: id,
+      plugin_id: "com.example.publisher",
+      type: "pull-quote",
+      label: "Pull quote",
+      description: "A quotation set apart from the text",
+      version: 2,
+      inline: false,
+      controls: [
+        { name: "text", label: "Quote", type: "textarea", required: true },
+        {
+          name: "by",
+          label: "By",
+          type: "text",
+          required: false,
+          max_length: 200,
+        },
+        {
+          name: "sources",
+          label: "Sources",
+          type: "group",
+          min_items: 0,
+          max_items: 5,
+          controls: [
+            { name: "url", label: "Address", type: "url", required: false },
+          ],
+        },
+      ],
+      rules: [{ kind: "one_of_required", fields: ["by", "sources"] }],
+    }]);
+    deepEqual(await publicList(), [{
+      plugin_id: "com.example.publisher",
+      key: "pull-quote",
+      label: "Pull quote",
+      version: 2,
+    }]);
+    // Blocks are not bound to models: a credential limited to another model sees the same.
+    const elsewhere = await manager(w, ["content:read"], {
+      models: [crypto.randomUUID()],
+    });
+    deepEqual(await elsewhere("GET", "/rich-blocks"), listed);
+    // content:read is always included (spec 2 part 5.1): a credential asking only for
+    // plugins:use holds it, so no credential is refused this route for its scopes.
+    const withoutAsking = await manager(w, ["plugins:use"]);
+    deepEqual(await withoutAsking("GET", "/rich-blocks"), listed);
+    equal(
+      (await w.admin("POST", `/api/plugins/${id}/disable`, {})).status,
+      200,
+    );
+    deepEqual(await reader("GET", "/rich-blocks"), {
+      status: 200,
+      body: { data: [] },
+    });
+    deepEqual(await publicList(), []);
+  }));
+
+Deno.test("a credential limited to one model launches a plugin that acts within it: the delegation holds no other granted model, and a publish there is requester_unauthorized (MPL-005)", () =>
+  withPluginWorld(async (w) => {
+    const ctx = { db: w.services.db, clock: w.clock, siteId: w.siteId };
+    const notes = await createModel(ctx, {
+      model: { name: "Notes", slug: "notes", enableI18n: true },
+      fields: [{ key: "title", label: "Title", type: "text", localized: true }],
+    });
+    if (!notes.ok) throw new Error(`Cannot create the model: ${notes.code}`);
+    const modelB = notes.model_id;
+    const id = await w.install({ model_ids: [w.modelId, modelB] });
+    const inA = await w.entry({ en: { title: "In A" } });
+    const inB = await saveTestEntry(
+      { ...ctx, userId: w.adminId, modelId: modelB },
+      { en: { title: "In B" } },
+    );
+    const scopes: Scope[] = [
+      "content:read",
+      "lifecycle:publish",
+      "plugins:use",
+    ];
+    const launch = async (models: string[] | null) => {
+      const call = await manager(w, scopes, { models });
+      const link = await call(
+        "POST",
+        `/plugins/${id}/manage-views/calendar/launch`,
+        {},
+      );
+      equal(link.status, 201, JSON.stringify(link.body));
+      const page = await fetch(String(link.body.url), { redirect: "manual" });
+      await page.body?.cancel();
+      equal(page.status, 303);
+      return w.plugin.delegations.get(id) as {
+        delegation_id: string;
+        model_ids: { model_id: string; access: string }[];
+      };
+    };
+    // The creator reads both granted models: without a model limit both are delegated.
+    const whole = await launch(null);
+    deepEqual(
+      whole.model_ids.map((m) => m.model_id).sort(),
+      [w.modelId, modelB].sort(),
+    );
+    const limited = await launch([w.modelId]);
+    deepEqual(limited.model_ids, [{ model_id: w.modelId, access: "read" }]);
+
+    const publish = async (
+      entry: { groupId: string; instances: Record<string, string> },
+      key: string,
+    ) => {
+      const group = await w.services.db.selectFrom("entry_groups")
+        .select(["current_version_id", "revision"])
+        .where("id", "=", entry.groupId).executeTakeFirstOrThrow();
+      const res = await w.plugin.api(
+        id,
+        `/content/${entry.instances.en}/transitions/published`,
+        {
+          method: "POST",
+          key,
+          body: {
+            kind: "publish",
+            expected_current_version_id: group.current_version_id,
+            expected_workflow_revision: group.revision,
+            delegation_id: limited.delegation_id,
+          },
+        },
+      );
+      return { status: res.status, body: await res.json() as Json };
+    };
+    const onB = await publish(inB, "mpl-005-b");
+    equal(onB.status, 403, JSON.stringify(onB.body));
+    equal((onB.body.outcome as Json).code, "requester_unauthorized");
+    const stillDraft = await w.services.db.selectFrom("entries")
+      .select("published_version_id").where("id", "=", inB.instances.en)
+      .executeTakeFirstOrThrow();
+    equal(stillDraft.published_version_id, null, "nothing was published");
+    // The same delegation publishes on the model the credential holds.
+    const onA = await publish(inA, "mpl-005-a");
+    equal((onA.body.outcome as Json).code, "transition_applied");
   }));

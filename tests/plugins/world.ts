@@ -46,17 +46,29 @@ export interface PluginWorld extends TestApp {
   sessionFor(userId: string): Promise<string>;
 }
 
+/** Options of {@linkcode openPluginWorld}. */
+export interface PluginWorldOptions {
+  /** Shortens the plugin call limits. */
+  timeoutMs?: number;
+  /** Builds the islands (browser tests). */
+  islands?: boolean;
+  /** More settings; a `PLUGIN_DEV_ORIGINS` here is added to the plugin's origin. */
+  env?: Record<string, string>;
+}
+
 /** Opens a world; `timeoutMs` shortens the plugin call limits, `islands` builds the islands. */
 export async function openPluginWorld(
-  options: { timeoutMs?: number; islands?: boolean } = {},
+  options: PluginWorldOptions = {},
 ): Promise<PluginWorld> {
   const plugin = await startExamplePlugin();
   const t = await openTestApp({
     islands: options.islands,
     env: {
       ENVIRONMENT: "development",
-      PLUGIN_DEV_ORIGINS: plugin.origin,
       PUBLIC_URL: `http://${SITE_HOST}`,
+      ...options.env,
+      PLUGIN_DEV_ORIGINS: [plugin.origin, options.env?.PLUGIN_DEV_ORIGINS]
+        .filter(Boolean).join(","),
     },
   });
   if (options.timeoutMs !== undefined) {
@@ -160,7 +172,7 @@ export async function openPluginWorld(
 /** Runs `fn` in a fresh world and closes it afterwards. */
 export async function withPluginWorld(
   fn: (w: PluginWorld) => Promise<void>,
-  options: { timeoutMs?: number; islands?: boolean } = {},
+  options: PluginWorldOptions = {},
 ): Promise<void> {
   const world = await openPluginWorld(options);
   try {
@@ -170,14 +182,24 @@ export async function withPluginWorld(
   }
 }
 
+/** Options of {@linkcode manager}. */
+export interface ManagerOptions {
+  /** The credential's models; null (the default) reaches every model. */
+  models?: string[] | null;
+}
+
 /** A Management API caller with a credential of `scopes` made by the administrator; writes are keyed. */
-export async function manager(w: PluginWorld, scopes: Scope[]) {
+export async function manager(
+  w: PluginWorld,
+  scopes: Scope[],
+  options: ManagerOptions = {},
+) {
   const { secret } = await insertCredential(w.services.db, w.clock, {
     siteId: w.siteId,
     creatorId: w.adminId,
     name: `script ${scopes.join(" ")}`,
     scopes,
-    models: null,
+    models: options.models ?? null,
   });
   let n = 0;
   return async (method: string, path: string, body?: unknown) => {

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { ErrorCode } from "./errors.ts";
 import { operation } from "./operation.ts";
+import { listRichBlocks } from "./rich_blocks.ts";
 
 const mcpTool = z.strictObject({
   name: z.string().nullable().describe(
@@ -243,12 +244,13 @@ export const invokePluginOperation = operation({
   ],
 });
 
-/** The plugin operations, in docs order. */
+/** The plugin operations, in docs order (with `GET /rich-blocks`, as spec 2's route table lists it). */
 export const PLUGIN_OPERATIONS = [
   listPlugins,
   listPluginManageViews,
   listPluginContentActions,
   listPluginOperations,
+  listRichBlocks,
   launchPluginManageView,
   launchPluginContentAction,
   invokePluginOperation,

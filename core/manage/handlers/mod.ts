@@ -13,6 +13,7 @@ import * as media from "./media.ts";
 import * as pages from "./pages.ts";
 import * as comments from "./comments.ts";
 import * as plugins from "./plugins.ts";
+import * as richBlocks from "./rich_blocks.ts";
 import * as data from "./data.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
@@ -30,5 +31,6 @@ export const HANDLERS: HandlerMap = {
   ...media,
   ...comments,
   ...plugins,
+  ...richBlocks,
   ...data,
 };
