@@ -61,37 +61,38 @@ import * as $57 from "./routes/api/plugins/[id]/index.ts";
 import * as $58 from "./routes/api/plugins/[id]/launch.ts";
 import * as $59 from "./routes/api/plugins/[id]/policies/[policy]/mode.ts";
 import * as $60 from "./routes/api/plugins/_middleware.ts";
-import * as $61 from "./routes/api/plugins/index.ts";
-import * as $62 from "./routes/docs/index.ts";
-import * as $63 from "./routes/docs/openapi-public-v1.json.ts";
-import * as $64 from "./routes/docs/openapi-v1.json.ts";
-import * as $65 from "./routes/docs/viewer/[file].ts";
-import * as $66 from "./routes/health.ts";
-import * as $67 from "./routes/index.tsx";
-import * as $68 from "./routes/media/[site]/[file].ts";
-import * as $69 from "./routes/v1/[model]/[slug].ts";
-import * as $70 from "./routes/v1/[model]/index.ts";
-import * as $71 from "./routes/v1/_chrome/index.ts";
-import * as $72 from "./routes/v1/_client/index.ts";
-import * as $73 from "./routes/v1/_comments/index.ts";
-import * as $74 from "./routes/v1/_embeds/index.ts";
-import * as $75 from "./routes/v1/_middleware.ts";
-import * as $76 from "./routes/v1/_redirects/index.ts";
-import * as $77 from "./routes/v1/_related/[model].ts";
-import * as $78 from "./routes/v1/_rich-blocks/index.ts";
-import * as $79 from "./routes/v1/_search/index.ts";
-import * as $80 from "./routes/v1/_search/suggest.ts";
-import * as $81 from "./routes/v1/_sitemap/[model]/[number].ts";
-import * as $82 from "./routes/v1/_sitemap/index.ts";
-import * as $83 from "./routes/v1/_sync/index.ts";
-import * as $84 from "./routes/v1/interactions/[action].ts";
+import * as $61 from "./routes/api/plugins/catalogue.ts";
+import * as $62 from "./routes/api/plugins/index.ts";
+import * as $63 from "./routes/docs/index.ts";
+import * as $64 from "./routes/docs/openapi-public-v1.json.ts";
+import * as $65 from "./routes/docs/openapi-v1.json.ts";
+import * as $66 from "./routes/docs/viewer/[file].ts";
+import * as $67 from "./routes/health.ts";
+import * as $68 from "./routes/index.tsx";
+import * as $69 from "./routes/media/[site]/[file].ts";
+import * as $70 from "./routes/v1/[model]/[slug].ts";
+import * as $71 from "./routes/v1/[model]/index.ts";
+import * as $72 from "./routes/v1/_chrome/index.ts";
+import * as $73 from "./routes/v1/_client/index.ts";
+import * as $74 from "./routes/v1/_comments/index.ts";
+import * as $75 from "./routes/v1/_embeds/index.ts";
+import * as $76 from "./routes/v1/_middleware.ts";
+import * as $77 from "./routes/v1/_redirects/index.ts";
+import * as $78 from "./routes/v1/_related/[model].ts";
+import * as $79 from "./routes/v1/_rich-blocks/index.ts";
+import * as $80 from "./routes/v1/_search/index.ts";
+import * as $81 from "./routes/v1/_search/suggest.ts";
+import * as $82 from "./routes/v1/_sitemap/[model]/[number].ts";
+import * as $83 from "./routes/v1/_sitemap/index.ts";
+import * as $84 from "./routes/v1/_sync/index.ts";
+import * as $85 from "./routes/v1/interactions/[action].ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
-    { pattern: "/", file: "routes/index.tsx", folder: "", module: $67 },
+    { pattern: "/", file: "routes/index.tsx", folder: "", module: $68 },
     { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $12 },
-    { pattern: "/docs", file: "routes/docs/index.ts", folder: "docs", module: $62 },
-    { pattern: "/health", file: "routes/health.ts", folder: "", module: $66 },
+    { pattern: "/docs", file: "routes/docs/index.ts", folder: "docs", module: $63 },
+    { pattern: "/health", file: "routes/health.ts", folder: "", module: $67 },
     { pattern: "/admin/connect", file: "routes/admin/connect.tsx", folder: "admin", module: $2 },
     { pattern: "/admin/forms", file: "routes/admin/forms.tsx", folder: "admin", module: $11 },
     { pattern: "/admin/media", file: "routes/admin/media/index.tsx", folder: "admin/media", module: $13 },
@@ -101,18 +102,18 @@ export const manifest: Manifest = {
     { pattern: "/admin/settings", file: "routes/admin/settings/index.tsx", folder: "admin/settings", module: $27 },
     { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $37 },
     { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $38 },
-    { pattern: "/api/plugins", file: "routes/api/plugins/index.ts", folder: "api/plugins", module: $61 },
-    { pattern: "/docs/openapi-public-v1.json", file: "routes/docs/openapi-public-v1.json.ts", folder: "docs", module: $63 },
-    { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $64 },
-    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $71 },
-    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $72 },
-    { pattern: "/v1/_comments", file: "routes/v1/_comments/index.ts", folder: "v1/_comments", module: $73 },
-    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $74 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $76 },
-    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $78 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $79 },
-    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $82 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $83 },
+    { pattern: "/api/plugins", file: "routes/api/plugins/index.ts", folder: "api/plugins", module: $62 },
+    { pattern: "/docs/openapi-public-v1.json", file: "routes/docs/openapi-public-v1.json.ts", folder: "docs", module: $64 },
+    { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $65 },
+    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $72 },
+    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $73 },
+    { pattern: "/v1/_comments", file: "routes/v1/_comments/index.ts", folder: "v1/_comments", module: $74 },
+    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $75 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $77 },
+    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $79 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $80 },
+    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $83 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $84 },
     { pattern: "/admin/people/roles", file: "routes/admin/people/roles/index.tsx", folder: "admin/people/roles", module: $20 },
     { pattern: "/admin/plugins/launch", file: "routes/admin/plugins/launch.ts", folder: "admin/plugins", module: $21 },
     { pattern: "/admin/plugins/operations", file: "routes/admin/plugins/operations.tsx", folder: "admin/plugins", module: $22 },
@@ -127,7 +128,8 @@ export const manifest: Manifest = {
     { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $34 },
     { pattern: "/admin/settings/search", file: "routes/admin/settings/search.tsx", folder: "admin/settings", module: $35 },
     { pattern: "/admin/settings/seo", file: "routes/admin/settings/seo.tsx", folder: "admin/settings", module: $36 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $80 },
+    { pattern: "/api/plugins/catalogue", file: "routes/api/plugins/catalogue.ts", folder: "api/plugins", module: $61 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $81 },
     { pattern: "/api/plugin/v1/content", file: "routes/api/plugin/v1/content/index.ts", folder: "api/plugin/v1/content", module: $47 },
     { pattern: "/api/plugin/v1/context", file: "routes/api/plugin/v1/context.ts", folder: "api/plugin/v1", module: $48 },
     { pattern: "/api/plugin/v1/drafts", file: "routes/api/plugin/v1/drafts/index.ts", folder: "api/plugin/v1/drafts", module: $50 },
@@ -150,30 +152,30 @@ export const manifest: Manifest = {
     { pattern: "/admin/models/:id", file: "routes/admin/models/[id].tsx", folder: "admin/models", module: $14 },
     { pattern: "/api/plugin-schemas/:file", file: "routes/api/plugin-schemas/[file].ts", folder: "api/plugin-schemas", module: $41 },
     { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $57 },
-    { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $65 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $77 },
-    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $84 },
+    { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $66 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $78 },
+    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $85 },
     { pattern: "/admin/content/:model/choices", file: "routes/admin/content/[model]/choices.ts", folder: "admin/content/[model]", module: $8 },
     { pattern: "/admin/content/:model/new", file: "routes/admin/content/[model]/new.tsx", folder: "admin/content/[model]", module: $10 },
     { pattern: "/api/plugins/:id/launch", file: "routes/api/plugins/[id]/launch.ts", folder: "api/plugins/[id]", module: $58 },
     { pattern: "/api/plugins/:id/policies/:policy/mode", file: "routes/api/plugins/[id]/policies/[policy]/mode.ts", folder: "api/plugins/[id]/policies/[policy]", module: $59 },
     { pattern: "/admin/content/:model/:id", file: "routes/admin/content/[model]/[id]/index.tsx", folder: "admin/content/[model]/[id]", module: $4 },
     { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $56 },
-    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $81 },
+    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $82 },
     { pattern: "/admin/content/:model/:id/draft", file: "routes/admin/content/[model]/[id]/draft.ts", folder: "admin/content/[model]/[id]", module: $3 },
     { pattern: "/admin/content/:model/:id/proposals", file: "routes/admin/content/[model]/[id]/proposals.tsx", folder: "admin/content/[model]/[id]", module: $5 },
     { pattern: "/admin/content/:model/:id/sections", file: "routes/admin/content/[model]/[id]/sections.tsx", folder: "admin/content/[model]/[id]", module: $6 },
     { pattern: "/admin/content/:model/:id/versions", file: "routes/admin/content/[model]/[id]/versions.tsx", folder: "admin/content/[model]/[id]", module: $7 },
-    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $70 },
-    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $68 },
-    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $69 },
+    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $71 },
+    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $69 },
+    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $70 },
   ],
   middlewares: [
     { file: "routes/admin/_middleware.ts", folder: "admin", module: $1 },
     { file: "routes/api/forms/_middleware.ts", folder: "api/forms", module: $39 },
     { file: "routes/api/plugin/v1/_middleware.ts", folder: "api/plugin/v1", module: $43 },
     { file: "routes/api/plugins/_middleware.ts", folder: "api/plugins", module: $60 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $75 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $76 },
   ],
   layouts: [
   ],

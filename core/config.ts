@@ -1,5 +1,6 @@
 // Reads every setting once from the environment and validates it, naming the bad setting.
 import { z } from "zod";
+import { LIMITS } from "./plugins/protocol.ts";
 
 /** PostgreSQL connections the service holds open at most, unless `DATABASE_POOL_MAX` says. */
 export const DEFAULT_POOL_MAX = 10;
@@ -53,6 +54,32 @@ const configSchema = z.object({
     }
     return origins;
   }).optional(),
+  PLUGIN_CATALOGUES: z.string().max(10_000).transform((value, ctx) => {
+    const urls = value.split(",").map((u) => u.trim()).filter((u) => u !== "");
+    const max = LIMITS.catalogues.max_catalogues;
+    if (urls.length > max) {
+      ctx.addIssue({
+        code: "custom",
+        message: `expected at most ${max} catalogue URLs, found ${urls.length}`,
+      });
+      return z.NEVER;
+    }
+    for (const url of urls) {
+      if (!isCatalogueUrl(url)) {
+        ctx.addIssue({
+          code: "custom",
+          message:
+            'expected comma-separated absolute URLs such as "https://plugins.example.com/catalogue.json" (no user, password or fragment)',
+        });
+        return z.NEVER;
+      }
+    }
+    if (new Set(urls).size !== urls.length) {
+      ctx.addIssue({ code: "custom", message: "expected each URL once" });
+      return z.NEVER;
+    }
+    return urls;
+  }).optional(),
   MEDIA_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   MEDIA_S3_BUCKET: z.string().regex(
     /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
@@ -100,6 +127,16 @@ function isExactOrigin(value: string): boolean {
   }
 }
 
+function isCatalogueUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") &&
+      !url.username && !url.password && !value.includes("#");
+  } catch {
+    return false;
+  }
+}
+
 /** S3-compatible media storage; absent means files under `DATA_DIR/media`. */
 export interface MediaS3Config {
   endpoint: string;
@@ -137,6 +174,11 @@ export interface Config {
    */
   pluginDevOrigins: string[];
   /**
+   * Plugin catalogues read by `GET /api/plugins/catalogue` (at most 4, spec 1 part 8): https
+   * URLs, or http on an origin of `pluginDevOrigins` in development.
+   */
+  pluginCatalogues: string[];
+  /**
    * The scheduling plugin started beside the embedded demo (`deno task start`): its port, or
    * null when it does not run (production, a real database, no demo site, or turned off).
    */
@@ -172,6 +214,21 @@ export function loadConfig(
   const publicUrl = v.PUBLIC_URL ?? `http://localhost:${v.PORT}`;
   const environment = v.ENVIRONMENT ??
     (v.DEMO_SITE && !v.DATABASE_URL ? "development" : "production");
+  const pluginDevOrigins = environment === "development"
+    ? v.PLUGIN_DEV_ORIGINS ?? []
+    : [];
+  const pluginCatalogues = v.PLUGIN_CATALOGUES ?? [];
+  for (const url of pluginCatalogues) {
+    // Plain http would be refused at every read: say so at start instead.
+    if (
+      url.startsWith("http:") &&
+      !pluginDevOrigins.includes(new URL(url).origin)
+    ) {
+      throw new ConfigError(
+        "Invalid configuration: setting PLUGIN_CATALOGUES: expected https URLs (http only on an origin listed in PLUGIN_DEV_ORIGINS with ENVIRONMENT=development)",
+      );
+    }
+  }
   return {
     port: v.PORT,
     host: v.HOST,
@@ -186,9 +243,8 @@ export function loadConfig(
     secureCookies: publicUrl.startsWith("https:"),
     publicAnswerCacheBytes: v.PUBLIC_ANSWER_CACHE_MB * 1024 * 1024,
     environment,
-    pluginDevOrigins: environment === "development"
-      ? v.PLUGIN_DEV_ORIGINS ?? []
-      : [],
+    pluginDevOrigins,
+    pluginCatalogues,
     schedulerCompanion:
       environment === "development" && v.DEMO_SITE && v.SCHEDULER_COMPANION
         ? { port: v.SCHEDULER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 1) }

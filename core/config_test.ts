@@ -19,6 +19,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     // The embedded demo is a development setup: the scheduling plugin runs beside it.
     environment: "development",
     pluginDevOrigins: [],
+    pluginCatalogues: [],
     schedulerCompanion: { port: 8001 },
     mediaS3: null,
   });
@@ -209,6 +210,60 @@ Deno.test("loadConfig() refuses a PLUGIN_DEV_ORIGINS entry that is not an exact 
   }
   throws(() => loadConfig({ ENVIRONMENT: "staging" }), /setting ENVIRONMENT/);
 });
+Deno.test("loadConfig() takes at most 4 PLUGIN_CATALOGUES and refuses the 5th, naming the setting (OUT-024)", () => {
+  const urls = [1, 2, 3, 4, 5].map((n) =>
+    `https://plugins${n}.example.com/catalogue.json`
+  );
+  deepEqual(
+    loadConfig({ PLUGIN_CATALOGUES: urls.slice(0, 4).join(", ") })
+      .pluginCatalogues,
+    urls.slice(0, 4),
+  );
+  throws(
+    () => loadConfig({ PLUGIN_CATALOGUES: urls.join(",") }),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      /setting PLUGIN_CATALOGUES: expected at most 4 catalogue URLs, found 5/
+        .test(error.message),
+  );
+  deepEqual(loadConfig({}).pluginCatalogues, []);
+});
+
+Deno.test("loadConfig() refuses a PLUGIN_CATALOGUES URL that is not https (unless a development origin), has credentials or a fragment, or repeats", () => {
+  for (
+    const bad of [
+      "plugins.example.com/catalogue.json",
+      "ftp://plugins.example.com/c.json",
+      "https://user:secret@plugins.example.com/c.json",
+      "https://plugins.example.com/c.json#top",
+      "https://a.example.com/c.json,https://a.example.com/c.json",
+      "http://plugins.example.com/c.json",
+    ]
+  ) {
+    throws(
+      () => loadConfig({ PLUGIN_CATALOGUES: bad }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /setting PLUGIN_CATALOGUES/.test(error.message) &&
+        !error.message.includes("secret"),
+      bad,
+    );
+  }
+  const local = "http://127.0.0.1:8787/catalogue.json";
+  throws(
+    () => loadConfig({ ENVIRONMENT: "production", PLUGIN_CATALOGUES: local }),
+    /setting PLUGIN_CATALOGUES/,
+  );
+  deepEqual(
+    loadConfig({
+      ENVIRONMENT: "development",
+      PLUGIN_DEV_ORIGINS: "http://127.0.0.1:8787",
+      PLUGIN_CATALOGUES: local,
+    }).pluginCatalogues,
+    [local],
+  );
+});
+
 Deno.test("loadConfig() reads the MEDIA_S3_* settings as one value, region and prefix defaulted", () => {
   const config = loadConfig({
     MEDIA_S3_ENDPOINT: "http://127.0.0.1:9000/",

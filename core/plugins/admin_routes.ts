@@ -5,7 +5,9 @@ import { resolveSiteByHost } from "../sites/resolve_site.ts";
 import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
 import { pluginCallOf } from "./calls.ts";
+import type { CatalogueContext } from "./catalogues.ts";
 import type { PluginAdminContext } from "./installations.ts";
+import { outboundPolicyFromConfig } from "./outbound.ts";
 
 const STATUS: Record<string, number> = {
   missing_permission: 403,
@@ -66,6 +68,19 @@ export function adminContext(c: Context<AppEnv>): PluginAdminContext {
     userId: c.var.user!.id,
     call: pluginCallOf(services),
     serviceUrl: services.config.publicUrl,
+  };
+}
+
+/** The context of reading the configured plugin catalogues for the signed-in person. */
+export function catalogueContext(c: Context<AppEnv>): CatalogueContext {
+  const services = c.var.services;
+  return {
+    db: services.db,
+    siteId: c.var.site.id,
+    userId: c.var.user!.id,
+    call: pluginCallOf(services),
+    policy: outboundPolicyFromConfig(services.config),
+    catalogues: services.config.pluginCatalogues,
   };
 }
 

@@ -33,6 +33,8 @@ export interface OutboundRefusal {
   ok: false;
   code: OutboundRefusalCode;
   message: string;
+  /** Set on `plugin_response_invalid` when the answer was over the byte limit. */
+  overByteLimit?: true;
 }
 
 /** A plugin's answer, read whole within the byte and time limits (any status but 3xx). */
@@ -468,6 +470,12 @@ async function call(
 }
 
 function readFailure(error: unknown): OutboundRefusal {
+  if (error instanceof Http1Error && error.kind === "too_large") {
+    return {
+      ...refusal("plugin_response_invalid", error.message),
+      overByteLimit: true,
+    };
+  }
   if (error instanceof Http1Error && error.kind !== "closed") {
     return refusal("plugin_response_invalid", error.message);
   }

@@ -5,6 +5,7 @@ import {
   operationAnswerSchema,
   policyAnswerSchema,
 } from "./answers.ts";
+import { cataloguePageSchema } from "./catalogues.ts";
 import { manifestV1Schema } from "./manifest.ts";
 import {
   activationHandoffSchema,
@@ -93,6 +94,7 @@ export function protocolSchemaDocument(): Json {
     operation_answer: operationAnswerSchema,
     policy_answer: policyAnswerSchema,
     media_source_answer: mediaSourceAnswerSchema,
+    catalogue_page: cataloguePageSchema,
   };
   for (const [name, schema] of Object.entries(messages)) {
     defs[name] = hoistDefs(jsonSchema(schema), defs);

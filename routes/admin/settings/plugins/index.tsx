@@ -1,9 +1,18 @@
-// GET/POST /admin/settings/plugins: the site's plugins, and installing one from its manifest URL
-// in two steps: review what it asks for, then grant and hand off (spec 1 part 3.1; site:plugins).
+// GET/POST /admin/settings/plugins: the site's plugins, installing one from its manifest URL in two
+// steps (review what it asks for, then grant and hand off), and discovering plugins in catalogues
+// (`?discover=1`; a found entry's link fills the install form) (spec 1 parts 3.1, 4.3; site:plugins).
 import type { Context } from "hono";
+import { Fragment } from "preact";
 import type { ShellData } from "../../../../core/admin/shell.ts";
 import { requireSignedIn } from "../../../../core/auth/session_middleware.ts";
-import { adminContext } from "../../../../core/plugins/admin_routes.ts";
+import {
+  adminContext,
+  catalogueContext,
+} from "../../../../core/plugins/admin_routes.ts";
+import {
+  discoverCatalogues,
+  type Discovered,
+} from "../../../../core/plugins/catalogues.ts";
 import type { Installation } from "../../../../core/plugins/installation_store.ts";
 import {
   fetchManifest,
@@ -53,6 +62,10 @@ interface PluginsData {
   refusal?: PluginAdminRefusal;
   /** A pending installation the failed hand-off left, to activate on its own page. */
   waitingId?: string;
+  /** How many catalogues `PLUGIN_CATALOGUES` lists. */
+  catalogues: number;
+  /** What the catalogues offer, read only when asked (`?discover=1`). */
+  discovered?: Discovered;
 }
 
 async function pageData(
@@ -81,6 +94,7 @@ async function pageData(
       models: i.modelIds.map(nameOf),
     })),
     models,
+    catalogues: c.var.services.config.pluginCatalogues.length,
     ...extra,
   };
 }
@@ -115,13 +129,25 @@ async function deniedData(
     csrfToken: c.var.csrfToken,
     installations: [],
     models: [],
+    catalogues: 0,
     refusal,
   };
 }
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
-    return await answer(c);
+    // A catalogue entry's link fills the install form with its manifest URL.
+    const url = c.req.query("manifest_url")?.trim().slice(0, 2048);
+    const typed = url ? { url, capabilities: [], models: [] } : undefined;
+    if (c.req.query("discover") !== "1") return await answer(c, { typed });
+    const found = await discoverCatalogues(catalogueContext(c));
+    if (!found.ok) {
+      return await answer(c, { refusal: found }, refusalStatus(found));
+    }
+    return await answer(c, {
+      typed,
+      discovered: { entries: found.entries, left_out: found.left_out },
+    });
   },
 
   async POST(c: Context<AppEnv>) {
@@ -312,16 +338,18 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
                 </form>
               </section>
             )}
+          <Discover data={data} />
           <section class="card">
             <h2>What capabilities mean</h2>
             <dl>
+              {/* dt and dd are the grid's items, so the words wrap on a phone. */}
               {Object.entries(CAPABILITY_WORDS).map(([name, words]) => (
-                <div key={name}>
+                <Fragment key={name}>
                   <dt>
                     <code>{name}</code>
                   </dt>
                   <dd>{words}</dd>
-                </div>
+                </Fragment>
               ))}
             </dl>
           </section>
@@ -329,4 +357,136 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
       )}
     </AdminShell>
   );
+}
+
+const REASON_WORDS: Record<string, string> = {
+  catalogue_page_invalid: "A page is not a valid catalogue page",
+  catalogue_page_too_large: "A page is larger than 128 KiB",
+  catalogue_page_too_many_entries: "A page lists more than 100 plugins",
+  catalogue_too_many_entries: "The catalogue lists more than 200 plugins",
+  catalogue_too_many_pages: "The catalogue has more than 5 pages",
+  catalogue_page_repeated: "A page links back to an earlier page",
+  catalogue_entry_refused: "A plugin's manifest URL is not one Stave may call",
+  url_not_https: "The catalogue is not on https",
+  url_destination_refused: "The catalogue's address is not one Stave may call",
+  remote_redirect_refused: "The catalogue answered a redirect",
+  plugin_unreachable: "The catalogue could not be read",
+  plugin_timeout: "The catalogue did not answer in time",
+  plugin_response_invalid: "The catalogue's answer was not readable",
+};
+
+/** Plugins offered by the configured catalogues, each with a link that fills the install form. */
+function Discover({ data }: { data: PluginsData }) {
+  const found = data.discovered;
+  return (
+    <section class="card" id="discover" aria-labelledby="discover-heading">
+      <h2 id="discover-heading">Discover plugins</h2>
+      {data.catalogues === 0
+        ? (
+          <p class="muted">
+            No catalogue is configured. The operator lists up to 4 catalogue
+            URLs in the <code>PLUGIN_CATALOGUES</code> setting.
+          </p>
+        )
+        : !found
+        ? (
+          <>
+            <p class="muted">
+              Read the {data.catalogues === 1
+                ? "configured catalogue"
+                : `${data.catalogues} configured catalogues`}{" "}
+              for plugins to install. Nothing is installed until you review it.
+            </p>
+            <a
+              href="/admin/settings/plugins?discover=1#discover"
+              class="button"
+            >
+              Show plugins from catalogues
+            </a>
+          </>
+        )
+        : (
+          <>
+            {found.entries.length === 0
+              ? <p class="muted">The catalogues offer no plugin.</p>
+              : (
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Plugin</th>
+                        <th scope="col">Catalogue</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {found.entries.map((e, i) => (
+                        <tr key={i}>
+                          <td>
+                            {e.name}
+                            {e.description && (
+                              <>
+                                <br />
+                                <span class="muted">{e.description}</span>
+                              </>
+                            )}
+                            <br />
+                            <a
+                              href={`/admin/settings/plugins?manifest_url=${
+                                encodeURIComponent(e.manifest_url)
+                              }#manifest-url`}
+                            >
+                              Use for {e.name}
+                            </a>
+                          </td>
+                          <td>
+                            <code>{originOf(e.catalogue)}</code>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            {found.left_out.length > 0 && (
+              <>
+                <h3 id="left-out-heading">Catalogues left out</h3>
+                <div class="table-wrap">
+                  <table aria-labelledby="left-out-heading">
+                    <thead>
+                      <tr>
+                        <th scope="col">Catalogue</th>
+                        <th scope="col">Why</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {found.left_out.map((l) => (
+                        <tr key={l.catalogue}>
+                          <td>
+                            <code>{l.catalogue}</code>
+                          </td>
+                          <td>
+                            {REASON_WORDS[l.reason] ?? l.reason}{" "}
+                            (<code>{l.reason}</code>)
+                            <br />
+                            <span class="muted">{l.message}</span>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              </>
+            )}
+          </>
+        )}
+    </section>
+  );
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
 }
