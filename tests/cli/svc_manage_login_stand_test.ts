@@ -2,8 +2,7 @@
 // browser: the loopback listener and its one redirect URI, the connect address, renewal under the
 // lock, and a dead refresh token (spec 2 part 4.4; CLI-014, CLI-015, CLI-019, CLI-020).
 import assert from "node:assert/strict";
-import { PROJECT_ROOT } from "../support/process.ts";
-import { runCli, serveOnLoopback } from "./svc_manage_support.ts";
+import { runCli, serveOnLoopback, startLogin } from "./svc_manage_support.ts";
 
 /** A stand-in service: metadata, client registration, rotating refresh tokens and `GET /site`. */
 function standService() {
@@ -59,45 +58,6 @@ function standService() {
     return new Response("not found", { status: 404 });
   });
   return { stand, registrations, presented, live };
-}
-
-/** Spawns `login --no-open`; answers the connect address it prints, and a way to stop it. */
-function startLogin(
-  origin: string,
-  env: Record<string, string>,
-  extra: string[] = [],
-) {
-  const child = new Deno.Command("node", {
-    args: [
-      `${PROJECT_ROOT}/svc-manage.mjs`,
-      "login",
-      "--no-open",
-      "--url",
-      origin,
-      ...extra,
-    ],
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let printed = "";
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const address = (async () => {
-    for (;;) {
-      const match = /^(http\S+\/admin\/connect\?\S+)$/m.exec(printed);
-      if (match) return new URL(match[1]);
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`login ended early:\n${printed}`);
-      printed += value;
-    }
-  })();
-  const stop = async () => {
-    child.kill("SIGKILL");
-    await child.status;
-    await reader.cancel().catch(() => {});
-  };
-  return { address, stop };
 }
 
 Deno.test("svc-manage.mjs login listens on 127.0.0.1 only and registers one redirect URI http://127.0.0.1:<port>/callback (CLI-014)", async () => {

@@ -16,7 +16,7 @@ import {
   PASSWORD,
   setMemberPermissions,
 } from "../admin/helpers.ts";
-import { runCli, serveOnLoopback } from "./svc_manage_support.ts";
+import { runCli, serveOnLoopback, startLogin } from "./svc_manage_support.ts";
 
 const runsBrowser = browserTestsRun("the CLI login browser test");
 
@@ -55,53 +55,6 @@ async function serveService(): Promise<
       await t.close();
     },
   };
-}
-
-/** Spawns `login --no-open` and answers the address it prints and its end. */
-function startLogin(
-  origin: string,
-  env: Record<string, string>,
-  extra: string[] = [],
-) {
-  const child = new Deno.Command("node", {
-    args: [
-      `${PROJECT_ROOT}/svc-manage.mjs`,
-      "login",
-      "--no-open",
-      "--url",
-      origin,
-      ...extra,
-    ],
-    clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let printed = "";
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  const address = (async () => {
-    for (;;) {
-      const match = /^(http\S+\/admin\/connect\?\S+)$/m.exec(printed);
-      if (match) return new URL(match[1]);
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`login ended early:\n${printed}`);
-      printed += value;
-    }
-  })();
-  const ended = (async () => {
-    const address_ = await address.catch(() => null);
-    if (address_) {
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        printed += value;
-      }
-    }
-    const status = await child.status;
-    await child.stdout.cancel();
-    return { code: status.code, stderr: printed };
-  })();
-  return { address, ended, kill: () => child.kill("SIGKILL") };
 }
 
 Deno.test({

@@ -65,3 +65,58 @@ export function serveOnLoopback(
     shutdown: () => server.shutdown(),
   };
 }
+
+/**
+ * Spawns `login --no-open`: the connect address it prints, its end (exit code and what it
+ * printed), and `stop` to kill it and wait for that end.
+ */
+export function startLogin(
+  origin: string,
+  env: Record<string, string>,
+  extra: string[] = [],
+) {
+  const child = new Deno.Command("node", {
+    args: [
+      `${PROJECT_ROOT}/svc-manage.mjs`,
+      "login",
+      "--no-open",
+      "--url",
+      origin,
+      ...extra,
+    ],
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let printed = "";
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  const address = (async () => {
+    for (;;) {
+      const match = /^(http\S+\/admin\/connect\?\S+)$/m.exec(printed);
+      if (match) return new URL(match[1]);
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`login ended early:\n${printed}`);
+      printed += value;
+    }
+  })();
+  const ended = (async () => {
+    const address_ = await address.catch(() => null);
+    if (address_) {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        printed += value;
+      }
+    }
+    const status = await child.status;
+    await child.stdout.cancel();
+    return { code: status.code, stderr: printed };
+  })();
+  const kill = () => child.kill("SIGKILL");
+  const stop = async () => {
+    kill();
+    await ended;
+  };
+  return { address, ended, kill, stop };
+}
