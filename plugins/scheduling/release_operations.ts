@@ -421,6 +421,8 @@ export async function releaseRunOperation(
     failed: "Stave refused the release; nothing changed",
     unknown: "The outcome is unknown; retry repeats the same command",
     blocked: "Some items cannot run now; nothing was sent",
+    cancelled:
+      "The release was stopped while it ran; its receipt says what the command came to",
   } as const;
   return done(outcome.release, words[outcome.state]);
 }

@@ -1,6 +1,6 @@
 // Release pages (spec 1 part 4.4): the list and one release for a manage session, adding the
 // session's entry to a release from a content session, and the forms that rename, schedule,
-// run now, unschedule and retry. Every POST carries the session's CSRF token.
+// run now, unschedule or stop, and retry. Every POST carries the session's CSRF token.
 import type { Context, Hono } from "hono";
 import type { PluginClient } from "../sdk/mod.ts";
 import type { SchedulerDb } from "./core/db.ts";
@@ -8,19 +8,21 @@ import type { ResolvedTime } from "./core/local_time.ts";
 import { localReading } from "./core/local_time.ts";
 import {
   addReleaseItem,
+  cancelRelease,
   checkReadiness,
   createRelease,
   type ItemReadiness,
   listReleases,
   readRelease,
+  receiptOf,
   type Release,
   releaseItems,
   type ReleaseRefusal,
   removeReleaseItem,
   renameRelease,
+  retryRecovers,
   runRelease,
   scheduleRelease,
-  unscheduleRelease,
   withReleaseLease,
 } from "./core/releases.ts";
 import type { DelegatedItem } from "./core/schedules.ts";
@@ -83,6 +85,35 @@ const STATE_LABEL: Record<string, string> = {
   unknown: "Outcome unknown",
   cancelled: "Cancelled",
 };
+
+const utc = (iso: unknown) =>
+  typeof iso === "string" ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "";
+
+/** The receipt in words: a commit, a blocked attempt, or a stop and what its command came to. */
+function receiptText(release: Release): string | null {
+  const receipt = receiptOf(release);
+  if (!receipt) return null;
+  if (receipt.kind === "applied") {
+    return receipt.stopped_at === undefined
+      ? `Committed at ${utc(receipt.at)}`
+      : `Committed at ${utc(receipt.at)}, after the stop at ${
+        utc(receipt.stopped_at)
+      }: the command was already in flight and a stop cannot reverse it`;
+  }
+  if (receipt.kind === "stopped") {
+    const outcome = receipt.outcome === "not_sent"
+      ? "nothing was sent"
+      : receipt.outcome === "refused"
+      ? `the command in flight was refused (${receipt.code}); nothing changed`
+      : `a command sent before the stop may have committed${
+        receipt.code ? ` (last answer ${receipt.code})` : ""
+      }; Retry first repeats it under the same key ${receipt.key}`;
+    return `Stopped at ${utc(receipt.at)}${
+      receipt.by ? ` by ${receipt.by}` : ""
+    }: ${outcome}`;
+  }
+  return `Blocked attempt at ${utc(receipt.at)}`;
+}
 
 function when(release: Release): string {
   if (!release.due_at || !release.timezone) return "No time set";
@@ -197,6 +228,10 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
                           {STATE_LABEL[r.state]}
                         </span>
                         {r.blocked_at && <span class="muted">blocked</span>}
+                        {r.state === "cancelled" &&
+                          receiptOf(r)?.kind === "applied" && (
+                          <span class="muted">committed before the stop</span>
+                        )}
                       </td>
                     </tr>
                   ))}
@@ -236,10 +271,11 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
     if (!release) return deps.problem(c, 404, "Not found", "No such release.");
     const items = await releaseItems(deps.db, release.id);
     const editable = release.state === "draft" || release.state === "scheduled";
-    // A retry after a refusal or a stop checks readiness again (unlike the recovery of an
-    // unknown outcome, which repeats its command), so its button waits on the same checks.
-    const retryable = release.state === "failed" ||
-      release.state === "cancelled";
+    // A retry after a refusal or a stop checks readiness again (unlike the recovery of a
+    // command whose outcome is unknown, which repeats it), so its button waits on the checks.
+    const recovers = retryRecovers(release);
+    const retryable = !recovers &&
+      (release.state === "failed" || release.state === "cancelled");
     // Readiness is read live, through this person's delegation, before the release (re)starts.
     const pending = items.filter((i) => i.status !== "done");
     const checks: ItemReadiness[] = (editable || retryable) &&
@@ -261,11 +297,7 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
     const done = c.req.query("done");
     const action = (name: string) =>
       `${base(installation.id)}/${release.id}/${name}`;
-    const receipt = (typeof release.receipt === "string"
-      ? JSON.parse(release.receipt)
-      : release.receipt) as
-        | { kind: string; at: string; key?: string }
-        | null;
+    const receipt = receiptText(release);
     return deps.page(
       c,
       200,
@@ -278,7 +310,8 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
         <Message
           notice={done ? NOTICES[done] ?? null : null}
           alert={release.last_message &&
-              (release.state === "failed" || release.state === "unknown")
+              (release.state === "failed" || release.state === "unknown" ||
+                release.state === "cancelled")
             ? `${release.last_message} (${release.last_code})`
             : null}
         />
@@ -303,15 +336,7 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
             {receipt && (
               <>
                 <dt>Receipt</dt>
-                <dd>
-                  {receipt.kind === "applied"
-                    ? `Committed at ${
-                      receipt.at.slice(0, 16).replace("T", " ")
-                    } UTC`
-                    : `Blocked attempt at ${
-                      receipt.at.slice(0, 16).replace("T", " ")
-                    } UTC`}
-                </dd>
+                <dd>{receipt}</dd>
               </>
             )}
           </dl>
@@ -448,13 +473,15 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
                 </button>
               </form>
             )}
-            {release.state === "scheduled" && (
+            {(release.state === "scheduled" || release.state === "running") && (
               <form method="post" action={action("cancel")}>
                 <Csrf token={session.csrf} />
-                <button type="submit" class="secondary">Unschedule</button>
+                <button type="submit" class="secondary">
+                  {release.state === "running" ? "Stop" : "Unschedule"}
+                </button>
               </form>
             )}
-            {(retryable || release.state === "unknown") && (
+            {((retryable && pending.length > 0) || recovers) && (
               <form method="post" action={action("retry")}>
                 <Csrf token={session.csrf} />
                 <button type="submit" disabled={blocked > 0}>Retry</button>
@@ -521,19 +548,22 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
     );
   });
 
+  // Unschedule a scheduled release, or stop a running one (spec 1 part 4.4).
   app.post("/installations/:id/releases/:rid/cancel", async (c) => {
     const opened = await open(c, "manage");
     if (opened instanceof Response) return opened;
-    const done = await unscheduleRelease(
-      deps.db,
-      opened.installation.id,
-      c.req.param("rid"),
-      new Date(deps.now()),
-    );
+    const done = await cancelRelease(deps.db, {
+      installationId: opened.installation.id,
+      releaseId: c.req.param("rid"),
+      email: opened.session.email,
+      now: new Date(deps.now()),
+    });
     if (!done.ok) return refused(c, done);
     return back(
       c,
-      `${base(opened.installation.id)}/${done.release.id}?done=unscheduled`,
+      `${base(opened.installation.id)}/${done.release.id}?done=${
+        done.stopped ? "stopped" : "unscheduled"
+      }`,
     );
   });
 
@@ -640,6 +670,10 @@ const NOTICES: Record<string, string> = {
   renamed: "Renamed.",
   scheduled: "Scheduled: the release runs at its time if every item is ready.",
   unscheduled: "Unscheduled: the release is a draft again.",
+  stopped:
+    "Stopped: nothing more is sent. A command already sent cannot be called back; the receipt shows what it came to.",
+  cancelled:
+    "The release was stopped while it ran; the receipt shows what its command came to.",
   removed: "Item removed.",
   done: "Committed: every item changed together.",
   failed: "Stave refused the release; nothing changed.",

@@ -51,6 +51,12 @@ export interface PluginRequest {
   deadline?: number;
   /** Epoch ms the work began (age cap origin); default: when the call began. */
   startedAt?: number;
+  /**
+   * Asked before every attempt, the first included: false ends the call without sending
+   * again (kind `exhausted`, `stopped: true`). For work a person may stop meanwhile, such
+   * as a running release; an attempt already sent is never recalled.
+   */
+  proceed?: () => boolean | Promise<boolean>;
 }
 
 /** The body of a transition command (spec 1 part 2.7). */
@@ -89,6 +95,8 @@ export type PluginResult =
     /** The last answer's bounded `Retry-After` in ms, for a caller that retries later itself. */
     retryAfterMs: number | null;
     attempts: number;
+    /** `proceed` answered false: the caller stopped the call. */
+    stopped?: true;
   };
 
 /** Thrown by assertProtocol() when the service's published outcomes differ from the SDK's. */
@@ -250,8 +258,13 @@ export class PluginClient {
       code: string | null;
       retryAfterMs: number | null;
     } = { status: null, code: null, retryAfterMs: null };
+    let stopped = false;
     while (attempts < maxAttempts) {
       if (this.#now() >= stopAt) break;
+      if (request.proceed && !(await request.proceed())) {
+        stopped = true;
+        break;
+      }
       attempts++;
       const answer = await this.#attempt(request, token, stopAt);
       if (answer.kind === "success") {
@@ -296,6 +309,7 @@ export class PluginClient {
       code: last.code,
       retryAfterMs: last.retryAfterMs,
       attempts,
+      ...(stopped ? { stopped: true as const } : {}),
     };
   }
 

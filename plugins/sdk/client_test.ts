@@ -517,3 +517,42 @@ Deno.test("PluginClient's named calls reach the plugin API paths with their bodi
     await service.close();
   }
 });
+
+Deno.test("PluginClient asks proceed() before every attempt: false ends the call unsent, stopped, after any attempts already made", async () => {
+  const service = scriptedService(() =>
+    outcome(503, "temporary_failure", true)
+  );
+  try {
+    const { client } = clientFor(service.origin);
+    const never = await client.request({ ...transition, proceed: () => false });
+    deepEqual(never, {
+      kind: "exhausted",
+      status: null,
+      code: null,
+      retryAfterMs: null,
+      attempts: 0,
+      stopped: true,
+    });
+    equal(service.seen.length, 0);
+    let asked = 0;
+    const once = await client.request({
+      ...transition,
+      proceed: () => Promise.resolve(++asked === 1),
+    });
+    equal(once.kind, "exhausted");
+    if (once.kind === "exhausted") {
+      deepEqual([once.attempts, once.code, once.stopped], [
+        1,
+        "temporary_failure",
+        true,
+      ]);
+    }
+    equal(asked, 2);
+    equal(service.seen.length, 1);
+    // Left to its caps, the same call is not marked stopped.
+    const capped = await client.request(transition);
+    equal(capped.kind === "exhausted" && capped.stopped, undefined);
+  } finally {
+    await service.close();
+  }
+});

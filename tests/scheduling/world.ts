@@ -23,6 +23,10 @@ export interface Wire {
   intercept?: (url: string) => Response | undefined;
   /** Lets Stave answer, then loses that answer on the way back (a 502 instead). */
   loseAnswer?: (url: string) => boolean;
+  /** Runs once Stave has answered, before the answer goes back: a delay the test controls. */
+  answered?: (url: string) => Promise<void> | void;
+  /** Runs while the plugin waits `ms` before a resend (its injected sleep). */
+  waiting?: (ms: number) => Promise<void> | void;
 }
 
 export interface SchedulingWorld extends TestApp {
@@ -89,6 +93,7 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     const headers = new Headers(init?.headers);
     headers.set("host", SITE_HOST);
     const answer = await t.app.request(url, { ...init, headers });
+    await wire.answered?.(url);
     if (wire.loseAnswer?.(url)) {
       await answer.body?.cancel();
       return new Response("upstream gone", { status: 502 });
@@ -107,9 +112,9 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     now: () => holder.t!.clock.now().getTime(),
     random: () => 0.5,
     // Retries wait on the test's clock, never on a timer.
-    sleep: (ms) => {
+    sleep: async (ms) => {
+      await wire.waiting?.(ms);
       holder.t!.clock.advance(ms);
-      return Promise.resolve();
     },
     fetch: serviceFetch,
   });

@@ -1,7 +1,8 @@
 // Releases (spec 1 parts 3.3 and 4.5 rule 7): named sets of up to 25 publish or unpublish items
 // run together, at a set time or now, as one /releases/commit command that Stave checks whole
 // and commits or refuses whole. Ordinary items are pinned only when the release runs; a
-// `future` item freezes its version when the release first starts.
+// `future` item freezes its version when the release first starts. A running release can be
+// stopped: nothing more is sent, and a command already in flight is recorded as it lands.
 import type { PluginClient, PluginResult } from "../../sdk/mod.ts";
 import type {
   ReleaseItemsTable,
@@ -388,6 +389,129 @@ export async function unscheduleRelease(
   return await stateRefusal(db, installationId, releaseId);
 }
 
+/** The code a stopped release and its unsent items carry (ours; the spec names none). */
+export const RELEASE_STOPPED = "release_stopped";
+
+/**
+ * What a stop knows of the command of the attempt it interrupted: `not_sent` (the runner saw
+ * the stop before its first send), `refused` (the send in flight was refused: nothing changed)
+ * or `unknown` (a send went out and no answer established whether it committed; also what the
+ * stop itself writes, since only the runner knows whether it had sent). A commit that lands
+ * after the stop replaces the stop receipt with an `applied` one.
+ */
+export type StoppedOutcome = "not_sent" | "refused" | "unknown";
+
+/** The receipt of a stopped release. */
+export interface StoppedReceipt {
+  kind: "stopped";
+  at: string;
+  by: string;
+  key: string | null;
+  outcome: StoppedOutcome;
+  /** The last answer's code, when a send was answered. */
+  code?: string | null;
+}
+
+/** A release's receipt as stored (jsonb comes back parsed, PGlite text as a string). */
+export function receiptOf(
+  release: Pick<Release, "receipt">,
+): Record<string, unknown> | null {
+  return (typeof release.receipt === "string"
+    ? JSON.parse(release.receipt)
+    : release.receipt) as Record<string, unknown> | null;
+}
+
+/**
+ * Whether Retry first repeats the interrupted command under its own key (spec 1 part 3.3:
+ * "unknown is recovered first under the same key"): an unknown outcome, or a stop whose
+ * command may have committed. Such a retry sends no fresh versions, so readiness does not gate it.
+ */
+export function retryRecovers(release: Release): boolean {
+  if (!release.command_key) return false;
+  if (release.state === "unknown") return true;
+  const receipt = receiptOf(release);
+  return release.state === "cancelled" && receipt?.kind === "stopped" &&
+    receipt.outcome === "unknown";
+}
+
+/**
+ * Stops a running release (spec 1 part 3.3, REL-013): it becomes `cancelled` and its unsent
+ * items `cancelled`; the runner checks the state before every send, so nothing more goes out.
+ * A command already in flight cannot be called back: its answer is recorded when it arrives.
+ * Any other state is refused by name (`release_locked`, `not_found`).
+ */
+export async function stopRelease(
+  db: SchedulerDb,
+  input: {
+    installationId: string;
+    releaseId: string;
+    email: string;
+    now: Date;
+  },
+): Promise<{ ok: true; release: Release } | ReleaseRefusal> {
+  const stopped = await db.transaction().execute(async (tx) => {
+    const current = await tx.selectFrom("releases").selectAll()
+      .where("installation_id", "=", input.installationId)
+      .where(
+        "id",
+        "=",
+        /^[0-9a-f-]{36}$/i.test(input.releaseId)
+          ? input.releaseId
+          : "00000000-0000-0000-0000-000000000000",
+      )
+      .forUpdate().executeTakeFirst();
+    if (current?.state !== "running") return undefined;
+    const receipt: StoppedReceipt = {
+      kind: "stopped",
+      at: input.now.toISOString(),
+      by: input.email,
+      key: current.command_key,
+      outcome: "unknown",
+    };
+    await tx.updateTable("release_items")
+      .set({ status: "cancelled", last_code: RELEASE_STOPPED })
+      .where("release_id", "=", current.id).where("status", "!=", "done")
+      .execute();
+    return await tx.updateTable("releases").set({
+      state: "cancelled",
+      receipt: JSON.stringify(receipt),
+      last_code: RELEASE_STOPPED,
+      last_message:
+        "Stopped: nothing more is sent; a command already sent cannot be called back",
+      updated_at: input.now,
+    }).where("id", "=", current.id).returningAll().executeTakeFirstOrThrow();
+  });
+  if (stopped) return { ok: true, release: stopped };
+  return await stateRefusal(db, input.installationId, input.releaseId);
+}
+
+/**
+ * `/cancel` (spec 1 part 4.4, "unschedule or stop"): a scheduled release goes back to draft,
+ * a running one is stopped; anything else is refused `release_locked`.
+ */
+export async function cancelRelease(
+  db: SchedulerDb,
+  input: {
+    installationId: string;
+    releaseId: string;
+    email: string;
+    now: Date;
+  },
+): Promise<
+  { ok: true; release: Release; stopped: boolean } | ReleaseRefusal
+> {
+  const unscheduled = await unscheduleRelease(
+    db,
+    input.installationId,
+    input.releaseId,
+    input.now,
+  );
+  if (unscheduled.ok) return { ...unscheduled, stopped: false };
+  if (unscheduled.code !== "execution_in_progress") return unscheduled;
+  const stopped = await stopRelease(db, input);
+  return stopped.ok ? { ...stopped, stopped: true } : stopped;
+}
+
 /** One item's readiness as a run would see it now. */
 export interface ItemReadiness {
   item: ReleaseItem;
@@ -472,15 +596,20 @@ function readinessOf(item: ReleaseItem, read: PluginResult): ItemReadiness {
 /** How a run was started. */
 export type RunMode = "run_now" | "tick" | "retry";
 
-/** What a run came to. */
+/** What a run came to; `cancelled` when it was stopped while running. */
 export type RunOutcome =
-  | { ok: true; state: "done" | "failed" | "unknown"; release: Release }
+  | {
+    ok: true;
+    state: "done" | "failed" | "unknown" | "cancelled";
+    release: Release;
+  }
   | { ok: true; state: "blocked"; release: Release; blocked: number }
   | ReleaseRefusal;
 
 /** What a run needs. */
 export interface RunContext {
   db: SchedulerDb;
+  /** Reads items for the readiness checks and sends the commit. */
   client: PluginClient;
   installationId: string;
   now: () => number;
@@ -516,12 +645,10 @@ export async function runRelease(
         }`,
       );
   }
-  if (
-    by.mode === "retry" && release.state === "unknown" && release.command_key
-  ) {
+  if (by.mode === "retry" && retryRecovers(release)) {
     const moved = await ctx.db.updateTable("releases")
       .set({ state: "running", updated_at: new Date(ctx.now()) })
-      .where("id", "=", release.id).where("state", "=", "unknown")
+      .where("id", "=", release.id).where("state", "=", release.state)
       .executeTakeFirst();
     if (Number(moved.numUpdatedRows) !== 1) {
       return refusal("execution_in_progress", "The release is running now");
@@ -626,7 +753,9 @@ export async function runRelease(
   return await send(ctx, started);
 }
 
-// Sends the stored command under its key and records what came back.
+// Sends the stored command under its key; the client resends a transient answer (same command,
+// same key) within its caps, and reads the release's state before every send: after a stop,
+// nothing more goes out. Then records what came back.
 async function send(ctx: RunContext, release: Release): Promise<RunOutcome> {
   const command =
     (typeof release.command === "string"
@@ -638,15 +767,39 @@ async function send(ctx: RunContext, release: Release): Promise<RunOutcome> {
     json: command,
     idempotencyKey: release.command_key!,
     deadline: ctx.deadline,
+    proceed: async () => {
+      const { state } = await ctx.db.selectFrom("releases").select("state")
+        .where("id", "=", release.id).executeTakeFirstOrThrow();
+      return state === "running";
+    },
   });
+  // Stopped before anything was sent: there is no answer to record.
+  const sent =
+    result.kind === "exhausted" && result.stopped && result.attempts === 0
+      ? undefined
+      : result;
+  return await record(ctx, release, sent);
+}
+
+// Records a send's result (`undefined`: nothing was sent). A release that is no longer running
+// was stopped (only a stop moves it while its runner holds the lease): it stays `cancelled`,
+// and what the command in flight came to is written into its receipt.
+async function record(
+  ctx: RunContext,
+  release: Release,
+  result: PluginResult | undefined,
+): Promise<RunOutcome> {
   const now = new Date(ctx.now());
   const items = await releaseItems(ctx.db, release.id);
   const sent = items.filter((i) => i.attempt === release.attempt);
-  if (result.kind === "success") {
-    const changes = ((result.body as {
-      result?: { changes?: { published_version_id: string | null }[] };
-    }).result?.changes) ?? [];
-    return await ctx.db.transaction().execute(async (tx) => {
+  return await ctx.db.transaction().execute(async (tx) => {
+    const current = await tx.selectFrom("releases").selectAll()
+      .where("id", "=", release.id).forUpdate().executeTakeFirstOrThrow();
+    const stopped = current.state !== "running" || result === undefined;
+    if (result?.kind === "success") {
+      const changes = ((result.body as {
+        result?: { changes?: { published_version_id: string | null }[] };
+      }).result?.changes) ?? [];
       for (const [index, item] of sent.entries()) {
         await tx.updateTable("release_items").set({
           status: "done",
@@ -654,9 +807,18 @@ async function send(ctx: RunContext, release: Release): Promise<RunOutcome> {
           published_version_id: changes[index]?.published_version_id ?? null,
         }).where("id", "=", item.id).execute();
       }
-      const done = await tx.updateTable("releases").set({
-        state: "done",
+      // A command in flight when the release was stopped cannot be reversed: it committed,
+      // so the receipt says so, and the release stays cancelled as the person left it.
+      const stop = stopped ? receiptOf(current) : null;
+      const row = await tx.updateTable("releases").set({
+        state: stopped ? current.state : "done",
         last_code: result.outcomeCode,
+        ...(stopped
+          ? {
+            last_message:
+              "Stopped while its command was in flight; that command committed and cannot be reversed",
+          }
+          : {}),
         receipt: JSON.stringify({
           kind: "applied",
           at: now.toISOString(),
@@ -665,16 +827,43 @@ async function send(ctx: RunContext, release: Release): Promise<RunOutcome> {
             item_id: item.id,
             published_version_id: changes[index]?.published_version_id ?? null,
           })),
+          ...(stopped
+            ? { stopped_at: stop?.at ?? null, stopped_by: stop?.by ?? null }
+            : {}),
         }),
         updated_at: now,
       }).where("id", "=", release.id).returningAll().executeTakeFirstOrThrow();
-      return { ok: true as const, state: "done" as const, release: done };
-    });
-  }
-  const state = result.kind === "terminal" ? "failed" : "unknown";
-  const code = result.code ??
-    (result.kind === "terminal" ? "invalid_response" : "temporary_failure");
-  return await ctx.db.transaction().execute(async (tx) => {
+      return {
+        ok: true as const,
+        state: stopped ? "cancelled" as const : "done" as const,
+        release: row,
+      };
+    }
+    if (stopped) {
+      // A refusal changed nothing; a transient or lost answer leaves the commit open, and
+      // Retry then repeats the command under the same key first.
+      const stop = receiptOf(current);
+      const receipt: StoppedReceipt = {
+        kind: "stopped",
+        at: typeof stop?.at === "string" ? stop.at : now.toISOString(),
+        by: typeof stop?.by === "string" ? stop.by : "",
+        key: release.command_key,
+        outcome: result === undefined
+          ? "not_sent"
+          : result.kind === "terminal"
+          ? "refused"
+          : "unknown",
+        ...(result ? { code: result.code } : {}),
+      };
+      const row = await tx.updateTable("releases").set({
+        receipt: JSON.stringify(receipt),
+        updated_at: now,
+      }).where("id", "=", release.id).returningAll().executeTakeFirstOrThrow();
+      return { ok: true as const, state: "cancelled" as const, release: row };
+    }
+    const state = result.kind === "terminal" ? "failed" : "unknown";
+    const code = result.code ??
+      (result.kind === "terminal" ? "invalid_response" : "temporary_failure");
     if (state === "failed") {
       await tx.updateTable("release_items").set({
         status: "failed",

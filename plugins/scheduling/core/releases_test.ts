@@ -1,16 +1,19 @@
 // Release rules that need no running Stave: the 25-item cap at its edge, overlapping language
-// scopes, a locked release, and `release_changed` when the item set moves during the readiness
-// checks (spec 1 part 4.5 rule 7; REL rows).
+// scopes, a locked release, `release_changed` when the item set moves during the readiness
+// checks, and which states a stop applies to (spec 1 parts 3.3 and 4.5 rule 7; REL rows).
 import { deepEqual, equal } from "node:assert/strict";
 import { PluginClient } from "../../sdk/mod.ts";
 import { openSchedulerDb, type SchedulerDb } from "./db.ts";
 import {
   addReleaseItem,
+  cancelRelease,
   createRelease,
   RELEASE_MAX_ITEMS,
   releaseItems,
   removeReleaseItem,
+  retryRecovers,
   runRelease,
+  stopRelease,
 } from "./releases.ts";
 import type { DelegatedItem } from "./schedules.ts";
 
@@ -232,6 +235,68 @@ Deno.test("an item whose change is not offered to the person now is refused tran
       "transition_unavailable",
     );
     deepEqual(await releaseItems(db, releaseId), []);
+  } finally {
+    await db.destroy();
+  }
+});
+
+Deno.test("stopRelease() stops only a running release; cancelRelease() unschedules a scheduled one and stops a running one (REL-006, REL-013)", async () => {
+  const { db, releaseId } = await world();
+  try {
+    await adding(db, releaseId, item(1));
+    const input = {
+      installationId: "inst-1",
+      releaseId,
+      email: "editor@example.com",
+      now: NOW,
+    };
+    const state = async () => (await db.selectFrom("releases").selectAll()
+      .where("id", "=", releaseId).executeTakeFirstOrThrow());
+    const draft = await stopRelease(db, input);
+    equal(draft.ok ? "ok" : draft.code, "release_locked");
+    await db.updateTable("releases").set({ state: "scheduled" })
+      .where("id", "=", releaseId).execute();
+    const scheduled = await stopRelease(db, input);
+    equal(scheduled.ok ? "ok" : scheduled.code, "release_locked");
+    equal((await state()).state, "scheduled");
+    const unscheduled = await cancelRelease(db, input);
+    deepEqual(
+      unscheduled.ok ? [unscheduled.stopped, unscheduled.release.state] : [],
+      [false, "draft"],
+    );
+
+    await db.updateTable("releases").set({
+      state: "running",
+      attempt: 1,
+      command_key: `rel:${releaseId}:a1`,
+    }).where("id", "=", releaseId).execute();
+    const stopped = await cancelRelease(db, input);
+    deepEqual(
+      stopped.ok ? [stopped.stopped, stopped.release.state] : [],
+      [true, "cancelled"],
+    );
+    const row = await state();
+    equal(row.last_code, "release_stopped");
+    deepEqual(
+      typeof row.receipt === "string" ? JSON.parse(row.receipt) : row.receipt,
+      {
+        kind: "stopped",
+        at: NOW.toISOString(),
+        by: "editor@example.com",
+        key: `rel:${releaseId}:a1`,
+        outcome: "unknown",
+      },
+    );
+    deepEqual(
+      (await releaseItems(db, releaseId)).map((i) => [i.status, i.last_code]),
+      [["cancelled", "release_stopped"]],
+    );
+    // Nobody knows yet whether a command went out: Retry repeats it under its key first.
+    equal(retryRecovers(row), true);
+    const again = await stopRelease(db, input);
+    equal(again.ok ? "ok" : again.code, "release_locked");
+    const missing = await stopRelease(db, { ...input, releaseId: "nope" });
+    equal(missing.ok ? "ok" : missing.code, "not_found");
   } finally {
     await db.destroy();
   }

@@ -53,7 +53,13 @@ export interface TickReport {
   refused: number;
   retrying: number;
   /** Releases the tick started, and how they ended. */
-  releases: { done: number; failed: number; unknown: number; blocked: number };
+  releases: {
+    done: number;
+    failed: number;
+    unknown: number;
+    blocked: number;
+    cancelled: number;
+  };
 }
 
 interface Lease {
@@ -71,7 +77,7 @@ export async function runTick(ctx: TickContext): Promise<TickReport> {
     completed: 0,
     refused: 0,
     retrying: 0,
-    releases: { done: 0, failed: 0, unknown: 0, blocked: 0 },
+    releases: { done: 0, failed: 0, unknown: 0, blocked: 0, cancelled: 0 },
   };
   const installations = await ctx.db.selectFrom("installations")
     .select(["id", "service_url"]).execute();
