@@ -7,7 +7,7 @@ async function json(res: Response) {
   return await res.json();
 }
 
-Deno.test("launch, exchange, delegated read and a publish then unpublish with pins and idempotency (LAU-001, PAPI-010, PAPI-012, AUD-001)", () =>
+Deno.test("launch, exchange, delegated read and a publish then unpublish with pins and idempotency (LAU-001, PAPI-011, PAPI-012, AUD-001)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const { groupId, instances } = await w.entry({
@@ -129,7 +129,7 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
     equal(details.protocol_version, "1");
     ok(!JSON.stringify(events).includes('"k1"'), "never the key itself");
 
-    // Stale pins: the revision moved.
+    // PAPI-012: the revision read before the publish is now one behind: workflow_conflict.
     const stale = await w.plugin.api(
       id,
       `/content/${instances.en}/transitions/draft`,
@@ -157,6 +157,7 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
         key: "k3",
       },
     );
+    // PAPI-011: an unpublish pinned to a published version that is not the current one is stale.
     equal((await json(wrongPin)).outcome.code, "scheduled_target_stale");
     const un = await w.plugin.api(
       id,
@@ -192,7 +193,7 @@ Deno.test("launch, exchange, delegated read and a publish then unpublish with pi
     equal((await json(offNow)).outcome.code, "transition_unavailable");
   }));
 
-Deno.test("one language with workflow:locale; an unknown language is locale_unavailable; without the capability capability_refused (PAPI-013)", () =>
+Deno.test("one language with workflow:locale; an unknown language is locale_unavailable; without the capability capability_refused (PAPI-015)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const { instances } = await w.entry({
@@ -238,7 +239,7 @@ Deno.test("one language with workflow:locale; an unknown language is locale_unav
     equal((await json(narrowed)).outcome.code, "capability_refused");
   }));
 
-Deno.test("a person who loses their role is requester_unauthorized and nothing is written; an applied key still replays (PAPI-015, LAU-008)", () =>
+Deno.test("a person who loses their role is requester_unauthorized and nothing is written; an applied key still replays (LAU-025, LAU-028, PAPI-008)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const { groupId, instances } = await w.entry({ en: { title: "A" } });
@@ -289,6 +290,7 @@ Deno.test("a person who loses their role is requester_unauthorized and nothing i
         key: "second",
       },
     );
+    // LAU-025: the person lost their role: the command is requester_unauthorized.
     equal(refused.status, 403);
     equal((await json(refused)).outcome.code, "requester_unauthorized");
     const after = await w.services.db.selectFrom("entry_groups").select(
@@ -300,10 +302,11 @@ Deno.test("a person who loses their role is requester_unauthorized and nothing i
       id,
       `/content/${instances.en}?delegation_id=${delegationId}`,
     );
+    // PAPI-008: the unusable delegation is refused on a read too, with no shorter answer.
     equal((await json(reread)).outcome.code, "requester_unauthorized");
   }));
 
-Deno.test("a content-action delegation reaches only its translation group; another installation's delegation is unusable; ungranted models are content_not_found (LAU-009, PAPI-011)", () =>
+Deno.test("a content-action delegation reaches only its translation group; an unknown delegation is unusable; ungranted models are content_not_found (LAU-009, LAU-026, PAPI-005, PAPI-032, PLG-012)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const one = await w.entry({ en: { title: "One" } });
@@ -322,14 +325,21 @@ Deno.test("a content-action delegation reaches only its translation group; anoth
     equal((await json(unknown)).outcome.code, "requester_unauthorized");
     const missing = await w.plugin.api(id, `/content/${crypto.randomUUID()}`);
     equal(missing.status, 404);
-    equal((await json(missing)).outcome.code, "content_not_found");
+    const nothing = await json(missing);
+    equal(nothing.outcome.code, "content_not_found");
+    // PAPI-005: the granted item reads 200 before the grant is narrowed.
+    const granted = await w.plugin.api(id, `/content/${one.instances.en}`);
+    equal(granted.status, 200);
+    equal((await json(granted)).data.fields.title, "One");
     await w.admin("POST", `/api/plugins/${id}/grant`, {
       capabilities: ["content:read"],
       model_ids: [],
     });
     // PLG-012: the narrowed grant applies to the very next request.
     const ungranted = await w.plugin.api(id, `/content/${one.instances.en}`);
-    equal((await json(ungranted)).outcome.code, "content_not_found");
+    // PAPI-005, PAPI-032: an ungranted item answers exactly what a missing one answers.
+    equal(ungranted.status, 404);
+    deepEqual(await json(ungranted), nothing);
     const list = await json(await w.plugin.api(id, "/content"));
     deepEqual(list.data, []);
     const launch = await w.admin("POST", `/api/plugins/${id}/launch`, {
@@ -341,7 +351,7 @@ Deno.test("a content-action delegation reaches only its translation group; anoth
     equal((await json(launch)).error.code, "model_not_granted");
   }));
 
-Deno.test("rotation goes to the pinned activation URL; the old token works until the new one is first used (PLG-010, PAPI-003)", () =>
+Deno.test("rotation goes to the pinned activation URL; the old token works until the new one is first used (PLG-026, PLG-027, PLG-028, OUT-021)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const oldToken = w.plugin.installations.get(id)!.token;

@@ -8,9 +8,17 @@ async function outcome(res: Response): Promise<string> {
   return body.outcome?.code;
 }
 
-Deno.test("install hands a svp_ token to the pinned activation URL; pending until the 2xx, then active (PLG-001, PLG-004)", () =>
+Deno.test("install hands a svp_ token to the pinned activation URL; pending until the 2xx, then active; no user record for the plugin (PLG-001, PLG-003)", () =>
   withPluginWorld(async (w) => {
+    const people = async () => [
+      (await w.services.db.selectFrom("users").select("id").execute()).length,
+      (await w.services.db.selectFrom("site_members").select("user_id")
+        .execute()).length,
+    ];
+    const before = await people();
     const id = await w.install();
+    // PLG-001: the plugin is an actor, not a user: no user or membership appears.
+    deepEqual(await people(), before);
     const held = w.plugin.installations.get(id)!;
     // PLG-014: the token the plugin received in the hand-off body is svp_ + 43 URL-safe characters.
     match(held.token, /^svp_[A-Za-z0-9_-]{43}$/);
@@ -32,7 +40,7 @@ Deno.test("install hands a svp_ token to the pinned activation URL; pending unti
     ok(!JSON.stringify(listed).includes(row.token_hash!), "no digest either");
   }));
 
-Deno.test("a refused or unreachable activation leaves the installation pending and nothing works (PLG-005)", () =>
+Deno.test("a refused activation is activation_refused and leaves the installation pending with no token (PLG-004)", () =>
   withPluginWorld(async (w) => {
     w.plugin.behaviour.activation = "refuse";
     const code = await w.plugin.issueCode();
@@ -97,7 +105,7 @@ Deno.test("install refusals: redirect, garbage, unknown manifest key, grant beyo
     equal(noSession.status, 401);
   }));
 
-Deno.test("the plugin API door: missing, malformed, unknown, session cookie, disabled and revoked all answer plugin_unauthorized (PAPI-001..004)", () =>
+Deno.test("the plugin API door: missing, malformed, unknown, session cookie, disabled and revoked all answer plugin_unauthorized (PLG-019, PLG-020)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const token = w.plugin.installations.get(id)!.token;
@@ -169,7 +177,7 @@ Deno.test("the plugin API door: missing, malformed, unknown, session cookie, dis
     );
   }));
 
-Deno.test("a malformed bearer is refused before any database read (PAPI-002, PLG-018)", () =>
+Deno.test("a malformed bearer is refused before any database read (PLG-018)", () =>
   withPluginWorld(async (w) => {
     const db = w.services.db;
     let reads = 0;
@@ -191,7 +199,7 @@ Deno.test("a malformed bearer is refused before any database read (PAPI-002, PLG
     w.services.db = db;
   }));
 
-Deno.test("a disabled installation stops before the body is read (PAPI-004, PLG-022)", () =>
+Deno.test("a disabled installation stops before the body is read (PLG-022)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const token = w.plugin.installations.get(id)!.token;
@@ -227,7 +235,7 @@ Deno.test("a disabled installation stops before the body is read (PAPI-004, PLG-
     equal(pulled, false);
   }));
 
-Deno.test("site or database named in a header, query or body is invalid_request (PAPI-005, PAPI-029)", () =>
+Deno.test("site or database named in a header, query or body is invalid_request (PAPI-029)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     const token = w.plugin.installations.get(id)!.token;
@@ -258,7 +266,7 @@ Deno.test("site or database named in a header, query or body is invalid_request 
     match(named.outcome.message, /cannot name a database/);
   }));
 
-Deno.test("120 requests per sliding 60 s per installation; the 121st is rate_limited with Retry-After, also across a minute boundary (PAPI-030, PAPI-036)", () =>
+Deno.test("120 requests per sliding 60 s per installation; the 121st is rate_limited with Retry-After, also across a minute boundary (PAPI-036)", () =>
   withPluginWorld(async (w) => {
     const id = await w.install();
     w.clock.set(new Date("2026-11-23T10:00:40.000Z"));
