@@ -17,12 +17,34 @@ const NOT_BUILT: Record<string, string> = {
   GACC: "generated backend access (spec 2 part 5.3): no issue builds it yet",
 };
 
+const RENDERER = "a managed renderer or generated site (TPL, DLV)";
+const EXTERNAL_INDEX = "the external index builder (no issue builds it yet)";
+
 /** Rows of built areas that wait for an unbuilt part, with the part they wait for. */
 const WAITING: Record<string, string> = {
   "MOD-031":
     "saved queries on public routes belong to the generated backend (GEN)",
   "SET-014":
     "the access-rule part of the refusal needs the generated backend's access policies (GACC); the other three refusals are tested",
+  "SRCH-027": RENDERER,
+  "SRCH-028": RENDERER,
+  "SRCH-029": RENDERER,
+  "SRCH-030": RENDERER,
+  "SRCH-031": RENDERER,
+  "SRCH-032": RENDERER,
+  "SRCH-033": RENDERER,
+  "SRCH-034": EXTERNAL_INDEX,
+  "SRCH-035": EXTERNAL_INDEX,
+  "SRCH-036": EXTERNAL_INDEX,
+  "SRCH-037": EXTERNAL_INDEX,
+  "PAGE-056": RENDERER,
+  "FORM-013": RENDERER,
+  "PAUX-015": "chrome regions are declared by templates (TPL)",
+  "PEXT-004": `vendor code in rich blocks runs only in ${RENDERER}`,
+  "PUB-030": "the spec never defines the related-draft grant",
+  "AUTH-014": "shared-content grants between sites (no issue builds them yet)",
+  "PAPI-033":
+    "no plugin API route reaches comments, redirects, Trash restore, media deletion or mail templates",
 };
 
 export interface InventoryRow {
