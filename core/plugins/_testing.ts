@@ -1,5 +1,8 @@
-// Manifests for tests: a minimal one and one that declares every kind of extension, on any origin.
-import type { ManifestV1Input } from "./manifest.ts";
+// Manifests for tests: a minimal one and one that declares every kind of extension, on any origin;
+// and an active installation stored without a plugin server, for tests that only need its
+// declarations (its rich blocks registered on a site).
+import type { Db } from "../db/database.ts";
+import { type ManifestV1Input, parseManifest } from "./manifest.ts";
 
 /** The smallest valid manifest: identity, two URLs, one capability. */
 export function minimalManifest(
@@ -216,4 +219,40 @@ export function fullManifest(
       },
     ],
   };
+}
+
+/** Stores an active installation of `manifest` on a site, as install and activation leave it. */
+export async function insertActiveInstallation(
+  db: Db,
+  siteId: string,
+  manifest: ManifestV1Input,
+): Promise<string> {
+  const manifestUrl = new URL("svc/manifest.json", manifest.base_url).href;
+  const parsed = parseManifest(manifest, { manifestUrl });
+  if (!parsed.ok) {
+    throw new Error(`Invalid test manifest: ${JSON.stringify(parsed.issues)}`);
+  }
+  const id = crypto.randomUUID();
+  const now = new Date();
+  await db.insertInto("plugin_installations").values({
+    id,
+    site_id: siteId,
+    plugin_id: parsed.manifest.id,
+    name: parsed.manifest.name,
+    version: parsed.manifest.version,
+    protocol_version: parsed.manifest.protocol_version,
+    state: "active",
+    token_hash: null,
+    previous_token_hash: null,
+    previous_token_expires_at: null,
+    grant_capabilities: JSON.stringify(parsed.manifest.capabilities),
+    grant_model_ids: JSON.stringify([]),
+    manifest: JSON.stringify(parsed.manifest),
+    manifest_url: manifestUrl,
+    installed_by: null,
+    created_at: now,
+    updated_at: now,
+    revoked_at: null,
+  }).execute();
+  return id;
 }

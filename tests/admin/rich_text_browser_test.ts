@@ -4,6 +4,10 @@
 import { equal, ok } from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { saveEntry } from "../../core/entries/mod.ts";
+import {
+  insertActiveInstallation,
+  minimalManifest,
+} from "../../core/plugins/_testing.ts";
 import { modelValidator } from "../../core/entries/model_validator.ts";
 import {
   BROWSER_TIMEOUT_MS,
@@ -59,6 +63,18 @@ Deno.test({
         .where("site_id", "=", demo.siteId).orderBy("id").limit(2).execute();
       equal(media.length, 2, "the demo library holds at least two files");
       const EVERY_BLOCK = everyBlock(media[0].id, media[1].id);
+      // Plugin blocks are checked too (PEXT-027): an active plugin registers acme.quote.
+      await insertActiveInstallation(t.services.db, demo.siteId, {
+        ...minimalManifest(),
+        id: "acme.quote",
+        rich_blocks: [{
+          type: "quote",
+          label: "Quote",
+          version: 1,
+          controls: [{ name: "text", label: "Text", type: "text" }],
+          render: { el: "blockquote", children: [{ field: "text" }] },
+        }],
+      });
       const saved = await saveEntry({
         db: t.services.db,
         clock: t.clock,
