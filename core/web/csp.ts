@@ -30,6 +30,19 @@ export function cspAllowingFrames(frameOrigins: readonly string[]): string {
 }
 
 /**
+ * The policy as a header value with `imageOrigins` added to `img-src`: a plugin media source's
+ * thumbnails on a development origin (plain http) show in the admin; https is allowed already.
+ */
+export function cspAllowingImages(imageOrigins: readonly string[]): string {
+  return Object.entries(CONTENT_SECURITY_POLICY).map(([name, values]) =>
+    `${directive(name)} ${
+      (name === "imgSrc" ? [...values, ...new Set(imageOrigins)] : values)
+        .join(" ")
+    }`
+  ).join("; ");
+}
+
+/**
  * What a public `/v1` answer needs against browsers that open it as a document: nothing may load
  * or run (`default-src 'none'`), nothing may frame it, no type sniffing, HTTPS kept. The eight
  * other headers pages carry (referrer, opener, DNS prefetch and the like) guard documents that

@@ -31,6 +31,8 @@ export interface ExampleBehaviour {
   frame?: boolean;
   /** The manifest declares two media sources (`stock`: copy and reference; `uploads`: copy). */
   mediaSources?: boolean;
+  /** Media-source pages answer `garbage` (not JSON) after the exchange; ok otherwise. */
+  mediaSourceFault?: "garbage";
   /** Content policies the manifest declares, each with how it answers. */
   policies?: ExamplePolicy[];
   /** The manifest declares a rich block (`pull-quote`, version 2, with a repeatable group). */
@@ -126,6 +128,8 @@ export interface ExamplePlugin {
   /** The headers a reviewed frame's page was requested with. */
   /** The paths of `/files/` downloads the service made (a reference import makes none). */
   fileRequests: string[];
+  /** The Referer each `/files/` request came with (a browser's preview sends none, PEXT-025). */
+  fileReferers: { path: string; referer: string | null }[];
   frameRequests: {
     cookie: string | null;
     referer: string | null;
@@ -406,6 +410,7 @@ export function startExamplePlugin(
     policyChecks: [],
     policyCalls: [],
     fileRequests: [],
+    fileReferers: [],
     frameRequests: [],
     launchRequests: [],
     serviceFetch: options.serviceFetch ?? ((url, init) => fetch(url, init)),
@@ -626,6 +631,9 @@ export function startExamplePlugin(
     const exchanged = await res.json();
     plugin.exchanges.push({ status: res.status, body: exchanged });
     if (!res.ok) return new Response(null, { status: 403 });
+    if (plugin.behaviour.mediaSourceFault === "garbage") {
+      return new Response("<html>no");
+    }
     const asked = exchanged.data.media_source as {
       q: string | null;
       cursor: string | null;
@@ -713,6 +721,10 @@ export function startExamplePlugin(
     const url = new URL(request.url);
     if (request.method === "GET" && url.pathname.startsWith("/files/")) {
       plugin.fileRequests.push(url.pathname);
+      plugin.fileReferers.push({
+        path: url.pathname,
+        referer: request.headers.get("referer"),
+      });
       const bytes = STOCK_FILES[url.pathname.slice("/files/".length)];
       return bytes
         ? new Response(bytes as Uint8Array<ArrayBuffer>, {

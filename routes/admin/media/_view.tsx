@@ -304,6 +304,11 @@ export function LibraryPage({ data }: PageProps<LibraryData>) {
       </header>
       <main class="wide media-page">
         <h1>Media library</h1>
+        {data.may.upload && (
+          <p>
+            <a href="/admin/media/sources">Browse plugin media sources</a>
+          </p>
+        )}
         {data.error && <p role="alert" class="alert">{data.error}</p>}
         {data.duplicate && (
           <section class="card" role="alert" aria-labelledby="dup-heading">
