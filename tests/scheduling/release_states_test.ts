@@ -9,60 +9,14 @@ import { createSession } from "../../core/auth/session_store.ts";
 import { saveTestEntry } from "../support/entries.ts";
 import { pluginCallOf } from "../../core/plugins/calls.ts";
 import { invokeOperation } from "../../core/plugins/invocations.ts";
-import type { PluginBrowser, SchedulingWorld } from "./world.ts";
+import type { SchedulingWorld } from "./world.ts";
 import { openLaunch, SITE_HOST, withSchedulingWorld } from "./world.ts";
-
-async function newRelease(
-  manage: PluginBrowser,
-  w: SchedulingWorld,
-  name: string,
-) {
-  const made = await manage.post(
-    `/installations/${w.installationId}/releases`,
-    { name },
-  );
-  equal(made.status, 303);
-  return /releases\/([0-9a-f-]{36})/.exec(made.headers.get("location")!)![1];
-}
-
-async function add(
-  w: SchedulingWorld,
-  instanceId: string,
-  releaseId: string,
-  fields: Record<string, string> = {},
-) {
-  const browser = await w.launch(instanceId);
-  const added = await browser.post(
-    `/installations/${w.installationId}/release-items`,
-    {
-      release: releaseId,
-      transition: "publish:published",
-      locale: "",
-      version_mode: "ordinary",
-      ...fields,
-    },
-  );
-  equal(added.status, 303, await added.clone().text());
-  await added.body?.cancel();
-}
-
-async function release(w: SchedulingWorld, id: string) {
-  return await w.scheduler.db.selectFrom("releases").selectAll()
-    .where("id", "=", id).executeTakeFirstOrThrow();
-}
-
-function act(
-  manage: PluginBrowser,
-  w: SchedulingWorld,
-  id: string,
-  action: string,
-  fields: Record<string, string> = {},
-) {
-  return manage.post(
-    `/installations/${w.installationId}/releases/${id}/${action}`,
-    fields,
-  );
-}
+import {
+  addToRelease as add,
+  newRelease,
+  releaseAction as act,
+  releaseRow as release,
+} from "./release_support.ts";
 
 /** The entry's latest saved draft and live version as Stave holds them. */
 async function versions(w: SchedulingWorld, instanceId: string) {

@@ -3,63 +3,24 @@
 // already in flight lands and is recorded as it landed, a release that is not running refuses
 // the stop, and one release passes through all seven states (REL-004, REL-013, SUI-013).
 import { equal, match, ok } from "node:assert/strict";
-import type { PluginBrowser, SchedulingWorld } from "./world.ts";
+import type { SchedulingWorld } from "./world.ts";
 import { withSchedulingWorld } from "./world.ts";
+import {
+  addToRelease as add,
+  newRelease,
+  releaseAction as act,
+  releaseItemRows as items,
+  releaseRow,
+} from "./release_support.ts";
 
-async function newRelease(
-  manage: PluginBrowser,
-  w: SchedulingWorld,
-  name: string,
-) {
-  const made = await manage.post(
-    `/installations/${w.installationId}/releases`,
-    { name },
-  );
-  equal(made.status, 303);
-  return /releases\/([0-9a-f-]{36})/.exec(made.headers.get("location")!)![1];
-}
-
-async function add(w: SchedulingWorld, instanceId: string, releaseId: string) {
-  const browser = await w.launch(instanceId);
-  const added = await browser.post(
-    `/installations/${w.installationId}/release-items`,
-    {
-      release: releaseId,
-      transition: "publish:published",
-      locale: "",
-      version_mode: "ordinary",
-    },
-  );
-  equal(added.status, 303, await added.clone().text());
-  await added.body?.cancel();
-}
-
+/** The release's row with its receipt read. */
 async function release(w: SchedulingWorld, id: string) {
-  const row = await w.scheduler.db.selectFrom("releases").selectAll()
-    .where("id", "=", id).executeTakeFirstOrThrow();
+  const row = await releaseRow(w, id);
   const receipt =
     (typeof row.receipt === "string" ? JSON.parse(row.receipt) : row.receipt) as
       | Record<string, unknown>
       | null;
   return { ...row, receipt };
-}
-
-async function items(w: SchedulingWorld, id: string) {
-  return await w.scheduler.db.selectFrom("release_items").selectAll()
-    .where("release_id", "=", id).execute();
-}
-
-function act(
-  manage: PluginBrowser,
-  w: SchedulingWorld,
-  id: string,
-  action: string,
-  fields: Record<string, string> = {},
-) {
-  return manage.post(
-    `/installations/${w.installationId}/releases/${id}/${action}`,
-    fields,
-  );
 }
 
 const isCommit = (url: string) => url.endsWith("/releases/commit");

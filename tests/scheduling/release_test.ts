@@ -3,47 +3,12 @@
 // nothing and a retry with fresh versions, an unknown outcome recovered under the same key,
 // and a blocked release that is not started again (REL and SUI rows).
 import { equal, match, ok } from "node:assert/strict";
-import type { PluginBrowser, SchedulingWorld } from "./world.ts";
 import { withSchedulingWorld } from "./world.ts";
-
-async function newRelease(
-  manage: PluginBrowser,
-  w: SchedulingWorld,
-  name: string,
-) {
-  const made = await manage.post(
-    `/installations/${w.installationId}/releases`,
-    {
-      name,
-    },
-  );
-  equal(made.status, 303);
-  return /releases\/([0-9a-f-]{36})/.exec(made.headers.get("location")!)![1];
-}
-
-async function add(
-  w: SchedulingWorld,
-  instanceId: string,
-  releaseId: string,
-  fields: Record<string, string> = {},
-) {
-  const browser = await w.launch(instanceId);
-  return await browser.post(
-    `/installations/${w.installationId}/release-items`,
-    {
-      release: releaseId,
-      transition: "publish:published",
-      locale: "",
-      version_mode: "ordinary",
-      ...fields,
-    },
-  );
-}
-
-async function release(w: SchedulingWorld, id: string) {
-  return await w.scheduler.db.selectFrom("releases").selectAll()
-    .where("id", "=", id).executeTakeFirstOrThrow();
-}
+import {
+  newRelease,
+  postReleaseItem as add,
+  releaseRow as release,
+} from "./release_support.ts";
 
 Deno.test("a three-item release across two languages commits at its time in one command (REL-008, SUI-012)", () =>
   withSchedulingWorld(async (w) => {
