@@ -18,15 +18,23 @@ function directive(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
+/** The policy as a header value, each directive of `extra` widened (a new one goes last). */
+function policyWith(extra: Record<string, readonly string[]>): string {
+  const directives: Record<string, readonly string[]> = {
+    ...CONTENT_SECURITY_POLICY,
+  };
+  for (const [name, values] of Object.entries(extra)) {
+    if (values.length === 0) continue;
+    directives[name] = [...(directives[name] ?? []), ...new Set(values)];
+  }
+  return Object.entries(directives).map(([name, values]) =>
+    `${directive(name)} ${values.join(" ")}`
+  ).join("; ");
+}
+
 /** The policy as a header value, with `frameOrigins` (exact https or dev origins) framable. */
 export function cspAllowingFrames(frameOrigins: readonly string[]): string {
-  const parts = Object.entries(CONTENT_SECURITY_POLICY).map(([name, values]) =>
-    `${directive(name)} ${values.join(" ")}`
-  );
-  if (frameOrigins.length > 0) {
-    parts.push(`frame-src ${[...new Set(frameOrigins)].join(" ")}`);
-  }
-  return parts.join("; ");
+  return policyWith({ frameSrc: frameOrigins });
 }
 
 /**
@@ -34,12 +42,7 @@ export function cspAllowingFrames(frameOrigins: readonly string[]): string {
  * thumbnails on a development origin (plain http) show in the admin; https is allowed already.
  */
 export function cspAllowingImages(imageOrigins: readonly string[]): string {
-  return Object.entries(CONTENT_SECURITY_POLICY).map(([name, values]) =>
-    `${directive(name)} ${
-      (name === "imgSrc" ? [...values, ...new Set(imageOrigins)] : values)
-        .join(" ")
-    }`
-  ).join("; ");
+  return policyWith({ imgSrc: imageOrigins });
 }
 
 /**
