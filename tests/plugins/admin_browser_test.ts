@@ -7,10 +7,9 @@ import {
   BROWSER_TIMEOUT_MS,
   browserTestsRun,
   launchChromium,
-  serveLocally,
 } from "../support/browser.ts";
 import { startCatalogueServer } from "./catalogue_server.ts";
-import { SITE_HOST, withPluginWorld } from "./world.ts";
+import { serveWorldLocally, withPluginWorld } from "./world.ts";
 
 Deno.test({
   name:
@@ -36,23 +35,7 @@ Deno.test({
           },
         }];
         // The browser talks to 127.0.0.1; the service sees the site's host and origin.
-        const server = serveLocally((request, info) => {
-          const url = new URL(request.url);
-          const headers = new Headers(request.headers);
-          headers.set("host", SITE_HOST);
-          if (headers.has("origin")) {
-            headers.set("origin", `http://${SITE_HOST}`);
-          }
-          return w.app.fetch(
-            new Request(`http://${SITE_HOST}${url.pathname}${url.search}`, {
-              method: request.method,
-              headers,
-              body: request.body,
-              redirect: "manual",
-            }),
-            info,
-          );
-        });
+        const server = serveWorldLocally(w);
         const browser = await launchChromium();
         try {
           const context = await browser.newContext({

@@ -8,9 +8,8 @@ import {
   BROWSER_TIMEOUT_MS,
   browserTestsRun,
   launchChromium,
-  serveLocally,
 } from "../support/browser.ts";
-import { SITE_HOST, withPluginWorld } from "./world.ts";
+import { serveWorldLocally, withPluginWorld } from "./world.ts";
 
 Deno.test({
   name:
@@ -21,21 +20,7 @@ Deno.test({
       w.plugin.behaviour.frame = true;
       const id = await w.install();
       const { groupId } = await w.entry({ en: { title: "Framed" } });
-      const server = serveLocally((request, info) => {
-        const url = new URL(request.url);
-        const headers = new Headers(request.headers);
-        headers.set("host", SITE_HOST);
-        if (headers.has("origin")) headers.set("origin", `http://${SITE_HOST}`);
-        return w.app.fetch(
-          new Request(`http://${SITE_HOST}${url.pathname}${url.search}`, {
-            method: request.method,
-            headers,
-            body: request.body,
-            redirect: "manual",
-          }),
-          info,
-        );
-      });
+      const server = serveWorldLocally(w);
       // The browser reaches Stave as localhost and the plugin as 127.0.0.1: two sites, as in
       // production, so a cookie of one is never sent to the other.
       const base = `http://localhost:${server.port}`;

@@ -6,9 +6,8 @@ import {
   BROWSER_TIMEOUT_MS,
   browserTestsRun,
   launchChromium,
-  serveLocally,
 } from "../support/browser.ts";
-import { SITE_HOST, withPluginWorld } from "./world.ts";
+import { serveWorldLocally, withPluginWorld } from "./world.ts";
 
 Deno.test({
   name:
@@ -18,21 +17,7 @@ Deno.test({
     withPluginWorld(async (w) => {
       const id = await w.install();
       const { groupId } = await w.entry({ en: { title: "Launched" } });
-      const server = serveLocally((request, info) => {
-        const url = new URL(request.url);
-        const headers = new Headers(request.headers);
-        headers.set("host", SITE_HOST);
-        if (headers.has("origin")) headers.set("origin", `http://${SITE_HOST}`);
-        return w.app.fetch(
-          new Request(`http://${SITE_HOST}${url.pathname}${url.search}`, {
-            method: request.method,
-            headers,
-            body: request.body,
-            redirect: "manual",
-          }),
-          info,
-        );
-      });
+      const server = serveWorldLocally(w);
       // Stave as localhost and the plugin as 127.0.0.1: two sites, as in production.
       const base = `http://localhost:${server.port}`;
       const browser = await launchChromium();

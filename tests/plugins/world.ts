@@ -7,6 +7,7 @@ import {
   startExamplePlugin,
 } from "../../plugins/testing/plugin.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
+import { type LocalServer, serveLocally } from "../support/browser.ts";
 import { saveTestEntry, siteWithPosts } from "../support/entries.ts";
 
 /** The Host of the test site. */
@@ -256,4 +257,26 @@ export function adminPage(
     headers,
     body,
   }));
+}
+
+/**
+ * Serves the world's app on 127.0.0.1 for a browser: each request reaches the service with the
+ * site's host (and origin, for form posts), as a browser at the site's address would send it.
+ */
+export function serveWorldLocally(w: { app: TestApp["app"] }): LocalServer {
+  return serveLocally((request, info) => {
+    const url = new URL(request.url);
+    const headers = new Headers(request.headers);
+    headers.set("host", SITE_HOST);
+    if (headers.has("origin")) headers.set("origin", `http://${SITE_HOST}`);
+    return w.app.fetch(
+      new Request(`http://${SITE_HOST}${url.pathname}${url.search}`, {
+        method: request.method,
+        headers,
+        body: request.body,
+        redirect: "manual",
+      }),
+      info,
+    );
+  });
 }
