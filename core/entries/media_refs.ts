@@ -1,7 +1,6 @@
 // MOD-055: media a save newly names (media fields, rich-text media blocks and galleries) must be library items of this site and an accepted kind.
-import { inspectEntryValues } from "../models/validate_values.ts";
-import type { StoredModel } from "../models/store_rows.ts";
 import type { ValueProblem } from "../models/validate_values.ts";
+import type { ValueReference } from "../models/value_lists.ts";
 import type { CommandScope } from "./command.ts";
 import type { LifecycleRefusal } from "./types.ts";
 
@@ -11,21 +10,26 @@ interface MediaRef {
   kinds: string[] | null;
 }
 
-function mediaRefs(
-  model: StoredModel,
-  values: Record<string, unknown>,
-  locale: string,
-): MediaRef[] {
-  return inspectEntryValues(model, values, { mode: "save", locale }).references
-    .flatMap((ref) =>
-      ref.kind === "media"
-        ? ref.ids.map((id) => ({
-          path: ref.path,
-          id: id.toLowerCase(),
-          kinds: ref.kinds,
-        }))
-        : []
-    );
+/** What a save's references are checked against: the version written and the one before. */
+export interface SavedReferences {
+  siteId: string;
+  locale: string;
+  /** References of the values this language held before (none for a new language). */
+  previous: readonly ValueReference[];
+  /** References of the new version's values. */
+  written: readonly ValueReference[];
+}
+
+function mediaRefs(references: readonly ValueReference[]): MediaRef[] {
+  return references.flatMap((ref) =>
+    ref.kind === "media"
+      ? ref.ids.map((id) => ({
+        path: ref.path,
+        id: id.toLowerCase(),
+        kinds: ref.kinds,
+      }))
+      : []
+  );
 }
 
 /**
@@ -36,19 +40,10 @@ function mediaRefs(
  */
 export async function checkMediaReferences(
   scope: CommandScope,
-  written: {
-    siteId: string;
-    model: StoredModel;
-    locale: string;
-    fields: Record<string, unknown>;
-    previous: Record<string, unknown>;
-  },
+  written: SavedReferences,
 ): Promise<LifecycleRefusal | null> {
-  const held = new Set(
-    mediaRefs(written.model, written.previous, written.locale).map((r) => r.id),
-  );
-  const refs = mediaRefs(written.model, written.fields, written.locale)
-    .filter((r) => !held.has(r.id));
+  const held = new Set(mediaRefs(written.previous).map((r) => r.id));
+  const refs = mediaRefs(written.written).filter((r) => !held.has(r.id));
   if (refs.length === 0) return null;
   const rows = await scope.tx.selectFrom("media_files").select(["id", "kind"])
     .where("site_id", "=", written.siteId)

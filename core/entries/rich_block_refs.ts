@@ -1,26 +1,21 @@
 // PEXT-027: plugin blocks a save newly places in rich text must be registered by an active
 // plugin on the site, at a version it declares, with values its declaration accepts.
-import {
-  inspectEntryValues,
-  type ValueProblem,
-} from "../models/validate_values.ts";
+import type { ValueProblem } from "../models/validate_values.ts";
 import type { RichBlockRef } from "../models/rich_text.ts";
-import type { StoredModel } from "../models/store_rows.ts";
+import type { ValueReference } from "../models/value_lists.ts";
 import { registeredRichBlocks } from "../pages/embeds.ts";
 import type { ManifestRichBlock } from "../plugins/manifest.ts";
 import { checkRichBlock } from "../plugins/rich_blocks.ts";
 import type { CommandScope } from "./command.ts";
+import type { SavedReferences } from "./media_refs.ts";
 import type { LifecycleRefusal } from "./types.ts";
 
 function blockRefs(
-  model: StoredModel,
-  values: Record<string, unknown>,
-  locale: string,
+  references: readonly ValueReference[],
 ): { path: string; block: RichBlockRef }[] {
-  return inspectEntryValues(model, values, { mode: "save", locale }).references
-    .flatMap((ref) =>
-      ref.kind === "rich_block" ? [{ path: ref.path, block: ref.block }] : []
-    );
+  return references.flatMap((ref) =>
+    ref.kind === "rich_block" ? [{ path: ref.path, block: ref.block }] : []
+  );
 }
 
 const blockKey = (block: RichBlockRef) =>
@@ -35,19 +30,12 @@ const blockKey = (block: RichBlockRef) =>
  */
 export async function checkRichBlockReferences(
   scope: CommandScope,
-  written: {
-    siteId: string;
-    model: StoredModel;
-    locale: string;
-    fields: Record<string, unknown>;
-    previous: Record<string, unknown>;
-  },
+  written: SavedReferences,
 ): Promise<LifecycleRefusal | null> {
   const held = new Set(
-    blockRefs(written.model, written.previous, written.locale)
-      .map((r) => blockKey(r.block)),
+    blockRefs(written.previous).map((r) => blockKey(r.block)),
   );
-  const refs = blockRefs(written.model, written.fields, written.locale)
+  const refs = blockRefs(written.written)
     .filter((r) => !held.has(blockKey(r.block)));
   if (refs.length === 0) return null;
   const registry = await registeredRichBlocks(scope.tx, written.siteId);

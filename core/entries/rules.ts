@@ -1,6 +1,7 @@
 // The entry rules a save keeps, in its transaction: single-entry models, unique values, relation links.
 import type { Db } from "../db/database.ts";
 import { getModel } from "../models/model_reads.ts";
+import { inspectEntryValues } from "../models/validate_values.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { CommandScope } from "./command.ts";
 import { checkMediaReferences } from "./media_refs.ts";
@@ -48,9 +49,19 @@ export async function enforceEntryRules(
 ): Promise<LifecycleRefusal | null> {
   const { model } = written;
   if (model === null) return null;
-  const media = await checkMediaReferences(scope, { ...written, model });
+  // Both checks read the references of the same two versions: inspect each once.
+  const referencesOf = (values: Record<string, unknown>) =>
+    inspectEntryValues(model, values, { mode: "save", locale: written.locale })
+      .references;
+  const references = {
+    siteId: written.siteId,
+    locale: written.locale,
+    previous: referencesOf(written.previous),
+    written: referencesOf(written.fields),
+  };
+  const media = await checkMediaReferences(scope, references);
   if (media) return media;
-  const blocks = await checkRichBlockReferences(scope, { ...written, model });
+  const blocks = await checkRichBlockReferences(scope, references);
   if (blocks) return blocks;
   const links = await writeRelationLinks(scope, { ...written, model });
   if (links) return links;
