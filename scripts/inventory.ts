@@ -22,10 +22,6 @@ const EXTERNAL_INDEX = "the external index builder (no issue builds it yet)";
 
 /** Rows of built areas that wait for an unbuilt part, with the part they wait for. */
 const WAITING: Record<string, string> = {
-  "MOD-031":
-    "saved queries on public routes belong to the generated backend (GEN)",
-  "SET-014":
-    "the access-rule part of the refusal needs the generated backend's access policies (GACC); the other three refusals are tested",
   "SRCH-027": RENDERER,
   "SRCH-028": RENDERER,
   "SRCH-029": RENDERER,

@@ -2,6 +2,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
+import { type RoleUses, usesOfRole } from "../backend/access.ts";
 import type { Authority } from "./authority.ts";
 import { decide } from "./decide.ts";
 import {
@@ -106,7 +107,8 @@ export type RoleRefusal =
   | { ok: false; code: "not_found" }
   | { ok: false; code: "role_seeded" }
   | { ok: false; code: "role_in_use"; members: number }
-  | { ok: false; code: "role_last_access_granter" };
+  | { ok: false; code: "role_last_access_granter" }
+  | ({ ok: false; code: "role_in_access_rule" } & RoleUses);
 
 /** A role, or why not. */
 export type RoleResult = { ok: true; role: Role } | RoleRefusal;
@@ -282,8 +284,9 @@ export async function updateRole(
 
 /**
  * Deletes a role (spec 2 part 4.3, SET-014), refusing a seeded role (`role_seeded`), a
- * role someone holds (`role_in_use`) and the last role holding `role:manage`
- * (`role_last_access_granter`). The site's roles are locked while it decides.
+ * role someone holds (`role_in_use`), the last role holding `role:manage`
+ * (`role_last_access_granter`) and a role a backend access rule or saved-query route names
+ * (`role_in_access_rule`, core/backend/access.ts). The site's roles are locked while it decides.
  */
 export async function deleteRole(
   ctx: RoleContext,
@@ -309,7 +312,10 @@ export async function deleteRole(
     if (grants(role) && !roles.some((r) => r.id !== id && grants(r))) {
       return { ok: false, code: "role_last_access_granter" } as const;
     }
-    // TODO: also refuse a role an access rule names (spec 2 part 4.3) once access rules exist.
+    const uses = await usesOfRole(trx, ctx.siteId, id);
+    if (uses.access_rules.length > 0 || uses.saved_queries.length > 0) {
+      return { ok: false, code: "role_in_access_rule", ...uses } as const;
+    }
     await trx.deleteFrom("roles").where("site_id", "=", ctx.siteId)
       .where("id", "=", id).execute();
     await writeRecord(trx, ctx, "role.delete", role);

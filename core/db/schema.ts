@@ -255,6 +255,8 @@ export interface Database {
   data_job_steps: DataJobStepsTable;
   data_import_records: DataImportRecordsTable;
   data_import_ids: DataImportIdsTable;
+  backend_access_rules: BackendAccessRulesTable;
+  saved_queries: SavedQueriesTable;
 }
 
 /** A named way to import (migration 0230). */
@@ -848,4 +850,32 @@ export interface FormAttachmentsTable {
   type: string;
   size: number;
   storage_key: string;
+}
+
+/** Who may call one generated-backend operation of a model (migration 0240). */
+export interface BackendAccessRulesTable {
+  site_id: string;
+  model_id: string;
+  operation: string;
+  audience: string;
+  role_ids: Json;
+  updated_at: Timestamp;
+}
+
+/** A named query of one model, optionally served on a declarative route (migration 0240). */
+export interface SavedQueriesTable {
+  id: string;
+  site_id: string;
+  model_id: string;
+  name: string;
+  slug: string;
+  select_fields: Json;
+  filter: Json;
+  order_by: Json;
+  take: number;
+  route_audience: string | null;
+  route_role_ids: Json;
+  revision: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }

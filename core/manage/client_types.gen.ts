@@ -1637,6 +1637,380 @@ export interface Operations {
       "replayed"?: true;
     };
   };
+  /** List who may call each generated-backend operation of every model. */
+  "list-backend-access": {
+    method: "GET";
+    path: "/backend/access";
+    scope: "schema:write";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "model_id": string;
+        "slug": string;
+        "operations": {
+          "findMany": {
+            "audience": "anonymous" | "session" | "service";
+            /** Only a session rule names roles */
+            "roles": Array<string>;
+            /** False: no rule is stored and the default (service) applies */
+            "stored": boolean;
+          };
+          "findManyPaginated": {
+            "audience": "anonymous" | "session" | "service";
+            /** Only a session rule names roles */
+            "roles": Array<string>;
+            /** False: no rule is stored and the default (service) applies */
+            "stored": boolean;
+          };
+          "findUnique": {
+            "audience": "anonymous" | "session" | "service";
+            /** Only a session rule names roles */
+            "roles": Array<string>;
+            /** False: no rule is stored and the default (service) applies */
+            "stored": boolean;
+          };
+          "create": {
+            "audience": "anonymous" | "session" | "service";
+            /** Only a session rule names roles */
+            "roles": Array<string>;
+            /** False: no rule is stored and the default (service) applies */
+            "stored": boolean;
+          };
+          "update": {
+            "audience": "anonymous" | "session" | "service";
+            /** Only a session rule names roles */
+            "roles": Array<string>;
+            /** False: no rule is stored and the default (service) applies */
+            "stored": boolean;
+          };
+          "delete": {
+            "audience": "anonymous" | "session" | "service";
+            /** Only a session rule names roles */
+            "roles": Array<string>;
+            /** False: no rule is stored and the default (service) applies */
+            "stored": boolean;
+          };
+        };
+      }>;
+    };
+  };
+  /** Replace a model's generated-backend access rules. */
+  "put-backend-access": {
+    method: "PUT";
+    path: "/backend/access/{id}";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      "operations": {
+        "findMany"?: {
+          "audience": "anonymous" | "session" | "service";
+          /** Role ids; only with audience session (none: any signed-in member) */
+          "roles"?: Array<string>;
+        };
+        "findManyPaginated"?: {
+          "audience": "anonymous" | "session" | "service";
+          /** Role ids; only with audience session (none: any signed-in member) */
+          "roles"?: Array<string>;
+        };
+        "findUnique"?: {
+          "audience": "anonymous" | "session" | "service";
+          /** Role ids; only with audience session (none: any signed-in member) */
+          "roles"?: Array<string>;
+        };
+        "create"?: {
+          "audience": "anonymous" | "session" | "service";
+          /** Role ids; only with audience session (none: any signed-in member) */
+          "roles"?: Array<string>;
+        };
+        "update"?: {
+          "audience": "anonymous" | "session" | "service";
+          /** Role ids; only with audience session (none: any signed-in member) */
+          "roles"?: Array<string>;
+        };
+        "delete"?: {
+          "audience": "anonymous" | "session" | "service";
+          /** Role ids; only with audience session (none: any signed-in member) */
+          "roles"?: Array<string>;
+        };
+      };
+    };
+    answer: {
+      "model_id": string;
+      "slug": string;
+      "operations": {
+        "findMany": {
+          "audience": "anonymous" | "session" | "service";
+          /** Only a session rule names roles */
+          "roles": Array<string>;
+          /** False: no rule is stored and the default (service) applies */
+          "stored": boolean;
+        };
+        "findManyPaginated": {
+          "audience": "anonymous" | "session" | "service";
+          /** Only a session rule names roles */
+          "roles": Array<string>;
+          /** False: no rule is stored and the default (service) applies */
+          "stored": boolean;
+        };
+        "findUnique": {
+          "audience": "anonymous" | "session" | "service";
+          /** Only a session rule names roles */
+          "roles": Array<string>;
+          /** False: no rule is stored and the default (service) applies */
+          "stored": boolean;
+        };
+        "create": {
+          "audience": "anonymous" | "session" | "service";
+          /** Only a session rule names roles */
+          "roles": Array<string>;
+          /** False: no rule is stored and the default (service) applies */
+          "stored": boolean;
+        };
+        "update": {
+          "audience": "anonymous" | "session" | "service";
+          /** Only a session rule names roles */
+          "roles": Array<string>;
+          /** False: no rule is stored and the default (service) applies */
+          "stored": boolean;
+        };
+        "delete": {
+          "audience": "anonymous" | "session" | "service";
+          /** Only a session rule names roles */
+          "roles": Array<string>;
+          /** False: no rule is stored and the default (service) applies */
+          "stored": boolean;
+        };
+      };
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** List the site's saved queries by name. */
+  "list-saved-queries": {
+    method: "GET";
+    path: "/saved-queries";
+    scope: "schema:write";
+    idempotencyKey: false;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "data": Array<{
+        "id": string;
+        "model_id": string;
+        "name": string;
+        "slug": string;
+        "select": Array<string>;
+        "filter": {
+          [key: string]: string | number | boolean;
+        };
+        "order_by": Array<{
+          "field": string;
+          "direction": "asc" | "desc";
+        }>;
+        "take": number;
+        "route": {
+          /** Where the generated backend serves it */
+          "path": string;
+          "audience": "anonymous" | "session" | "service";
+          "roles": Array<string>;
+        } | null;
+        "revision": number;
+        /** ISO 8601 time */
+        "created_at": string;
+        /** ISO 8601 time */
+        "updated_at": string;
+      }>;
+    };
+  };
+  /** Read one saved query. */
+  "get-saved-query": {
+    method: "GET";
+    path: "/saved-queries/{id}";
+    scope: "schema:write";
+    idempotencyKey: false;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "model_id": string;
+      "name": string;
+      "slug": string;
+      "select": Array<string>;
+      "filter": {
+        [key: string]: string | number | boolean;
+      };
+      "order_by": Array<{
+        "field": string;
+        "direction": "asc" | "desc";
+      }>;
+      "take": number;
+      "route": {
+        /** Where the generated backend serves it */
+        "path": string;
+        "audience": "anonymous" | "session" | "service";
+        "roles": Array<string>;
+      } | null;
+      "revision": number;
+      /** ISO 8601 time */
+      "created_at": string;
+      /** ISO 8601 time */
+      "updated_at": string;
+    };
+  };
+  /** Create a saved query, optionally served on a route. */
+  "create-saved-query": {
+    method: "POST";
+    path: "/saved-queries";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    body: {
+      "model_id": string;
+      /** 1 to 80 characters after trimming */
+      "name": string;
+      /** The route segment: 1 to 64 lower-case letters, digits and single hyphens */
+      "slug": string;
+      /** 1 to 32 columns: id or top-level field keys, each once */
+      "select": Array<string>;
+      /** Equality per column, at most 4 columns, ANDed */
+      "filter"?: {
+        [key: string]: string | number | boolean;
+      };
+      /** At most 3 columns; id breaks ties */
+      "order_by"?: Array<{
+        "field": string;
+        "direction": "asc" | "desc";
+      }>;
+      /** Rows per page, 1 to 100, default 25 */
+      "take"?: number;
+      /** Serve the query on a declarative route, or null (the default) to keep it unserved */
+      "route"?: {
+        "audience": "anonymous" | "session" | "service";
+        "roles"?: Array<string>;
+      } | null;
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "name": string;
+      "slug": string;
+      "select": Array<string>;
+      "filter": {
+        [key: string]: string | number | boolean;
+      };
+      "order_by": Array<{
+        "field": string;
+        "direction": "asc" | "desc";
+      }>;
+      "take": number;
+      "route": {
+        /** Where the generated backend serves it */
+        "path": string;
+        "audience": "anonymous" | "session" | "service";
+        "roles": Array<string>;
+      } | null;
+      "revision": number;
+      /** ISO 8601 time */
+      "created_at": string;
+      /** ISO 8601 time */
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Change the fields named of a saved query. */
+  "update-saved-query": {
+    method: "PUT";
+    path: "/saved-queries/{id}";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: {
+      /** 1 to 80 characters after trimming */
+      "name"?: string;
+      /** The route segment: 1 to 64 lower-case letters, digits and single hyphens */
+      "slug"?: string;
+      /** 1 to 32 columns: id or top-level field keys, each once */
+      "select"?: Array<string>;
+      /** Equality per column, at most 4 columns, ANDed */
+      "filter"?: {
+        [key: string]: string | number | boolean;
+      };
+      /** At most 3 columns; id breaks ties */
+      "order_by"?: Array<{
+        "field": string;
+        "direction": "asc" | "desc";
+      }>;
+      /** Rows per page, 1 to 100, default 25 */
+      "take"?: number;
+      /** Serve the query on a declarative route, or null (the default) to keep it unserved */
+      "route"?: {
+        "audience": "anonymous" | "session" | "service";
+        "roles"?: Array<string>;
+      } | null;
+    };
+    answer: {
+      "id": string;
+      "model_id": string;
+      "name": string;
+      "slug": string;
+      "select": Array<string>;
+      "filter": {
+        [key: string]: string | number | boolean;
+      };
+      "order_by": Array<{
+        "field": string;
+        "direction": "asc" | "desc";
+      }>;
+      "take": number;
+      "route": {
+        /** Where the generated backend serves it */
+        "path": string;
+        "audience": "anonymous" | "session" | "service";
+        "roles": Array<string>;
+      } | null;
+      "revision": number;
+      /** ISO 8601 time */
+      "created_at": string;
+      /** ISO 8601 time */
+      "updated_at": string;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
+  /** Delete a saved query and its route. */
+  "delete-saved-query": {
+    method: "DELETE";
+    path: "/saved-queries/{id}";
+    scope: "schema:write";
+    idempotencyKey: true;
+    params: {
+      "id": string;
+    };
+    query: Record<string, never>;
+    body: never;
+    answer: {
+      "id": string;
+      "deleted": true;
+      /** Present on a retry with the same Idempotency-Key: this is the first answer */
+      "replayed"?: true;
+    };
+  };
   /** List a model's entries outside Trash, newest first, one page at a time. */
   "list-entries": {
     method: "GET";
@@ -5875,6 +6249,27 @@ export type UpdateRoleAnswer = Operations["update-role"]["answer"];
 export type UpdateRoleBody = Operations["update-role"]["body"];
 /** Answer of `delete-role`. */
 export type DeleteRoleAnswer = Operations["delete-role"]["answer"];
+/** Answer of `list-backend-access`. */
+export type ListBackendAccessAnswer =
+  Operations["list-backend-access"]["answer"];
+/** Answer of `put-backend-access`. */
+export type PutBackendAccessAnswer = Operations["put-backend-access"]["answer"];
+/** Body of `put-backend-access`. */
+export type PutBackendAccessBody = Operations["put-backend-access"]["body"];
+/** Answer of `list-saved-queries`. */
+export type ListSavedQueriesAnswer = Operations["list-saved-queries"]["answer"];
+/** Answer of `get-saved-query`. */
+export type GetSavedQueryAnswer = Operations["get-saved-query"]["answer"];
+/** Answer of `create-saved-query`. */
+export type CreateSavedQueryAnswer = Operations["create-saved-query"]["answer"];
+/** Body of `create-saved-query`. */
+export type CreateSavedQueryBody = Operations["create-saved-query"]["body"];
+/** Answer of `update-saved-query`. */
+export type UpdateSavedQueryAnswer = Operations["update-saved-query"]["answer"];
+/** Body of `update-saved-query`. */
+export type UpdateSavedQueryBody = Operations["update-saved-query"]["body"];
+/** Answer of `delete-saved-query`. */
+export type DeleteSavedQueryAnswer = Operations["delete-saved-query"]["answer"];
 /** Answer of `list-entries`. */
 export type ListEntriesAnswer = Operations["list-entries"]["answer"];
 /** Answer of `create-entry`. */
@@ -6238,6 +6633,41 @@ export const OPERATION_ROUTES: {
   "delete-role": {
     method: "DELETE",
     path: "/roles/{id}",
+    idempotencyKey: true,
+  },
+  "list-backend-access": {
+    method: "GET",
+    path: "/backend/access",
+    idempotencyKey: false,
+  },
+  "put-backend-access": {
+    method: "PUT",
+    path: "/backend/access/{id}",
+    idempotencyKey: true,
+  },
+  "list-saved-queries": {
+    method: "GET",
+    path: "/saved-queries",
+    idempotencyKey: false,
+  },
+  "get-saved-query": {
+    method: "GET",
+    path: "/saved-queries/{id}",
+    idempotencyKey: false,
+  },
+  "create-saved-query": {
+    method: "POST",
+    path: "/saved-queries",
+    idempotencyKey: true,
+  },
+  "update-saved-query": {
+    method: "PUT",
+    path: "/saved-queries/{id}",
+    idempotencyKey: true,
+  },
+  "delete-saved-query": {
+    method: "DELETE",
+    path: "/saved-queries/{id}",
     idempotencyKey: true,
   },
   "list-entries": { method: "GET", path: "/entries", idempotencyKey: false },

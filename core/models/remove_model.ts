@@ -1,5 +1,6 @@
 // Removes a model that holds no content, after the caller confirms it by naming its id again.
 import type { Db } from "../db/database.ts";
+import { forgetModel } from "../backend/access.ts";
 import type { ContentFacts } from "./change_safety.ts";
 import { walkFields } from "./definition.ts";
 import { UUID } from "./field_types.ts";
@@ -163,6 +164,8 @@ export async function removeModel(
     }
     await trx.updateTable("models").set({ deleted_at: now, updated_at: now })
       .where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
+    // Its backend access rules and saved queries describe only this model: they go with it.
+    await forgetModel(trx, ctx.siteId, id);
     const dependents: RelationDependent[] = [];
     for (const other of await loadModels(trx, ctx.siteId, null)) {
       walkFields(other.fields, (field, path) => {

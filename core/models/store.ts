@@ -1,4 +1,5 @@
 // Creates, reads and changes content models: definitions applied whole, revisions, safety checks.
+import { publicRoutesExposing } from "../backend/saved_queries.ts";
 import type { Db } from "../db/database.ts";
 import {
   assessModelChange,
@@ -49,6 +50,15 @@ export type ModelChangeBlocked = {
   code: "model_change_blocked";
   changes: ModelChange[];
 };
+/**
+ * The change would make a saved query on a public route serve a private column
+ * (`422 private_field_on_public_route`, MOD-031); nothing was written.
+ */
+export type PrivateOnPublicRoute = {
+  ok: false;
+  code: "private_field_on_public_route";
+  saved_queries: { id: string; name: string; fields: string[] }[];
+};
 /** Another live model of the site holds the slug or (ignoring case) the name. */
 export type ModelCollision =
   | { ok: false; code: "model_slug_taken"; slug: string }
@@ -78,7 +88,8 @@ export type ApplyModelResult =
   | ModelCollision
   | ModelNotFound
   | ModelChanged
-  | ModelChangeBlocked;
+  | ModelChangeBlocked
+  | PrivateOnPublicRoute;
 
 /** Options of `applyModelDefinition`. */
 export interface ApplyModelOptions {
@@ -248,6 +259,19 @@ async function save(
   );
   if (changes.length > 0) {
     return { ok: false, code: "model_change_blocked", changes };
+  }
+  const exposing = await publicRoutesExposing(
+    trx,
+    ctx.siteId,
+    current.id,
+    after.fields,
+  );
+  if (exposing.length > 0) {
+    return {
+      ok: false,
+      code: "private_field_on_public_route",
+      saved_queries: exposing,
+    };
   }
   const now = ctx.clock.now();
   const info = after.model;

@@ -61,6 +61,12 @@ export const ERROR_STATUS = {
   role_seeded: 409,
   role_in_use: 409,
   role_last_access_granter: 409,
+  role_in_access_rule: 409,
+  // Backend access and saved queries (spec 2 parts 2.3, 5.3; docs/backend-access.md).
+  saved_query_slug_taken: 409,
+  saved_query_invalid: 422,
+  saved_query_limit: 422,
+  private_field_on_public_route: 422,
   // Media (spec 2 parts 2.4, 4.3, 7; statuses the spec leaves open are ours, see docs/media.md).
   media_framing_not_image: 400,
   media_edit_source_not_found: 404,

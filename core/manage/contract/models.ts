@@ -307,7 +307,12 @@ export const updateModel = operation({
     ),
   }),
   answer: modelWriteAnswer,
-  errors: [...modelErrors, "model_changed", "model_change_blocked"],
+  errors: [
+    ...modelErrors,
+    "model_changed",
+    "model_change_blocked",
+    "private_field_on_public_route",
+  ],
 });
 
 /** `PUT /models/{id}/folder`. */
@@ -356,7 +361,12 @@ export const replaceModelDefinition = operation({
     definition: definitionInput,
   }),
   answer: modelWriteAnswer,
-  errors: [...modelErrors, "model_changed", "model_change_blocked"],
+  errors: [
+    ...modelErrors,
+    "model_changed",
+    "model_change_blocked",
+    "private_field_on_public_route",
+  ],
 });
 
 /** `POST /models/{id}/remove`. */

@@ -93,6 +93,7 @@ export const applyModelProposal = operation({
     "proposal_not_open",
     "schema_proposal_stale",
     "model_change_blocked",
+    "private_field_on_public_route",
     "model_slug_taken",
     "model_name_collision",
     "duplicate_field_key",

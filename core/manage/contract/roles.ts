@@ -104,7 +104,7 @@ export const updateRole = operation({
 export const deleteRole = operation({
   name: "delete-role",
   description:
-    "A role still held by a person is refused, as are the seeded roles and the last role that grants `role:manage`.",
+    "A role still held by a person is refused, as are the seeded roles, the last role that grants `role:manage`, and a role a backend access rule or saved-query route names.",
   method: "DELETE",
   path: "/roles/{id}",
   summary:
@@ -115,7 +115,12 @@ export const deleteRole = operation({
   status: 200,
   params,
   answer: z.strictObject({ id: z.uuid(), deleted: z.literal(true) }),
-  errors: ["role_seeded", "role_in_use", "role_last_access_granter"],
+  errors: [
+    "role_seeded",
+    "role_in_use",
+    "role_last_access_granter",
+    "role_in_access_rule",
+  ],
 });
 
 /** Every role operation. */

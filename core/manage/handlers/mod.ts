@@ -15,6 +15,7 @@ import * as comments from "./comments.ts";
 import * as plugins from "./plugins.ts";
 import * as richBlocks from "./rich_blocks.ts";
 import * as data from "./data.ts";
+import * as backend from "./backend.ts";
 
 /** One handler per declared operation; the type fails to check when one is missing. */
 export const HANDLERS: HandlerMap = {
@@ -23,6 +24,7 @@ export const HANDLERS: HandlerMap = {
   ...settings,
   ...models,
   ...roles,
+  ...backend,
   ...entries,
   ...relatedFrom,
   ...proposals,

@@ -103,6 +103,16 @@ export function refuseSave(
         }`,
         { changes: result.changes },
       );
+    case "private_field_on_public_route":
+      return refuse(
+        422,
+        "private_field_on_public_route",
+        `Saved queries on public routes would serve a private column: ${
+          result.saved_queries.map((q) => `${q.name} (${q.fields.join(", ")})`)
+            .join("; ")
+        }`,
+        { saved_queries: result.saved_queries },
+      );
     case "model_slug_taken":
       return refuse(
         409,

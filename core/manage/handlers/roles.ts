@@ -106,6 +106,16 @@ function refuseRole(refusal: RoleRefusal, id?: string): never {
         "role_last_access_granter",
         "This is the last role that can grant access (role:manage): keep it",
       );
+    case "role_in_access_rule":
+      return refuse(
+        409,
+        "role_in_access_rule",
+        "A backend access rule or saved-query route names this role: remove it there first",
+        {
+          access_rules: refusal.access_rules,
+          saved_queries: refusal.saved_queries,
+        },
+      );
   }
 }
 
@@ -164,7 +174,7 @@ export const updateRole = defineHandler(contract.updateRole, {
   },
 });
 
-/** `delete-role`: refused for a seeded role, a held role and the last access granter. */
+/** `delete-role`: refused for a seeded role, a held role, the last access granter and a role access rules name. */
 export const deleteRole = defineHandler(contract.deleteRole, {
   async run(ctx, { params }) {
     requireAllowed(ctx, { action: "roles.write" });

@@ -133,6 +133,11 @@ export const handler = {
       ? "Someone changed this model after you opened it: reload and make your change again"
       : saved.code === "model_change_blocked"
       ? "Existing content cannot survive this change: see below"
+      : saved.code === "private_field_on_public_route"
+      ? `A saved query on a public route would serve a private field: ${
+        saved.saved_queries.map((q) => `${q.name} (${q.fields.join(", ")})`)
+          .join("; ")
+      }. Change the query's route in Settings → Backend access first`
       : `Refused: ${saved.code}`;
     return page({
       ...base,

@@ -148,6 +148,8 @@ const REFUSALS: Record<string, string> = {
   proposal_not_open: "Someone decided this proposal already",
   model_change_blocked:
     "Existing content cannot survive this change: see what it would do below",
+  private_field_on_public_route:
+    "A saved query on a public route would serve a field this proposal makes private",
   model_slug_taken: "Another model has the proposed slug",
   model_name_collision: "Another model has the proposed name",
   missing_permission: "Your role may not change models",

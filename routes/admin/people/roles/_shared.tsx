@@ -40,6 +40,10 @@ export function roleRefusalText(refusal: RoleRefusal): string {
       return `${refusal.members} people hold this role: give them another role first`;
     case "role_last_access_granter":
       return "This is the last role that may manage people and roles: keep it";
+    case "role_in_access_rule":
+      return `Backend access names this role (${
+        refusal.access_rules.length + refusal.saved_queries.length
+      } rules and routes): remove it there first`;
   }
 }
 
