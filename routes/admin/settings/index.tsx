@@ -81,6 +81,12 @@ const PAGES = [
     title: "Public API",
     about: "Browser origins and site tokens of the public read API.",
   },
+  {
+    href: "/admin/settings/backend",
+    title: "Backend access",
+    about:
+      "Who may call the generated backend's operations of each type, and saved queries it serves on routes.",
+  },
 ];
 
 export default function Settings({ data }: PageProps<SettingsData>) {
