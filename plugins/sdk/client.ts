@@ -249,7 +249,10 @@ export class PluginClient {
     const maxAgeMs = o.maxAgeMs ?? 900_000;
     const startedAt = request.startedAt ?? this.#now();
     const ageLimit = startedAt + maxAgeMs;
-    const stopAt = Math.min(ageLimit, request.deadline ?? Infinity);
+    const deadline = request.deadline ?? Infinity;
+    // The age cap bounds when an attempt starts (one exactly at the cap still starts, as spec 1
+    // refuses only "later than" due_at plus MAX_LATENESS_MS); the deadline bounds when it ends.
+    const mayStart = (at: number) => at <= ageLimit && at < deadline;
     let token = await o.readToken();
     let reReadToken = false;
     let attempts = 0;
@@ -260,13 +263,13 @@ export class PluginClient {
     } = { status: null, code: null, retryAfterMs: null };
     let stopped = false;
     while (attempts < maxAttempts) {
-      if (this.#now() >= stopAt) break;
+      if (!mayStart(this.#now())) break;
       if (request.proceed && !(await request.proceed())) {
         stopped = true;
         break;
       }
       attempts++;
-      const answer = await this.#attempt(request, token, stopAt);
+      const answer = await this.#attempt(request, token, deadline);
       if (answer.kind === "success") {
         return {
           kind: "success",
@@ -300,7 +303,7 @@ export class PluginClient {
           maxMs: o.backoffMaxMs,
           random: o.random,
         });
-      if (this.#now() + delay >= stopAt) break;
+      if (!mayStart(this.#now() + delay)) break;
       await this.#sleep(delay);
     }
     return {
@@ -370,7 +373,7 @@ export class PluginClient {
   async #attempt(
     request: PluginRequest,
     token: string,
-    stopAt: number,
+    deadline: number,
   ): Promise<Classification> {
     const headers = new Headers({
       accept: "application/json",
@@ -384,7 +387,10 @@ export class PluginClient {
     }
     const timeout = Math.max(
       1,
-      Math.min(this.#options.attemptTimeoutMs ?? 10_000, stopAt - this.#now()),
+      Math.min(
+        this.#options.attemptTimeoutMs ?? 10_000,
+        deadline - this.#now(),
+      ),
     );
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeout);

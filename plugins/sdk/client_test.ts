@@ -388,11 +388,21 @@ Deno.test("PluginClient stops at the attempt cap, the age cap and the deadline: 
     // 750 ms after the first, the second; the third would start after 2250 ms.
     equal(service.seen.length, 2);
 
+    // Exactly at the cap an attempt still starts (spec 1 refuses only "later than"); 1 ms
+    // later nothing is sent.
+    service.seen.length = 0;
+    const atCap = clientFor(service.origin, { maxAttempts: 1 });
+    const onTime = await atCap.client.request({
+      ...transition,
+      startedAt: atCap.clock.now - 900_000,
+    });
+    equal(onTime.attempts, 1);
+    equal(service.seen.length, 1);
     service.seen.length = 0;
     const c = clientFor(service.origin);
     const late = await c.client.request({
       ...transition,
-      startedAt: c.clock.now - 900_000,
+      startedAt: c.clock.now - 900_001,
     });
     deepEqual(late, {
       kind: "exhausted",

@@ -336,6 +336,25 @@ Deno.test("a schedule found more than MAX_LATENESS_MS past its time is refused r
     equal((await w.states(groupId)).en, "draft");
   }));
 
+Deno.test("a schedule found exactly MAX_LATENESS_MS past its time still runs: only later is refused (SCH-020 edge)", () =>
+  withSchedulingWorld(async (w) => {
+    const { groupId, instances } = await w.entry({
+      en: { title: "On the edge" },
+    });
+    const browser = await w.launch(instances.en);
+    await browser.post(`/installations/${w.installationId}/schedules`, {
+      kind: "publish",
+      locale: "",
+      ...BERLIN_NOON,
+    });
+    // 11:15:00Z: due at 11:00Z, exactly the 15-minute cap.
+    w.clock.advance(75 * 60_000);
+    const report = await w.scheduler.tick();
+    equal(report.refused, 0);
+    equal(w.wire.transitions.length, 1);
+    equal((await w.states(groupId)).en, "published");
+  }));
+
 async function scheduledAtNoon(w: SchedulingWorld) {
   const entry = await w.entry({ en: { title: "Faults" } });
   const browser = await w.launch(entry.instances.en);
