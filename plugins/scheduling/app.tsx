@@ -205,6 +205,14 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
         },
       }, 400);
     }
+    // The address is checked before the one-time code is spent, so a hand-off refused for its
+    // address can be sent again, corrected, with the same code.
+    const service = checkServiceUrl(handoff.service_url, options.servicePolicy);
+    if (!service.ok) {
+      return c.json({
+        error: { code: "invalid_request", message: service.message },
+      }, 400);
+    }
     if (!(await consumeCode(kv, handoff, now()))) {
       return c.json({
         error: {
@@ -212,12 +220,6 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
           message: "The code is unknown, used or expired",
         },
       }, 403);
-    }
-    const service = checkServiceUrl(handoff.service_url, options.servicePolicy);
-    if (!service.ok) {
-      return c.json({
-        error: { code: "invalid_request", message: service.message },
-      }, 400);
     }
     const stored = await storeHandoff(db, box, {
       ...handoff,

@@ -638,3 +638,18 @@ Deno.test("an operation's due_at is an instant on a whole UTC minute, read the s
     ], tz);
   }
 });
+
+Deno.test("a hand-off refused for its service address does not spend the code: the corrected hand-off activates with it (SOP-005)", () =>
+  withPlugin(async (p) => {
+    const first = await code(p);
+    equal(
+      await p.activate({ code: first, service_url: "http://elsewhere.test" }),
+      400,
+    );
+    equal(await p.activate({ code: first }), 204);
+    // Spent now: once only.
+    equal(
+      await p.activate({ code: first, installation_id: "inst-9" }),
+      403,
+    );
+  }));
