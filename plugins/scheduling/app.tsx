@@ -1095,6 +1095,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
               installationId={installation.id}
               schedules={list}
               showTitle
+              zone={timezone}
             />
           </section>
         ))}
@@ -1224,6 +1225,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
           installationId={installation.id}
           schedules={schedules}
           showTitle
+          zone={timezone}
         />
       </>,
     );

@@ -111,13 +111,19 @@ export function TimeFields(
   );
 }
 
-/** How a schedule's time reads: local time with zone, and the UTC instant. */
-export function When({ s }: { s: Schedule }) {
+/**
+ * How a schedule's time reads: local time with zone, and the UTC instant. A view grouped in
+ * the viewer's `zone` shows the time there, and names the schedule's own zone when it differs.
+ */
+export function When({ s, zone }: { s: Schedule; zone?: string }) {
+  const shown = zone ?? s.timezone;
   return (
     <span>
-      {localReading(s.due_at, s.timezone)} {s.timezone}
+      {localReading(s.due_at, shown)} {shown}
       <span class="muted">
-        {` (${s.due_at.toISOString().slice(0, 16).replace("T", " ")} UTC)`}
+        {` (${s.due_at.toISOString().slice(0, 16).replace("T", " ")} UTC${
+          shown === s.timezone ? "" : `; set in ${s.timezone}`
+        })`}
       </span>
     </span>
   );
@@ -131,7 +137,13 @@ export function describe(s: Schedule): string {
 
 /** A table of schedules with links to each. */
 export function ScheduleTable(
-  props: { installationId: string; schedules: Schedule[]; showTitle: boolean },
+  props: {
+    installationId: string;
+    schedules: Schedule[];
+    showTitle: boolean;
+    /** The viewer's zone, when the view is grouped by its days. */
+    zone?: string;
+  },
 ) {
   if (props.schedules.length === 0) {
     return <p class="muted">No schedules yet.</p>;
@@ -159,7 +171,7 @@ export function ScheduleTable(
                 </a>
               </td>
               <td>
-                <When s={s} />
+                <When s={s} zone={props.zone} />
               </td>
               <td>
                 <span class={`badge ${s.status}`}>

@@ -200,6 +200,15 @@ Deno.test("manage views: the agenda groups a month by day, the calendar counts p
     match(on24, /Bravo/);
     equal(/Charlie/.test(on24), false);
     equal(/Delta/.test(agenda), false);
+    // Grouped in the viewer's zone, each time reads in that zone and names the schedule's own
+    // (the page says "Times in Europe/Berlin", so no row may show another zone's clock).
+    const berlin =
+      (await text(manage, `${home}?month=2026-11&zone=Europe/Berlin`))
+        .html;
+    match(berlin, /Times in Europe\/Berlin/);
+    match(berlin, /2026-11-24 10:00 Europe\/Berlin/);
+    match(berlin, /2026-11-24 09:00 UTC; set in UTC/);
+    equal(/2026-11-24 09:00 UTC<span/.test(berlin), false);
 
     // SUI-005: a count per day equal to that day's schedules.
     const counts = (html: string) =>
