@@ -83,6 +83,9 @@ function releaseJson(release: Release, items?: ReleaseItem[]) {
           locale: i.locale === "" ? null : i.locale,
           version_mode: i.version_mode,
           status: i.status,
+          // Spec 1 part 2's release item: the attempt that sent it and what it published.
+          attempt: i.attempt,
+          published_version_id: i.published_version_id,
           last_code: i.last_code,
         })),
       }

@@ -248,6 +248,20 @@ Deno.test("releases from the admin runner: create, add two entries, read readine
     equal(w.wire.commits.length, 1);
     equal((await w.states(first.groupId)).en, "published");
     equal((await w.states(second.groupId)).en, "published");
+    // Each item as the spec's release item: the attempt that sent it and the version it
+    // published (spec 1 part 2).
+    const after = await runner(w, "releases", { release_id: releaseId });
+    const outcomes = after.json!.items as Json[];
+    const published = await w.scheduler.db.selectFrom("release_items")
+      .select(["instance_id", "published_version_id"]).orderBy("position")
+      .execute();
+    deepEqual(
+      outcomes.map((i) => [i.status, i.attempt, i.published_version_id]),
+      published.map((row) => {
+        equal(typeof row.published_version_id, "string");
+        return ["done", 1, row.published_version_id];
+      }),
+    );
 
     // A finished release takes no more items.
     const third = await w.entry({ en: { title: "Third" } });
