@@ -157,10 +157,20 @@ export async function createLaunch(
           `The plugin declares no view "${request.view}"`,
         );
       }
-      if (readableGranted(authority, installation).length === 0) {
+      const readable = readableGranted(authority, installation);
+      if (readable.length === 0) {
         return launchRefused(
           "missing_permission",
           "This view needs a granted model you may read",
+        );
+      }
+      // A credential limited to some models launches with only those (the delegation is
+      // narrowed the same way at exchange), so the overlap must hold one.
+      const limit = ctx.models;
+      if (limit && !readable.some((m) => limit.includes(m.model_id))) {
+        return launchRefused(
+          "model_not_granted",
+          "None of the models this credential may reach is granted to the plugin",
         );
       }
       view = request.view;

@@ -652,6 +652,20 @@ Deno.test("a credential limited to one model launches a plugin that acts within 
     );
     const limited = await launch([w.modelId]);
     deepEqual(limited.model_ids, [{ model_id: w.modelId, access: "read" }]);
+    // Limited to a model the plugin is not granted, the view would reach nothing: refused.
+    const other = await createModel(ctx, {
+      model: { name: "Other", slug: "other" },
+      fields: [{ key: "title", label: "Title", type: "text" }],
+    });
+    if (!other.ok) throw new Error(`Cannot create the model: ${other.code}`);
+    const outside = await manager(w, scopes, { models: [other.model_id] });
+    const refused = await outside(
+      "POST",
+      `/plugins/${id}/manage-views/calendar/launch`,
+      {},
+    );
+    equal(refused.status, 422, JSON.stringify(refused.body));
+    equal((refused.body.error as Json).code, "model_not_granted");
 
     const publish = async (
       entry: { groupId: string; instances: Record<string, string> },

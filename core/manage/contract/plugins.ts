@@ -163,6 +163,7 @@ const LAUNCH_ERRORS: ErrorCode[] = [
   "not_found",
   "missing_permission",
   "installation_not_active",
+  "model_not_granted",
 ];
 
 /** `POST /plugins/{id}/manage-views/{view}/launch`. */
