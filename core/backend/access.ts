@@ -1,5 +1,6 @@
-// Who may call each generated-backend operation of a model (spec 2 part 5.3, GACC-001): an
-// access rule per model and operation, `service` where none is stored. A session rule may name
+// Who may call each generated-backend operation of a model (spec 2 part 5.3; the generator,
+// not built yet, will enforce it as GACC-001 says): an access rule per model and operation,
+// `service` where none is stored. A session rule may name
 // the roles its members must hold, and a named role cannot be deleted (SET-014).
 import { z } from "zod";
 import type { Clock } from "../clock.ts";

@@ -1,5 +1,5 @@
 // GET/POST /admin/settings/backend: who may call each generated-backend operation of each model
-// (access rules, GACC-001), and the saved queries the backend serves on routes (MOD-031). Both
+// (access rules), and the saved queries the backend serves on routes (MOD-031). Both
 // are model configuration, so the page needs model:apply. See docs/backend-access.md.
 import type { Context } from "hono";
 import { type ComponentChildren, Fragment } from "preact";
