@@ -4,7 +4,7 @@ import type { Authority } from "../access/authority.ts";
 import type { Db } from "../db/database.ts";
 import { isToMany, UUID } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
-import { inspectEntryValues } from "../models/validate_values.ts";
+import type { ValueReference } from "../models/value_lists.ts";
 import type { CommandScope } from "./command.ts";
 import {
   itemId,
@@ -12,6 +12,7 @@ import {
   resolveRelationWrite,
 } from "./relation_writes.ts";
 import type { LifecycleRefusal } from "./types.ts";
+import type { SavedReferences } from "./media_refs.ts";
 
 /** The top-level relation fields of a model, in order. */
 export function relationFields(model: StoredModel): RelationField[] {
@@ -170,8 +171,11 @@ function refusedTargets(
 /** What {@linkcode writeRelationLinks} needs beyond {@linkcode RelationSave}. */
 export interface LinkWrite extends RelationSave {
   groupId: string;
-  /** The values this language held before the save (nested references already chosen). */
-  previous: Record<string, unknown>;
+  /**
+   * The references of the version written and of the one before, inspected once by the save
+   * for every rule (core/entries/rules.ts).
+   */
+  references: Pick<SavedReferences, "previous" | "written">;
 }
 
 /**
@@ -286,14 +290,12 @@ async function replaceLinks(
 
 function nestedRelationRefs(
   model: StoredModel,
-  values: Record<string, unknown>,
-  locale: string,
+  references: readonly ValueReference[],
 ) {
   const top = new Set(relationFields(model).map((f) => f.key));
-  return inspectEntryValues(model, values, { mode: "save", locale }).references
-    .flatMap((ref) =>
-      ref.kind === "relation" && !top.has(ref.path) ? [ref] : []
-    );
+  return references.flatMap((ref) =>
+    ref.kind === "relation" && !top.has(ref.path) ? [ref] : []
+  );
 }
 
 /** Relation values inside components: the same target checks, without links. */
@@ -301,10 +303,10 @@ async function checkNestedReferences(
   scope: CommandScope,
   write: LinkWrite,
 ): Promise<LifecycleRefusal | null> {
-  const refs = nestedRelationRefs(write.model, write.fields, write.locale);
+  const refs = nestedRelationRefs(write.model, write.references.written);
   if (refs.length === 0) return null;
   const before = new Set(
-    nestedRelationRefs(write.model, write.previous, write.locale)
+    nestedRelationRefs(write.model, write.references.previous)
       .flatMap((r) => r.refs.map((x) => x.id)),
   );
   const targets = await readTargets(

@@ -49,7 +49,7 @@ export async function enforceEntryRules(
 ): Promise<LifecycleRefusal | null> {
   const { model } = written;
   if (model === null) return null;
-  // Both checks read the references of the same two versions: inspect each once.
+  // Every check reads the references of the same two versions: inspect each once.
   const referencesOf = (values: Record<string, unknown>) =>
     inspectEntryValues(model, values, { mode: "save", locale: written.locale })
       .references;
@@ -63,7 +63,11 @@ export async function enforceEntryRules(
   if (media) return media;
   const blocks = await checkRichBlockReferences(scope, references);
   if (blocks) return blocks;
-  const links = await writeRelationLinks(scope, { ...written, model });
+  const links = await writeRelationLinks(scope, {
+    ...written,
+    model,
+    references,
+  });
   if (links) return links;
   return await claimUniqueValues(
     scope,
