@@ -389,3 +389,47 @@ Deno.test("saveEntry() keeps a localizedMembership field's ordered list per lang
     await w.close();
   }
 });
+
+Deno.test("saveEntry() checks relation targets inside components like top-level ones: a missing target is refused at its path, a trashed one only when newly chosen (MOD-047, MOD-050)", async () => {
+  const w = await openWorld();
+  try {
+    const s = await setup(w);
+    const cards = await model(w, "cards", [
+      { key: "title", label: "Title", type: "text" },
+      {
+        key: "hero",
+        label: "Hero",
+        type: "component",
+        config: {
+          fields: [{
+            key: "tag",
+            label: "Tag",
+            type: "relation",
+            config: { targets: [s.tags], cardinality: "many-to-one" },
+          }],
+        },
+      },
+    ]);
+    const missing = crypto.randomUUID();
+    const refused = await create(w, cards.id, { hero: { tag: missing } });
+    assert.deepEqual(refused.ok ? null : [refused.code, refused.relation], [
+      "relation_target_not_found",
+      { field: "hero.tag", locale: null, ids: [missing] },
+    ]);
+    const card = ok(await create(w, cards.id, { hero: { tag: s.t[0] } }));
+    ok(await trashEntry(w.ctx(), { group_id: s.t[0] }));
+    ok(await trashEntry(w.ctx(), { group_id: s.t[1] }));
+    // The target the card already held stays allowed; a trashed one chosen anew does not.
+    const kept = ok(
+      await update(w, card, { title: "Kept", hero: { tag: s.t[0] } }),
+    );
+    const anew = await update(w, kept, { hero: { tag: s.t[1] } });
+    assert.deepEqual(anew.ok ? null : anew.relation, {
+      field: "hero.tag",
+      locale: null,
+      ids: [s.t[1]],
+    });
+  } finally {
+    await w.close();
+  }
+});
