@@ -1,6 +1,8 @@
 // The role editor over HTTP: create a role, tick its matrix, limits and languages, save; refusals
-// (escalation, a held role, a seeded role) keep what was typed and change nothing (SET-009..SET-014).
+// (escalation, a held role, a seeded role, a role backend access names) keep what was typed and change nothing (SET-009..SET-014).
 import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { insertRole } from "../../core/access/_testing.ts";
+import { putModelAccess } from "../../core/backend/access.ts";
 import { addPersonWith, setupDemo } from "./demo_helpers.ts";
 import {
   alertText,
@@ -162,6 +164,47 @@ Deno.test("the role editor refuses to grant more than the person holds, and to d
     const other = new CookieJar();
     await signInAs(t, other, { email: "ed@example.com", password: PASSWORD });
     equal((await request(t, other, "/admin/people/roles")).status, 403);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the role editor refuses to delete a role a backend access rule names, saying where, and deletes it once the rule is gone (SET-014)", async () => {
+  const demo = await setupDemo();
+  const { t } = demo;
+  try {
+    const ctx = { db: t.services.db, clock: t.clock, siteId: demo.siteId };
+    const roleId = await insertRole(
+      t.services.db,
+      demo.siteId,
+      { models: {}, system: [] },
+      t.clock,
+    );
+    const model = await t.services.db.selectFrom("models").select("id")
+      .where("site_id", "=", demo.siteId).where("deleted_at", "is", null)
+      .executeTakeFirstOrThrow();
+    const put = await putModelAccess(ctx, model.id, {
+      operations: { create: { audience: "session", roles: [roleId] } },
+    });
+    ok(put.ok);
+    const jar = new CookieJar();
+    await signInAs(t, jar, { email: demo.email, password: PASSWORD });
+    const page = await (await request(t, jar, `/admin/people/roles/${roleId}`))
+      .text();
+    const refused = await request(t, jar, `/admin/people/roles/${roleId}`, {
+      form: { _csrf: csrfField(page), action: "delete" },
+    });
+    equal(refused.status, 409);
+    match(
+      alertText(await refused.text()) ?? "",
+      /Backend access names this role/,
+    );
+    ok(await roleRow(t, roleId));
+    ok((await putModelAccess(ctx, model.id, { operations: {} })).ok);
+    const deleted = await request(t, jar, `/admin/people/roles/${roleId}`, {
+      form: { _csrf: csrfField(page), action: "delete" },
+    });
+    equal(deleted.status, 303);
   } finally {
     await t.close();
   }
