@@ -463,6 +463,19 @@ export async function createSavedQuery(
   });
 }
 
+/** A saved query of the site, row-locked for the rest of the transaction; null when none. */
+async function lockedQuery(
+  trx: Db,
+  siteId: string,
+  id: string,
+): Promise<SavedQuery | null> {
+  if (!UUID.test(id)) return null;
+  const row = await trx.selectFrom("saved_queries").selectAll()
+    .where("site_id", "=", siteId).where("id", "=", id.toLowerCase())
+    .forUpdate().executeTakeFirst();
+  return row ? toSavedQuery(row) : null;
+}
+
 /** Changes the fields named; the whole result is checked again. */
 export async function updateSavedQuery(
   ctx: BackendContext,
@@ -470,13 +483,9 @@ export async function updateSavedQuery(
   input: UpdateSavedQueryInput,
   record?: SavedQueryRecord,
 ): Promise<{ ok: true; query: SavedQuery } | SavedQueryRefusal> {
-  if (!UUID.test(id)) return { ok: false, code: "not_found" };
   return await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom("saved_queries").selectAll()
-      .where("site_id", "=", ctx.siteId).where("id", "=", id.toLowerCase())
-      .forUpdate().executeTakeFirst();
-    if (!row) return { ok: false, code: "not_found" } as const;
-    const current = toSavedQuery(row);
+    const current = await lockedQuery(trx, ctx.siteId, id);
+    if (!current) return { ok: false, code: "not_found" } as const;
     const [model] = await loadModels(trx, ctx.siteId, [current.model_id]);
     if (!model) return { ok: false, code: "not_found" } as const;
     const slugNext = input.slug ?? current.slug;
@@ -531,13 +540,9 @@ export async function deleteSavedQuery(
   id: string,
   record?: SavedQueryRecord,
 ): Promise<{ ok: true; query: SavedQuery } | SavedQueryRefusal> {
-  if (!UUID.test(id)) return { ok: false, code: "not_found" };
   return await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom("saved_queries").selectAll()
-      .where("site_id", "=", ctx.siteId).where("id", "=", id.toLowerCase())
-      .forUpdate().executeTakeFirst();
-    if (!row) return { ok: false, code: "not_found" } as const;
-    const query = toSavedQuery(row);
+    const query = await lockedQuery(trx, ctx.siteId, id);
+    if (!query) return { ok: false, code: "not_found" } as const;
     await trx.deleteFrom("saved_queries").where("site_id", "=", ctx.siteId)
       .where("id", "=", query.id).execute();
     await writeRecord(trx, ctx, record, "saved_query.delete", query);
