@@ -176,12 +176,14 @@ export type PutModelAccessResult =
 
 /**
  * Replaces a model's access rules: the operations named get their rule, the others go back
- * to `service`. The model's row is locked so two writers cannot interleave their rules.
+ * to `service`; the change is audited with `actor`. The model's row is locked so two writers
+ * cannot interleave their rules.
  */
 export async function putModelAccess(
   ctx: BackendContext,
   modelId: string,
   input: ModelAccessInput,
+  actor: unknown = null,
 ): Promise<PutModelAccessResult> {
   if (!UUID.test(modelId)) return { ok: false, code: "not_found" };
   const id = modelId.toLowerCase();
@@ -221,6 +223,16 @@ export async function putModelAccess(
       { db: trx, siteId: ctx.siteId },
       id,
     );
+    // Who may call the backend is security configuration: each change is audited.
+    await trx.insertInto("audit_entries").values({
+      id: crypto.randomUUID(),
+      site_id: ctx.siteId,
+      actor: JSON.stringify(actor),
+      action: "backend_access.update",
+      target: JSON.stringify({ kind: "model", id }),
+      details: JSON.stringify({ operations: access.operations }),
+      created_at: now,
+    }).execute();
     return { ok: true, access } as const;
   });
 }

@@ -307,10 +307,13 @@ async function slugHolder(
   return row?.id ?? null;
 }
 
-/** Records a keyed create or delete with its effect, so a retry after a lost answer proves it. */
+/**
+ * Who made a change, for its audit entry; a keyed command also gives its key's digest, so a
+ * retry after a lost answer proves what was done.
+ */
 export interface SavedQueryRecord {
   actor: unknown;
-  keyDigest: string;
+  keyDigest?: string;
 }
 
 /** Audit actions of saved queries that carry a key digest. */
@@ -333,7 +336,9 @@ async function writeRecord(
     action,
     target: JSON.stringify({ kind: "saved_query", id: query.id }),
     details: JSON.stringify({
-      ...(record ? { idempotency_key_digest: record.keyDigest } : {}),
+      ...(record?.keyDigest
+        ? { idempotency_key_digest: record.keyDigest }
+        : {}),
       saved_query: query,
     }),
     created_at: ctx.clock.now(),

@@ -117,6 +117,17 @@ Deno.test("GET /backend/access: every operation of every model admits service un
       body: { operations: { update: { audience: "session" } } },
     });
     const replaced = await second.json();
+    // Each change is audited with the credential that made it.
+    const audited = await t.services.db.selectFrom("audit_entries")
+      .select(["actor", "target"]).where("action", "=", "backend_access.update")
+      .execute();
+    assert.equal(audited.length, 2);
+    for (const entry of audited) {
+      const actor = typeof entry.actor === "string"
+        ? JSON.parse(entry.actor)
+        : entry.actor;
+      assert.equal(actor.kind, "credential");
+    }
     assert.equal(replaced.operations.findMany.audience, "service");
     assert.equal(replaced.operations.findMany.stored, false);
     assert.equal(replaced.operations.update.audience, "session");

@@ -89,7 +89,12 @@ export const listBackendAccess = defineHandler(contract.listBackendAccess, {
 export const putBackendAccess = defineHandler(contract.putBackendAccess, {
   async run(ctx, { params, body }) {
     requireAllowed(ctx, { action: "models.write" });
-    const result = await putModelAccess(backendContext(ctx), params.id, body);
+    const result = await putModelAccess(
+      backendContext(ctx),
+      params.id,
+      body,
+      ctx.actor,
+    );
     if (result.ok) return { body: result.access };
     if (result.code === "not_found") {
       refuse(404, "not_found", `No model "${params.id}" on this site`);

@@ -443,10 +443,13 @@ async function saveQuery(c: Context<AppEnv>, ctx: AdminContext, raw: unknown) {
     }, 422);
   }
   const saved = current
-    ? await updateSavedQuery(backend, current.id, parsed.data)
+    ? await updateSavedQuery(backend, current.id, parsed.data, {
+      actor: ctx.actor,
+    })
     : await createSavedQuery(
       backend,
       parsed.data as Parameters<typeof createSavedQuery>[1],
+      { actor: ctx.actor },
     );
   if (!saved.ok) {
     const { status, alert } = queryRefusal(saved);
@@ -496,7 +499,12 @@ async function saveAccess(
       href: `#access-${modelId}`,
     }, 422);
   }
-  const saved = await putModelAccess(backendContext(ctx), modelId, parsed.data);
+  const saved = await putModelAccess(
+    backendContext(ctx),
+    modelId,
+    parsed.data,
+    ctx.actor,
+  );
   if (!saved.ok) {
     if (saved.code === "not_found") {
       return refusedWith({
@@ -543,6 +551,7 @@ export const handler = {
       const deleted = await deleteSavedQuery(
         backendContext(ctx),
         one(form.id),
+        { actor: ctx.actor },
       );
       if (!deleted.ok) {
         const { status, alert } = queryRefusal(deleted);
