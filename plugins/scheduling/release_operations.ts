@@ -13,6 +13,7 @@ import {
 } from "./core/local_time.ts";
 import {
   addReleaseItem,
+  cancelRelease,
   checkReadiness,
   createRelease,
   listReleases,
@@ -25,7 +26,6 @@ import {
   renameRelease,
   runRelease,
   scheduleRelease,
-  unscheduleRelease,
   withReleaseLease,
 } from "./core/releases.ts";
 import type { DelegatedItem } from "./core/schedules.ts";
@@ -340,8 +340,9 @@ const runInput = z.discriminatedUnion("action", [
 
 /**
  * `release-run` (destructive): `schedule` (release_id, due_at on a whole UTC minute, timezone)
- * sets or moves its time and makes the person its runner; `cancel` unschedules it; `run_now`
- * and `retry` run it at once under the release lease, as the plugin's own pages do.
+ * sets or moves its time and makes the person its runner; `cancel` unschedules it, or stops it
+ * while it runs; `run_now` and `retry` run it at once under the release lease, as the plugin's
+ * own pages do.
  */
 export async function releaseRunOperation(
   deps: ReleaseOperationDeps,
@@ -381,16 +382,19 @@ export async function releaseRunOperation(
     );
   }
   if (act.action === "cancel") {
-    const unscheduled = await unscheduleRelease(
-      deps.db,
-      deps.installationId,
-      act.release_id,
+    // As the release page's /cancel: unschedule, or stop a release that is running.
+    const cancelled = await cancelRelease(deps.db, {
+      installationId: deps.installationId,
+      releaseId: act.release_id,
+      email: run.user.email,
       now,
-    );
-    if (!unscheduled.ok) return refusedBy(unscheduled);
+    });
+    if (!cancelled.ok) return refusedBy(cancelled);
     return done(
-      unscheduled.release,
-      "Unscheduled: the release is a draft again",
+      cancelled.release,
+      cancelled.stopped
+        ? "Stopped: nothing more is sent; a command already sent cannot be called back"
+        : "Unscheduled: the release is a draft again",
     );
   }
   const outcome = await withReleaseLease(

@@ -433,3 +433,32 @@ Deno.test("the entry list shows the plugin's Scheduled column: a badge for the e
     equal(column.audience, "column");
     deepEqual(column.mcp_tool, { name: null, omitted_because: "list_column" });
   }));
+
+Deno.test("release-run cancel stops a release that is running, as the release page's /cancel does: cancelled, with a stop receipt (REL-013)", () =>
+  withSchedulingWorld(async (w) => {
+    const made = await runner(w, "release-edit", {
+      action: "create",
+      name: "In flight",
+    });
+    const releaseId = String(made.json!.release_id);
+    // The runner holds it: state running, as between its lease and its commit.
+    await w.scheduler.db.updateTable("releases").set({ state: "running" })
+      .where("id", "=", releaseId).execute();
+    const stopped = await runner(w, "release-run", {
+      action: "cancel",
+      release_id: releaseId,
+      confirm: "1",
+    });
+    equal(stopped.status, 200, stopped.html.slice(0, 300));
+    match(stopped.html, /Stopped: nothing more is sent/);
+    equal(stopped.json!.state, "cancelled");
+    equal((stopped.json!.receipt as Json).kind, "stopped");
+    // A stopped release is not stopped twice: the second cancel is refused by name.
+    const again = await runner(w, "release-run", {
+      action: "cancel",
+      release_id: releaseId,
+      confirm: "1",
+    });
+    equal(again.status, 422);
+    match(again.html, /<code>release_locked<\/code>/);
+  }));
