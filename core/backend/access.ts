@@ -5,7 +5,8 @@
 import { z } from "zod";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
-import { loadModels } from "../models/store_rows.ts";
+import { jsonColumn } from "../db/json_column.ts";
+import { loadModels, type StoredModel } from "../models/store_rows.ts";
 import { UUID } from "../models/field_types.ts";
 
 /** The generated operations of a model (spec 2 part 4.6). */
@@ -80,10 +81,6 @@ export interface InputIssue {
   message: string;
 }
 
-function jsonOf(value: unknown): unknown {
-  return typeof value === "string" ? JSON.parse(value) : value;
-}
-
 /**
  * Ids of the roles of a site, share-locked: a role delete (which locks them for update) waits,
  * so it sees the rule naming the role, or the rule's write sees the role gone.
@@ -150,17 +147,29 @@ export async function listModelAccess(
     ctx.siteId,
     modelId ? [modelId] : null,
   );
+  return await accessOfModels(ctx, models);
+}
+
+/**
+ * The access of models the caller has already loaded (the admin page reads their fields too),
+ * ordered by slug.
+ */
+export async function accessOfModels(
+  ctx: Pick<BackendContext, "db" | "siteId">,
+  models: readonly Pick<StoredModel, "id" | "slug">[],
+): Promise<ModelAccess[]> {
   if (models.length === 0) return [];
   const rows = await ctx.db.selectFrom("backend_access_rules").selectAll()
     .where("site_id", "=", ctx.siteId)
     .where("model_id", "in", models.map((m) => m.id)).execute();
-  return models.sort((a, b) => a.slug.localeCompare(b.slug)).map((model) => {
+  const bySlug = [...models].sort((a, b) => a.slug.localeCompare(b.slug));
+  return bySlug.map((model) => {
     const operations = defaultRules();
     for (const row of rows) {
       if (row.model_id !== model.id) continue;
       operations[row.operation as BackendOperation] = {
         audience: row.audience as Audience,
-        roles: jsonOf(row.role_ids) as string[],
+        roles: jsonColumn<string[]>(row.role_ids),
         stored: true,
       };
     }
@@ -253,12 +262,12 @@ export async function usesOfRole(
     .select(["model_id", "operation", "role_ids"])
     .where("site_id", "=", siteId).orderBy("model_id").orderBy("operation")
     .execute()).filter((r) =>
-      (jsonOf(r.role_ids) as string[]).includes(roleId)
+      jsonColumn<string[]>(r.role_ids).includes(roleId)
     );
   const queries = (await db.selectFrom("saved_queries")
     .select(["id", "name", "route_role_ids"]).where("site_id", "=", siteId)
     .orderBy("name").execute()).filter((q) =>
-      (jsonOf(q.route_role_ids) as string[]).includes(roleId)
+      jsonColumn<string[]>(q.route_role_ids).includes(roleId)
     );
   return {
     access_rules: rules.map((r) => ({

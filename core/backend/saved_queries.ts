@@ -3,9 +3,11 @@
 // to anonymous callers is public, so it may not select, filter or sort by a private column
 // (`422 private_field_on_public_route`); a model change making a bound column private is
 // refused the same way. See docs/backend-access.md.
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { z } from "zod";
 import type { Db } from "../db/database.ts";
+import { jsonColumn } from "../db/json_column.ts";
+import type { SavedQueriesTable } from "../db/schema.ts";
 import { isDate, UUID } from "../models/field_types.ts";
 import type { FieldDefinition } from "../models/field_types.ts";
 import { loadModels } from "../models/store_rows.ts";
@@ -128,40 +130,20 @@ export type SavedQueryRefusal =
   | { ok: false; code: "saved_query_slug_taken"; slug: string }
   | { ok: false; code: "saved_query_limit"; limit: number };
 
-function jsonOf(value: unknown): unknown {
-  return typeof value === "string" ? JSON.parse(value) : value;
-}
-
-type Row = {
-  id: string;
-  model_id: string;
-  name: string;
-  slug: string;
-  select_fields: unknown;
-  filter: unknown;
-  order_by: unknown;
-  take: number;
-  route_audience: string | null;
-  route_role_ids: unknown;
-  revision: number;
-  created_at: Date;
-  updated_at: Date;
-};
-
-function toSavedQuery(row: Row): SavedQuery {
+function toSavedQuery(row: Selectable<SavedQueriesTable>): SavedQuery {
   return {
     id: row.id,
     model_id: row.model_id,
     name: row.name,
     slug: row.slug,
-    select: jsonOf(row.select_fields) as string[],
-    filter: jsonOf(row.filter) as SavedQuery["filter"],
-    order_by: jsonOf(row.order_by) as SavedQuery["order_by"],
+    select: jsonColumn<string[]>(row.select_fields),
+    filter: jsonColumn<SavedQuery["filter"]>(row.filter),
+    order_by: jsonColumn<SavedQuery["order_by"]>(row.order_by),
     take: row.take,
     route: row.route_audience === null ? null : {
       path: `${SAVED_QUERY_ROUTE_BASE}${row.slug}`,
       audience: row.route_audience as Audience,
-      roles: jsonOf(row.route_role_ids) as string[],
+      roles: jsonColumn<string[]>(row.route_role_ids),
     },
     revision: row.revision,
     created_at: new Date(row.created_at).toISOString(),
@@ -357,7 +339,7 @@ export async function findSavedQueryRecord(
     .where(sql<string>`details->>'idempotency_key_digest'`, "=", keyDigest)
     .executeTakeFirst();
   return row
-    ? (jsonOf(row.details) as { saved_query: SavedQuery }).saved_query
+    ? jsonColumn<{ saved_query: SavedQuery }>(row.details).saved_query
     : null;
 }
 

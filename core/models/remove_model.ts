@@ -1,5 +1,6 @@
 // Removes a model that holds no content, after the caller confirms it by naming its id again.
 import type { Db } from "../db/database.ts";
+import { jsonColumn } from "../db/json_column.ts";
 import { forgetModel } from "../backend/access.ts";
 import type { ContentFacts } from "./change_safety.ts";
 import { walkFields } from "./definition.ts";
@@ -56,10 +57,6 @@ export interface NamedGrant {
   name: string;
 }
 
-function jsonOf(value: unknown): unknown {
-  return typeof value === "string" ? JSON.parse(value) : value;
-}
-
 /**
  * What still names the model (MOD-017): roles granting on it by id, and management
  * credentials and public site tokens limited to it. A wildcard grant names no model.
@@ -75,21 +72,21 @@ async function grantsNaming(
   const roles =
     (await db.selectFrom("roles").select(["id", "name", "permissions"])
       .where("site_id", "=", siteId).execute()).filter((r) => {
-        const models = (jsonOf(r.permissions) as { models?: object } | null)
+        const models = jsonColumn<{ models?: object } | null>(r.permissions)
           ?.models;
         return models !== undefined && Object.hasOwn(models, modelId);
       });
   const credentials = (await db.selectFrom("management_credentials")
     .select(["id", "name", "models"]).where("site_id", "=", siteId)
     .where("revoked_at", "is", null).execute()).filter((c) => {
-      const models = jsonOf(c.models);
+      const models = jsonColumn(c.models);
       return Array.isArray(models) && models.includes(modelId);
     });
   const tokens = (await db.selectFrom("site_api_tokens")
     .select(["id", "name", "model_ids", "expires_at"])
     .where("site_id", "=", siteId).where("revoked_at", "is", null).execute())
     .filter((t) => {
-      const models = jsonOf(t.model_ids);
+      const models = jsonColumn(t.model_ids);
       return (t.expires_at === null || t.expires_at > now) &&
         Array.isArray(models) && models.includes(modelId);
     });

@@ -1,6 +1,7 @@
 // Installation rows: reading them by site or token digest, and their plain shape.
 import type { Selectable } from "kysely";
 import type { Db } from "../db/database.ts";
+import { jsonColumn } from "../db/json_column.ts";
 import type { PluginInstallationsTable } from "../db/schema.ts";
 import type { ManifestV1 } from "./manifest.ts";
 import type { Capability, InstallationState } from "./protocol.ts";
@@ -32,10 +33,6 @@ export interface Installation {
   policyModes: Record<string, PolicyMode>;
 }
 
-function jsonValue<T>(value: unknown): T {
-  return (typeof value === "string" ? JSON.parse(value) : value) as T;
-}
-
 /** The plain shape of a row. */
 export function installationOf(row: InstallationRow): Installation {
   return {
@@ -46,14 +43,14 @@ export function installationOf(row: InstallationRow): Installation {
     version: row.version,
     protocolVersion: row.protocol_version,
     state: row.state,
-    capabilities: jsonValue<Capability[]>(row.grant_capabilities),
-    modelIds: jsonValue<string[]>(row.grant_model_ids),
-    manifest: jsonValue<ManifestV1>(row.manifest),
+    capabilities: jsonColumn<Capability[]>(row.grant_capabilities),
+    modelIds: jsonColumn<string[]>(row.grant_model_ids),
+    manifest: jsonColumn<ManifestV1>(row.manifest),
     manifestUrl: row.manifest_url,
     createdAt: new Date(row.created_at),
     updatedAt: new Date(row.updated_at),
     overlapping: row.previous_token_hash !== null,
-    policyModes: jsonValue<Record<string, PolicyMode>>(row.policy_modes ?? {}),
+    policyModes: jsonColumn<Record<string, PolicyMode>>(row.policy_modes ?? {}),
   };
 }
 

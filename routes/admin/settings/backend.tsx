@@ -10,6 +10,7 @@ import type { AdminContext } from "../../../core/admin/context.ts";
 import type { ShellData } from "../../../core/admin/shell.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import {
+  accessOfModels,
   type AccessRule,
   type Audience,
   AUDIENCES,
@@ -17,7 +18,6 @@ import {
   type BackendContext,
   type BackendOperation,
   type InputIssue,
-  listModelAccess,
   modelAccessInput,
   putModelAccess,
 } from "../../../core/backend/access.ts";
@@ -36,6 +36,7 @@ import {
   updateSavedQueryInput,
 } from "../../../core/backend/saved_queries.ts";
 import { listModels } from "../../../core/models/model_reads.ts";
+import type { FieldDefinition } from "../../../core/models/field_types.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
@@ -133,6 +134,15 @@ interface BackendData {
   typedAccess?: { modelId: string; rules: Record<BackendOperation, RuleShown> };
 }
 
+/** A model's columns as the form lists them. */
+function columnViews(fields: readonly FieldDefinition[]): ColumnView[] {
+  return [...queryColumns(fields).values()].map((col) => ({
+    key: col.key,
+    type: col.type,
+    private: col.private,
+  }));
+}
+
 function requireModelApply(ctx: AdminContext): void {
   if (!mayApplyModels(ctx)) {
     refuse(
@@ -196,23 +206,18 @@ async function backendData(
   const { db } = ctx.services;
   const stored = await listModels(backend);
   const access = new Map(
-    (await listModelAccess(backend)).map((a) => [a.model_id, a.operations]),
+    (await accessOfModels(backend, stored)).map((a) => [
+      a.model_id,
+      a.operations,
+    ]),
   );
-  const models: ModelView[] = stored.flatMap((m) => {
-    const operations = access.get(m.id);
-    if (!operations) return [];
-    return [{
-      id: m.id,
-      name: m.name,
-      slug: m.slug,
-      columns: [...queryColumns(m.fields).values()].map((col) => ({
-        key: col.key,
-        type: col.type,
-        private: col.private,
-      })),
-      access: operations,
-    }];
-  });
+  const models: ModelView[] = stored.map((m) => ({
+    id: m.id,
+    name: m.name,
+    slug: m.slug,
+    columns: columnViews(m.fields),
+    access: access.get(m.id)!,
+  }));
   const roles = await db.selectFrom("roles").select(["id", "name"])
     .where("site_id", "=", ctx.site.id).orderBy("created_at").orderBy("name")
     .execute();
@@ -413,13 +418,7 @@ async function saveQuery(c: Context<AppEnv>, ctx: AdminContext, raw: unknown) {
   if (current) form.modelId = current.model_id;
   const models = await listModels(backend);
   const model = models.find((m) => m.id === form.modelId.toLowerCase());
-  const columns = model
-    ? [...queryColumns(model.fields).values()].map((col) => ({
-      key: col.key,
-      type: col.type,
-      private: col.private,
-    }))
-    : [];
+  const columns = model ? columnViews(model.fields) : [];
   const { body, problems } = queryBody(form, columns);
   const refusedWith = async (alert: Alert, status: number) =>
     page(await backendData(c, { alert, form }), { status });
