@@ -3,6 +3,7 @@
 // a future version frozen at the start, a transient answer resent under the same key, readiness
 // that is unknown or unreadable, and the timeline preview's time rules (REL rows).
 import { equal, match, ok } from "node:assert/strict";
+import { receiptOf } from "../../plugins/scheduling/core/releases.ts";
 import { insertMember, insertRole } from "../../core/access/_testing.ts";
 import { loadAuthority } from "../../core/access/authority.ts";
 import { createSession } from "../../core/auth/session_store.ts";
@@ -14,6 +15,7 @@ import { openLaunch, SITE_HOST, withSchedulingWorld } from "./world.ts";
 import {
   addToRelease as add,
   newRelease,
+  refuseFirstCommit,
   releaseAction as act,
   releaseRow as release,
 } from "./release_support.ts";
@@ -57,20 +59,6 @@ function sentVersion(w: SchedulingWorld, commit: number): unknown {
     changes: { expected_current_version_id?: string }[];
   };
   return body.changes[0].expected_current_version_id;
-}
-
-// Stave refuses the whole command once, as it would a stale pin.
-function refuseFirstCommit(w: SchedulingWorld) {
-  w.wire.intercept = (url) =>
-    url.endsWith("/releases/commit") && w.wire.commits.length === 1
-      ? Response.json({
-        outcome: {
-          code: "scheduled_target_stale",
-          message: "Change 1: stale",
-          retry: false,
-        },
-      }, { status: 409 })
-      : undefined;
 }
 
 Deno.test("a release page schedules (past_time refused), unschedules and runs now in one commit, keeping every record field (REL-002, REL-003, REL-005, REL-006, REL-007, SUI-013)", () =>
@@ -145,9 +133,7 @@ Deno.test("a release page schedules (past_time refused), unschedules and runs no
     equal(row.state, "done");
     equal(row.attempt, 1);
     equal(row.last_code, "release_applied");
-    const receipt = (typeof row.receipt === "string"
-      ? JSON.parse(row.receipt)
-      : row.receipt) as { kind: string; key: string };
+    const receipt = receiptOf(row) as { kind: string; key: string };
     equal(receipt.kind, "applied");
     equal(receipt.key, `rel:${id}:a1`);
     equal((await w.states(a.groupId)).en, "published");

@@ -3,27 +3,25 @@
 // already in flight lands and is recorded as it landed, a release that is not running refuses
 // the stop, and one release passes through all seven states (REL-004, REL-013, SUI-013).
 import { equal, match, ok } from "node:assert/strict";
+import { receiptOf } from "../../plugins/scheduling/core/releases.ts";
 import type { SchedulingWorld } from "./world.ts";
 import { withSchedulingWorld } from "./world.ts";
 import {
   addToRelease as add,
+  isCommit,
   newRelease,
+  refuseFirstCommit,
   releaseAction as act,
   releaseItemRows as items,
   releaseRow,
+  staleCommitAnswer,
 } from "./release_support.ts";
 
 /** The release's row with its receipt read. */
 async function release(w: SchedulingWorld, id: string) {
   const row = await releaseRow(w, id);
-  const receipt =
-    (typeof row.receipt === "string" ? JSON.parse(row.receipt) : row.receipt) as
-      | Record<string, unknown>
-      | null;
-  return { ...row, receipt };
+  return { ...row, receipt: receiptOf(row) };
 }
-
-const isCommit = (url: string) => url.endsWith("/releases/commit");
 
 function unavailable() {
   return Response.json({
@@ -189,16 +187,7 @@ Deno.test("stop is refused by name for a release that is not running: a draft, a
       equal(JSON.stringify(after.receipt), JSON.stringify(before.receipt));
     };
     await refusedIn("draft");
-    w.wire.intercept = (url) =>
-      isCommit(url) && w.wire.commits.length === 1
-        ? Response.json({
-          outcome: {
-            code: "scheduled_target_stale",
-            message: "Change 1: stale",
-            retry: false,
-          },
-        }, { status: 409 })
-        : undefined;
+    refuseFirstCommit(w);
     equal((await act(manage, w, id, "run")).status, 303);
     await refusedIn("failed");
     equal((await act(manage, w, id, "retry")).status, 303);
@@ -251,16 +240,7 @@ Deno.test("one release passes through all seven states: draft, scheduled, runnin
     equal(w.wire.commits.length, 1);
 
     // Retry repeats the stopped command; Stave refuses it whole.
-    w.wire.intercept = (url) =>
-      isCommit(url)
-        ? Response.json({
-          outcome: {
-            code: "scheduled_target_stale",
-            message: "Change 1: stale",
-            retry: false,
-          },
-        }, { status: 409 })
-        : undefined;
+    w.wire.intercept = (url) => isCommit(url) ? staleCommitAnswer() : undefined;
     equal((await act(manage, w, id, "retry")).status, 303);
     await note(); // failed
 

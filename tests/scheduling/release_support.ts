@@ -74,3 +74,27 @@ export function releaseAction(
     fields,
   );
 }
+
+/** Stave's answer to a release commit it refuses whole, as it would a stale pin. */
+export function staleCommitAnswer(): Response {
+  return Response.json({
+    outcome: {
+      code: "scheduled_target_stale",
+      message: "Change 1: stale",
+      retry: false,
+    },
+  }, { status: 409 });
+}
+
+/** Whether a call the plugin made is a release commit. */
+export function isCommit(url: string): boolean {
+  return url.endsWith("/releases/commit");
+}
+
+/** Stave refuses the first release commit (only the first) as stale. */
+export function refuseFirstCommit(w: SchedulingWorld): void {
+  w.wire.intercept = (url) =>
+    isCommit(url) && w.wire.commits.length === 1
+      ? staleCommitAnswer()
+      : undefined;
+}

@@ -3,10 +3,12 @@
 // nothing and a retry with fresh versions, an unknown outcome recovered under the same key,
 // and a blocked release that is not started again (REL and SUI rows).
 import { equal, match, ok } from "node:assert/strict";
+import { receiptOf } from "../../plugins/scheduling/core/releases.ts";
 import { withSchedulingWorld } from "./world.ts";
 import {
   newRelease,
   postReleaseItem as add,
+  refuseFirstCommit,
   releaseRow as release,
 } from "./release_support.ts";
 
@@ -87,16 +89,7 @@ Deno.test("a refused release changes nothing; Retry runs it again with fresh ver
     await add(w, a.instances.en, id);
     await add(w, b.instances.en, id);
     // Stave refuses the whole command (a stale pin on one change): nothing is published.
-    w.wire.intercept = (url) =>
-      url.endsWith("/releases/commit") && w.wire.commits.length === 1
-        ? Response.json({
-          outcome: {
-            code: "scheduled_target_stale",
-            message: "Change 1: stale",
-            retry: false,
-          },
-        }, { status: 409 })
-        : undefined;
+    refuseFirstCommit(w);
     const run = await manage.post(
       `/installations/${w.installationId}/releases/${id}/run`,
       {},
@@ -207,14 +200,13 @@ Deno.test("a due release with a blocked item is marked blocked, sends nothing an
     equal(blocked.state, "scheduled");
     ok(blocked.blocked_at);
     // REL-009: a Blocked attempts receipt names the blocked item.
-    const receipt = (typeof blocked.receipt === "string"
-      ? JSON.parse(blocked.receipt)
-      : blocked.receipt) as { kind: string; items: { readiness: string }[] };
+    const receipt = receiptOf(blocked) as {
+      kind: string;
+      items: { readiness: string }[];
+    };
     equal(receipt.kind, "blocked");
     equal(
-      receipt.items.map((i) =>
-        i.readiness
-      ).join(),
+      receipt.items.map((i) => i.readiness).join(),
       "blocked",
     );
     w.clock.advance(5 * 60_000);
