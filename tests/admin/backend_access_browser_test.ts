@@ -8,7 +8,7 @@ import {
   listSavedQueries,
 } from "../../core/backend/saved_queries.ts";
 import { createModel } from "../../core/models/store.ts";
-import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
+import { assertPageAtBothWidths } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
   browserTestsRun,
@@ -65,14 +65,8 @@ Deno.test({
       page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(String(error)));
-      const visit = async (p: Page, name: string) => {
-        deepEqual(await axeProblems(p, name), [], name);
-        await screenshots(p, name);
-        await p.setViewportSize({ width: 390, height: 900 });
-        equal(await scrollsSideways(p), null, name);
-        deepEqual(await axeProblems(p, `${name}-390`), [], `${name}-390`);
-        await p.setViewportSize({ width: 1440, height: 900 });
-      };
+      const visit = (p: Page, name: string) =>
+        assertPageAtBothWidths(p, name, { axeAt390: true });
       await signInInChromium(page, base, demo.email, PASSWORD);
       await page.goto(`${base}/admin/settings`);
       await Promise.all([

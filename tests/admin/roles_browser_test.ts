@@ -2,7 +2,7 @@
 // scroll (the matrix scrolls inside its card), and a permission ticked and saved by a person.
 import { deepEqual, equal } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
+import { assertPageAtBothWidths } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
   browserTestsRun,
@@ -35,13 +35,7 @@ Deno.test({
       });
       page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
       const problems: string[] = [];
-      const visit = async (p: Page, name: string) => {
-        deepEqual(await axeProblems(p, name), [], name);
-        await screenshots(p, name);
-        await p.setViewportSize({ width: 390, height: 900 });
-        equal(await scrollsSideways(p), null, name);
-        await p.setViewportSize({ width: 1440, height: 900 });
-      };
+      const visit = (p: Page, name: string) => assertPageAtBothWidths(p, name);
       page.on("pageerror", (error) => problems.push(String(error)));
       await signInInChromium(page, server.baseUrl, demo.email, PASSWORD);
       await page.goto(`${server.baseUrl}/admin/people`);

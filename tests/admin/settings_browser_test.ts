@@ -2,7 +2,7 @@
 // scroll, and one save made the way a person makes it (a menu link added in the menu editor).
 import { deepEqual, equal } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { axeProblems, screenshots, scrollsSideways } from "../support/axe.ts";
+import { assertPageAtBothWidths } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
   browserTestsRun,
@@ -40,13 +40,7 @@ Deno.test({
       page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(String(error)));
-      const visit = async (p: Page, name: string) => {
-        deepEqual(await axeProblems(p, name), [], name);
-        await screenshots(p, name);
-        await p.setViewportSize({ width: 390, height: 900 });
-        equal(await scrollsSideways(p), null, name);
-        await p.setViewportSize({ width: 1440, height: 900 });
-      };
+      const visit = (p: Page, name: string) => assertPageAtBothWidths(p, name);
       await signInInChromium(page, base, demo.email, PASSWORD);
       await page.goto(`${base}/admin/settings`);
       await visit(page, "settings");

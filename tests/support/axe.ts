@@ -1,4 +1,5 @@
 // Accessibility checks with axe-core in a Playwright page, and screenshots at phone and desktop widths.
+import { deepEqual, equal } from "node:assert/strict";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
 
@@ -77,4 +78,24 @@ export function scrollsSideways(page: Page): Promise<string[] | null> {
       }`
     );
   });
+}
+
+/**
+ * The check a browser test makes of each page it visits: axe-core finds nothing serious at
+ * 1440 px (and at 390 px too with `axeAt390`), screenshots are saved at both widths, and the
+ * page does not scroll sideways at 390 px; the page is left at 1440 px.
+ */
+export async function assertPageAtBothWidths(
+  page: Page,
+  name: string,
+  options: { axeAt390?: boolean } = {},
+): Promise<void> {
+  deepEqual(await axeProblems(page, name), [], name);
+  await screenshots(page, name);
+  await page.setViewportSize({ width: 390, height: 900 });
+  equal(await scrollsSideways(page), null, name);
+  if (options.axeAt390) {
+    deepEqual(await axeProblems(page, `${name}-390`), [], `${name}-390`);
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
 }
