@@ -19,6 +19,25 @@ import {
   stepPrinter,
 } from "./core/startup_report.ts";
 
+/** How long requests in flight may run on after SIGTERM or Ctrl-C before the process ends. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** True when `finished` settles within `ms`; the timer never outlives the wait. */
+async function finishedWithin(
+  finished: Promise<void>,
+  ms: number,
+): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([finished.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const startedAt = performance.now();
 const step = stepPrinter((line) => console.log(line));
 // Every start-up failure is one line on stderr naming the setting and the cause, then exit 1.
@@ -38,6 +57,7 @@ if (config.demoSite) demo = await demoStep(services, step);
 
 const app = createApp(services);
 const shutdown = new AbortController();
+services.stopping = shutdown.signal;
 // Deno.cron runs once per deployment on Deno Deploy and once per process locally; the work
 // is idempotent either way. The signal ends it with the server, so Ctrl-C exits the process.
 Deno.cron(
@@ -72,7 +92,8 @@ try {
     {
       port: config.port,
       hostname: config.host,
-      signal: shutdown.signal,
+      // No signal here: aborting Deno.serve's signal cuts requests in flight, while
+      // server.shutdown() (called on SIGTERM below) lets them finish.
       onListen: ({ hostname, port }) =>
         console.log(`Stave listening on http://${hostname}:${port}`),
     },
@@ -129,6 +150,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => {
     console.log(`Stopping (${signal})`);
     shutdown.abort();
+    // Stops the listener at once; server.finished settles when requests in flight are done.
+    server.shutdown().catch(() => {});
   });
 }
 const facts = await closingFacts(
@@ -146,7 +169,17 @@ for (
   })
 ) console.log(line);
 
-await server.finished;
+// Requests still in flight when the process is told to stop get a bounded grace.
+const drained = await finishedWithin(server.finished, SHUTDOWN_GRACE_MS);
+if (!drained) {
+  console.log(
+    `Stopping: requests still running after ${
+      SHUTDOWN_GRACE_MS / 1000
+    } s are cut off`,
+  );
+}
 await companion?.close();
-await close();
+if (drained) await close();
 console.log("Stopped");
+// A request that outlived the grace may hold a database connection the pool would wait for.
+if (!drained) Deno.exit(1);

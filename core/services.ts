@@ -17,6 +17,8 @@ export interface Services {
   assets: IslandAssets;
   /** Where media bytes live; made from `config` on first use when absent (core/media/storage_of.ts). */
   media?: MediaStorage;
+  /** Aborted when the process begins to stop (SIGTERM): readiness then fails so balancers drain it. */
+  stopping?: AbortSignal;
   /** Overrides for calls to plugins (tests shorten time limits); the policy always comes from `config`. */
   pluginOutbound?: Omit<OutboundOptions, "policy">;
 }
