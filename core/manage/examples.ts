@@ -1,4 +1,4 @@
-// Requests and answers recorded on the demo site (`deno task start`, then the README's management session), shown as OpenAPI examples.
+// Requests and answers recorded on the demo site (`deno task start`, then the first session in docs/management-api.md), shown as OpenAPI examples.
 // A test parses each with its operation's schemas (tests/manage/contract_test.ts), so an example cannot drift from the contract.
 
 /** Example request body and success answer by operation name. */
