@@ -22,8 +22,7 @@ import {
 import { causeOf, describeDatabaseUrl, StartupError } from "./startup_error.ts";
 import { openKvStore } from "./kv/open.ts";
 import { PROJECT_ROOT } from "./server.ts";
-import { jsonLineLogger, type Services } from "./services.ts";
-import type { LogEntry } from "./web/env.ts";
+import { jsonLineLogger, type LogEntry, type Services } from "./services.ts";
 import { buildIslands, type IslandAssets } from "./web/islands_build.ts";
 import { manifest } from "../routes.gen.ts";
 

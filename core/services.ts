@@ -3,9 +3,13 @@ import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/database.ts";
 import type { IslandAssets } from "./web/islands_build.ts";
-import type { LogEntry } from "./web/env.ts";
 import type { MediaStorage } from "./media/storage.ts";
 import type { OutboundOptions } from "./plugins/outbound.ts";
+
+/** One structured log line; values must never hold a secret. */
+export type LogEntry =
+  & { level: "info" | "warn" | "error"; msg: string }
+  & Record<string, unknown>;
 
 /** What routes reach through `c.var.services`, and commands receive directly. */
 export interface Services {

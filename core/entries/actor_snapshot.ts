@@ -1,7 +1,28 @@
 // Freezes who acted into a plain value for workflow events, versions and the audit ledger.
 import type { Actor } from "../access/actor.ts";
 import type { Db } from "../db/database.ts";
-import type { ActorSnapshot } from "./types.ts";
+
+/** Who acted, frozen at the time of the act so later changes cannot erase attribution. */
+export type ActorSnapshot =
+  | { kind: "person"; person_id: string; email: string }
+  | {
+    kind: "credential";
+    credential_id: string;
+    name: string;
+    creator_id: string;
+    creator_email: string;
+  }
+  | {
+    kind: "plugin";
+    installation_id: string;
+    name: string;
+    version: string;
+    person_id: string;
+    person_email: string;
+    plugin_id?: string;
+    protocol_version?: number;
+    delegation_id?: string;
+  };
 
 async function emailOf(db: Db, userId: string): Promise<string> {
   const row = await db.selectFrom("users").select("email").where(

@@ -1,6 +1,6 @@
 // The admin audit ledger: the writer a command calls inside its transaction, and the default table writer.
 import type { Db } from "../db/database.ts";
-import type { ActorSnapshot } from "./types.ts";
+import type { ActorSnapshot } from "./actor_snapshot.ts";
 
 /** One admin audit entry, as a command hands it to the writer. */
 export interface AuditEntryInput {

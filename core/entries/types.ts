@@ -54,27 +54,7 @@ export interface CommandTrace {
   protocol_version?: string;
 }
 
-/** Who acted, frozen at the time of the act so later changes cannot erase attribution. */
-export type ActorSnapshot =
-  | { kind: "person"; person_id: string; email: string }
-  | {
-    kind: "credential";
-    credential_id: string;
-    name: string;
-    creator_id: string;
-    creator_email: string;
-  }
-  | {
-    kind: "plugin";
-    installation_id: string;
-    name: string;
-    version: string;
-    person_id: string;
-    person_email: string;
-    plugin_id?: string;
-    protocol_version?: number;
-    delegation_id?: string;
-  };
+export type { ActorSnapshot } from "./actor_snapshot.ts";
 
 /** The workflow state of a group or one language instance. */
 export type EntryState = "draft" | "published" | "trashed";

@@ -6,7 +6,7 @@ import {
 } from "../kv/idempotency_store.ts";
 import { isValidIdempotencyKey } from "../kv/idempotency_key.ts";
 import type { IdempotentAnswer } from "../kv/idempotent_answer.ts";
-import type { LogEntry } from "../web/env.ts";
+import type { LogEntry } from "../services.ts";
 import { refuse } from "../web/errors.ts";
 import { type KeyRule, retentionMs } from "./contract/operation.ts";
 

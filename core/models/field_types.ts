@@ -1,6 +1,6 @@
 // Field types of content models: their names, the shape of each type's config and validation.
 import { z } from "zod";
-import type { Condition } from "./visibility.ts";
+import type { Condition } from "./condition.ts";
 import { MEDIA_KINDS, UUID } from "./field_constants.ts";
 
 /** Every field type a model may declare. */

@@ -22,12 +22,8 @@ export {
   type MediaKind,
   RELATION_CARDINALITIES,
 } from "./field_types.ts";
-export {
-  type Condition,
-  CONDITION_LIMITS,
-  type ConditionTerm,
-  isShown,
-} from "./visibility.ts";
+export type { Condition, ConditionTerm } from "./condition.ts";
+export { CONDITION_LIMITS, isShown } from "./visibility.ts";
 export type { Problem } from "./problems.ts";
 export {
   assessModelChange,

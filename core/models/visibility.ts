@@ -1,36 +1,10 @@
 // Conditional visibility of fields: the condition grammar, its definition-time checks, its evaluation.
 import { type FieldDefinition, isDate } from "./field_types.ts";
 import { joinPath, type Problem } from "./problems.ts";
+import type { Condition, ConditionOp, ConditionTerm } from "./condition.ts";
 
 /** A group holds at most this many terms, and groups nest at most this many levels. */
 export const CONDITION_LIMITS = { terms: 4, levels: 3 } as const;
-
-/** Comparison operators a condition term may use. */
-export type ConditionOp =
-  | "eq"
-  | "neq"
-  | "gt"
-  | "gte"
-  | "lt"
-  | "lte"
-  | "in"
-  | "not_in"
-  | "contains"
-  | "empty"
-  | "not_empty";
-
-/** One test of a sibling field's value. */
-export interface ConditionTerm {
-  field: string;
-  op: ConditionOp;
-  value?: boolean | number | string | string[];
-}
-
-/** A term, or an AND / OR group of conditions. */
-export type Condition =
-  | ConditionTerm
-  | { and: Condition[] }
-  | { or: Condition[] };
 
 const ORDERED: ConditionOp[] = ["eq", "neq", "gt", "gte", "lt", "lte"];
 const OPS: Record<string, ConditionOp[]> = {

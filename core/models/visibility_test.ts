@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { parseModelDefinition } from "./definition.ts";
-import { type Condition, isShown } from "./visibility.ts";
+import type { Condition } from "./condition.ts";
+import { isShown } from "./visibility.ts";
 
 const siblings = [
   { key: "featured", label: "Featured", type: "boolean" },

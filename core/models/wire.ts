@@ -2,7 +2,7 @@
 import type { ModelInfo } from "./definition.ts";
 import type { FieldDefinition } from "./field_types.ts";
 import type { StoredModel } from "./store_rows.ts";
-import type { Condition } from "./visibility.ts";
+import type { Condition } from "./condition.ts";
 
 /** A field on the wire (spec 2 part 2.3): the four JSON parts are text. */
 export interface WireField {

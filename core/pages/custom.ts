@@ -1,7 +1,7 @@
 // This module is browser compatible.
 // Custom sections: registered definitions, component pins, their digests and the values of a
 // custom section's `fields` (spec 3 part 2.2 "Custom sections", part 4.8 rule 6).
-import type { PageErrorCode } from "./parse.ts";
+import type { PageErrorCode } from "./vocabulary.ts";
 
 /** A component pin: never a bare name, never resolved to a newer version. */
 export interface ComponentPin {

@@ -14,6 +14,7 @@ import {
   LAYOUT_PATTERN,
   PAGE_CONTRACT,
   PAGE_LIMITS,
+  type PageErrorCode,
   type PropSpec,
   RUN_MARKS,
   SECTION_ID_PATTERN,
@@ -27,14 +28,7 @@ import {
   type SectionRegistry,
 } from "./custom.ts";
 
-/** Codes a parse may refuse with (spec 3 part 7, page parser codes). */
-export type PageErrorCode =
-  | "unreadable_page"
-  | "noncanonical_default"
-  | "invalid_slide"
-  | "unknown_section_definition"
-  | "unknown_component_version"
-  | "shared_section_unexpanded";
+export type { PageErrorCode };
 
 /** A refusal: the code, a readable message, and where (`detail.path`, a JSON path from `$`). */
 export interface PageError {

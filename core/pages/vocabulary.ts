@@ -328,3 +328,12 @@ export const PAGE_CONTRACT = {
   /** Shared sections. */
   sharedSections: 5,
 } as const;
+
+/** Codes a parse may refuse with (spec 3 part 7, page parser codes). */
+export type PageErrorCode =
+  | "unreadable_page"
+  | "noncanonical_default"
+  | "invalid_slide"
+  | "unknown_section_definition"
+  | "unknown_component_version"
+  | "shared_section_unexpanded";

@@ -8,8 +8,17 @@ import {
   runConfirming,
 } from "../public/request_context.ts";
 import type { SearchPlan, TypePlan } from "./plan.ts";
-import type { SearchResult } from "./search.ts";
 import { lexeme } from "./words.ts";
+
+/** One search result; the caller builds the link. */
+export interface SearchResult {
+  kind: "page" | "post" | "item";
+  model: string;
+  slug: string;
+  locale: string;
+  title: string;
+  summary: string;
+}
 
 /** A matching document as search and suggestion statements select it. */
 export interface DocumentRow {

@@ -7,6 +7,7 @@ import {
   newestDocuments,
   rankOf,
   RESULT_COLUMNS,
+  type SearchResult,
   statementRunner,
   stemWords,
   titleWordDocuments,
@@ -18,15 +19,7 @@ import {
 import type { SearchPlan } from "./plan.ts";
 import type { PublicContext } from "../public/request_context.ts";
 
-/** One search result; the caller builds the link. */
-export interface SearchResult {
-  kind: "page" | "post" | "item";
-  model: string;
-  slug: string;
-  locale: string;
-  title: string;
-  summary: string;
-}
+export type { SearchResult };
 
 /** What a search or suggestion asks, already validated. */
 export interface SearchRequest {

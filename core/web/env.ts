@@ -1,12 +1,7 @@
 // The variables every request carries on `c.var`, set by app-wide middleware.
-import type { Services } from "../services.ts";
+import type { LogEntry, Services } from "../services.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import type { Installation } from "../plugins/installation_store.ts";
-
-/** One structured log line; values must never hold a secret. */
-export type LogEntry =
-  & { level: "info" | "warn" | "error"; msg: string }
-  & Record<string, unknown>;
 
 /** The person a valid session cookie names. */
 export interface SignedInUser {
