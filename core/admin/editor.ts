@@ -10,7 +10,8 @@ import {
 import { type GroupRow, readGroup, readInstances } from "../entries/store.ts";
 import { listModels } from "../models/model_reads.ts";
 import type { StoredModel } from "../models/store_rows.ts";
-import { getSettings, localeChain } from "../sites/settings.ts";
+import { getSettings } from "../sites/settings.ts";
+import { localeChain } from "../sites/locale_chain.ts";
 import { refuse } from "../web/errors.ts";
 import type { AdminContext } from "./context.ts";
 import {

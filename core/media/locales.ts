@@ -1,7 +1,7 @@
 // The language fallback chain of every site language, for choosing a media original and alt text.
 import type { Db } from "../db/database.ts";
 import { readLocalePlan } from "../public/projection.ts";
-import { localeChain } from "../sites/settings.ts";
+import { localeChain } from "../sites/locale_chain.ts";
 
 /** Language -> the languages to try in order (itself first, the default last). */
 export async function localeChainsOf(

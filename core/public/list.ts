@@ -20,7 +20,7 @@ import {
   sharedTags,
 } from "./items.ts";
 import { expandMedia, withExpandedTargets } from "./media_expand.ts";
-import { localeChain } from "../sites/settings.ts";
+import { localeChain } from "../sites/locale_chain.ts";
 import { invalid, parseListQuery } from "./list_params.ts";
 import { type PageRow as Row, scanned, sortedByValues } from "./list_pages.ts";
 import {

@@ -2,7 +2,7 @@
 // through the site's locale policy, written in the transaction of the command that changed it.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import { localeChain } from "../sites/settings.ts";
+import { localeChain } from "../sites/locale_chain.ts";
 import {
   SETTINGS_DEFAULTS,
   SETTINGS_SCHEMAS,

@@ -1,7 +1,7 @@
 // GET /v1/_related/{model}: the rest of an expanded relation field, page by page (spec 3 part 4.4).
 import { PUBLIC_QUERY_PARAMETERS } from "./query_parameters.ts";
 import { expandMedia } from "./media_expand.ts";
-import { localeChain } from "../sites/settings.ts";
+import { localeChain } from "../sites/locale_chain.ts";
 import { HttpError } from "../web/errors.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import {

@@ -19,7 +19,7 @@ import {
   sharedTags,
 } from "./items.ts";
 import { expandMedia, withExpandedTargets } from "./media_expand.ts";
-import { localeChain } from "../sites/settings.ts";
+import { localeChain } from "../sites/locale_chain.ts";
 import type { PublicAnswer, PublicReadContext } from "./list.ts";
 import { uniqueTags } from "./answer.ts";
 import { collectParams, parseExpand } from "./list_params.ts";

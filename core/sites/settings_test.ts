@@ -3,7 +3,8 @@ import { deepEqual, equal } from "node:assert/strict";
 import { ManualClock } from "../clock.ts";
 import { openTestDb } from "../../tests/support/db.ts";
 import { insertSite } from "../../tests/support/sites.ts";
-import { getSettings, localeChain, putSettings } from "./settings.ts";
+import { localeChain } from "./locale_chain.ts";
+import { getSettings, putSettings } from "./settings.ts";
 import { SETTINGS_DEFAULTS } from "./settings_documents.ts";
 
 async function withSite(

@@ -8,7 +8,7 @@ import { readSync, SYNC_LIMITS } from "../../../core/sync/read_sync.ts";
 import type { SiteTokenScope } from "../../../core/public/site_tokens.ts";
 import { modelsInScope } from "../../../core/sync/models_in_scope.ts";
 import { expandMedia } from "../../../core/public/media_expand.ts";
-import { localeChain } from "../../../core/sites/settings.ts";
+import { localeChain } from "../../../core/sites/locale_chain.ts";
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
