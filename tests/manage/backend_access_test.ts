@@ -609,3 +609,56 @@ Deno.test("Saved-query and access writes replay their first answer under the sam
       0,
     );
   }));
+
+Deno.test("POST /models/{id}/remove is refused model_has_bound_queries while a saved query is bound to the model; nothing changes, and its access rules go with it once the queries are deleted (MOD-012)", () =>
+  withManageApp(async (t) => {
+    const { secret, modelId, revision } = await setUp(t);
+    const put = await t.call("PUT", `/backend/access/${modelId}`, {
+      secret,
+      key: "rule",
+      body: { operations: { findMany: { audience: "anonymous" } } },
+    });
+    assert.equal(put.status, 200, await put.clone().text());
+    // An unrouted query binds the model too: callers may route it later.
+    const created = await t.call("POST", "/saved-queries", {
+      secret,
+      key: "q",
+      body: query(modelId),
+    });
+    assert.equal(created.status, 201);
+    const saved = await created.json();
+    const path = `/models/${modelId}/remove`;
+    const body = { expected_revision: revision, confirm: modelId };
+    const access = async () =>
+      (await (await t.call("GET", "/backend/access", { secret })).json()).data;
+    const accessBefore = await access();
+    const refused = await t.call("POST", path, { secret, key: "r1", body });
+    assert.equal(refused.status, 409);
+    const error = await refusal(refused);
+    assert.equal(error.code, "model_has_bound_queries");
+    assert.deepEqual(error.saved_queries, [{
+      id: saved.id,
+      name: "Top articles",
+    }]);
+    // Nothing changed: the model, its query and its rules are all still there.
+    assert.equal(
+      (await t.call("GET", `/models/${modelId}`, { secret })).status,
+      200,
+    );
+    assert.equal(
+      (await t.call("GET", `/saved-queries/${saved.id}`, { secret })).status,
+      200,
+    );
+    assert.deepEqual(await access(), accessBefore);
+    // Access rules alone do not block: they describe only this model and go with it.
+    const deleted = await t.call("DELETE", `/saved-queries/${saved.id}`, {
+      secret,
+      key: "dq",
+    });
+    assert.equal(deleted.status, 200);
+    const removed = await t.call("POST", path, { secret, key: "r2", body });
+    assert.equal(removed.status, 200, await removed.clone().text());
+    const rules = await t.services.db.selectFrom("backend_access_rules")
+      .select("model_id").where("site_id", "=", t.siteId).execute();
+    assert.deepEqual(rules, []);
+  }));

@@ -373,7 +373,7 @@ export const replaceModelDefinition = operation({
 export const removeModel = operation({
   name: "remove-model",
   description:
-    "Only a model with no entries (entries in Trash count) can be removed. `confirm` must repeat the model id, so a script cannot remove the wrong model by accident.",
+    "Only a model with no entries (entries in Trash count) and no saved queries can be removed; its backend access rules go with it. `confirm` must repeat the model id, so a script cannot remove the wrong model by accident.",
   method: "POST",
   path: "/models/{id}/remove",
   summary:
@@ -398,6 +398,7 @@ export const removeModel = operation({
     "model_not_empty",
     "stale_role_grant",
     "stale_token_scope",
+    "model_has_bound_queries",
   ],
 });
 

@@ -184,6 +184,13 @@ export const removeModel = defineHandler(contract.removeModel, {
               site_tokens: result.site_tokens,
             },
           );
+        case "model_has_bound_queries":
+          return refuse(
+            409,
+            "model_has_bound_queries",
+            `Saved queries are bound to model "${params.id}": delete them first`,
+            { saved_queries: result.saved_queries },
+          );
       }
     }
     return {
