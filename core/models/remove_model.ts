@@ -5,6 +5,7 @@ import { forgetModel } from "../backend/access.ts";
 import type { ContentFacts } from "./change_safety.ts";
 import { walkFields } from "./definition.ts";
 import { UUID } from "./field_types.ts";
+import { recordModelWrite, removedAnswer } from "./model_record.ts";
 import {
   loadModels,
   type ModelContext,
@@ -189,6 +190,12 @@ export async function removeModel(
         }
       });
     }
+    await recordModelWrite(trx, ctx, {
+      action: "model.remove",
+      modelId: id,
+      revision: null,
+      answer: removedAnswer(id, model.slug),
+    });
     return {
       ok: true,
       model_id: id,
