@@ -278,14 +278,15 @@ export async function usesOfRole(
   };
 }
 
-/** Removes a removed model's access rules and saved queries, in the removal's transaction. */
+/**
+ * Removes a removed model's access rules, in the removal's transaction. Saved queries are
+ * not touched: a model that still has any is refused `model_has_bound_queries` first.
+ */
 export async function forgetModel(
   db: Db,
   siteId: string,
   modelId: string,
 ): Promise<void> {
   await db.deleteFrom("backend_access_rules").where("site_id", "=", siteId)
-    .where("model_id", "=", modelId).execute();
-  await db.deleteFrom("saved_queries").where("site_id", "=", siteId)
     .where("model_id", "=", modelId).execute();
 }

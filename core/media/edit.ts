@@ -20,6 +20,7 @@ import {
 import { releaseObjects } from "./cleanup.ts";
 import { localeChainsOf } from "./locales.ts";
 import { logPublicMediaChange } from "./sync_log.ts";
+import { queueMediaNotifications } from "../plugins/notifications.ts";
 
 /** What `PUT /media/{id}` may change (MED-015). */
 export interface MediaChanges {
@@ -81,6 +82,10 @@ export async function updateMedia(
     }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
     await logPublicMediaChange(tx, ctx.siteId, id, now);
     await recordWrite(tx, ctx, item);
+    await queueMediaNotifications(tx, ctx.siteId, [id], {
+      deleted: false,
+      now,
+    });
   });
   return { ok: true, item };
 }
@@ -177,6 +182,10 @@ export async function replaceMedia(
       }).onConflict((oc) => oc.doNothing()).execute();
       await logPublicMediaChange(tx, ctx.siteId, id, now);
       await recordWrite(tx, ctx, item);
+      await queueMediaNotifications(tx, ctx.siteId, [id], {
+        deleted: false,
+        now,
+      });
     });
   } catch (error) {
     await ctx.storage.delete(key).catch(() => {});
@@ -333,6 +342,10 @@ export async function putOriginal(
       }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
       await logPublicMediaChange(tx, ctx.siteId, id, now);
       await recordWrite(tx, ctx, { media_id: id, lang, object_id: objectId });
+      await queueMediaNotifications(tx, ctx.siteId, [id], {
+        deleted: false,
+        now,
+      });
     });
   } catch (error) {
     await ctx.storage.delete(key).catch(() => {});
@@ -383,6 +396,10 @@ export async function deleteOriginal(
     }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
     await logPublicMediaChange(tx, ctx.siteId, id, now);
     await recordWrite(tx, ctx, { media_id: id, lang, removed: true });
+    await queueMediaNotifications(tx, ctx.siteId, [id], {
+      deleted: false,
+      now,
+    });
   });
   await releaseObjects(ctx, [current.storage_key]);
   return await readOriginals(ctx, id);
@@ -416,11 +433,16 @@ export async function moveMedia(
     folder_id: folderId,
   };
   await ctx.db.transaction().execute(async (tx) => {
+    const now = ctx.clock.now();
     await tx.updateTable("media_files").set({
       folder_id: folderId,
-      updated_at: ctx.clock.now(),
+      updated_at: now,
     }).where("site_id", "=", ctx.siteId).where("id", "in", unique).execute();
     await recordWrite(tx, ctx, { moved: answer.moved, folder_id: folderId });
+    await queueMediaNotifications(tx, ctx.siteId, unique, {
+      deleted: false,
+      now,
+    });
   });
   return answer;
 }

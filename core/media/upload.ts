@@ -1,6 +1,7 @@
 // Adds files to the library: type from the bytes, site settings, duplicates by digest, bytes first, row second.
 import type { Db } from "../db/database.ts";
 import { sha256HexSync } from "../kv/digest.ts";
+import { queueMediaNotifications } from "../plugins/notifications.ts";
 import { getSettings } from "../sites/settings.ts";
 import { SETTINGS_SCHEMAS } from "../sites/settings_documents.ts";
 import { type DetectedFile, detectFile } from "./detect.ts";
@@ -273,6 +274,10 @@ export async function uploadMedia(
       }).execute();
       await recordWrite(tx, ctx, { created: true, item });
       await options.alsoRecord?.(tx, item);
+      await queueMediaNotifications(tx, ctx.siteId, [item.id], {
+        deleted: false,
+        now,
+      });
     });
   } catch (error) {
     await ctx.storage.delete(key).catch(() => {});

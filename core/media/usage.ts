@@ -1,6 +1,7 @@
 // Which entries use a media item, within what the reader may see, and removing a file nothing uses.
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { queueMediaNotifications } from "../plugins/notifications.ts";
 import { releaseObjects } from "./cleanup.ts";
 import { type MediaContext, readMediaRow, recordWrite } from "./items.ts";
 import type { MediaRefusal } from "./upload.ts";
@@ -106,6 +107,7 @@ export async function removeMedia(
       }).onConflict((oc) => oc.doNothing()).execute();
     }
     await recordWrite(tx, ctx, { id, keys });
+    await queueMediaNotifications(tx, ctx.siteId, [id], { deleted: true, now });
   });
   const storage_cleanup = await releaseObjects(ctx, keys);
   return { ok: true, id, storage_cleanup };

@@ -1,5 +1,6 @@
 // Sets a model's navigation folder label: display only, so the revision stays as it is.
 import { UUID } from "./field_types.ts";
+import { recordModelWrite } from "./model_record.ts";
 import { charLength } from "./problems.ts";
 import type { ModelContext } from "./store_rows.ts";
 
@@ -51,13 +52,15 @@ export async function setModelFolder(
     const row = await trx.updateTable("models").set({ folder: label })
       .where("site_id", "=", ctx.siteId).where("id", "=", id)
       .where("deleted_at", "is", null)
-      .returning(["id", "slug", "folder"]).executeTakeFirst();
+      .returning(["id", "slug", "folder", "revision"]).executeTakeFirst();
     if (!row) return { ok: false, code: "not_found" } as const;
-    return {
-      ok: true,
-      model_id: row.id,
-      slug: row.slug,
-      folder: row.folder,
-    } as const;
+    const answer = { model_id: row.id, slug: row.slug, folder: row.folder };
+    await recordModelWrite(trx, ctx, {
+      action: "model.folder",
+      modelId: row.id,
+      revision: row.revision,
+      answer,
+    });
+    return { ok: true, ...answer } as const;
   });
 }

@@ -5,6 +5,7 @@ import { forgetModel } from "../backend/access.ts";
 import type { ContentFacts } from "./change_safety.ts";
 import { walkFields } from "./definition.ts";
 import { UUID } from "./field_types.ts";
+import { recordModelWrite, removedAnswer } from "./model_record.ts";
 import {
   loadModels,
   type ModelContext,
@@ -44,6 +45,7 @@ export type RemoveModelResult =
   }
   | { ok: false; code: "model_not_empty"; affected_count: number }
   | { ok: false; code: "stale_role_grant"; roles: NamedGrant[] }
+  | { ok: false; code: "model_has_bound_queries"; saved_queries: NamedGrant[] }
   | {
     ok: false;
     code: "stale_token_scope";
@@ -102,11 +104,12 @@ async function grantsNaming(
 }
 
 /**
- * Removes a model holding no entries (Trash counts) that no role grants on by id and no
- * credential or site token is limited to (`stale_role_grant`, `stale_token_scope`: settle
- * those first, so no grant outlives its model). The row is kept, marked deleted, so its slug
- * and name are free again. Relation fields of other models naming it are listed for the
- * caller to settle; they are not changed here.
+ * Removes a model holding no entries (Trash counts) that no role grants on by id, no
+ * credential or site token is limited to (`stale_role_grant`, `stale_token_scope`) and no
+ * saved query is bound to (`model_has_bound_queries`): settle those first, so nothing a
+ * caller named outlives its model. Its access rules go with it. The row is kept, marked
+ * deleted, so its slug and name are free again. Relation fields of other models naming it
+ * are listed for the caller to settle; they are not changed here.
  */
 export async function removeModel(
   ctx: ModelContext,
@@ -159,9 +162,21 @@ export async function removeModel(
         site_tokens: grants.site_tokens,
       } as const;
     }
+    // MOD-012: a saved query is a named, routable object callers rely on; removing the
+    // model must not delete it behind their back (the model row lock keeps new ones out).
+    const queries = await trx.selectFrom("saved_queries")
+      .select(["id", "name"]).where("site_id", "=", ctx.siteId)
+      .where("model_id", "=", id).orderBy("name").orderBy("id").execute();
+    if (queries.length > 0) {
+      return {
+        ok: false,
+        code: "model_has_bound_queries",
+        saved_queries: queries.map((q) => ({ id: q.id, name: q.name })),
+      } as const;
+    }
     await trx.updateTable("models").set({ deleted_at: now, updated_at: now })
       .where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
-    // Its backend access rules and saved queries describe only this model: they go with it.
+    // Its backend access rules describe only this model and nothing names them: they go with it.
     await forgetModel(trx, ctx.siteId, id);
     const dependents: RelationDependent[] = [];
     for (const other of await loadModels(trx, ctx.siteId, null)) {
@@ -175,6 +190,12 @@ export async function removeModel(
         }
       });
     }
+    await recordModelWrite(trx, ctx, {
+      action: "model.remove",
+      modelId: id,
+      revision: null,
+      answer: removedAnswer(id, model.slug),
+    });
     return {
       ok: true,
       model_id: id,

@@ -20,6 +20,7 @@ export type { DefinitionRefusal } from "./definition.ts";
 import { assignFieldIds, namedIds } from "./field_ids.ts";
 import { UUID } from "./field_types.ts";
 import { getModel, type ModelNotFound } from "./model_reads.ts";
+import { recordModelWrite, savedAnswer } from "./model_record.ts";
 
 export { getModel, listModels, type ModelNotFound } from "./model_reads.ts";
 import { type Problem, stableJson } from "./problems.ts";
@@ -147,13 +148,20 @@ export async function createModel(
       await writeFields(trx, ctx.siteId, id, definition.fields);
       await recordKeys(trx, ctx.siteId, id, definition.fields, now);
       const [model] = await loadModels(trx, ctx.siteId, [id]);
-      return saved(
+      const result = saved(
         model,
         ids.created,
         null,
         true,
         diffDefinitions([], model.fields),
       );
+      await recordModelWrite(trx, ctx, {
+        action: "model.create",
+        modelId: id,
+        revision: model.revision,
+        answer: savedAnswer(result),
+      });
+      return result;
     });
   } catch (error) {
     return collisionFromError(error, info);
@@ -302,6 +310,12 @@ async function save(
     diffDefinitions(current.fields, model.fields),
   );
   await options.onApplied?.(trx, result);
+  await recordModelWrite(trx, ctx, {
+    action: "model.update",
+    modelId: model.id,
+    revision: model.revision,
+    answer: savedAnswer(result),
+  });
   return result;
 }
 

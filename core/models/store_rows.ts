@@ -7,6 +7,7 @@ import {
   walkFields,
 } from "./definition.ts";
 import type { FieldDefinition } from "./field_types.ts";
+import type { ModelRecord } from "./model_record.ts";
 
 /** A saved model: its definition, identity, revision and folder label. */
 export interface StoredModel extends ModelInfo {
@@ -24,6 +25,11 @@ export interface ModelContext {
   db: Db;
   clock: { now(): Date };
   siteId: string;
+  /**
+   * Who writes and under which idempotency key: a write then records its answer in an audit
+   * entry in its own transaction (model_record.ts). Absent: no audit entry.
+   */
+  record?: ModelRecord;
 }
 
 /** Loads the live models of a site (all, or those with the given ids); `lock` takes row locks. */

@@ -27,6 +27,7 @@ import {
 } from "../media/upload.ts";
 import { type MediaSourceAnswer, parseMediaSourceAnswer } from "./answers.ts";
 import type { PluginCall, PluginDownload } from "./calls.ts";
+import { queueMediaNotifications } from "./notifications.ts";
 import {
   type Installation,
   installationOf,
@@ -498,6 +499,10 @@ async function referenceItem(
       external_source: JSON.stringify(identity),
     }).execute();
     await recordWrite(tx, media, { created: true, item: stored });
+    await queueMediaNotifications(tx, media.siteId, [stored.id], {
+      deleted: false,
+      now,
+    });
   });
   return { ok: true, created: true, item: stored };
 }

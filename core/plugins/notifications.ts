@@ -57,6 +57,91 @@ export async function queueContentNotifications(
   }
 }
 
+/** The event kinds Stave sends (the spec shows none; docs/plugins.md lists their payloads). */
+export type NotificationEvent =
+  | "content.changed"
+  | "media.changed"
+  | "model.changed";
+
+function jsonList(value: unknown): string[] {
+  const list = typeof value === "string" ? JSON.parse(value) : value;
+  return Array.isArray(list) ? list : [];
+}
+
+async function enqueue(
+  tx: Db,
+  siteId: string,
+  installationIds: readonly string[],
+  payload: { event: NotificationEvent } & Record<string, unknown>,
+  now: Date,
+): Promise<void> {
+  for (const installationId of installationIds) {
+    await tx.insertInto("plugin_notifications").values({
+      id: crypto.randomUUID(),
+      site_id: siteId,
+      installation_id: installationId,
+      event: payload.event,
+      payload: JSON.stringify(payload),
+      status: "pending",
+      attempts: 0,
+      next_attempt_at: now,
+      last_code: null,
+      created_at: now,
+      updated_at: now,
+    }).execute();
+  }
+}
+
+/**
+ * Queues one `media.changed` per media item for every active installation granted
+ * `media:read`, in the media command's own transaction (upload, edit, replace, originals,
+ * move, removal, media-source import): it exists exactly when the change committed.
+ */
+export async function queueMediaNotifications(
+  tx: Db,
+  siteId: string,
+  mediaIds: readonly string[],
+  options: { deleted: boolean; now: Date },
+): Promise<void> {
+  const installations = (await tx.selectFrom("plugin_installations")
+    .select(["id", "grant_capabilities"])
+    .where("site_id", "=", siteId).where("state", "=", "active").execute())
+    .filter((i) => jsonList(i.grant_capabilities).includes("media:read"))
+    .map((i) => i.id);
+  if (installations.length === 0) return;
+  for (const mediaId of mediaIds) {
+    await enqueue(tx, siteId, installations, {
+      event: "media.changed",
+      media_id: mediaId,
+      deleted: options.deleted,
+    }, options.now);
+  }
+}
+
+/**
+ * Queues `model.changed` for every active installation whose grant covers the model, in the
+ * model command's own transaction (definition or model-part change, folder, removal). A new
+ * model is granted to no installation yet, so its creation notifies none.
+ */
+export async function queueModelNotifications(
+  tx: Db,
+  siteId: string,
+  model: { id: string; revision: number | null },
+  options: { deleted: boolean; now: Date },
+): Promise<void> {
+  const installations = (await tx.selectFrom("plugin_installations")
+    .select(["id", "grant_model_ids"])
+    .where("site_id", "=", siteId).where("state", "=", "active").execute())
+    .filter((i) => jsonList(i.grant_model_ids).includes(model.id))
+    .map((i) => i.id);
+  await enqueue(tx, siteId, installations, {
+    event: "model.changed",
+    model_id: model.id,
+    revision: model.revision,
+    deleted: options.deleted,
+  }, options.now);
+}
+
 /** What {@linkcode drainNotifications} needs. */
 export interface DrainContext {
   db: Db;

@@ -1,6 +1,9 @@
 // Reads and writes the site-level settings documents, validated and pinned to their revision.
 import { type DocumentProblem, documentProblems } from "../web/zod_issues.ts";
+import { sql } from "kysely";
+import type { Actor } from "../access/actor.ts";
 import type { Clock } from "../clock.ts";
+import { snapshotActor } from "../entries/actor_snapshot.ts";
 import type { Db } from "../db/database.ts";
 import { rebuildPublicItems } from "../public/projection.ts";
 import {
@@ -33,7 +36,15 @@ export interface SettingsContext {
   siteId: string;
   /** The person acting (for a credential: its creator). */
   personId: string | null;
+  /**
+   * Who writes and under which idempotency key: a write then records its answer in a
+   * `settings.put` audit entry in its own transaction, so a lost answer can be proved from it.
+   */
+  record?: { actor: Actor; keyDigest: string | null };
 }
+
+/** The audit action of a settings write made with a {@link SettingsContext.record}. */
+export const SETTINGS_PUT_ACTION = "settings.put";
 
 /** Reads one document, or its defaults with revision 0. */
 export async function getSettings<K extends SettingsKey>(
@@ -140,16 +151,50 @@ export async function putSettings<K extends SettingsKey>(
       };
     }
     if (key === "language-fallback") await rebuildPublicItems(trx, ctx.siteId);
-    return {
-      ok: true as const,
-      settings: {
-        key,
-        document,
-        revision: revision + 1,
-        updated_at: now.toISOString(),
-      },
+    const settings: StoredSettings<K> = {
+      key,
+      document,
+      revision: revision + 1,
+      updated_at: now.toISOString(),
     };
+    if (ctx.record) {
+      await trx.insertInto("audit_entries").values({
+        id: crypto.randomUUID(),
+        site_id: ctx.siteId,
+        actor: JSON.stringify(
+          await snapshotActor(trx, ctx.siteId, ctx.record.actor),
+        ),
+        action: SETTINGS_PUT_ACTION,
+        target: JSON.stringify({ kind: "settings", key }),
+        details: JSON.stringify({
+          settings,
+          ...(ctx.record.keyDigest
+            ? { idempotency_key_digest: ctx.record.keyDigest }
+            : {}),
+        }),
+        created_at: now,
+      }).execute();
+    }
+    return { ok: true as const, settings };
   });
+}
+
+/** The document a settings write under `keyDigest` stored, read back from its audit entry. */
+export async function findSettingsWrite(
+  db: Db,
+  siteId: string,
+  key: SettingsKey,
+  keyDigest: string,
+): Promise<StoredSettings<SettingsKey> | null> {
+  const row = await db.selectFrom("audit_entries").select("details")
+    .where("site_id", "=", siteId).where("action", "=", SETTINGS_PUT_ACTION)
+    .where(sql<string>`details->>'idempotency_key_digest'`, "=", keyDigest)
+    .executeTakeFirst();
+  const details =
+    (typeof row?.details === "string"
+      ? JSON.parse(row.details)
+      : row?.details) as { settings?: StoredSettings<SettingsKey> } | undefined;
+  return details?.settings?.key === key ? details.settings : null;
 }
 
 /** Language codes named inside a document must be languages of the site. */

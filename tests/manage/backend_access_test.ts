@@ -524,7 +524,7 @@ Deno.test("A site keeps at most 100 saved queries: the 100th is created, the 101
     assert.equal((await refusal(refused)).code, "saved_query_limit");
   }));
 
-Deno.test("Saved-query and access writes replay their first answer under the same key (MAPI-014); removing a model removes its rules and queries", () =>
+Deno.test("Saved-query and access writes replay their first answer under the same key (MAPI-014); removing a model removes its rules", () =>
   withManageApp(async (t) => {
     const { secret, modelId, revision } = await setUp(t);
     const body = query(modelId, { take: 10, route: { audience: "anonymous" } });
@@ -587,25 +587,69 @@ Deno.test("Saved-query and access writes replay their first answer under the sam
     });
     const gone = await t.call("GET", `/saved-queries/${saved.id}`, { secret });
     assert.equal(gone.status, 404);
-    // A model's rules and queries go with it.
-    await t.call("POST", "/saved-queries", {
-      secret,
-      key: "c2",
-      body: query(modelId),
-    });
+    // The model's rules go with it (its queries block a removal: MOD-012, tested below).
     const remove = await t.call("POST", `/models/${modelId}/remove`, {
       secret,
       key: "rm",
       body: { expected_revision: revision, confirm: modelId },
     });
     assert.equal(remove.status, 200);
-    assert.deepEqual(
-      (await (await t.call("GET", "/saved-queries", { secret })).json()).data,
-      [],
-    );
     assert.equal(
       (await t.services.db.selectFrom("backend_access_rules").selectAll()
         .execute()).length,
       0,
     );
+  }));
+
+Deno.test("POST /models/{id}/remove is refused model_has_bound_queries while a saved query is bound to the model; nothing changes, and its access rules go with it once the queries are deleted (MOD-012)", () =>
+  withManageApp(async (t) => {
+    const { secret, modelId, revision } = await setUp(t);
+    const put = await t.call("PUT", `/backend/access/${modelId}`, {
+      secret,
+      key: "rule",
+      body: { operations: { findMany: { audience: "anonymous" } } },
+    });
+    assert.equal(put.status, 200, await put.clone().text());
+    // An unrouted query binds the model too: callers may route it later.
+    const created = await t.call("POST", "/saved-queries", {
+      secret,
+      key: "q",
+      body: query(modelId),
+    });
+    assert.equal(created.status, 201);
+    const saved = await created.json();
+    const path = `/models/${modelId}/remove`;
+    const body = { expected_revision: revision, confirm: modelId };
+    const access = async () =>
+      (await (await t.call("GET", "/backend/access", { secret })).json()).data;
+    const accessBefore = await access();
+    const refused = await t.call("POST", path, { secret, key: "r1", body });
+    assert.equal(refused.status, 409);
+    const error = await refusal(refused);
+    assert.equal(error.code, "model_has_bound_queries");
+    assert.deepEqual(error.saved_queries, [{
+      id: saved.id,
+      name: "Top articles",
+    }]);
+    // Nothing changed: the model, its query and its rules are all still there.
+    assert.equal(
+      (await t.call("GET", `/models/${modelId}`, { secret })).status,
+      200,
+    );
+    assert.equal(
+      (await t.call("GET", `/saved-queries/${saved.id}`, { secret })).status,
+      200,
+    );
+    assert.deepEqual(await access(), accessBefore);
+    // Access rules alone do not block: they describe only this model and go with it.
+    const deleted = await t.call("DELETE", `/saved-queries/${saved.id}`, {
+      secret,
+      key: "dq",
+    });
+    assert.equal(deleted.status, 200);
+    const removed = await t.call("POST", path, { secret, key: "r2", body });
+    assert.equal(removed.status, 200, await removed.clone().text());
+    const rules = await t.services.db.selectFrom("backend_access_rules")
+      .select("model_id").where("site_id", "=", t.siteId).execute();
+    assert.deepEqual(rules, []);
   }));

@@ -361,7 +361,7 @@ Deno.test("key retention: a 24-hour key replays until its last millisecond, then
     assert.equal((await refusal(fresh)).code, "locale_exists");
   }));
 
-Deno.test("a lost answer (model delete, safe to repeat): the retry runs again and answers 404 not_found once the first attempt deleted it (MAPI-015)", () =>
+Deno.test("a stranded key under which nothing was recorded runs again: a model another request removed answers 404 not_found (MAPI-014)", () =>
   withManageApp(async (t) => {
     const cred = await t.credential(["schema:write"]);
     const created = await t.call("POST", "/models", {
@@ -374,7 +374,7 @@ Deno.test("a lost answer (model delete, safe to repeat): the retry runs again an
     const path = `/models/${model_id}/remove`;
     const body = { expected_revision: 1, confirm: model_id };
     await strandClaim(t, "lost", { method: "POST", path, body }, cred.id);
-    // The first attempt deleted the model, then died before answering.
+    // Another request removed the model; the stranded key's own attempt wrote nothing.
     const first = await t.call("POST", path, {
       secret: cred.secret,
       key: "first-attempt",

@@ -2,6 +2,10 @@
 // version, the live page keeps its own until publication, publication moves it and leaves a 301,
 // and a page without an address is never published.
 import assert from "node:assert/strict";
+import { insertMember, insertRole } from "../../core/access/_testing.ts";
+import { SESSION_COOKIE } from "../../core/auth/cookies.ts";
+import { CSRF_COOKIE, CSRF_HEADER } from "../../core/auth/csrf.ts";
+import { createSession } from "../../core/auth/session_store.ts";
 import { createModel } from "../../core/models/store.ts";
 import { exampleHomePage } from "../../core/pages/example.ts";
 import { type ManageFixture, refusal, withManageApp } from "./helpers.ts";
@@ -271,4 +275,110 @@ Deno.test("PUT /entries/{id} with a new slug on a live page waits for publicatio
     assert.equal((await s.publish(home)).status, 200);
     assert.equal(await s.served("start"), 200);
     assert.equal((await s.read(home)).locales.en.slug, "start");
+  }));
+
+const CSRF = "c".repeat(43);
+
+/** Calls the admin side's JSON routes as a browser would: session cookie, CSRF token, Host. */
+function adminCaller(t: ManageFixture, session: string | null) {
+  return (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    t.app.request(`http://manage.test${path}`, {
+      method: "POST",
+      headers: {
+        host: "manage.test",
+        origin: "http://manage.test",
+        "content-type": "application/json",
+        cookie: [
+          session === null ? null : `${SESSION_COOKIE}=${session}`,
+          `${CSRF_COOKIE}=${CSRF}`,
+        ].filter(Boolean).join("; "),
+        [CSRF_HEADER]: CSRF,
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+}
+
+Deno.test("POST /api/pages/{id}/address (admin side, session + CSRF) writes a draft version; the live page keeps its address until publication, which adds a 301 (DLV-013)", () =>
+  withManageApp(async (t) => {
+    const s = await setup(t);
+    const home = await s.create("home");
+    assert.equal((await s.publish(home)).status, 200);
+    const { token } = await createSession(
+      { db: t.services.db, clock: t.clock },
+      t.adminId,
+    );
+    const admin = adminCaller(t, token);
+    const before = await s.read(home);
+    const body = {
+      locale: "en",
+      address: "start",
+      expected_current_version_id: before.locales.en.current_version_id,
+    };
+    const path = `/api/pages/${home}/address`;
+
+    // Refusals change nothing: signed out, no CSRF token, a bad body, an unknown page,
+    // a member without the page permission.
+    const signedOut = await adminCaller(t, null)(path, body);
+    assert.equal(signedOut.status, 401);
+    const forged = await admin(path, body, { [CSRF_HEADER]: "x".repeat(43) });
+    assert.equal(forged.status, 403);
+    assert.equal((await refusal(forged)).code, "csrf_failed");
+    const extra = await admin(path, { ...body, redirect: false });
+    assert.equal(extra.status, 400);
+    assert.equal((await refusal(extra)).code, "invalid_request");
+    const unknown = await admin(
+      `/api/pages/${crypto.randomUUID()}/address`,
+      body,
+    );
+    assert.equal(unknown.status, 404);
+    const readerRole = await insertRole(t.services.db, t.siteId, {
+      models: { "*": ["read"] },
+      system: [],
+    }, t.clock);
+    const reader = await insertMember(t.services.db, t.siteId, {
+      roleId: readerRole,
+      clock: t.clock,
+    });
+    const readerSession = await createSession(
+      { db: t.services.db, clock: t.clock },
+      reader,
+    );
+    const denied = await adminCaller(t, readerSession.token)(path, body);
+    assert.equal(denied.status, 403);
+    assert.equal((await refusal(denied)).code, "missing_permission");
+    assert.deepEqual(await s.read(home), before);
+
+    const set = await admin(path, body);
+    assert.equal(set.status, 200, await set.clone().text());
+    const answer = await set.json();
+    assert.deepEqual(answer.pending_address, {
+      locale: "en",
+      address: "start",
+      version_id: answer.locales.en.current_version_id,
+    });
+    // A new draft version records it; the live page keeps its address.
+    const page = await s.read(home);
+    assert.notEqual(
+      page.locales.en.current_version_id,
+      before.locales.en.current_version_id,
+    );
+    assert.equal(
+      page.locales.en.published_version_id,
+      before.locales.en.published_version_id,
+    );
+    assert.equal(page.locales.en.slug, "home");
+    assert.equal(await s.served("home"), 200);
+    assert.equal(await s.served("start"), 404);
+    assert.deepEqual(await s.redirects(), []);
+
+    assert.equal((await s.publish(home)).status, 200);
+    assert.equal(await s.served("start"), 200);
+    assert.equal(await s.served("home"), 404);
+    assert.deepEqual(await s.redirects(), [{
+      from: "/home",
+      match: "exact",
+      status: 301,
+      to: "/start",
+    }]);
   }));

@@ -49,6 +49,7 @@ export const ERROR_STATUS = {
   model_not_empty: 409,
   stale_role_grant: 409,
   stale_token_scope: 409,
+  model_has_bound_queries: 409,
   schema_proposal_stale: 409,
   // Deciding proposals and related-from writes (spec 2 parts 3, 7; docs/management-api.md).
   proposal_stale: 409,

@@ -274,7 +274,7 @@ export const createModel = operation({
   summary: "Create a model from a definition that names no field ids",
   tag: "models",
   scope: "schema:write",
-  key: { retention: "short", settle: "rerun" },
+  key: { retention: "short", settle: "prove" },
   status: 201,
   body: z.strictObject({ definition: definitionInput }),
   answer: modelWriteAnswer,
@@ -294,8 +294,9 @@ export const updateModel = operation({
   scope: "schema:write",
   key: {
     retention: "short",
-    settle: "rerun",
-    // Dependents are settled by the first answer only (MOD-013).
+    settle: "prove",
+    // MAPI-014: proved from the audit entry written with the model. Dependents are
+    // settled by the first answer only (MOD-013).
     omitOnReplay: ["dependents"],
   },
   status: 200,
@@ -326,7 +327,7 @@ export const setModelFolder = operation({
     "File the model under a navigation folder label (1 to 40 characters after trimming) or null; the revision stays",
   tag: "models",
   scope: "schema:write",
-  key: { retention: "short", settle: "rerun" },
+  key: { retention: "short", settle: "prove" },
   status: 200,
   params,
   body: z.strictObject({ folder: z.string().nullable() }),
@@ -350,8 +351,9 @@ export const replaceModelDefinition = operation({
   scope: "schema:write",
   key: {
     retention: "short",
-    settle: "rerun",
-    // Dependents are settled by the first answer only (MOD-013).
+    settle: "prove",
+    // MAPI-014: proved from the audit entry written with the model. Dependents are
+    // settled by the first answer only (MOD-013).
     omitOnReplay: ["dependents"],
   },
   status: 200,
@@ -373,7 +375,7 @@ export const replaceModelDefinition = operation({
 export const removeModel = operation({
   name: "remove-model",
   description:
-    "Only a model with no entries (entries in Trash count) can be removed. `confirm` must repeat the model id, so a script cannot remove the wrong model by accident.",
+    "Only a model with no entries (entries in Trash count) and no saved queries can be removed; its backend access rules go with it. `confirm` must repeat the model id, so a script cannot remove the wrong model by accident.",
   method: "POST",
   path: "/models/{id}/remove",
   summary:
@@ -382,8 +384,9 @@ export const removeModel = operation({
   scope: "schema:write",
   key: {
     retention: "short",
-    settle: "rerun",
-    // Dependents are settled by the first answer only (MOD-013).
+    settle: "prove",
+    // MAPI-014: proved from the audit entry written with the model. Dependents are
+    // settled by the first answer only (MOD-013).
     omitOnReplay: ["dependents"],
   },
   status: 200,
@@ -398,6 +401,7 @@ export const removeModel = operation({
     "model_not_empty",
     "stale_role_grant",
     "stale_token_scope",
+    "model_has_bound_queries",
   ],
 });
 

@@ -66,7 +66,8 @@ export const putSettings = operation({
     "Replace one settings document when expected_revision is its current revision",
   tag: "settings",
   scope: "settings:write",
-  key: { retention: "short", settle: "rerun" },
+  // MAPI-014: chrome and seo are proved from their write; other documents run again.
+  key: { retention: "short", settle: "prove" },
   status: 200,
   params,
   body: z.strictObject({

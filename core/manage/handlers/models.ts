@@ -10,6 +10,7 @@ import {
   toWireModel,
   updateModelInfo,
 } from "../../models/mod.ts";
+import { removedAnswer } from "../../models/model_record.ts";
 import {
   createModelProposal as proposeModel,
   getModelProposal as readModelProposal,
@@ -23,12 +24,14 @@ import {
   modelContext,
   notFound,
   proposalContext,
+  provedWrite,
   refuseProposal,
   refuseSave,
   reindexed,
   requireReachable,
   wireProposal,
   writeAnswer,
+  writeContext,
 } from "./models_support.ts";
 import { requireAllowed } from "./require.ts";
 
@@ -62,10 +65,12 @@ export const getModel = defineHandler(contract.getModel, {
 export const createModel = defineHandler(contract.createModel, {
   async run(ctx, { body }) {
     requireAllowed(ctx, { action: "models.write" });
-    const result = await createStoredModel(modelContext(ctx), body.definition);
+    const result = await createStoredModel(writeContext(ctx), body.definition);
     if (!result.ok) refuseSave(result, "(new)", "body.definition");
     return { body: await writeAnswer(ctx, result) };
   },
+  // MAPI-014: written with its audit entry in one transaction; a lost answer is proved from it.
+  prove: provedWrite,
 });
 
 /** `update-model`: the model part at the revision read, fields kept. */
@@ -74,7 +79,7 @@ export const updateModel = defineHandler(contract.updateModel, {
     requireAllowed(ctx, { action: "models.write" });
     requireReachable(ctx, params.id);
     const result = await updateModelInfo(
-      modelContext(ctx),
+      writeContext(ctx),
       params.id,
       body.model,
       {
@@ -87,6 +92,7 @@ export const updateModel = defineHandler(contract.updateModel, {
     if (!result.ok) refuseSave(result, params.id, "body");
     return { body: await writeAnswer(ctx, result) };
   },
+  prove: provedWrite,
 });
 
 /** `set-model-folder`: display only, so neither revision nor updated_at moves. */
@@ -94,7 +100,7 @@ export const setModelFolder = defineHandler(contract.setModelFolder, {
   async run(ctx, { params, body }) {
     requireAllowed(ctx, { action: "models.write" });
     requireReachable(ctx, params.id);
-    const result = await fileModel(modelContext(ctx), params.id, body.folder);
+    const result = await fileModel(writeContext(ctx), params.id, body.folder);
     if (!result.ok) {
       if (result.code === "not_found") notFound(params.id);
       refuse(400, "invalid_request", `Invalid body.folder: ${result.message}`, {
@@ -104,6 +110,7 @@ export const setModelFolder = defineHandler(contract.setModelFolder, {
     const { model_id, slug, folder } = result;
     return { body: { model_id, slug, folder } };
   },
+  prove: provedWrite,
 });
 
 /** `replace-model-definition`: the whole definition at the revision read. */
@@ -114,7 +121,7 @@ export const replaceModelDefinition = defineHandler(
       requireAllowed(ctx, { action: "models.write" });
       requireReachable(ctx, params.id);
       const result = await applyModelDefinition(
-        modelContext(ctx),
+        writeContext(ctx),
         params.id,
         body.definition,
         {
@@ -126,6 +133,7 @@ export const replaceModelDefinition = defineHandler(
       if (!result.ok) refuseSave(result, params.id, "body.definition");
       return { body: await writeAnswer(ctx, result) };
     },
+    prove: provedWrite,
   },
 );
 
@@ -134,7 +142,7 @@ export const removeModel = defineHandler(contract.removeModel, {
   async run(ctx, { params, body }) {
     requireAllowed(ctx, { action: "models.delete" });
     requireReachable(ctx, params.id);
-    const result = await removeStoredModel(modelContext(ctx), params.id, {
+    const result = await removeStoredModel(writeContext(ctx), params.id, {
       baseRevision: body.expected_revision,
       confirm: body.confirm,
       facts: facts(ctx),
@@ -184,16 +192,18 @@ export const removeModel = defineHandler(contract.removeModel, {
               site_tokens: result.site_tokens,
             },
           );
+        case "model_has_bound_queries":
+          return refuse(
+            409,
+            "model_has_bound_queries",
+            `Saved queries are bound to model "${params.id}": delete them first`,
+            { saved_queries: result.saved_queries },
+          );
       }
     }
     return {
       body: {
-        model_id: result.model_id,
-        slug: result.slug,
-        created_field_ids: [],
-        renamed_from: null,
-        changed: true,
-        model: null,
+        ...removedAnswer(result.model_id, result.slug),
         dependents: {
           complete: true,
           relation_fields: result.relation_dependents,
@@ -201,6 +211,7 @@ export const removeModel = defineHandler(contract.removeModel, {
       },
     };
   },
+  prove: provedWrite,
 });
 
 /** `list-model-proposals`: by state, each with its stale flag. */

@@ -6,10 +6,11 @@ import {
   listModels as readModels,
   type ModelSaved,
   type StoredModel,
-  toWireModel,
   walkFields,
 } from "../../models/mod.ts";
+import { findModelWrite, savedAnswer } from "../../models/model_record.ts";
 import type { Problem } from "../../models/problems.ts";
+import type { ModelContext } from "../../models/store_rows.ts";
 import type { ModelProposal } from "../../proposals/mod.ts";
 import { refuse } from "../../web/errors.ts";
 import { entryContentFacts } from "../content_facts.ts";
@@ -21,6 +22,30 @@ import type { ManageContext } from "../handler.ts";
 export function modelContext(ctx: ManageContext) {
   const { db, clock } = ctx.services;
   return { db, clock, siteId: ctx.site.id };
+}
+
+/**
+ * The context of a model write: it records its answer under the request's key in its own
+ * transaction, so a retry after a lost answer is settled from it (MAPI-014).
+ */
+export function writeContext(ctx: ManageContext): ModelContext {
+  return {
+    ...modelContext(ctx),
+    record: { actor: ctx.actor, keyDigest: ctx.keyDigest },
+  };
+}
+
+/** The first answer of a model write under the request's key, when one committed. */
+export async function provedWrite<T>(
+  ctx: ManageContext,
+): Promise<{ body: T } | null> {
+  if (!ctx.keyDigest) return null;
+  const answer = await findModelWrite(
+    ctx.services.db,
+    ctx.site.id,
+    ctx.keyDigest,
+  );
+  return answer ? { body: answer as T } : null;
 }
 
 /** Search documents follow a model change in its own transaction (new or newly private fields). */
@@ -149,12 +174,7 @@ export async function relationDependents(ctx: ManageContext, modelId: string) {
 /** The write answer (MOD-013); a rename carries `dependents`. */
 export async function writeAnswer(ctx: ManageContext, saved: ModelSaved) {
   return {
-    model_id: saved.model_id,
-    slug: saved.slug,
-    created_field_ids: saved.created_field_ids,
-    renamed_from: saved.renamed_from,
-    changed: saved.changed,
-    model: toWireModel(saved.model),
+    ...savedAnswer(saved),
     ...(saved.renamed_from === null ? {} : {
       dependents: {
         complete: true,

@@ -5,6 +5,7 @@ import { readGroup, readInstances } from "../../entries/store.ts";
 import { getModel } from "../../models/model_reads.ts";
 import type { StoredModel } from "../../models/store_rows.ts";
 import { isPageField } from "../../models/validate_values.ts";
+import { changePageAddress } from "../../pages/page_address_command.ts";
 import { parsePageDocument } from "../../pages/parse.ts";
 import { isReservedPageSlug } from "../../pages/addresses.ts";
 import {
@@ -210,24 +211,18 @@ export const setPageAddress = defineHandler(contract.setPageAddress, {
       owner: group.created_by,
       languages: [body.locale],
     });
-    const result = unwrap(
-      await setAddress(lifecycleOf(ctx), {
+    const changed = unwrap(
+      await changePageAddress(lifecycleOf(ctx), {
         group_id: group.id,
         locale: body.locale,
         address: body.address,
         expected_current_version_id: body.expected_current_version_id,
       }),
     );
-    const instance = result.instances.find((i) => i.locale === body.locale);
     return {
       body: {
-        ...writtenAnswer(result),
-        pending_address: {
-          locale: body.locale,
-          address: body.address,
-          version_id: instance?.current_version_id ??
-            result.current_version_id!,
-        },
+        ...writtenAnswer(changed.result),
+        pending_address: changed.pending_address,
       },
     };
   },

@@ -1,5 +1,6 @@
 // Handlers of the settings routes: the six documents of core/sites/settings.ts.
 import {
+  findSettingsWrite,
   getSettings as readSettings,
   putSettings as writeSettings,
 } from "../../sites/settings.ts";
@@ -10,6 +11,9 @@ import * as contract from "../contract/settings.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
 import { refuseUnknownKeys } from "../input.ts";
 import { requireAllowed } from "./require.ts";
+
+/** Settings documents whose lost answer is proved from the write (spec 2, 4.3). */
+const PROVED_KEYS: ReadonlySet<SettingsKey> = new Set(["chrome", "seo"]);
 
 /** Search settings need `site:infra`; every other document `site:settings` (spec 2 part 5.1). */
 function requireSettings(ctx: ManageContext, key: SettingsKey): void {
@@ -36,7 +40,13 @@ export const putSettings = defineHandler(contract.putSettings, {
     requireSettings(ctx, params.key);
     const { db, clock } = ctx.services;
     const result = await writeSettings(
-      { db, clock, siteId: ctx.site.id, personId: ctx.authority.personId },
+      {
+        db,
+        clock,
+        siteId: ctx.site.id,
+        personId: ctx.authority.personId,
+        record: { actor: ctx.actor, keyDigest: ctx.keyDigest },
+      },
       params.key,
       { document: body.document, expectedRevision: body.expected_revision },
     );
@@ -55,6 +65,18 @@ export const putSettings = defineHandler(contract.putSettings, {
       });
     }
     return { body: result.settings };
+  },
+  // MAPI-014: Site Chrome and SEO are one-batch commands, settled from the audit entry written
+  // with them. Other documents have their own record: a retry runs again and meets its pin.
+  async prove(ctx, { params }) {
+    if (!ctx.keyDigest || !PROVED_KEYS.has(params.key)) return null;
+    const settings = await findSettingsWrite(
+      ctx.services.db,
+      ctx.site.id,
+      params.key,
+      ctx.keyDigest,
+    );
+    return settings ? { body: settings } : null;
   },
 });
 
