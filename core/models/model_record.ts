@@ -1,11 +1,12 @@
 // What a model write leaves in its own transaction besides the model: the audit entry that
 // proves a lost answer (MAPI-014) and the outbound notifications of the change (AUD-014).
 import { sql } from "kysely";
-import type { Actor } from "../access/actor.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { queueModelNotifications } from "../plugins/notifications.ts";
-import type { ModelContext, StoredModel } from "./store_rows.ts";
+import type { ModelContext, ModelRecord, StoredModel } from "./store_rows.ts";
+
+export type { ModelRecord };
 import { toWireModel } from "./wire.ts";
 
 /** The audit actions of model writes. */
@@ -18,12 +19,6 @@ export const MODEL_RECORD_ACTIONS = [
 
 /** One of {@link MODEL_RECORD_ACTIONS}. */
 export type ModelRecordAction = typeof MODEL_RECORD_ACTIONS[number];
-
-/** Who writes, and the digest of the idempotency key the write runs under (if any). */
-export interface ModelRecord {
-  actor: Actor;
-  keyDigest: string | null;
-}
 
 /** A model write as it committed: the model's revision after it and the first answer. */
 export interface ModelWritten {

@@ -1,4 +1,5 @@
 // Reads and writes the rows of models, their fields and their retained keys.
+import type { Actor } from "../access/actor.ts";
 import type { Db } from "../db/database.ts";
 import type { RetainedKey } from "./change_safety.ts";
 import {
@@ -7,7 +8,12 @@ import {
   walkFields,
 } from "./definition.ts";
 import type { FieldDefinition } from "./field_types.ts";
-import type { ModelRecord } from "./model_record.ts";
+
+/** Who writes, and the digest of the idempotency key the write runs under (if any). */
+export interface ModelRecord {
+  actor: Actor;
+  keyDigest: string | null;
+}
 
 /** A saved model: its definition, identity, revision and folder label. */
 export interface StoredModel extends ModelInfo {
