@@ -87,10 +87,12 @@ import * as $83 from "./routes/v1/_related/[model].ts";
 import * as $84 from "./routes/v1/_rich-blocks/index.ts";
 import * as $85 from "./routes/v1/_search/index.ts";
 import * as $86 from "./routes/v1/_search/suggest.ts";
-import * as $87 from "./routes/v1/_sitemap/[model]/[number].ts";
-import * as $88 from "./routes/v1/_sitemap/index.ts";
-import * as $89 from "./routes/v1/_sync/index.ts";
-import * as $90 from "./routes/v1/interactions/[action].ts";
+import * as $87 from "./routes/v1/_shared/[source]/[model]/[slug].ts";
+import * as $88 from "./routes/v1/_shared/[source]/[model]/index.ts";
+import * as $89 from "./routes/v1/_sitemap/[model]/[number].ts";
+import * as $90 from "./routes/v1/_sitemap/index.ts";
+import * as $91 from "./routes/v1/_sync/index.ts";
+import * as $92 from "./routes/v1/interactions/[action].ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
@@ -118,8 +120,8 @@ export const manifest: Manifest = {
     { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $82 },
     { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $84 },
     { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $85 },
-    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $88 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $89 },
+    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $90 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $91 },
     { pattern: "/admin/media/sources", file: "routes/admin/media/sources.tsx", folder: "admin/media", module: $14 },
     { pattern: "/admin/people/roles", file: "routes/admin/people/roles/index.tsx", folder: "admin/people/roles", module: $21 },
     { pattern: "/admin/plugins/launch", file: "routes/admin/plugins/launch.ts", folder: "admin/plugins", module: $22 },
@@ -162,7 +164,7 @@ export const manifest: Manifest = {
     { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $61 },
     { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $70 },
     { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $83 },
-    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $90 },
+    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $92 },
     { pattern: "/admin/content/:model/choices", file: "routes/admin/content/[model]/choices.ts", folder: "admin/content/[model]", module: $8 },
     { pattern: "/admin/content/:model/new", file: "routes/admin/content/[model]/new.tsx", folder: "admin/content/[model]", module: $10 },
     { pattern: "/api/pages/:id/address", file: "routes/api/pages/[id]/address.ts", folder: "api/pages/[id]", module: $43 },
@@ -170,11 +172,13 @@ export const manifest: Manifest = {
     { pattern: "/api/plugins/:id/policies/:policy/mode", file: "routes/api/plugins/[id]/policies/[policy]/mode.ts", folder: "api/plugins/[id]/policies/[policy]", module: $63 },
     { pattern: "/admin/content/:model/:id", file: "routes/admin/content/[model]/[id]/index.tsx", folder: "admin/content/[model]/[id]", module: $4 },
     { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $60 },
-    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $87 },
+    { pattern: "/v1/_shared/:source/:model", file: "routes/v1/_shared/[source]/[model]/index.ts", folder: "v1/_shared/[source]/[model]", module: $88 },
+    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $89 },
     { pattern: "/admin/content/:model/:id/draft", file: "routes/admin/content/[model]/[id]/draft.ts", folder: "admin/content/[model]/[id]", module: $3 },
     { pattern: "/admin/content/:model/:id/proposals", file: "routes/admin/content/[model]/[id]/proposals.tsx", folder: "admin/content/[model]/[id]", module: $5 },
     { pattern: "/admin/content/:model/:id/sections", file: "routes/admin/content/[model]/[id]/sections.tsx", folder: "admin/content/[model]/[id]", module: $6 },
     { pattern: "/admin/content/:model/:id/versions", file: "routes/admin/content/[model]/[id]/versions.tsx", folder: "admin/content/[model]/[id]", module: $7 },
+    { pattern: "/v1/_shared/:source/:model/:slug", file: "routes/v1/_shared/[source]/[model]/[slug].ts", folder: "v1/_shared/[source]/[model]", module: $87 },
     { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $76 },
     { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $74 },
     { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $75 },

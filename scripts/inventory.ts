@@ -41,8 +41,6 @@ const WAITING: Record<string, string> = {
   "FORM-013": RENDERER,
   "PAUX-015": "chrome regions are declared by templates (TPL)",
   "PEXT-004": `vendor code in rich blocks runs only in ${RENDERER}`,
-  "PUB-030": "the spec never defines the related-draft grant",
-  "AUTH-014": "shared-content grants between sites (no issue builds them yet)",
   "PAPI-033":
     "no plugin API route reaches comments, redirects, Trash restore, media deletion or mail templates",
 };

@@ -6,6 +6,8 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { MENU_ITEMS, type MenuItems } from "./menus.ts";
+import { unlinkableReason } from "./menu_addresses.ts";
+import { loadModels } from "../models/store_rows.ts";
 
 /** A stored menu. */
 export interface Menu {
@@ -97,8 +99,19 @@ export async function replaceMenu(
   }
   if (parsed.success) {
     const languages = new Set(await siteLanguages(ctx.db, ctx.siteId));
+    const models = await loadModels(ctx.db, ctx.siteId, null);
     parsed.data.forEach((item, i) =>
       [item, ...item.children].forEach((leaf, j) => {
+        const unlinkable = unlinkableReason(models, leaf);
+        if (unlinkable) {
+          const at = leaf === item
+            ? `items.${i}`
+            : `items.${i}.children.${j - 1}`;
+          problems.push({
+            path: `${at}.${leaf.list !== undefined ? "list" : "archive"}`,
+            message: unlinkable,
+          });
+        }
         for (const lang of Object.keys(leaf.label)) {
           if (!languages.has(lang)) {
             const at = leaf === item

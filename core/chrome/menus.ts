@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import { listModels } from "../models/model_reads.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import { readCheckedSettings } from "../sites/settings.ts";
+import { menuAddresses } from "./menu_addresses.ts";
 
 const label = z.record(z.string(), z.string().max(200));
 const leaf = z.strictObject({
@@ -13,10 +14,39 @@ const leaf = z.strictObject({
   entry: z.string().uuid().optional(),
   /** An address instead of an entry: a path on this site or an https address. */
   href: z.string().max(2048).optional(),
+  /** A model id: the list of that type's published items (a Blog list), at `/<type>`. */
+  list: z.string().uuid().optional(),
+  /**
+   * An archive: a type's items with one value of a select field (a category), or linking to
+   * one entry through a relation field (a tag, by the entry's group id).
+   */
+  archive: z.strictObject({
+    model: z.string().uuid(),
+    field: z.string().min(1).max(64),
+    value: z.string().min(1).max(255),
+  }).optional(),
 });
+/** Where an item leads; an item with none is a heading over its children. */
+export const LINK_KINDS = ["entry", "href", "list", "archive"] as const;
 const item = leaf.extend({ children: z.array(leaf).max(50).default([]) });
-/** The stored items of a menu. */
-export const MENU_ITEMS = z.array(item).max(100);
+/** The stored items of a menu: each leads to at most one place; an item without one is a heading. */
+export const MENU_ITEMS = z.array(item).max(100).superRefine((items, ctx) => {
+  items.forEach((top, i) =>
+    [top, ...top.children].forEach((leaf, j) => {
+      const path = j === 0 ? [i] : [i, "children", j - 1];
+      const kinds = LINK_KINDS.filter((k) => leaf[k] !== undefined);
+      if (kinds.length > 1) {
+        ctx.addIssue({
+          code: "custom",
+          path,
+          message: `An item leads to one place: choose one of ${
+            kinds.join(", ")
+          }`,
+        });
+      }
+    })
+  );
+});
 /** Stored menu items. */
 export type MenuItems = z.infer<typeof MENU_ITEMS>;
 
@@ -56,12 +86,20 @@ export interface ChromeLink {
   href: string;
 }
 
+/** One served top-level item; a heading (an item leading nowhere itself) has `href: null`. */
+export interface ChromeItem {
+  id: string;
+  label: string;
+  href: string | null;
+  children: ChromeLink[];
+}
+
 /** The chrome answer's `data`. */
 export interface ChromeAnswer {
   locale: string;
   menus: Record<
     string,
-    { lang: string; items: (ChromeLink & { children: ChromeLink[] })[] }
+    { lang: string; items: ChromeItem[] }
   >;
   placements: { header: string | null; footer: string | null };
   footer_note: { lang: string; text: string } | null;
@@ -74,8 +112,9 @@ export class ChromeUnreadable extends Error {
 }
 
 /**
- * Builds the chrome of `locale`: items linking to entries carry their live address in that
- * language; items whose entry is not live or whose model is private, and empty labels, are left out.
+ * Builds the chrome of `locale`: items linking to entries, type lists or archives carry their live
+ * address in that language; items whose entry is not live or whose model is private, empty labels
+ * and headings left with nothing under them are left out.
  */
 export async function readChrome(
   db: Db,
@@ -93,43 +132,27 @@ export async function readChrome(
     }
     return { key: m.key, items: items.data };
   });
-  const groups = [
-    ...new Set(
-      parsed.flatMap((m) =>
-        m.items.flatMap((i) => [
-          i.entry,
-          ...i.children.map((c) => c.entry),
-        ])
-      ).filter((g): g is string => g !== undefined),
-    ),
-  ];
   const models = await listModels({
     db,
     siteId: site.id,
     clock: { now: () => new Date() },
   });
-  const publicIds = new Map(
-    models.filter((m) => m.isPublic).map((m) => [m.id, m.slug]),
-  );
-  const live = groups.length === 0 ? [] : await db.selectFrom("public_items")
-    .select(["group_id", "model_id", "slug", "served_locale"])
-    .where("site_id", "=", site.id).where("requested_locale", "=", locale)
-    .where("group_id", "in", groups).execute();
-  const hrefOf = new Map<string, string>();
-  for (const row of live) {
-    const modelSlug = publicIds.get(row.model_id);
-    if (!modelSlug) continue;
-    const prefix = locale === site.defaultLanguage ? "" : `/${locale}`;
-    const base = modelSlug === "pages" ? "" : `/${modelSlug}`;
-    hrefOf.set(row.group_id, `${prefix}${base}/${row.slug}`);
-  }
+  const addressOf = await menuAddresses(db, {
+    siteId: site.id,
+    locale,
+    defaultLanguage: site.defaultLanguage,
+    models,
+    leaves: parsed.flatMap((m) => m.items.flatMap((i) => [i, ...i.children])),
+  });
   const text = (l: Record<string, string>) =>
     (l[locale] ?? l[site.defaultLanguage] ?? "").trim();
   const link = (i: z.infer<typeof leaf>): ChromeLink | null => {
     const name = text(i.label);
-    const href = i.entry !== undefined ? hrefOf.get(i.entry) : i.href;
+    const href = addressOf(i);
     return name && href ? { id: i.id, label: name, href } : null;
   };
+  const isHeading = (i: z.infer<typeof leaf>) =>
+    LINK_KINDS.every((k) => i[k] === undefined);
   const answer: ChromeAnswer = {
     locale,
     menus: {},
@@ -141,10 +164,17 @@ export async function readChrome(
   for (const m of parsed) {
     answer.menus[m.key] = {
       lang: locale,
-      items: m.items.flatMap((i) => {
+      items: m.items.flatMap((i): ChromeItem[] => {
+        const children = i.children.flatMap((c) => link(c) ?? []);
+        if (isHeading(i)) {
+          // A heading leads nowhere itself: it shows only while something under it does.
+          const name = text(i.label);
+          return name && children.length > 0
+            ? [{ id: i.id, label: name, href: null, children }]
+            : [];
+        }
         const top = link(i);
-        if (!top) return [];
-        return [{ ...top, children: i.children.flatMap((c) => link(c) ?? []) }];
+        return top ? [{ ...top, children }] : [];
       }),
     };
   }

@@ -225,6 +225,7 @@ export interface Database {
   public_manual_order_revisions: PublicManualOrderRevisionsTable;
   site_api_tokens: SiteApiTokensTable;
   preview_tokens: PreviewTokensTable;
+  shared_content_grants: SharedContentGrantsTable;
   form_submissions: FormSubmissionsTable;
   form_attachments: FormAttachmentsTable;
   comments: CommentsTable;
@@ -520,6 +521,20 @@ export interface PreviewTokensTable {
   created_by: string | null;
   created_at: Timestamp;
   expires_at: Timestamp;
+  /** Set when the link carries the related-draft grant (migration 0241). */
+  draft_grant_id: Generated<string | null>;
+}
+
+/** A source site's grant projecting one content type's published public items to a grantee (migration 0241). */
+export interface SharedContentGrantsTable {
+  id: string;
+  source_site_id: string;
+  grantee_site_id: string;
+  model_id: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  revoked_by: string | null;
 }
 
 /** Moves with every change to what a public read's context is made of (migration 0236). */

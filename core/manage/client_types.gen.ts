@@ -3800,6 +3800,12 @@ export interface Operations {
           };
           "entry"?: string;
           "href"?: string;
+          "list"?: string;
+          "archive"?: {
+            "model": string;
+            "field": string;
+            "value": string;
+          };
           "children": Array<{
             "id": string;
             "label": {
@@ -3807,6 +3813,12 @@ export interface Operations {
             };
             "entry"?: string;
             "href"?: string;
+            "list"?: string;
+            "archive"?: {
+              "model": string;
+              "field": string;
+              "value": string;
+            };
           }>;
         }>;
         /** Languages every item has a label in */
@@ -3835,6 +3847,12 @@ export interface Operations {
         };
         "entry"?: string;
         "href"?: string;
+        "list"?: string;
+        "archive"?: {
+          "model": string;
+          "field": string;
+          "value": string;
+        };
         "children": Array<{
           "id": string;
           "label": {
@@ -3842,6 +3860,12 @@ export interface Operations {
           };
           "entry"?: string;
           "href"?: string;
+          "list"?: string;
+          "archive"?: {
+            "model": string;
+            "field": string;
+            "value": string;
+          };
         }>;
       }>;
       /** Languages every item has a label in */
@@ -3871,6 +3895,12 @@ export interface Operations {
         };
         "entry"?: string;
         "href"?: string;
+        "list"?: string;
+        "archive"?: {
+          "model": string;
+          "field": string;
+          "value": string;
+        };
         "children": Array<{
           "id": string;
           "label": {
@@ -3878,6 +3908,12 @@ export interface Operations {
           };
           "entry"?: string;
           "href"?: string;
+          "list"?: string;
+          "archive"?: {
+            "model": string;
+            "field": string;
+            "value": string;
+          };
         }>;
       }>;
       /** Languages every item has a label in */
@@ -3910,6 +3946,12 @@ export interface Operations {
         };
         "entry"?: string;
         "href"?: string;
+        "list"?: string;
+        "archive"?: {
+          "model": string;
+          "field": string;
+          "value": string;
+        };
         "children": Array<{
           "id": string;
           "label": {
@@ -3917,6 +3959,12 @@ export interface Operations {
           };
           "entry"?: string;
           "href"?: string;
+          "list"?: string;
+          "archive"?: {
+            "model": string;
+            "field": string;
+            "value": string;
+          };
         }>;
       }>;
       /** Languages every item has a label in */

@@ -14,6 +14,11 @@ import {
 import { singleModelRelation } from "./list_plan.ts";
 import type { ReadableModels } from "./read_context.ts";
 import type { SiteTokenScope } from "./site_tokens.ts";
+import {
+  type DraftReach,
+  draftTargetPage,
+  draftVisibleTargets,
+} from "./draft_targets.ts";
 
 /** At most this many targets are inlined per expanded field (spec 3 part 8). */
 export const EXPAND_INLINE = 25;
@@ -27,6 +32,8 @@ export interface ReadScope {
   token: SiteTokenScope | null;
   /** Readable models: heads of all, definitions of the model itself and its relation targets. */
   models: ReadableModels;
+  /** A preview link's related-draft grant: relations show the drafts it reaches. */
+  drafts?: DraftReach;
 }
 
 /** Checks `expand` against the model and answers its fields. */
@@ -64,6 +71,20 @@ export async function visibleTargets(
   }
   const wanted = [...ids].filter((id) => /^[0-9a-f-]{36}$/.test(id));
   if (wanted.length === 0) return new Set();
+  if (scope.drafts) {
+    const published = await visibleTargets(
+      { ...scope, drafts: undefined },
+      model,
+      rows,
+    );
+    return await draftVisibleTargets(
+      scope,
+      scope.drafts,
+      model,
+      rows,
+      published,
+    );
+  }
   const found = await scope.db.selectFrom("public_items").select("group_id")
     .where("site_id", "=", scope.siteId).where(
       "requested_locale",
@@ -88,6 +109,9 @@ export async function targetPage(
 ): Promise<
   Map<string, { rows: (PublicRow & { pos: number })[]; hasMore: boolean }>
 > {
+  if (scope.drafts) {
+    return await draftTargetPage(scope, scope.drafts, field, sources, options);
+  }
   const src: string[] = [];
   const ids: string[] = [];
   const pos: number[] = [];
@@ -182,7 +206,16 @@ export async function expandItems(
       const next = page.hasMore && last
         ? await encodeCursor(scope.db, {
           q: relatedDigest(scope.siteId, model.id, scope.token),
-          k: [rows[i].group_id, field.key, last.pos, scope.locale],
+          // A granted preview's cursor names the grant (never the token) and reads drafts on.
+          k: scope.drafts
+            ? [
+              rows[i].group_id,
+              field.key,
+              last.pos,
+              scope.locale,
+              scope.drafts.grantId,
+            ]
+            : [rows[i].group_id, field.key, last.pos, scope.locale],
           x: rows[i].version_id,
           t: scope.now.getTime(),
         })

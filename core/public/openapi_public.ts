@@ -116,6 +116,12 @@ const PARAMETER_DOCS: {
     cursor: { ...cursor, required: true },
     limit: limit(RELATED_LIMITS.max, RELATED_LIMITS.default),
   },
+  shared: {
+    locale,
+    limit: limit(LIST_LIMITS.limitMax, LIST_LIMITS.limitDefault),
+    cursor,
+  },
+  shared_item: { locale },
   search: {
     q: searchQ(SEARCH_LIMITS.q.min, SEARCH_LIMITS.q.max),
     locale,
@@ -173,6 +179,14 @@ const MODEL_PARAM = {
   description: "The model's slug",
   schema: { type: "string" },
   example: "posts",
+};
+const SOURCE_PARAM = {
+  name: "source",
+  in: "path",
+  required: true,
+  description: "The slug of the site that shares its content with this one",
+  schema: { type: "string" },
+  example: "newsroom",
 };
 const SLUG_PARAM = {
   name: "slug",
@@ -338,6 +352,48 @@ const ROUTES: RouteDoc[] = [
         contracts: CONTRACTS,
       },
       required: ["data", "page", "contracts"],
+    },
+    etag: true,
+  },
+  {
+    route: "shared",
+    path: "/_shared/{source}/{model}",
+    operationId: "list-shared-items",
+    summary: "List the published items another site shares with this one",
+    description:
+      "Only content types the source site shares with this site through a shared-content grant, and only their published public items and fields, newest first. Any other type, site or parameter answers as a missing model; nothing here writes to the source.",
+    tag: "items",
+    errors: {
+      400: ["public_filter_invalid", "public_cursor_mismatch"],
+      404: ["not_found"],
+    },
+    answer: {
+      type: "object",
+      properties: {
+        data: { type: "array", items: ITEM },
+        page: PAGE,
+        contracts: CONTRACTS,
+      },
+      required: ["data", "page", "contracts"],
+    },
+    etag: true,
+  },
+  {
+    route: "shared_item",
+    path: "/_shared/{source}/{model}/{slug}",
+    operationId: "read-shared-item",
+    summary: "Read one published item another site shares with this one",
+    description:
+      "The item as the source site serves it publicly, in the requested language or its fallback; no preview or expansion.",
+    tag: "items",
+    errors: {
+      400: ["public_filter_invalid"],
+      404: ["not_found", "ambiguous_slug"],
+    },
+    answer: {
+      type: "object",
+      properties: { data: ITEM, contracts: CONTRACTS },
+      required: ["data", "contracts"],
     },
     etag: true,
   },
@@ -539,6 +595,7 @@ export function buildPublicOpenApi(): Json {
   const bodies = [];
   for (const route of ROUTES) {
     const parameters: Json[] = [];
+    if (route.path.includes("{source}")) parameters.push(SOURCE_PARAM);
     if (route.path.includes("{model}")) parameters.push(MODEL_PARAM);
     if (route.path.includes("{slug}")) parameters.push(SLUG_PARAM);
     const docs = PARAMETER_DOCS[route.route] as Record<string, ParameterDoc>;

@@ -7,11 +7,28 @@ import { randomToken, sha256Hex } from "../auth/secrets.ts";
 export const PREVIEW_TOKEN_LIFE_MS = 30 * 60 * 1000;
 const PREVIEW_TOKEN = /^sv_prev_[A-Za-z0-9_-]{43}$/;
 
+/** What a preview link is minted for. */
+export interface MintPreviewOptions {
+  siteId: string;
+  groupId: string;
+  personId: string | null;
+  /**
+   * The related-draft grant: the link's expanded relations show the saved drafts its creator may
+   * read now instead of published values. Needs a person.
+   */
+  relatedDrafts?: boolean;
+}
+
 /** Mints a token for one group when an editor opens a preview; the clear text is answered once. */
 export async function mintPreviewToken(
   ctx: { db: Db; clock: Clock },
-  options: { siteId: string; groupId: string; personId: string | null },
+  options: MintPreviewOptions,
 ): Promise<{ token: string; expiresAt: Date }> {
+  if (options.relatedDrafts && options.personId === null) {
+    throw new Error(
+      "A related-draft grant needs the person opening the preview",
+    );
+  }
   const token = randomToken("sv_prev_");
   const now = ctx.clock.now();
   const expiresAt = new Date(now.getTime() + PREVIEW_TOKEN_LIFE_MS);
@@ -22,22 +39,75 @@ export async function mintPreviewToken(
     created_by: options.personId,
     created_at: now,
     expires_at: expiresAt,
+    draft_grant_id: options.relatedDrafts ? crypto.randomUUID() : null,
   }).execute();
   return { token, expiresAt };
 }
 
-/** The group a live token of this site previews, or null when it cannot be verified. */
+/** A live preview link: the group it previews and its related-draft grant, if it carries one. */
+export interface VerifiedPreview {
+  groupId: string;
+  draftGrant: DraftGrant | null;
+}
+
+/** A related-draft grant: its id (named by continuation cursors) and the person it reads as. */
+export interface DraftGrant {
+  id: string;
+  personId: string;
+}
+
+/** The live preview a token of this site opens, or null when it cannot be verified. */
 export async function verifyPreviewToken(
   ctx: { db: Db; clock: Clock },
   siteId: string,
   token: string,
-): Promise<string | null> {
+): Promise<VerifiedPreview | null> {
   if (!PREVIEW_TOKEN.test(token)) return null;
   const row = await ctx.db.selectFrom("preview_tokens")
-    .select(["site_id", "group_id", "expires_at"])
+    .select([
+      "site_id",
+      "group_id",
+      "expires_at",
+      "created_by",
+      "draft_grant_id",
+    ])
     .where("digest", "=", await sha256Hex(token)).executeTakeFirst();
   if (!row || row.site_id !== siteId || row.expires_at <= ctx.clock.now()) {
     return null;
   }
-  return row.group_id;
+  return { groupId: row.group_id, draftGrant: grantOf(row) };
+}
+
+/**
+ * The live related-draft grant `id` of this site, for a continuation cursor that names it; null
+ * once its link expired (or never on this site).
+ */
+export async function liveDraftGrant(
+  ctx: { db: Db; clock: Clock },
+  siteId: string,
+  id: string,
+): Promise<(DraftGrant & { groupId: string }) | null> {
+  if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+  const row = await ctx.db.selectFrom("preview_tokens")
+    .select([
+      "site_id",
+      "group_id",
+      "expires_at",
+      "created_by",
+      "draft_grant_id",
+    ])
+    .where("draft_grant_id", "=", id).executeTakeFirst();
+  if (!row || row.site_id !== siteId || row.expires_at <= ctx.clock.now()) {
+    return null;
+  }
+  const grant = grantOf(row);
+  return grant && { ...grant, groupId: row.group_id };
+}
+
+function grantOf(
+  row: { created_by: string | null; draft_grant_id: string | null },
+): DraftGrant | null {
+  return row.draft_grant_id && row.created_by
+    ? { id: row.draft_grant_id, personId: row.created_by }
+    : null;
 }

@@ -16,6 +16,8 @@ export const PUBLIC_QUERY_PARAMETERS = {
   ],
   single: ["locale", "preview", "expand"],
   related: ["cursor", "limit"],
+  shared: ["locale", "limit", "cursor"],
+  shared_item: ["locale"],
   search: ["q", "locale", "limit", "cursor"],
   suggest: ["q", "locale", "limit"],
   sync: ["cursor", "limit", "model", "locale"],

@@ -18,11 +18,14 @@ import {
   shapeItem,
   sharedTags,
 } from "./items.ts";
-import type { PublicAnswer, PublicReadContext } from "./list.ts";
+import type { PublicReadContext } from "./list.ts";
+import type { ReadAnswer } from "./kept_answers.ts";
 import { uniqueTags } from "./answer.ts";
 import { collectParams, invalid, parseLimit } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
 import { modelBySlug, readableModels } from "./read_context.ts";
+import { type DraftReach, draftReachOf } from "./draft_targets.ts";
+import { liveDraftGrant } from "./preview_tokens.ts";
 
 /** Related page size (spec 3 part 8). */
 export const RELATED_LIMITS = { max: 100, default: 25 } as const;
@@ -40,7 +43,7 @@ export async function readRelated(
   ctx: PublicReadContext,
   modelSlug: string,
   params: URLSearchParams,
-): Promise<PublicAnswer> {
+): Promise<ReadAnswer> {
   const models = readableModels(ctx.context, ctx.token);
   const model = modelBySlug(models, modelSlug);
   if (!model) throw notFound();
@@ -55,7 +58,7 @@ export async function readRelated(
     RELATED_LIMITS.default,
   );
   const cursor = await decodeCursor(ctx.db, text, ctx.now);
-  if (!cursor || cursor.k.length !== 4) {
+  if (!cursor || (cursor.k.length !== 4 && cursor.k.length !== 5)) {
     invalid("Invalid cursor: it cannot be read or is too old");
   }
   if (cursor.q !== relatedDigest(ctx.siteId, model.id, ctx.token)) {
@@ -65,11 +68,12 @@ export async function readRelated(
       "This cursor belongs to another site, model or token scope",
     );
   }
-  const [groupId, fieldKey, after, locale] = cursor.k as [
+  const [groupId, fieldKey, after, locale, grantId] = cursor.k as [
     string,
     string,
     number,
     string,
+    string?,
   ];
   let field;
   try {
@@ -77,14 +81,19 @@ export async function readRelated(
   } catch {
     stale();
   }
-  const source = await ctx.db.selectFrom("public_items").select([
-    "group_id",
-    "version_id",
-    "fields",
-  ])
-    .where("site_id", "=", ctx.siteId).where("model_id", "=", model.id)
-    .where("requested_locale", "=", locale).where("group_id", "=", groupId)
-    .executeTakeFirst();
+  const drafts = grantId === undefined
+    ? undefined
+    : await grantedReach(ctx, groupId, grantId, models.heads.keys());
+  const source = drafts
+    ? await draftSource(ctx, groupId, locale)
+    : await ctx.db.selectFrom("public_items").select([
+      "group_id",
+      "version_id",
+      "fields",
+    ])
+      .where("site_id", "=", ctx.siteId).where("model_id", "=", model.id)
+      .where("requested_locale", "=", locale).where("group_id", "=", groupId)
+      .executeTakeFirst();
   if (!source || source.version_id !== cursor.x) stale();
   const scope: ReadScope = {
     db: ctx.db,
@@ -93,6 +102,7 @@ export async function readRelated(
     locale,
     token: ctx.token,
     models,
+    drafts,
   };
   const pages = await targetPage(scope, field, [
     source as typeof source & { fields: Record<string, unknown> },
@@ -126,7 +136,9 @@ export async function readRelated(
   const next = page.hasMore && last
     ? await encodeCursor(ctx.db, {
       q: cursor.q,
-      k: [groupId, fieldKey, last.pos, locale],
+      k: cursor.k.length === 5
+        ? [groupId, fieldKey, last.pos, locale, grantId!]
+        : [groupId, fieldKey, last.pos, locale],
       x: cursor.x,
       t: ctx.now.getTime(),
     })
@@ -142,5 +154,51 @@ export async function readRelated(
       ...page.rows.map((r) => `instance:${r.group_id}`),
       ...sharedTags(documents),
     ]),
+    // Drafts answer only the grant's holder: never kept nor cached.
+    preview: drafts !== undefined,
   };
+}
+
+/**
+ * The reach of a continuation cursor's related-draft grant while its link lives; once the link
+ * expired (or for another item), the plain 404 of an unverifiable preview.
+ */
+async function grantedReach(
+  ctx: PublicReadContext,
+  groupId: string,
+  grantId: string,
+  models: Iterable<string>,
+): Promise<DraftReach> {
+  const grant = await liveDraftGrant(
+    { db: ctx.db, clock: { now: () => ctx.now } },
+    ctx.siteId,
+    grantId,
+  );
+  if (!grant || grant.groupId !== groupId) throw notFound();
+  return await draftReachOf(ctx.db, ctx.siteId, grant, models);
+}
+
+/** The previewed item's current saved version in `locale`, as the grant's cursor pinned it. */
+async function draftSource(
+  ctx: PublicReadContext,
+  groupId: string,
+  locale: string,
+) {
+  const row = await ctx.db.selectFrom("entries as e")
+    .innerJoin(
+      "entry_groups as g",
+      (j) =>
+        j.onRef("g.site_id", "=", "e.site_id").onRef("g.id", "=", "e.group_id"),
+    )
+    .innerJoin(
+      "entry_versions as v",
+      (j) =>
+        j.onRef("v.site_id", "=", "e.site_id")
+          .onRef("v.id", "=", "e.current_version_id"),
+    )
+    .select(["e.group_id", "v.id as version_id", "v.fields"])
+    .where("e.site_id", "=", ctx.siteId).where("e.group_id", "=", groupId)
+    .where("e.locale", "=", locale).where("g.trashed_at", "is", null)
+    .executeTakeFirst();
+  return row;
 }

@@ -25,7 +25,8 @@ import { uniqueTags } from "./answer.ts";
 import { collectParams, parseExpand } from "./list_params.ts";
 import { notFound } from "./middleware.ts";
 import { runConfirming } from "./request_context.ts";
-import { verifyPreviewToken } from "./preview_tokens.ts";
+import { type DraftGrant, verifyPreviewToken } from "./preview_tokens.ts";
+import { draftReachOf } from "./draft_targets.ts";
 import {
   localePlanOrRefuse,
   modelBySlug,
@@ -58,8 +59,11 @@ export async function readItem(
   const locale = requestedLocale(plan, p.get("locale")?.[0] ?? null);
   const expand = planExpand(model, parseExpand(p.get("expand")?.[0]), models);
   const previewToken = p.get("preview")?.[0];
-  const row = previewToken === undefined
-    ? await publishedRow(ctx, model, locale, path.slug)
+  const { row, draftGrant } = previewToken === undefined
+    ? {
+      row: await publishedRow(ctx, model, locale, path.slug),
+      draftGrant: null,
+    }
     : await draftRow(ctx, model, locale, path.slug, previewToken);
   const scope: ReadScope = {
     db: ctx.db,
@@ -68,6 +72,9 @@ export async function readItem(
     locale,
     token: ctx.token,
     models,
+    drafts: draftGrant
+      ? await draftReachOf(ctx.db, ctx.siteId, draftGrant, models.heads.keys())
+      : undefined,
   };
   const visible = await visibleTargets(scope, model, [row]);
   const { alternates: known, ...published } = row;
@@ -197,8 +204,8 @@ async function draftRow(
   locale: string,
   slug: string,
   token: string,
-): Promise<Row> {
-  const groupId = await verifyPreviewToken(
+): Promise<{ row: Row; draftGrant: DraftGrant | null }> {
+  const preview = await verifyPreviewToken(
     {
       db: ctx.db,
       clock: { now: () => ctx.now },
@@ -206,7 +213,7 @@ async function draftRow(
     ctx.siteId,
     token,
   );
-  if (!groupId) throw notFound();
+  if (!preview) throw notFound();
   const row = await ctx.db.selectFrom("entries as e")
     .innerJoin(
       "entry_groups as g",
@@ -233,10 +240,10 @@ async function draftRow(
     ])
     .where("e.site_id", "=", ctx.siteId).where("e.model_id", "=", model.id)
     .where("e.locale", "=", locale).where("e.slug", "=", slug)
-    .where("e.group_id", "=", groupId).where("g.trashed_at", "is", null)
+    .where("e.group_id", "=", preview.groupId).where("g.trashed_at", "is", null)
     .executeTakeFirst();
   if (!row) throw notFound();
-  return row as Row;
+  return { row: row as Row, draftGrant: preview.draftGrant };
 }
 
 async function alternates(ctx: PublicReadContext, groupId: string) {

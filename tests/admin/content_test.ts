@@ -398,6 +398,27 @@ Deno.test("the editor's Preview makes a 30-minute link to the draft as the publi
     const stored = await t.services.db.selectFrom("preview_tokens")
       .select("digest").execute();
     equal(stored.some((r) => r.digest === token), false);
+    // PUB-030: ticking the related-draft box mints a link carrying the grant.
+    match(editor, /name="related_drafts"/);
+    equal(
+      (await t.services.db.selectFrom("preview_tokens")
+        .select("draft_grant_id").executeTakeFirstOrThrow()).draft_grant_id,
+      null,
+    );
+    const granted = await request(t, jar, `${href}?lang=en`, {
+      form: {
+        _csrf: csrfField(editor),
+        action: "preview",
+        lang: "en",
+        related_drafts: "on",
+      },
+    });
+    equal(granted.status, 201);
+    match(await granted.text(), /including the drafts of linked items/);
+    const grants = await t.services.db.selectFrom("preview_tokens")
+      .select("draft_grant_id").where("draft_grant_id", "is not", null)
+      .execute();
+    equal(grants.length, 1);
   } finally {
     await t.close();
   }

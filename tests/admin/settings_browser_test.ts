@@ -15,6 +15,9 @@ import { entryContentFacts } from "../../core/manage/content_facts.ts";
 import { getModel } from "../../core/models/model_reads.ts";
 import { createModelProposal } from "../../core/proposals/mod.ts";
 import { setupDemo } from "./demo_helpers.ts";
+import { administratorPermissions } from "../../core/access/default_roles.ts";
+import { insertRole } from "../../core/access/_testing.ts";
+import { insertSite } from "../support/sites.ts";
 import { PASSWORD } from "./helpers.ts";
 
 const runsBrowser = browserTestsRun("the settings browser test");
@@ -74,6 +77,29 @@ Deno.test({
         page.getByRole("button", { name: "Save menu" }).click(),
       ]);
       equal(await page.getByLabel("Link 1: id").inputValue(), "home");
+
+      // Public API with its Shared content card, for a person who belongs to another site too.
+      const other = await insertSite(t.services.db, {
+        domain: "newsroom.test",
+        slug: "newsroom",
+      });
+      await t.services.db.insertInto("site_members").values({
+        site_id: other,
+        user_id: demo.adminId,
+        role_id: await insertRole(
+          t.services.db,
+          other,
+          administratorPermissions(),
+          t.clock,
+        ),
+        created_at: t.clock.now(),
+      }).execute();
+      await page.goto(`${base}/admin/settings/public-api`);
+      await Promise.all([
+        page.waitForURL(/\/public-api$/),
+        page.getByRole("button", { name: "Share" }).click(),
+      ]);
+      await visit(page, "settings-public-api");
 
       // A model proposal, reviewed in the admin.
       const { db, clock } = t.services;

@@ -8,6 +8,7 @@ import {
   alertText,
   CookieJar,
   csrfField,
+  HOST,
   PASSWORD,
   request,
   signInAs,
@@ -269,6 +270,42 @@ Deno.test("settings: navigation makes a menu with a nested link, places it in th
           label: { en: "Team", de: "Team" },
           href: "/about/team",
         }],
+      },
+    ]);
+    // PAUX-014: a Blog list and a category archive under a heading, typed as link text.
+    const unknownType = await s.post("/admin/settings/navigation/blog", {
+      _csrf: editor.csrf,
+      "i.id": ["posts", "", ""],
+      "i.parent": ["", "", ""],
+      "i.link": ["list:nope", "", ""],
+      "i.label.en": ["Posts", "", ""],
+      "i.label.de": ["", "", ""],
+    });
+    equal(unknownType.status, 422);
+    match(await unknownType.text(), /No content type &quot;nope&quot;/);
+    const blog = await s.post("/admin/settings/navigation/blog", {
+      _csrf: editor.csrf,
+      "i.id": ["posts", "topics", "news"],
+      "i.parent": ["", "", "topics"],
+      "i.link": ["list:posts", "", "archive:posts/category/news"],
+      "i.label.en": ["Posts", "Topics", "News"],
+      "i.label.de": ["", "", ""],
+    });
+    equal(blog.status, 303, await blog.clone().text());
+    const blogEditor = await s.open("/admin/settings/navigation/blog");
+    match(blogEditor.html, /value="list:posts"/);
+    match(blogEditor.html, /value="archive:posts\/category\/news"/);
+    const served = await s.t.app.request("/v1/_chrome", {
+      headers: { host: HOST },
+    });
+    const blogMenu = (await served.json()).data.menus.blog.items;
+    deepEqual(blogMenu, [
+      { id: "posts", label: "Posts", href: "/posts", children: [] },
+      {
+        id: "topics",
+        label: "Topics",
+        href: null,
+        children: [{ id: "news", label: "News", href: "/posts/category/news" }],
       },
     ]);
     const chrome = await s.open("/admin/settings/navigation");

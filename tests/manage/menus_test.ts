@@ -1,5 +1,6 @@
 // /menus: list, read, replace, add a language; settings:write; lost answers proved from the audit record.
 import assert from "node:assert/strict";
+import { createModel } from "../../core/models/mod.ts";
 import { refusal, withManageApp } from "./helpers.ts";
 
 const ITEMS = [
@@ -117,4 +118,61 @@ Deno.test("/menus needs settings:write (SET-008)", () =>
     const denied = await t.call("GET", "/menus", { secret: reader.secret });
     assert.equal(denied.status, 403);
     assert.equal((await refusal(denied)).code, "missing_permission");
+  }));
+
+Deno.test("PUT /menus/{key} stores Blog list and archive items and refuses an unknown type or option, changing nothing (PAUX-014)", () =>
+  withManageApp(async (t) => {
+    const made = await createModel(
+      { db: t.services.db, clock: t.clock, siteId: t.siteId },
+      {
+        model: { name: "Posts", slug: "posts" },
+        fields: [
+          { key: "title", label: "Title", type: "text" },
+          {
+            key: "category",
+            label: "Category",
+            type: "select",
+            config: { options: ["news"] },
+          },
+        ],
+      },
+    );
+    if (!made.ok) throw new Error(JSON.stringify(made));
+    const items = [
+      { id: "blog", label: { en: "Blog" }, list: made.model_id, children: [] },
+      {
+        id: "news",
+        label: { en: "News" },
+        archive: { model: made.model_id, field: "category", value: "news" },
+        children: [],
+      },
+    ];
+    const put = await t.call("PUT", "/menus/main", {
+      body: { items },
+      key: "pl-1",
+    });
+    assert.equal(put.status, 200);
+    assert.deepEqual((await put.json()).items, items);
+    for (
+      const [i, link, path] of [
+        [2, { list: crypto.randomUUID() }, "items.0.list"],
+        [3, {
+          archive: { model: made.model_id, field: "category", value: "x" },
+        }, "items.0.archive"],
+      ] as const
+    ) {
+      const refused = await t.call("PUT", "/menus/main", {
+        body: { items: [{ id: "x", label: { en: "X" }, ...link }] },
+        key: `pl-${i}`,
+      });
+      assert.equal(refused.status, 400);
+      const body = await refusal(refused);
+      assert.equal(body.code, "input_invalid");
+      assert.deepEqual(
+        (body.problems as { path: string }[]).map((p) => p.path),
+        [path],
+      );
+    }
+    const after = await (await t.call("GET", "/menus/main")).json();
+    assert.deepEqual(after.items, items);
   }));

@@ -165,6 +165,8 @@ Deno.test("the public document lists exactly the query parameters each public pa
     list: "/{model}",
     single: "/{model}/{slug}",
     related: "/_related/{model}",
+    shared: "/_shared/{source}/{model}",
+    shared_item: "/_shared/{source}/{model}/{slug}",
     search: "/_search",
     suggest: "/_search/suggest",
     sync: "/_sync",

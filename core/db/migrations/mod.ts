@@ -32,6 +32,7 @@ import * as m0237 from "./0237_public_sort_keys.ts";
 import * as m0238 from "./0238_public_item_alternates.ts";
 import * as m0239 from "./0239_search_title_words.ts";
 import * as m0240 from "./0240_backend_access.ts";
+import * as m0241 from "./0241_public_grants.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -67,4 +68,5 @@ export const migrations: Record<string, Migration> = {
   "0238_public_item_alternates": m0238,
   "0239_search_title_words": m0239,
   "0240_backend_access": m0240,
+  "0241_public_grants": m0241,
 };

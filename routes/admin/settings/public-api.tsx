@@ -17,6 +17,18 @@ import { AdminShell, openAdminPage } from "../_shell.tsx";
 
 import { formList } from "../../../core/admin/form_values.ts";
 import {
+  grantableSites,
+  grantSharedContent,
+  listSharedGrants,
+  revokeSharedContent,
+  type SharedGrantRefusal,
+} from "../../../core/public/shared_grants.ts";
+import { SHARED_SECTION_MODEL } from "../../../core/pages/shared.ts";
+import {
+  SharedContentCard,
+  type SharedContentData,
+} from "./_shared_content.tsx";
+import {
   personContext,
   RevokeCell,
   ShownOnce,
@@ -34,6 +46,7 @@ interface PublicApiData {
   origins: string[];
   tokens: SiteTokenRow[];
   models: { id: string; name: string; isPublic: boolean }[];
+  shared: SharedContentData;
   /** The token just issued: shown on this one answer only. */
   created?: { name: string; token: string };
   error?: string;
@@ -52,6 +65,8 @@ async function pageData(
     );
   }
   const models = await siteModels(c);
+  const person = personContext(c);
+  const grants = await listSharedGrants(person);
   const { shell } = await openAdminPage(c, [
     { label: "Settings", href: "/admin/settings" },
     { label: "Public API" },
@@ -64,6 +79,15 @@ async function pageData(
     origins: settings.origins,
     tokens: settings.tokens,
     models,
+    shared: {
+      csrfToken: c.var.csrfToken,
+      siteSlug: c.var.site.slug,
+      grants: grants.ok ? grants.grants : [],
+      sites: await grantableSites(person.db, person.personId, person.siteId),
+      models: models.filter((m) =>
+        m.isPublic && m.slug !== SHARED_SECTION_MODEL
+      ),
+    },
     ...extra,
   };
 }
@@ -84,6 +108,19 @@ function message(refusal: PublicApiRefusal): string {
   return "The public API settings need the site:infra permission";
 }
 
+function sharedMessage(refusal: SharedGrantRefusal): string {
+  switch (refusal.code) {
+    case "input_invalid":
+      return refusal.message;
+    case "already_shared":
+      return "This content type is already shared with that site";
+    case "not_found":
+      return "That sharing does not exist or has already stopped";
+    default:
+      return "Sharing content needs the site:infra permission";
+  }
+}
+
 export const handler = {
   async GET(c: Context<AppEnv>) {
     return page(await pageData(c));
@@ -97,6 +134,26 @@ export const handler = {
       if (!saved.ok) {
         return page(await pageData(c, { error: message(saved) }), {
           status: status(saved),
+        });
+      }
+      return c.redirect("/admin/settings/public-api", 303);
+    }
+    if (form.action === "share" || form.action === "unshare") {
+      const done = form.action === "share"
+        ? await grantSharedContent(ctx, {
+          granteeSiteId: String(form.site ?? ""),
+          modelId: String(form.model ?? ""),
+        })
+        : await revokeSharedContent(ctx, String(form.id ?? ""));
+      if (!done.ok) {
+        return page(await pageData(c, { error: sharedMessage(done) }), {
+          status: done.code === "missing_permission"
+            ? 403
+            : done.code === "not_found"
+            ? 404
+            : done.code === "already_shared"
+            ? 409
+            : 400,
         });
       }
       return c.redirect("/admin/settings/public-api", 303);
@@ -221,6 +278,7 @@ export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
           <button type="submit">Issue token</button>
         </form>
       </section>
+      <SharedContentCard data={data.shared} />
     </AdminShell>
   );
 }

@@ -1,4 +1,5 @@
 // The entry editor page: language tabs, the field form, and the sidebar of workflow actions.
+import type { ComponentChildren } from "preact";
 import type { EditorState } from "../../../../core/admin/editor.ts";
 import type { ShellData } from "../../../../core/admin/shell.ts";
 import type { PluginCard } from "../../../../core/plugins/cards.ts";
@@ -45,7 +46,7 @@ export interface EditorData {
   /** Plugin operations the person may run on this entry language now. */
   operations?: { count: number; instanceId: string };
   /** A preview link just made: shown on this answer only (it carries its token). */
-  preview?: { href: string; minutes: number };
+  preview?: { href: string; minutes: number; relatedDrafts: boolean };
 }
 
 const STAGE_LABELS: Record<string, string> = {
@@ -68,6 +69,8 @@ function ActionForm(
     action: string;
     label: string;
     kind?: "secondary" | "danger";
+    /** Controls shown before the button. */
+    children?: ComponentChildren;
   },
 ) {
   const { editor } = props.data;
@@ -91,6 +94,7 @@ function ActionForm(
         name="expected_published_version_id"
         value={editor.publishedVersionId ?? ""}
       />
+      {props.children}
       <button type="submit" class={props.kind}>{props.label}</button>
     </form>
   );
@@ -295,7 +299,10 @@ function Sidebar({ data }: { data: EditorData }) {
                   Open the {editor.locale} draft as the public API serves it
                 </a>{" "}
                 (for {data.preview.minutes}{" "}
-                minutes; share it only with people who may see drafts).
+                minutes; share it only with people who may see drafts
+                {data.preview.relatedDrafts
+                  ? ", including the drafts of linked items you may read"
+                  : ""}).
               </p>
             )
             : (
@@ -309,7 +316,17 @@ function Sidebar({ data }: { data: EditorData }) {
             action="preview"
             label={data.preview ? "Make a new link" : "Preview this draft"}
             kind="secondary"
-          />
+          >
+            <label class="check">
+              <input
+                type="checkbox"
+                name="related_drafts"
+                value="on"
+                checked={data.preview?.relatedDrafts}
+              />{" "}
+              Show linked items as their saved drafts (those you may read)
+            </label>
+          </ActionForm>
         </section>
       )}
       <section class="card" aria-labelledby="history-heading">

@@ -12,6 +12,14 @@ import type { AppEnv } from "../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../../_shell.tsx";
 import { formList } from "../../../../core/admin/form_values.ts";
+import {
+  linkText,
+  parseLinkText,
+} from "../../../../core/chrome/menu_link_text.ts";
+import {
+  loadModels,
+  type StoredModel,
+} from "../../../../core/models/store_rows.ts";
 import { problemsAt, requireSettingsWrite } from "../_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -39,43 +47,59 @@ interface MenuData {
 }
 
 const BLANK_ROWS = 3;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Models = Pick<StoredModel, "id" | "slug">[];
 
 /** The form rows of stored items: each top-level item, then its children. */
-function rowsOf(items: MenuItems): Row[] {
+function rowsOf(items: MenuItems, models: Models): Row[] {
   return items.flatMap((item, i) => [
     {
       id: item.id,
       parent: "",
-      link: item.entry ?? item.href ?? "",
+      link: linkText(item, models),
       labels: item.label,
       path: `items.${i}`,
     },
     ...item.children.map((child, j) => ({
       id: child.id,
       parent: item.id,
-      link: child.entry ?? child.href ?? "",
+      link: linkText(child, models),
       labels: child.label,
       path: `items.${i}.children.${j}`,
     })),
   ]);
 }
 
-/** The items the form's rows describe; rows without an id are left out (a blank row). */
-function itemsOf(rows: Row[]): MenuItems {
+/**
+ * The items the form's rows describe (rows without an id are left out: a blank row), and the
+ * rows whose link text does not read, by row id.
+ */
+function itemsOf(
+  rows: Row[],
+  models: Models,
+): { items: MenuItems; unread: Map<string, string> } {
   const items: MenuItems = [];
-  const linkOf = (link: string) =>
-    link === "" ? {} : UUID.test(link) ? { entry: link } : { href: link };
+  const unread = new Map<string, string>();
   for (const row of rows) {
-    const leaf = { id: row.id, label: row.labels, ...linkOf(row.link) };
+    const read = parseLinkText(row.link, models);
+    if (!read.ok) unread.set(row.id, read.message);
+    const leaf = {
+      id: row.id,
+      label: row.labels,
+      ...(read.ok ? read.link : {}),
+    };
     const parent = row.parent && items.find((i) => i.id === row.parent);
     if (parent) parent.children.push(leaf);
     else items.push({ ...leaf, children: [] });
   }
-  return items;
+  return { items, unread };
 }
 
-function postedRows(form: Record<string, unknown>, languages: string[]): Row[] {
+function postedRows(
+  form: Record<string, unknown>,
+  languages: string[],
+  models: Models,
+): Row[] {
   const ids = formList(form["i.id"]);
   const parents = formList(form["i.parent"]);
   const links = formList(form["i.link"]);
@@ -99,7 +123,7 @@ function postedRows(form: Record<string, unknown>, languages: string[]): Row[] {
     });
   });
   // Problems name items by their place in the saved list: give each row that place.
-  return rowsOf(itemsOf(rows)).map((row) => ({
+  return rowsOf(itemsOf(rows, models).items, models).map((row) => ({
     ...row,
     link: rows.find((r) => r.id === row.id)?.link ?? row.link,
   }));
@@ -122,7 +146,10 @@ async function menuData(
     shell,
     key,
     exists: menu !== null,
-    rows: rowsOf(menu?.items ?? []),
+    rows: rowsOf(
+      menu?.items ?? [],
+      await loadModels(ctx.services.db, ctx.site.id, null),
+    ),
     languages: (await listSiteLanguages(ctx.services.db, ctx.site.id)).map((
       l,
     ) => l.code),
@@ -144,7 +171,24 @@ export const handler = {
     requireSettingsWrite(ctx, "chrome");
     const languages = (await listSiteLanguages(ctx.services.db, ctx.site.id))
       .map((l) => l.code);
-    const rows = postedRows(form, languages);
+    const models = await loadModels(ctx.services.db, ctx.site.id, null);
+    const rows = postedRows(form, languages, models);
+    const { items, unread } = itemsOf(rows, models);
+    if (unread.size > 0) {
+      return page(
+        await menuData(c, {
+          rows,
+          problems: rows.flatMap((row) =>
+            unread.has(row.id)
+              ? [{ path: `${row.path}.link`, message: unread.get(row.id)! }]
+              : []
+          ),
+          alert: "Some links need attention: see the messages beside them",
+          notice: undefined,
+        }),
+        { status: 422 },
+      );
+    }
     const saved = await replaceMenu(
       {
         db: ctx.services.db,
@@ -153,7 +197,7 @@ export const handler = {
         actor: ctx.actor,
       },
       key,
-      itemsOf(rows),
+      items,
     );
     if (!saved.ok) {
       return page(
@@ -188,9 +232,16 @@ export default function MenuPage({ data }: PageProps<MenuData>) {
         <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
         <p class="muted">
           Links show in this order. A link with a parent is nested under it (one
-          level). The link is a path on this site, an https address, or an
-          entry's id (its live address in each language is used). Fill an empty
-          row to add a link; tick Remove to drop one.
+          level). The link is a path on this site, an https address, an entry's
+          id, <code>list:&lt;type&gt;</code>{" "}
+          for the list of a content type's posts (such as{" "}
+          <code>list:posts</code>), or
+          <code>archive:&lt;type&gt;/&lt;field&gt;/&lt;value&gt;</code>{" "}
+          for the posts of one category (a choice field's value) or one tag (a
+          linked entry's id). Entries, lists and archives use their live address
+          in each language and are left out while they have none. A top link
+          left empty is a heading, shown only while a link under it is. Fill an
+          empty row to add a link; tick Remove to drop one.
         </p>
         <div class="table-wrap">
           <table>
@@ -240,6 +291,7 @@ export default function MenuPage({ data }: PageProps<MenuData>) {
                         maxLength={2048}
                         aria-label={`Link ${n}: link`}
                         placeholder="/about"
+                        aria-invalid={messages.length > 0 ? "true" : undefined}
                       />
                     </td>
                     {data.languages.map((code) => (

@@ -217,10 +217,12 @@ export const handler = {
       // The link carries the token, so it is shown on this answer only, never redirected to.
       const data = await editorData(c, locale);
       const { db, clock } = ctx.services;
+      const relatedDrafts = form.related_drafts === "on";
       const minted = await mintPreviewToken({ db, clock }, {
         siteId: ctx.site.id,
         groupId: data.editor.groupId,
         personId: ctx.user.id,
+        relatedDrafts,
       });
       const slug = data.editor.liveSlug ?? data.editor.slug;
       data.notice = undefined;
@@ -231,6 +233,7 @@ export const handler = {
         minutes: Math.round(
           (minted.expiresAt.getTime() - clock.now().getTime()) / 60_000,
         ),
+        relatedDrafts,
       };
       return editorPage(data, { status: 201 });
     }
