@@ -3,7 +3,7 @@
 import type { Db } from "../db/database.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import { SHARED_SECTION_MODEL } from "../pages/shared.ts";
-import type { MenuItems } from "./menus.ts";
+import type { MenuItems } from "./menu_items.ts";
 
 /** The type whose items live at the site's root (`/<slug>`); it has no list of its own. */
 export const PAGES_MODEL = "pages";

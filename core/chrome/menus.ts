@@ -1,54 +1,17 @@
 // Menus of the site chrome and the chrome answer of one language (spec 3 parts 2.1 and 4.6).
-import { z } from "zod";
 import type { Db } from "../db/database.ts";
 import { listModels } from "../models/model_reads.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import { readCheckedSettings } from "../sites/settings.ts";
 import { menuAddresses } from "./menu_addresses.ts";
+import {
+  LINK_KINDS,
+  MENU_ITEMS,
+  type MenuItems,
+  type MenuLeaf,
+} from "./menu_items.ts";
 
-const label = z.record(z.string(), z.string().max(200));
-const leaf = z.strictObject({
-  id: z.string().min(1).max(64),
-  label,
-  /** The linked entry's group id; its live address in the served language becomes `href`. */
-  entry: z.string().uuid().optional(),
-  /** An address instead of an entry: a path on this site or an https address. */
-  href: z.string().max(2048).optional(),
-  /** A model id: the list of that type's published items (a Blog list), at `/<type>`. */
-  list: z.string().uuid().optional(),
-  /**
-   * An archive: a type's items with one value of a select field (a category), or linking to
-   * one entry through a relation field (a tag, by the entry's group id).
-   */
-  archive: z.strictObject({
-    model: z.string().uuid(),
-    field: z.string().min(1).max(64),
-    value: z.string().min(1).max(255),
-  }).optional(),
-});
-/** Where an item leads; an item with none is a heading over its children. */
-export const LINK_KINDS = ["entry", "href", "list", "archive"] as const;
-const item = leaf.extend({ children: z.array(leaf).max(50).default([]) });
-/** The stored items of a menu: each leads to at most one place; an item without one is a heading. */
-export const MENU_ITEMS = z.array(item).max(100).superRefine((items, ctx) => {
-  items.forEach((top, i) =>
-    [top, ...top.children].forEach((leaf, j) => {
-      const path = j === 0 ? [i] : [i, "children", j - 1];
-      const kinds = LINK_KINDS.filter((k) => leaf[k] !== undefined);
-      if (kinds.length > 1) {
-        ctx.addIssue({
-          code: "custom",
-          path,
-          message: `An item leads to one place: choose one of ${
-            kinds.join(", ")
-          }`,
-        });
-      }
-    })
-  );
-});
-/** Stored menu items. */
-export type MenuItems = z.infer<typeof MENU_ITEMS>;
+export { LINK_KINDS, MENU_ITEMS, type MenuItems };
 
 /** Creates or replaces one menu (admin side; validated). */
 export async function putMenu(
@@ -146,12 +109,12 @@ export async function readChrome(
   });
   const text = (l: Record<string, string>) =>
     (l[locale] ?? l[site.defaultLanguage] ?? "").trim();
-  const link = (i: z.infer<typeof leaf>): ChromeLink | null => {
+  const link = (i: MenuLeaf): ChromeLink | null => {
     const name = text(i.label);
     const href = addressOf(i);
     return name && href ? { id: i.id, label: name, href } : null;
   };
-  const isHeading = (i: z.infer<typeof leaf>) =>
+  const isHeading = (i: MenuLeaf) =>
     LINK_KINDS.every((k) => i[k] === undefined);
   const answer: ChromeAnswer = {
     locale,

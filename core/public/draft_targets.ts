@@ -5,19 +5,11 @@ import { readReach } from "../access/decide.ts";
 import type { Db } from "../db/database.ts";
 import type { FieldDefinition } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
-import type { ReadScope } from "./expand.ts";
+import type { DraftReach, ReadScope } from "./read_scope.ts";
 import { type PublicRow, relationIds } from "./items.ts";
 import type { DraftGrant } from "./preview_tokens.ts";
 
-/** A related-draft grant resolved for one request: whose drafts of which types it reaches. */
-export interface DraftReach {
-  grantId: string;
-  personId: string;
-  /** Model ids the person reads every item of. */
-  all: ReadonlySet<string>;
-  /** Model ids the person reads only their own items of. */
-  own: ReadonlySet<string>;
-}
+export type { DraftReach };
 
 const UUID = /^[0-9a-f-]{36}$/;
 

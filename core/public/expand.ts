@@ -1,6 +1,5 @@
 // Related targets of a page of items: which are visible, and the expanded first page of each field.
 import { sql } from "kysely";
-import type { Db } from "../db/database.ts";
 import type { FieldDefinition } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import { HttpError } from "../web/errors.ts";
@@ -13,28 +12,14 @@ import {
 } from "./items.ts";
 import { singleModelRelation } from "./list_plan.ts";
 import type { ReadableModels } from "./read_context.ts";
+import type { ReadScope } from "./read_scope.ts";
 import type { SiteTokenScope } from "./site_tokens.ts";
-import {
-  type DraftReach,
-  draftTargetPage,
-  draftVisibleTargets,
-} from "./draft_targets.ts";
+import { draftTargetPage, draftVisibleTargets } from "./draft_targets.ts";
 
 /** At most this many targets are inlined per expanded field (spec 3 part 8). */
 export const EXPAND_INLINE = 25;
 
-/** What expansion and visibility need about the request. */
-export interface ReadScope {
-  db: Db;
-  now: Date;
-  siteId: string;
-  locale: string;
-  token: SiteTokenScope | null;
-  /** Readable models: heads of all, definitions of the model itself and its relation targets. */
-  models: ReadableModels;
-  /** A preview link's related-draft grant: relations show the drafts it reaches. */
-  drafts?: DraftReach;
-}
+export type { ReadScope };
 
 /** Checks `expand` against the model and answers its fields. */
 export function planExpand(
