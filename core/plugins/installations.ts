@@ -233,9 +233,22 @@ async function checkGrant(
   return null;
 }
 
+// A hand-off that could not be delivered or was not answered in time is refused as the plugin
+// refusing it (PLG-004): either way nothing activates or rotates, and the minted token is dropped.
+const UNDELIVERED: ReadonlySet<string> = new Set([
+  "plugin_unreachable",
+  "plugin_timeout",
+]);
+
 function handoffRefusal(
   answer: Awaited<ReturnType<PluginCall>>,
 ): PluginAdminRefusal | null {
+  if (!answer.ok && UNDELIVERED.has(answer.code)) {
+    return refused(
+      "activation_refused",
+      `The plugin did not accept the hand-off: ${answer.message}`,
+    );
+  }
   if (!answer.ok) return refused(answer.code, answer.message);
   if (answer.status < 200 || answer.status > 299) {
     return refused(
