@@ -71,11 +71,18 @@ export async function readUsage(
   };
 }
 
+/** Options of {@linkcode removeMedia}. */
+export interface RemoveMediaOptions {
+  /** Written in the removal's own transaction (an audit entry): if it fails, nothing is removed. */
+  alsoRecord?: (tx: Db) => Promise<void>;
+}
+
 /** Deletes a file nothing references, then its stored objects (MED-025, MED-026). */
 export async function removeMedia(
   ctx: MediaContext,
   id: string,
   canRead: (modelId: string) => boolean,
+  options: RemoveMediaOptions = {},
 ): Promise<
   | { ok: true; id: string; storage_cleanup: "complete" | "pending" }
   | MediaRefusal
@@ -106,6 +113,7 @@ export async function removeMedia(
       }).onConflict((oc) => oc.doNothing()).execute();
     }
     await recordWrite(tx, ctx, { id, keys });
+    await options.alsoRecord?.(tx);
   });
   const storage_cleanup = await releaseObjects(ctx, keys);
   return { ok: true, id, storage_cleanup };

@@ -107,6 +107,7 @@ const ACTION_WORDS: Record<string, string> = {
   "plugin.operation.run": "Operation run",
   "plugin.content.save": "Saved content for a person",
   "plugin.media.upload": "Uploaded media for a person",
+  "plugin.media.remove": "Removed media for a person",
   "plugin.proposal.create": "Proposed a change",
   "plugin.policy.check": "Policy checked a write",
   "plugin.policy.mode": "Policy mode changed",

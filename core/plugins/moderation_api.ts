@@ -1,0 +1,138 @@
+// Moderation commands a plugin drives for a delegated person (spec 1 part 4.1 rule 4, PAPI-033):
+// each runs the service's own command with every ordinary check, exactly as an administrator's
+// would, only attributed to the plugin acting for that person. `POST /media/{media_id}/remove`
+// removes a library file through the library's one removal (refused `media_in_use` while any
+// entry, readable or not, still uses it), audited `plugin.media.remove` in the same transaction.
+import type { Context } from "hono";
+import { z } from "zod";
+import { decide, readReach } from "../access/decide.ts";
+import { snapshotActor } from "../entries/actor_snapshot.ts";
+import { ledgerAuditWriter } from "../entries/audit.ts";
+import { IdempotencyStore } from "../kv/idempotency_store.ts";
+import { mediaStorageOf } from "../media/storage_of.ts";
+import { removeMedia } from "../media/usage.ts";
+import type { AppEnv } from "../web/env.ts";
+import {
+  installationOf,
+  outcomeWith,
+  parseBody,
+  type PluginRefusal,
+  pluginRefusal,
+  refusalResponse,
+  requireCapabilities,
+} from "./api_support.ts";
+import { useDelegation } from "./delegations.ts";
+import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
+import type { Capability } from "./protocol.ts";
+
+/** Removing a library file is a media write, as the Management API's `media:write` scope is. */
+const REMOVE_NEEDS: Capability[] = ["media:write"];
+
+const removeBody = z.strictObject({
+  delegation_id: z.string().min(1).max(64),
+});
+
+/** `POST /media/{media_id}/remove`: removes a file nothing uses, for the delegated person. */
+export async function removePluginMedia(
+  c: Context<AppEnv>,
+): Promise<Response> {
+  const installation = installationOf(c);
+  const denied = requireCapabilities(installation, REMOVE_NEEDS);
+  if (denied) return refusalResponse(denied);
+  const key = commandKey(c.req.raw.headers);
+  if (key instanceof Response) return key;
+  const rawBody = await c.req.text();
+  const parsed = await parseBody(c, removeBody);
+  if (!parsed.ok) return refusalResponse(parsed);
+  const mediaId = c.req.param("media_id") ?? "";
+  const { kv, clock, db } = c.var.services;
+  return await runPluginCommand({
+    store: new IdempotencyStore(kv, { clock }),
+    installation,
+    key,
+    method: "POST",
+    path: new URL(c.req.url).pathname,
+    rawBody,
+    async run() {
+      const refused = (r: PluginRefusal) => ({
+        applied: false,
+        response: refusalResponse(r),
+      });
+      const delegation = await useDelegation(
+        db,
+        installation,
+        parsed.value.delegation_id,
+        undefined,
+        REMOVE_NEEDS,
+      );
+      if (!delegation.ok) return refused(delegation);
+      if (!decide(delegation.authority, { action: "media.delete" }).ok) {
+        return refused(pluginRefusal(
+          "requester_unauthorized",
+          "The person this is for may not delete files from the library",
+        ));
+      }
+      const missing = pluginRefusal(
+        "content_not_found",
+        "No such media item on this site",
+      );
+      if (!/^[0-9a-f-]{36}$/i.test(mediaId)) return refused(missing);
+      const actor = await snapshotActor(
+        db,
+        installation.siteId,
+        delegation.actor,
+      );
+      // The plugin learns which entries use the file only where the person reads and the
+      // grant reaches; the others are counted, never named.
+      const canRead = (modelId: string) =>
+        installation.modelIds.includes(modelId) &&
+        readReach(delegation.authority, modelId) !== "none";
+      const removed = await removeMedia(
+        {
+          db,
+          storage: mediaStorageOf(c.var.services),
+          clock,
+          siteId: installation.siteId,
+          publicUrl: c.var.services.config.publicUrl,
+          keyDigest: null,
+        },
+        mediaId,
+        canRead,
+        {
+          alsoRecord: (tx) =>
+            ledgerAuditWriter.write(tx, {
+              id: crypto.randomUUID(),
+              siteId: installation.siteId,
+              actor,
+              action: "plugin.media.remove",
+              target: { kind: "media", media_id: mediaId },
+              details: {
+                idempotency_key_digest: keyDigest(installation, key),
+              },
+              at: clock.now(),
+            }),
+        },
+      );
+      if (!removed.ok && removed.code === "not_found") return refused(missing);
+      if (!removed.ok) {
+        const { ok: _ok, code, ...detail } = removed;
+        return {
+          applied: false,
+          response: outcomeWith(
+            "transition_refused",
+            code === "media_in_use"
+              ? "media_in_use: entries still use this file; remove it from them first"
+              : `${code}: the library refused the removal`,
+            { refusal: { code, ...detail } },
+          ),
+        };
+      }
+      return {
+        applied: true,
+        response: outcomeWith("transition_applied", "Removed", {
+          result: { id: removed.id, storage_cleanup: removed.storage_cleanup },
+        }),
+      };
+    },
+  });
+}
