@@ -2,12 +2,15 @@
 // each runs the service's own command with every ordinary check, exactly as an administrator's
 // would, only attributed to the plugin acting for that person. `POST /media/{media_id}/remove`
 // removes a library file through the library's one removal (refused `media_in_use` while any
-// entry, readable or not, still uses it), audited `plugin.media.remove` in the same transaction.
+// entry, readable or not, still uses it), audited `plugin.media.remove` in the same transaction;
+// `POST /content/{instance_id}/restore` brings an entry back from Trash through the one lifecycle
+// service (the person's `restore` permission, the workflow revision pin, the Trash state).
 import type { Context } from "hono";
 import { z } from "zod";
 import { decide, readReach } from "../access/decide.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { ledgerAuditWriter } from "../entries/audit.ts";
+import { modelValidator, restoreEntry } from "../entries/mod.ts";
 import { IdempotencyStore } from "../kv/idempotency_store.ts";
 import { mediaStorageOf } from "../media/storage_of.ts";
 import { removeMedia } from "../media/usage.ts";
@@ -21,6 +24,7 @@ import {
   refusalResponse,
   requireCapabilities,
 } from "./api_support.ts";
+import { outcomeOfLifecycle, scopedItem } from "./content_api.ts";
 import { useDelegation } from "./delegations.ts";
 import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
 import type { Capability } from "./protocol.ts";
@@ -131,6 +135,90 @@ export async function removePluginMedia(
         applied: true,
         response: outcomeWith("transition_applied", "Removed", {
           result: { id: removed.id, storage_cleanup: removed.storage_cleanup },
+        }),
+      };
+    },
+  });
+}
+
+/** Bringing an entry back from Trash undoes a Trash move: the capability Trash needs. */
+const RESTORE_NEEDS: Capability[] = ["content:delete"];
+
+const restoreBody = z.strictObject({
+  delegation_id: z.string().min(1).max(64),
+  expected_workflow_revision: z.number().int().min(0),
+});
+
+/** `POST /content/{instance_id}/restore`: the whole entry back from Trash, for the delegated person. */
+export async function restorePluginContent(
+  c: Context<AppEnv>,
+): Promise<Response> {
+  const installation = installationOf(c);
+  const denied = requireCapabilities(installation, RESTORE_NEEDS);
+  if (denied) return refusalResponse(denied);
+  const key = commandKey(c.req.raw.headers);
+  if (key instanceof Response) return key;
+  const rawBody = await c.req.text();
+  const parsed = await parseBody(c, restoreBody);
+  if (!parsed.ok) return refusalResponse(parsed);
+  const { kv, clock, db } = c.var.services;
+  return await runPluginCommand({
+    store: new IdempotencyStore(kv, { clock }),
+    installation,
+    key,
+    method: "POST",
+    path: new URL(c.req.url).pathname,
+    rawBody,
+    async run() {
+      const refused = (r: PluginRefusal) => ({
+        applied: false,
+        response: refusalResponse(r),
+      });
+      const item = await scopedItem(
+        db,
+        installation,
+        c.req.param("instance_id") ?? "",
+      );
+      if (!("instance" in item)) return refused(item);
+      const delegation = await useDelegation(
+        db,
+        installation,
+        parsed.value.delegation_id,
+        item.group,
+        RESTORE_NEEDS,
+      );
+      if (!delegation.ok) return refused(delegation);
+      const outcome = await restoreEntry({
+        db,
+        clock,
+        siteId: installation.siteId,
+        actor: delegation.actor,
+        validate: modelValidator(),
+        trace: {
+          idempotency_key_digest: keyDigest(installation, key),
+          protocol_version: String(installation.protocolVersion),
+        },
+      }, {
+        group_id: item.group.id,
+        expected_workflow_revision: parsed.value.expected_workflow_revision,
+      });
+      if (!outcome.ok) {
+        return refused(pluginRefusal(
+          outcomeOfLifecycle(outcome.code),
+          `The service refused the restore: ${outcome.code}`,
+        ));
+      }
+      return {
+        applied: true,
+        response: outcomeWith("transition_applied", "Restored from Trash", {
+          result: {
+            instance_id: item.instance.id,
+            group_id: outcome.group_id,
+            state: outcome.state,
+            revision: outcome.revision,
+            current_version_id: outcome.current_version_id,
+            published_version_id: outcome.published_version_id,
+          },
         }),
       };
     },

@@ -1,8 +1,11 @@
 // Moderation commands a plugin drives keep the service's ordinary checks (spec 1 part 4.1 rule 4):
 // removing a library file through `POST /api/plugin/v1/media/{media_id}/remove` is refused
 // `media_in_use` exactly where the admin's removal is, and otherwise removes, replays and audits
-// as the plugin acting for the delegated person (PAPI-033).
+// as the plugin acting for the delegated person; a Trash restore through
+// `POST /api/plugin/v1/content/{instance_id}/restore` keeps the lifecycle's checks (PAPI-033).
 import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { personActor } from "../../core/access/actor.ts";
+import { modelValidator, trashEntry } from "../../core/entries/mod.ts";
 import { createModel } from "../../core/models/store.ts";
 import { saveTestEntry } from "../support/entries.ts";
 import { adminPage, type PluginWorld, withPluginWorld } from "./world.ts";
@@ -170,4 +173,148 @@ Deno.test("a plugin-driven removal needs the person's own media:delete permissio
         .where("id", "=", media).execute()).length,
       1,
     );
+  }));
+
+/** The administrator's role without one model permission (for every model). */
+async function withoutModelPermission(w: PluginWorld, permission: string) {
+  const roles = await w.services.db.selectFrom("roles")
+    .innerJoin("site_members", "site_members.role_id", "roles.id")
+    .select(["roles.id", "roles.permissions"])
+    .where("site_members.user_id", "=", w.adminId).execute();
+  for (const role of roles) {
+    const permissions = (typeof role.permissions === "string"
+      ? JSON.parse(role.permissions)
+      : role.permissions) as { models: Record<string, string[]> };
+    const models = Object.fromEntries(
+      Object.entries(permissions.models).map((
+        [model, held],
+      ) => [
+        model,
+        held.filter((p) =>
+          p !== permission
+        ),
+      ]),
+    );
+    await w.services.db.updateTable("roles").set({
+      permissions: JSON.stringify({ ...permissions, models }),
+    }).where("id", "=", role.id).execute();
+  }
+}
+
+Deno.test("a plugin-driven Trash restore keeps the lifecycle's checks: Trash state, revision pin, the person's restore permission and the grant's content:delete (PAPI-033)", () =>
+  withPluginWorld(async (w) => {
+    w.plugin.behaviour.capabilities = [
+      ...w.plugin.behaviour.capabilities,
+      "content:delete",
+    ];
+    const id = await w.install();
+    const { groupId, instances } = await w.entry({ en: { title: "Binned" } });
+    const delegation = await w.delegate(id, instances.en);
+    const group = () =>
+      w.services.db.selectFrom("entry_groups")
+        .select(["revision", "trashed_at"]).where("id", "=", groupId)
+        .executeTakeFirstOrThrow();
+    const restore = (revision: number, key: string) =>
+      w.plugin.api(id, `/content/${instances.en}/restore`, {
+        body: {
+          delegation_id: delegation,
+          expected_workflow_revision: revision,
+        },
+        key,
+      });
+    // Not in Trash: nothing to restore.
+    const live = await restore((await group()).revision, "r0");
+    equal(live.status, 409);
+    equal((await live.json()).outcome.code, "transition_unavailable");
+
+    const trashed = await trashEntry({
+      db: w.services.db,
+      clock: w.clock,
+      siteId: w.siteId,
+      actor: personActor(w.adminId),
+      validate: modelValidator(),
+    }, { group_id: groupId });
+    ok(trashed.ok);
+    const inTrash = await group();
+    ok(inTrash.trashed_at !== null);
+
+    const stale = await restore(inTrash.revision - 1, "r1");
+    equal(stale.status, 409);
+    equal((await stale.json()).outcome.code, "workflow_conflict");
+    deepEqual(await group(), inTrash);
+
+    // The person loses the restore permission: refused as their own restore would be.
+    await withoutModelPermission(w, "restore");
+    const denied = await restore(inTrash.revision, "r2");
+    equal(denied.status, 403);
+    equal((await denied.json()).outcome.code, "requester_unauthorized");
+    deepEqual(await group(), inTrash);
+
+    // Without content:delete in the grant the route stops at the capability.
+    const narrowed = await w.admin("POST", `/api/plugins/${id}/grant`, {
+      capabilities: w.plugin.behaviour.capabilities.filter((c) =>
+        c !== "content:delete"
+      ),
+      model_ids: [w.modelId],
+    });
+    equal(narrowed.status, 200);
+    const ungranted = await restore(inTrash.revision, "r3");
+    equal(ungranted.status, 403);
+    equal((await ungranted.json()).outcome.code, "capability_refused");
+    deepEqual(await group(), inTrash);
+  }));
+
+Deno.test("a plugin-driven Trash restore by a person who may restore brings the entry back once, attributed to the plugin and the person (PAPI-033)", () =>
+  withPluginWorld(async (w) => {
+    w.plugin.behaviour.capabilities = [
+      ...w.plugin.behaviour.capabilities,
+      "content:delete",
+    ];
+    const id = await w.install();
+    const { groupId, instances } = await w.entry({ en: { title: "Binned" } });
+    const delegation = await w.delegate(id, instances.en);
+    ok(
+      (await trashEntry({
+        db: w.services.db,
+        clock: w.clock,
+        siteId: w.siteId,
+        actor: personActor(w.adminId),
+        validate: modelValidator(),
+      }, { group_id: groupId })).ok,
+    );
+    const { revision } = await w.services.db.selectFrom("entry_groups")
+      .select("revision").where("id", "=", groupId).executeTakeFirstOrThrow();
+    const body = {
+      delegation_id: delegation,
+      expected_workflow_revision: revision,
+    };
+    const first = await w.plugin.api(id, `/content/${instances.en}/restore`, {
+      body,
+      key: "restore-1",
+    });
+    equal(first.status, 200);
+    const applied = await first.json();
+    equal(applied.outcome.code, "transition_applied");
+    equal(applied.result.state, "draft");
+    equal(applied.result.revision, revision + 1);
+    const replay = await (await w.plugin.api(
+      id,
+      `/content/${instances.en}/restore`,
+      { body, key: "restore-1" },
+    )).json();
+    equal(replay.outcome.code, "idempotent_replay");
+    deepEqual(replay.result, applied.result);
+    const after = await w.services.db.selectFrom("entry_groups")
+      .select(["trashed_at", "revision"]).where("id", "=", groupId)
+      .executeTakeFirstOrThrow();
+    equal(after.trashed_at, null);
+    equal(after.revision, revision + 1);
+    const events = await w.services.db.selectFrom("workflow_events")
+      .select("actor").where("group_id", "=", groupId)
+      .where("kind", "=", "restore").execute();
+    equal(events.length, 1, "restored once");
+    const actor = events[0].actor as Record<string, unknown>;
+    equal(actor.kind, "plugin");
+    equal(actor.installation_id, id);
+    equal(actor.person_email, "admin@plugins.test");
   }));
