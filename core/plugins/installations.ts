@@ -23,6 +23,7 @@ import {
   type ManifestV1,
   parseManifest,
 } from "./manifest.ts";
+import { type ManifestChanges, manifestChanges } from "./manifest_changes.ts";
 import { answerJson } from "./outbound.ts";
 import { type Capability, LIMITS } from "./protocol.ts";
 import { mintToken, tokenDigest } from "./tokens.ts";
@@ -93,6 +94,9 @@ export interface UpgradeDiff {
   capabilities_removed: Capability[];
   manifest: ManifestV1;
 }
+
+/** The whole review of an upgrade: version, name, capabilities, declarations and URLs. */
+export type UpgradeReview = UpgradeDiff & ManifestChanges;
 
 type Outcome<T> = ({ ok: true } & T) | PluginAdminRefusal;
 
@@ -611,7 +615,7 @@ export async function setPolicyMode(
 export async function previewUpgrade(
   ctx: PluginAdminContext,
   id: string,
-): Promise<Outcome<{ diff: UpgradeDiff }>> {
+): Promise<Outcome<{ diff: UpgradeReview }>> {
   const row = await changeableRow(ctx, id);
   if ("ok" in row) return row;
   const fetched = await fetchManifest(ctx, row.manifest_url);
@@ -635,6 +639,7 @@ export async function previewUpgrade(
         !had.has(c)
       ),
       capabilities_removed: old.capabilities.filter((c) => !has.has(c)),
+      ...manifestChanges(old, fetched.manifest),
       manifest: fetched.manifest,
     },
   };
@@ -649,7 +654,7 @@ export async function upgradePlugin(
   ctx: PluginAdminContext,
   id: string,
   options: { expected_version: string },
-): Promise<Outcome<{ installation: Installation; diff: UpgradeDiff }>> {
+): Promise<Outcome<{ installation: Installation; diff: UpgradeReview }>> {
   const preview = await previewUpgrade(ctx, id);
   if (!preview.ok) return preview;
   const { diff } = preview;

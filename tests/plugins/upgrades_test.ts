@@ -1,8 +1,8 @@
 // Upgrades through the routes an administrator uses (`/api/plugins/{id}/upgrade-preview` and
 // `/upgrade`, core/plugins/installations.ts): the plugin id is fixed, the reviewed version is
 // compared before confirming, and permissions an upgrade adds stay ungranted (spec 1 part 2.1).
-import { deepEqual, equal, ok } from "node:assert/strict";
-import { withPluginWorld } from "./world.ts";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { adminPage, withPluginWorld } from "./world.ts";
 
 const PNG = await Deno.readFile(
   new URL("../../core/sites/demo_media/sunrise.png", import.meta.url),
@@ -55,8 +55,10 @@ Deno.test("permissions an upgrade adds stay ungranted: /context lacks them and a
     const granted = [...w.plugin.behaviour.capabilities];
     const { groupId, instances } = await w.entry({ en: { title: "Hello" } });
     const delegation = await w.delegate(id, instances.en);
-    // The new release asks for media:write and no longer for content:propose.
+    // The new release asks for media:write and no longer for content:propose, and its card
+    // now declares a reviewed frame.
     w.plugin.behaviour.version = "1.1.0";
+    w.plugin.behaviour.frame = true;
     w.plugin.behaviour.capabilities = [
       ...granted.filter((c) => c !== "content:propose"),
       "media:write",
@@ -72,6 +74,28 @@ Deno.test("permissions an upgrade adds stay ungranted: /context lacks them and a
     equal(diff.to_version, "1.1.0");
     deepEqual(diff.capabilities_added, ["media:write"]);
     deepEqual(diff.capabilities_removed, ["content:propose"]);
+    // The manifest itself is compared too: declarations and the addresses they use.
+    deepEqual(diff.declarations_added, []);
+    deepEqual(diff.declarations_removed, []);
+    deepEqual(diff.declarations_changed, [{
+      list: "ui_extensions",
+      id: "publish-card",
+    }]);
+    deepEqual(diff.urls_changed, [{
+      path: "ui_extensions.0.frame.url",
+      from: null,
+      to: `${w.plugin.origin}/frames/card`,
+    }]);
+    const page = await adminPage(w, `/admin/settings/plugins/${id}`, {
+      action: "check-upgrade",
+    });
+    equal(page.status, 200);
+    const html = await page.text();
+    match(
+      html,
+      /Changes the card &quot;publish-card&quot;|Changes the card "publish-card"/,
+    );
+    match(html, /Adds the address ui_extensions\.0\.frame\.url/);
     // Reviewed as 1.1.0 but the plugin now serves 1.2.0: review again, nothing changes.
     w.plugin.behaviour.version = "1.2.0";
     const stale = await w.admin("POST", `/api/plugins/${id}/upgrade`, {
