@@ -177,6 +177,59 @@ async function audited<T>(
   }
 }
 
+class ProbeRolledBack extends Error {}
+
+/**
+ * Whether the ledger takes the act's entry now: written and rolled back. A hand-off gives the
+ * plugin a token before the act is recorded, so an unwritable ledger must stop it first, or the
+ * plugin would hold a token the service never accepts.
+ */
+async function ledgerTakes(
+  ctx: PluginAdminContext,
+  installation: { id: string; plugin_id: string },
+  action: string,
+): Promise<PluginAdminRefusal | null> {
+  const writer = ctx.audit ?? ledgerAuditWriter;
+  try {
+    await ctx.db.transaction().execute(async (tx) => {
+      const actor = await snapshotActor(
+        tx,
+        ctx.siteId,
+        personActor(ctx.userId),
+      );
+      try {
+        await writer.write(tx, {
+          // Rolled back: an injected id source is kept for the real entry.
+          id: crypto.randomUUID(),
+          siteId: ctx.siteId,
+          actor,
+          action,
+          target: {
+            kind: "installation",
+            installation_id: installation.id,
+            plugin_id: installation.plugin_id,
+          },
+          details: {},
+          at: ctx.clock.now(),
+        });
+      } catch {
+        throw new AuditDown();
+      }
+      throw new ProbeRolledBack();
+    });
+  } catch (error) {
+    if (error instanceof ProbeRolledBack) return null;
+    if (error instanceof AuditDown) {
+      return refused(
+        "audit_unavailable",
+        "The audit ledger is unavailable: nothing was changed",
+      );
+    }
+    throw error;
+  }
+  return null;
+}
+
 /** Fetches and validates a manifest through the guarded fetch (32 KB, 5 s, no redirects). */
 export async function fetchManifest(
   ctx: Pick<PluginAdminContext, "call">,
@@ -377,6 +430,12 @@ async function handOff(
   if (typeof code !== "string" || code.length < 1 || code.length > 512) {
     return refused("invalid_request", "The plugin's one-time code is required");
   }
+  const down = await ledgerTakes(
+    ctx,
+    row,
+    kind === "activate" ? "plugin.activate" : "plugin.rotate",
+  );
+  if (down) return down;
   const manifest = installationOf(row).manifest;
   const token = mintToken();
   const answer = await ctx.call({
