@@ -72,11 +72,18 @@ export async function readUsage(
   };
 }
 
+/** Options of {@linkcode removeMedia}. */
+export interface RemoveMediaOptions {
+  /** Written in the removal's own transaction (an audit entry): if it fails, nothing is removed. */
+  alsoRecord?: (tx: Db) => Promise<void>;
+}
+
 /** Deletes a file nothing references, then its stored objects (MED-025, MED-026). */
 export async function removeMedia(
   ctx: MediaContext,
   id: string,
   canRead: (modelId: string) => boolean,
+  options: RemoveMediaOptions = {},
 ): Promise<
   | { ok: true; id: string; storage_cleanup: "complete" | "pending" }
   | MediaRefusal
@@ -108,6 +115,7 @@ export async function removeMedia(
     }
     await recordWrite(tx, ctx, { id, keys });
     await queueMediaNotifications(tx, ctx.siteId, [id], { deleted: true, now });
+    await options.alsoRecord?.(tx);
   });
   const storage_cleanup = await releaseObjects(ctx, keys);
   return { ok: true, id, storage_cleanup };

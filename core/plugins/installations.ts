@@ -23,6 +23,7 @@ import {
   type ManifestV1,
   parseManifest,
 } from "./manifest.ts";
+import { type ManifestChanges, manifestChanges } from "./manifest_changes.ts";
 import { answerJson } from "./outbound.ts";
 import { type Capability, LIMITS } from "./protocol.ts";
 import { mintToken, tokenDigest } from "./tokens.ts";
@@ -93,6 +94,9 @@ export interface UpgradeDiff {
   capabilities_removed: Capability[];
   manifest: ManifestV1;
 }
+
+/** The whole review of an upgrade: version, name, capabilities, declarations and URLs. */
+export type UpgradeReview = UpgradeDiff & ManifestChanges;
 
 type Outcome<T> = ({ ok: true } & T) | PluginAdminRefusal;
 
@@ -173,6 +177,59 @@ async function audited<T>(
   }
 }
 
+class ProbeRolledBack extends Error {}
+
+/**
+ * Whether the ledger takes the act's entry now: written and rolled back. A hand-off gives the
+ * plugin a token before the act is recorded, so an unwritable ledger must stop it first, or the
+ * plugin would hold a token the service never accepts.
+ */
+async function ledgerTakes(
+  ctx: PluginAdminContext,
+  installation: { id: string; plugin_id: string },
+  action: string,
+): Promise<PluginAdminRefusal | null> {
+  const writer = ctx.audit ?? ledgerAuditWriter;
+  try {
+    await ctx.db.transaction().execute(async (tx) => {
+      const actor = await snapshotActor(
+        tx,
+        ctx.siteId,
+        personActor(ctx.userId),
+      );
+      try {
+        await writer.write(tx, {
+          // Rolled back: an injected id source is kept for the real entry.
+          id: crypto.randomUUID(),
+          siteId: ctx.siteId,
+          actor,
+          action,
+          target: {
+            kind: "installation",
+            installation_id: installation.id,
+            plugin_id: installation.plugin_id,
+          },
+          details: {},
+          at: ctx.clock.now(),
+        });
+      } catch {
+        throw new AuditDown();
+      }
+      throw new ProbeRolledBack();
+    });
+  } catch (error) {
+    if (error instanceof ProbeRolledBack) return null;
+    if (error instanceof AuditDown) {
+      return refused(
+        "audit_unavailable",
+        "The audit ledger is unavailable: nothing was changed",
+      );
+    }
+    throw error;
+  }
+  return null;
+}
+
 /** Fetches and validates a manifest through the guarded fetch (32 KB, 5 s, no redirects). */
 export async function fetchManifest(
   ctx: Pick<PluginAdminContext, "call">,
@@ -233,9 +290,22 @@ async function checkGrant(
   return null;
 }
 
+// A hand-off that could not be delivered or was not answered in time is refused as the plugin
+// refusing it (PLG-004): either way nothing activates or rotates, and the minted token is dropped.
+const UNDELIVERED: ReadonlySet<string> = new Set([
+  "plugin_unreachable",
+  "plugin_timeout",
+]);
+
 function handoffRefusal(
   answer: Awaited<ReturnType<PluginCall>>,
 ): PluginAdminRefusal | null {
+  if (!answer.ok && UNDELIVERED.has(answer.code)) {
+    return refused(
+      "activation_refused",
+      `The plugin did not accept the hand-off: ${answer.message}`,
+    );
+  }
   if (!answer.ok) return refused(answer.code, answer.message);
   if (answer.status < 200 || answer.status > 299) {
     return refused(
@@ -360,6 +430,12 @@ async function handOff(
   if (typeof code !== "string" || code.length < 1 || code.length > 512) {
     return refused("invalid_request", "The plugin's one-time code is required");
   }
+  const down = await ledgerTakes(
+    ctx,
+    row,
+    kind === "activate" ? "plugin.activate" : "plugin.rotate",
+  );
+  if (down) return down;
   const manifest = installationOf(row).manifest;
   const token = mintToken();
   const answer = await ctx.call({
@@ -598,7 +674,7 @@ export async function setPolicyMode(
 export async function previewUpgrade(
   ctx: PluginAdminContext,
   id: string,
-): Promise<Outcome<{ diff: UpgradeDiff }>> {
+): Promise<Outcome<{ diff: UpgradeReview }>> {
   const row = await changeableRow(ctx, id);
   if ("ok" in row) return row;
   const fetched = await fetchManifest(ctx, row.manifest_url);
@@ -622,6 +698,7 @@ export async function previewUpgrade(
         !had.has(c)
       ),
       capabilities_removed: old.capabilities.filter((c) => !has.has(c)),
+      ...manifestChanges(old, fetched.manifest),
       manifest: fetched.manifest,
     },
   };
@@ -636,7 +713,7 @@ export async function upgradePlugin(
   ctx: PluginAdminContext,
   id: string,
   options: { expected_version: string },
-): Promise<Outcome<{ installation: Installation; diff: UpgradeDiff }>> {
+): Promise<Outcome<{ installation: Installation; diff: UpgradeReview }>> {
   const preview = await previewUpgrade(ctx, id);
   if (!preview.ok) return preview;
   const { diff } = preview;

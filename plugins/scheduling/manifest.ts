@@ -2,7 +2,8 @@
 
 /** The plugin's id; it never changes across releases. */
 export const SCHEDULING_PLUGIN_ID = "dev.stave.scheduling";
-export const SCHEDULING_VERSION = "1.0.0";
+/** The reference plugin is 0.1.0: no stable release exists yet (spec 1 part 9). */
+export const SCHEDULING_VERSION = "0.1.0";
 
 /** The manifest served at `/svc/manifest.json`. */
 export function schedulingManifest(origin: string) {

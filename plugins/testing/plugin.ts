@@ -4,8 +4,11 @@
 
 /** How the example answers the service's calls; tests switch these to reach every outcome. */
 export interface ExampleBehaviour {
-  /** `ok` (2xx), `refuse` (403), `hang` (never answers), `redirect` (302), `huge` (64 KB body). */
-  activation: "ok" | "refuse" | "hang" | "redirect" | "huge";
+  /**
+   * `ok` (2xx), `refuse` (403), `hang` (never answers), `late` (keeps the token it was handed,
+   * then never answers), `redirect` (302), `huge` (64 KB body).
+   */
+  activation: "ok" | "refuse" | "hang" | "late" | "redirect" | "huge";
   /** `ok`, `garbage` (not JSON), `unknown_key`, `other_id` (another plugin id), `redirect`. */
   manifest: "ok" | "garbage" | "unknown_key" | "other_id" | "redirect";
   /** The version the manifest carries. */
@@ -509,6 +512,10 @@ export function startExamplePlugin(
       token: String(body.token),
     });
     plugin.handoffs.push({ kind: String(body.kind), installation_id: id });
+    if (mode === "late") {
+      await new Promise<void>((resolve) => hanging.add(resolve));
+      return new Response(null, { status: 503 });
+    }
     return new Response(null, { status: 204 });
   }
 

@@ -231,6 +231,6 @@ Deno.test("The entry editor shows a granted plugin's card, and its button launch
       action: "publish-later",
       instance_id: instances.en,
     });
-    equal(ungranted.status, 422);
+    equal(ungranted.status, 403); // LAU-009: model_not_granted, as on every launch route
     await ungranted.body?.cancel();
   }));

@@ -192,6 +192,19 @@ Deno.test("each capability withheld refuses the routes needing it with capabilit
         },
       },
       { capability: "media:write", method: "POST", path: "/media", body: {} },
+      // PAPI-033: a moderation command needs its capability like any other route.
+      {
+        capability: "content:delete",
+        method: "POST",
+        path: `${content}/restore`,
+        body: {},
+      },
+      {
+        capability: "media:write",
+        method: "POST",
+        path: `/media/${crypto.randomUUID()}/remove`,
+        body: {},
+      },
     ];
     let n = 0;
     const call = (row: Needing) =>

@@ -664,7 +664,7 @@ Deno.test("a credential limited to one model launches a plugin that acts within 
       `/plugins/${id}/manage-views/calendar/launch`,
       {},
     );
-    equal(refused.status, 422, JSON.stringify(refused.body));
+    equal(refused.status, 403, JSON.stringify(refused.body));
     equal((refused.body.error as Json).code, "model_not_granted");
 
     const publish = async (

@@ -509,6 +509,75 @@ Deno.test("a tick claims at most 20 due schedules per installation; the rest go 
     equal(p.calls.length, 25);
   }));
 
+// SCH-015: the limit is per installation and tick, not per tick of the whole plugin service: the
+// service's rate window is per installation, and 2,000 due publishes across 100 installations
+// must all go in one tick (docs/scheduling.md, "The tick").
+Deno.test("with several installations each one sends 20 due schedules in a tick, and each one's 21st waits for the next tick (SCH-015)", () =>
+  withPlugin(async (p) => {
+    const installations = ["inst-1", "inst-2", "inst-3"];
+    for (const id of installations) {
+      equal(
+        await p.activate({ code: await code(p), installation_id: id }),
+        204,
+      );
+    }
+    const last = new Map<string, string>();
+    for (const installation_id of installations) {
+      const rows = Array.from(
+        { length: 21 },
+        (_, i) =>
+          scheduleRow(crypto.randomUUID(), {
+            installation_id,
+            // The 21st falls due a second after the others: still due, but last in line.
+            ...(i === 20
+              ? {
+                due_at: new Date(START + 1_000),
+                next_attempt_at: new Date(START + 1_000),
+              }
+              : {}),
+          }),
+      );
+      last.set(installation_id, rows[20].id);
+      await p.scheduler.db.insertInto("schedules").values(rows).execute();
+    }
+    p.clock.now = START + 1_000;
+    const first = await p.scheduler.tick();
+    equal(first.claimed, 60);
+    equal(first.completed, 60);
+    const byStatus = async () =>
+      (await p.scheduler.db.selectFrom("schedules")
+        .select(["id", "installation_id", "status"]).execute())
+        .map((r) => `${r.installation_id}:${r.status}`).sort();
+    const counted = (rows: string[]) =>
+      Object.fromEntries(
+        [...new Set(rows)].map((k) => [k, rows.filter((r) => r === k).length]),
+      );
+    deepEqual(counted(await byStatus()), {
+      "inst-1:completed": 20,
+      "inst-1:pending": 1,
+      "inst-2:completed": 20,
+      "inst-2:pending": 1,
+      "inst-3:completed": 20,
+      "inst-3:pending": 1,
+    });
+    for (const [installation, id] of last) {
+      const row = await p.scheduler.db.selectFrom("schedules").select("status")
+        .where("id", "=", id).executeTakeFirstOrThrow();
+      equal(row.status, "pending", `${installation}'s 21st waits`);
+    }
+    // The next minute's tick sends each installation's 21st.
+    p.clock.now = START + 60_000;
+    const second = await p.scheduler.tick();
+    equal(second.claimed, 3);
+    equal(second.completed, 3);
+    deepEqual(counted(await byStatus()), {
+      "inst-1:completed": 21,
+      "inst-2:completed": 21,
+      "inst-3:completed": 21,
+    });
+    equal(p.calls.length, 63);
+  }));
+
 Deno.test("the scheduler variables default as the spec says and, overridden, govern the tick (SOP-022)", async () => {
   const env = {
     ADMIN_SECRET: SECRET,

@@ -25,7 +25,8 @@ export const ERROR_STATUS = {
   installation_not_active: 409,
   plugin_unavailable: 409,
   invocation_in_progress: 409,
-  model_not_granted: 422,
+  // 403 on every launch door, as the plugin protocol's outcomes table says.
+  model_not_granted: 403,
   plugin_refused: 422,
   plugin_unreachable: 502,
   plugin_response_invalid: 502,

@@ -203,7 +203,7 @@ export const launchPluginContentAction = operation({
   }),
   body: z.strictObject({}),
   answer: launchAnswer,
-  errors: [...LAUNCH_ERRORS, "model_not_granted"],
+  errors: LAUNCH_ERRORS,
 });
 
 /** `POST /plugins/{id}/operations/{operation}/invoke`. */

@@ -217,7 +217,7 @@ async function launch(
           missing: ["read"],
         });
       case "model_not_granted":
-        return refuse(422, "model_not_granted", launched.message);
+        return refuse(403, "model_not_granted", launched.message);
       case "site_access_denied":
         return refuse(403, "creator_unauthorized", launched.message);
       default:

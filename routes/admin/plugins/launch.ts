@@ -9,12 +9,13 @@ import { HttpError } from "../../../core/web/errors.ts";
 
 export const middleware = requireSignedIn;
 
-const STATUS: Record<string, 403 | 404 | 409 | 422> = {
+// The statuses of the other launch doors: model_not_granted is 403 as the protocol's outcomes table says.
+const STATUS: Record<string, 403 | 404 | 409> = {
   not_found: 404,
   installation_state: 409,
   site_access_denied: 403,
   missing_permission: 403,
-  model_not_granted: 422,
+  model_not_granted: 403,
   invalid_request: 404,
 };
 

@@ -16,8 +16,8 @@ import {
   rotateToken,
   setPolicyMode,
   uninstallPlugin,
-  type UpgradeDiff,
   upgradePlugin,
+  type UpgradeReview,
 } from "../../../../core/plugins/installations.ts";
 import type {
   Installation,
@@ -58,6 +58,40 @@ function CapabilityList({ capabilities }: { capabilities: Capability[] }) {
   );
 }
 
+const LIST_WORDS: Record<string, string> = {
+  manage_views: "management view",
+  content_actions: "content action",
+  operations: "operation",
+  policies: "policy",
+  media_sources: "media source",
+  ui_extensions: "card",
+  rich_blocks: "rich-text block",
+};
+
+/** What else the release changes: declarations by kind and id, and addresses that moved. */
+function ManifestChangeList({ review }: { review: UpgradeReview }) {
+  const lines = [
+    ...review.declarations_added.map((d) =>
+      `Adds the ${LIST_WORDS[d.list]} "${d.id}"`
+    ),
+    ...review.declarations_changed.map((d) =>
+      `Changes the ${LIST_WORDS[d.list]} "${d.id}"`
+    ),
+    ...review.declarations_removed.map((d) =>
+      `Removes the ${LIST_WORDS[d.list]} "${d.id}"`
+    ),
+    ...review.urls_changed.map((u) =>
+      u.from === null
+        ? `Adds the address ${u.path}: ${u.to}`
+        : u.to === null
+        ? `Drops the address ${u.path} (was ${u.from})`
+        : `Moves ${u.path} from ${u.from} to ${u.to}`
+    ),
+  ];
+  if (lines.length === 0) return <p class="muted">None.</p>;
+  return <ul>{lines.map((line) => <li key={line}>{line}</li>)}</ul>;
+}
+
 interface TrailRow {
   action: string;
   who: string;
@@ -90,7 +124,7 @@ interface PluginData {
   };
   models: { id: string; name: string; slug: string }[];
   trail: TrailRow[];
-  diff?: UpgradeDiff;
+  diff?: UpgradeReview;
   notice?: string;
   refusal?: PluginAdminRefusal;
 }
@@ -107,6 +141,7 @@ const ACTION_WORDS: Record<string, string> = {
   "plugin.operation.run": "Operation run",
   "plugin.content.save": "Saved content for a person",
   "plugin.media.upload": "Uploaded media for a person",
+  "plugin.media.remove": "Removed media for a person",
   "plugin.proposal.create": "Proposed a change",
   "plugin.policy.check": "Policy checked a write",
   "plugin.policy.mode": "Policy mode changed",
@@ -445,6 +480,8 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                     <CapabilityList
                       capabilities={data.diff.capabilities_removed}
                     />
+                    <h3>Declarations and addresses</h3>
+                    <ManifestChangeList review={data.diff} />
                     <button type="submit">
                       Upgrade to {data.diff.to_version}
                     </button>
