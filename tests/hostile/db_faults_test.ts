@@ -3,12 +3,18 @@
 // backends, round after round, as a restart, a failover or an operator would (docs/deploy.md).
 import { equal, ok } from "node:assert/strict";
 import pg from "pg";
+import { systemClock } from "../../core/clock.ts";
+import { openDatabase } from "../../core/db/database.ts";
 import {
-  privateProcessEnv,
-  runDeno,
-  type RunningService,
-  spawnService,
-} from "../support/process.ts";
+  type LifecycleContext,
+  publishEntry,
+  saveEntry,
+} from "../../core/entries/mod.ts";
+import { createModel } from "../../core/models/mod.ts";
+import { createInstallation } from "../../core/sites/installation.ts";
+import { putSettings } from "../../core/sites/settings.ts";
+import { createScratchDatabase, migratedTemplate } from "../support/db.ts";
+import { type RunningService, spawnService } from "../support/process.ts";
 
 const DATABASE_URL = Deno.env.get("DATABASE_URL");
 const WORKERS = 12;
@@ -42,15 +48,22 @@ Deno.test({
     "PostgreSQL terminating the service's connections under load: the process keeps serving, answers are 2xx or 503 with Retry-After, acknowledged creates stay, refused ones retry once",
   ignore: !DATABASE_URL,
   async fn() {
-    const p = await privateProcessEnv({});
-    const database = new URL(p.env.DATABASE_URL).pathname.slice(1);
+    const scratch = await createScratchDatabase(DATABASE_URL!, {
+      template: await migratedTemplate(DATABASE_URL!),
+    });
+    const dataDir = await Deno.makeTempDir({ prefix: "stave-test-" });
+    const seeded = await seed(scratch.url);
+    const database = new URL(scratch.url).pathname.slice(1);
     const admin = new pg.Client({ connectionString: DATABASE_URL });
     await admin.connect();
     let service: RunningService | null = null;
     try {
-      service = await spawnService({ ...p.env, DEMO_SITE: "true" });
+      service = await spawnService({
+        DATABASE_URL: scratch.url,
+        DATA_DIR: dataDir,
+        NO_COLOR: "1",
+      });
       const running = service;
-      const secret = await credential(p.env);
       const base = `http://localhost:${running.port}`;
       const manage = (
         method: string,
@@ -60,7 +73,7 @@ Deno.test({
         fetch(`${base}/api/manage/v1${path}`, {
           method,
           headers: {
-            authorization: `Bearer ${secret}`,
+            authorization: `Bearer ${seeded.secret}`,
             ...(options.key ? { "idempotency-key": options.key } : {}),
             ...(options.body === undefined
               ? {}
@@ -70,14 +83,8 @@ Deno.test({
             ? undefined
             : JSON.stringify(options.body),
         });
-      const models = await (await manage("GET", "/models")).json();
-      const tags = models.data.find((
-        m: { definition: { model: { slug: string } } },
-      ) => m.definition.model.slug === "tags");
-      ok(tags, JSON.stringify(models).slice(0, 300));
-      const list = await (await fetch(`${base}/v1/posts?limit=20`)).json();
-      const slugs: string[] = list.data.map((p: { slug: string }) => p.slug);
-      ok(slugs.length > 0);
+      const tags = { model_id: seeded.tagsModelId };
+      const slugs = seeded.postSlugs;
 
       const answers: Answer[] = [];
       const creates: Create[] = [];
@@ -133,7 +140,7 @@ Deno.test({
           case 6:
             return await answer(
               "search",
-              fetch(`${base}/v1/_search?q=${["garden", "city", "the"][n % 3]}`),
+              fetch(`${base}/v1/_search?q=${WORDS[n % WORDS.length]}`),
             );
           case 7:
           case 8:
@@ -141,7 +148,7 @@ Deno.test({
               "suggest",
               fetch(
                 `${base}/v1/_search/suggest?locale=en&q=${
-                  ["ga", "ci", "th"][n % 3]
+                  WORDS[n % WORDS.length].slice(0, 3)
                 }`,
               ),
             );
@@ -248,7 +255,7 @@ Deno.test({
         equal(r.status, 200, path);
         await r.body?.cancel();
       }
-      const search = await fetch(`${base}/v1/_search?q=garden`);
+      const search = await fetch(`${base}/v1/_search?q=${WORDS[0]}`);
       equal(search.status, 200);
       await search.body?.cancel();
     } finally {
@@ -258,7 +265,8 @@ Deno.test({
         equal(stopped.code, 0, stopped.stderr);
         ok(!/Uncaught/.test(stopped.stderr), stopped.stderr);
       }
-      await p.cleanup();
+      await scratch.drop();
+      await Deno.remove(dataDir, { recursive: true });
     }
   },
 });
@@ -267,23 +275,84 @@ function createBody(modelId: string, slug: string) {
   return { model_id: modelId, locale: "en", slug, fields: { name: slug } };
 }
 
-async function credential(env: Record<string, string>): Promise<string> {
-  const made = await runDeno([
-    "run",
-    "-A",
-    "--unstable-kv",
-    "cli/svc.ts",
-    "credential",
-    "--json",
-    "--domain",
-    "localhost",
-    "--admin-email",
-    "admin@example.com",
-    "--name",
-    "faults",
-    "--scopes",
-    "content:read,content:write",
-  ], env);
-  equal(made.code, 0, made.stderr);
-  return JSON.parse(made.stdout).management_credential.secret as string;
+/** Words the seeded posts' titles are made of, for searches and suggestions that find something. */
+const WORDS = ["garden", "city", "river", "harbour", "market", "winter"];
+
+/**
+ * A site on `localhost` with a published `posts` model in search and a `tags` model to create
+ * into, written through the services before the process starts (seeding the demo site would
+ * cost this test 15 to 30 s).
+ */
+async function seed(url: string) {
+  const db = await openDatabase({ url });
+  const clock = systemClock;
+  try {
+    const installed = await createInstallation({ db, clock }, {
+      domain: "localhost",
+      locales: ["en"],
+      adminEmail: "admin@example.com",
+      credential: {
+        name: "faults",
+        scopes: ["content:read", "content:write"],
+      },
+    });
+    if (!installed.ok) throw new Error(installed.message);
+    const siteId = installed.site.id;
+    const model = async (slug: string, keys: string[]) => {
+      const made = await createModel({ db, clock, siteId }, {
+        model: { name: slug, slug },
+        fields: keys.map((key) => ({ key, label: key, type: "text" })),
+      });
+      if (!made.ok) throw new Error(`Cannot create "${slug}": ${made.code}`);
+      return made.model_id;
+    };
+    const posts = await model("posts", ["title", "body"]);
+    const tagsModelId = await model("tags", ["name"]);
+    const put = await putSettings(
+      { db, clock, siteId, personId: installed.admin.id },
+      "search",
+      {
+        document: { enabled: true, types: [{ model: "posts", fields: [] }] },
+        expectedRevision: 0,
+      },
+    );
+    if (!put.ok) throw new Error(JSON.stringify(put));
+    const ctx: LifecycleContext = {
+      db,
+      clock,
+      siteId,
+      actor: { kind: "person", userId: installed.admin.id },
+    };
+    const postSlugs: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const slug = `post-${i}`;
+      const title = `${WORDS[i % WORDS.length]} ${
+        WORDS[(i + 1) % WORDS.length]
+      } notes ${i}`;
+      const saved = await saveEntry(ctx, {
+        model_id: posts,
+        locale: "en",
+        slug,
+        fields: { title, body: `${title}: a walk through the ${WORDS[i % 6]}` },
+        expected_current_version_id: null,
+      });
+      if (!saved.ok) throw new Error(`Cannot save a post: ${saved.code}`);
+      const published = await publishEntry(ctx, {
+        group_id: saved.group_id,
+        expected_current_version_id: saved.current_version_id,
+        expected_workflow_revision: saved.revision,
+      });
+      if (!published.ok) {
+        throw new Error(`Cannot publish a post: ${published.code}`);
+      }
+      postSlugs.push(slug);
+    }
+    return {
+      secret: installed.management_credential!.secret,
+      tagsModelId,
+      postSlugs,
+    };
+  } finally {
+    await db.destroy();
+  }
 }
