@@ -93,7 +93,8 @@ export function guardPool(
       // the server's own message.
       if (reported) return;
       reported = true;
-      report(error);
+      // Sockets have been seen to fail with `null`: the report always gets an Error.
+      report(error instanceof Error ? error : new Error(String(error)));
     });
   });
 }

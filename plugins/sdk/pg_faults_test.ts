@@ -1,6 +1,7 @@
 // isConnectionError() over SQLSTATEs, socket codes and pg's messages; guardPool() against real
 // PostgreSQL terminating a pool's connections, handed out and idle.
 import { equal, ok, rejects } from "node:assert/strict";
+import { EventEmitter } from "node:events";
 import pg from "pg";
 import { createScratchDatabase } from "../../tests/support/db.ts";
 import { guardPool, isConnectionError } from "./pg_faults.ts";
@@ -71,6 +72,24 @@ Deno.test("isConnectionError() is false for a statement's own errors and for val
   const looped: Error & { cause?: unknown } = new Error("loop");
   looped.cause = looped;
   equal(isConnectionError(looped), false);
+});
+
+Deno.test("guardPool(): every client gets a listener when it connects; each client's failure is reported once, as an Error even when emitted as null; the pool's re-emission throws nothing", () => {
+  const pool = new EventEmitter();
+  const reported: Error[] = [];
+  guardPool(pool as never, (error) => reported.push(error));
+  const first = new EventEmitter();
+  const second = new EventEmitter();
+  pool.emit("connect", first);
+  pool.emit("connect", second);
+  first.emit("error", null);
+  first.emit("error", new Error("Connection terminated unexpectedly"));
+  second.emit("error", coded("57P01", "terminating connection"));
+  pool.emit("error", new Error("idle client failed"));
+  equal(reported.length, 2);
+  ok(reported.every((e) => e instanceof Error));
+  equal(reported[0].message, "null");
+  equal(reported[1].message, "terminating connection");
 });
 
 const DATABASE_URL = Deno.env.get("DATABASE_URL");
