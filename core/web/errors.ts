@@ -70,6 +70,7 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
 
 /** Seconds a client waits before retrying after the database dropped its connection. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
+const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The 503 of a request whose database connection was lost (the pool reconnects on the next
@@ -82,13 +83,17 @@ export function databaseUnavailable(path: string): HttpError {
     : path.startsWith("/v1/_search")
     ? "search_unavailable"
     : "temporary_failure";
+  // Search and sync routes answer their own 503s with 5 s: the same wait whatever failed.
+  const seconds = code === "temporary_failure"
+    ? DATABASE_RETRY_AFTER_SECONDS
+    : DEPENDENCY_RETRY_AFTER_SECONDS;
   return new HttpError(
     503,
     code,
     "The database is unavailable for a moment: retry shortly",
     {},
     {
-      "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS),
+      "Retry-After": String(seconds),
       "Cache-Control": "no-store",
     },
   );

@@ -71,10 +71,11 @@ Deno.test("handleError(): on /v1/_sync and /v1/_search a lost connection is the 
   const sync = await app.request("/v1/_sync");
   equal(sync.status, 503);
   equal((await sync.json()).error.code, "sync_dependency_unavailable");
-  equal(sync.headers.get("retry-after"), "2");
+  equal(sync.headers.get("retry-after"), "5");
   const search = await app.request("/v1/_search/suggest?q=a");
   equal(search.status, 503);
   equal((await search.json()).error.code, "search_unavailable");
+  equal(search.headers.get("retry-after"), "5");
   const page = await app.request("/admin/entries");
   equal(page.status, 503);
   equal(page.headers.get("retry-after"), "2");
