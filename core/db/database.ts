@@ -160,6 +160,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
       // a timer each time a query hands its connection back and clears it on the next: about
       // 4-6 us of every public read (docs/benchmarks.md, issue 18 round seven).
       idleTimeoutMillis: 0,
+      // How an operator finds the service's sessions in pg_stat_activity (a URL's or PGAPPNAME's
+      // application_name wins).
+      fallback_application_name: "stave",
     });
     // A connection the server drops (restart, failover, an operator's pg_terminate_backend),
     // idle or handed out, must not end the process: the pool discards it and opens another on

@@ -179,7 +179,7 @@ Deno.test({
         await reached(round * STEP);
         const killed = await admin.query(
           `select pg_terminate_backend(pid) as done from pg_stat_activity
-            where datname = $1 and pid <> pg_backend_pid()`,
+            where datname = $1 and application_name = 'stave'`,
           [database],
         );
         terminated += killed.rowCount ?? 0;

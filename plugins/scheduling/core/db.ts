@@ -152,7 +152,11 @@ export async function openSchedulerDb(
 ): Promise<SchedulerDb> {
   let db: SchedulerDb;
   if ("url" in target) {
-    const pool = new pg.Pool({ connectionString: target.url, max: 5 });
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: 5,
+      fallback_application_name: "stave-scheduling",
+    });
     // A connection PostgreSQL drops (restart, failover, pg_terminate_backend), idle or in use,
     // must not end the plugin: the pool replaces it, the request answers 503, the tick retries.
     guardPool(pool, (error) => {
