@@ -2,7 +2,8 @@
 // failures stay 500 and leak nothing.
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { Hono } from "hono";
-import type { AppEnv, LogEntry } from "./env.ts";
+import type { LogEntry } from "../services.ts";
+import type { AppEnv } from "./env.ts";
 import { DATABASE_RETRY_AFTER_SECONDS, handleError } from "./errors.ts";
 
 function appThrowing(error: unknown) {
