@@ -294,7 +294,15 @@ Deno.test({
       ok(!running.stdout().includes('"msg":"unhandled"'));
     } finally {
       await admin.end();
-      if (service) await service.stop();
+      if (service) {
+        // Stopped here only when an assertion failed: its output says what the process did.
+        const stopped = await service.stop();
+        console.error(
+          `service exit ${stopped.code}\n${stopped.stderr.slice(-4000)}\n${
+            service.stdout().slice(-2000)
+          }`,
+        );
+      }
       await scratch.drop();
       await Deno.remove(dataDir, { recursive: true });
     }
