@@ -169,7 +169,13 @@ for (
   })
 ) console.log(line);
 
-// Requests still in flight when the process is told to stop get a bounded grace.
+// Requests still in flight when the process is told to stop get a bounded grace: the clock
+// starts at the signal, not at start-up (started here, it stopped every process after 10 s).
+const stopAsked = new Promise<void>((resolve) => {
+  if (shutdown.signal.aborted) return resolve();
+  shutdown.signal.addEventListener("abort", () => resolve(), { once: true });
+});
+await Promise.race([server.finished, stopAsked]);
 const drained = await finishedWithin(server.finished, SHUTDOWN_GRACE_MS);
 if (!drained) {
   console.log(

@@ -7,6 +7,7 @@ import type { Db } from "../db/database.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import {
   AuditFailure,
+  auditWriteError,
   type AuditWriter,
   ledgerAuditWriter,
 } from "../entries/audit.ts";
@@ -233,6 +234,6 @@ async function audit(
       at: ctx.clock.now(),
     });
   } catch (error) {
-    throw new AuditFailure(error);
+    throw auditWriteError(error);
   }
 }

@@ -6,6 +6,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "./pglite_dialect.ts";
 import type { Database } from "./schema.ts";
 import { DEFAULT_POOL_MAX } from "../config.ts";
+import { guardPool } from "../../plugins/sdk/pg_faults.ts";
 
 /** The typed query builder every service receives. */
 export type Db = Kysely<Database>;
@@ -159,11 +160,17 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
       // a timer each time a query hands its connection back and clears it on the next: about
       // 4-6 us of every public read (docs/benchmarks.md, issue 18 round seven).
       idleTimeoutMillis: 0,
+      // How an operator finds the service's sessions in pg_stat_activity (a URL's or PGAPPNAME's
+      // application_name wins).
+      fallback_application_name: "stave",
     });
-    // An idle client the server drops (restart, failover) must not crash the process; the
-    // pool replaces it on the next query.
-    pool.on("error", (error: Error) => {
-      console.error(`PostgreSQL idle client failed: ${error.message}`);
+    // A connection the server drops (restart, failover, an operator's pg_terminate_backend),
+    // idle or handed out, must not end the process: the pool discards it and opens another on
+    // the next query, and the request that was using it answers 503 (docs/deploy.md).
+    guardPool(pool, (error) => {
+      console.error(
+        `PostgreSQL connection lost: ${error.message}; the pool opens a new one on the next query`,
+      );
     });
     const db = new PoolDb(pool);
     pools.set(db, pool);

@@ -1,5 +1,7 @@
-import { deepEqual, equal, rejects } from "node:assert/strict";
+import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { sql } from "kysely";
+import pg from "pg";
+import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
 import { openTestDb } from "../../tests/support/db.ts";
 import { executeNamed, openDatabase } from "./database.ts";
 
@@ -153,6 +155,52 @@ Deno.test({
     equal(left, 0);
   } finally {
     await close();
+  }
+});
+
+Deno.test({
+  name:
+    "openDatabase(): PostgreSQL terminating a connection inside a transaction fails it with a connection error, the process lives on and the next queries run on new connections",
+  ignore: !Deno.env.get("DATABASE_URL"),
+}, async () => {
+  const { db } = await namedPool("stave_faults");
+  const admin = new pg.Client({
+    connectionString: Deno.env.get("DATABASE_URL")!,
+  });
+  await admin.connect();
+  try {
+    const terminate = (pid: number) =>
+      admin.query("select pg_terminate_backend($1)", [pid]);
+    // Kysely holds the client between the two statements with no listener of its own: pg emits
+    // the server's goodbye on it as an 'error' event, which used to end the process.
+    await rejects(
+      db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ pid: number }>`
+          select pg_backend_pid() as pid`.execute(trx);
+        await terminate(rows[0].pid);
+        await sql`select 1`.execute(trx);
+      }),
+      isConnectionError,
+    );
+    // The same for a named statement's connection, terminated while idle in the pool.
+    const { rows } = await sql<{ n: number }>`select 41 + 1 as n`.execute(db);
+    equal(rows[0].n, 42);
+    const named = sql<{ pid: number }>`select pg_backend_pid() as pid`
+      .compile(db);
+    const [{ pid }] = await executeNamed(db, "test_faults_pid", named);
+    await terminate(pid);
+    // Either the pool has already dropped the dead idle client, or the statement meets the
+    // closed connection: in no case a crash or a statement error.
+    try {
+      await executeNamed(db, "test_faults_pid", named);
+    } catch (error) {
+      equal(isConnectionError(error), true, String(error));
+    }
+    const again = await executeNamed(db, "test_faults_pid", named);
+    ok(again[0].pid !== pid);
+  } finally {
+    await admin.end();
+    await db.destroy();
   }
 });
 

@@ -1,6 +1,7 @@
 // The admin audit ledger: the writer a command calls inside its transaction, and the default table writer.
 import type { Db } from "../db/database.ts";
 import type { ActorSnapshot } from "./actor_snapshot.ts";
+import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
 
 /** One admin audit entry, as a command hands it to the writer. */
 export interface AuditEntryInput {
@@ -60,4 +61,13 @@ export class AuditFailure extends Error {
     );
     this.name = "AuditFailure";
   }
+}
+
+/**
+ * What a failed audit write throws: the error itself when the database connection was lost (the
+ * whole command failed with it, and answers 503 `temporary_failure` with `Retry-After` like any
+ * request on a dropped connection), else an {@link AuditFailure} (`audit_unavailable`).
+ */
+export function auditWriteError(error: unknown): unknown {
+  return isConnectionError(error) ? error : new AuditFailure(error);
 }

@@ -52,6 +52,24 @@ Deno.test("lifecycle commands answer audit_unavailable for people and write noth
   }
 });
 
+Deno.test("a lifecycle command whose audit write lost the database connection throws that error (answered 503 temporary_failure with Retry-After) and writes nothing", async () => {
+  const w = await openWorld();
+  try {
+    const before = await w.counts();
+    const lost = Object.assign(
+      new Error("terminating connection due to administrator command"),
+      { code: "57P01" },
+    );
+    const dropped = w.ctx(undefined, {
+      audit: { write: () => Promise.reject(lost) },
+    });
+    await assert.rejects(saveEntry(dropped, draft), (error) => error === lost);
+    assert.deepEqual(await w.counts(), before);
+  } finally {
+    await w.close();
+  }
+});
+
 Deno.test("lifecycle commands answer temporary_failure for plugin actors and write nothing when the audit write fails (AUD-007)", async () => {
   const w = await openWorld();
   try {

@@ -7,6 +7,7 @@ import { publicationChanged } from "./publication_hook.ts";
 import {
   type AuditEntryInput,
   AuditFailure,
+  auditWriteError,
   ledgerAuditWriter,
 } from "./audit.ts";
 import type {
@@ -138,7 +139,7 @@ export async function runCommandOver<T extends { ok: true }>(
               details: { ...audit.details, ...trace },
             });
           } catch (error) {
-            throw new AuditFailure(error);
+            throw auditWriteError(error);
           }
         },
       };

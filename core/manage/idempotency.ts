@@ -8,6 +8,7 @@ import { isValidIdempotencyKey } from "../kv/idempotency_key.ts";
 import type { IdempotentAnswer } from "../kv/idempotent_answer.ts";
 import type { LogEntry } from "../services.ts";
 import { refuse } from "../web/errors.ts";
+import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
 import { type KeyRule, retentionMs } from "./contract/operation.ts";
 
 /** An answer ready to send: status, headers and the JSON body text. */
@@ -175,6 +176,10 @@ async function runClaimed(
   try {
     answer = await options.run();
   } catch (error) {
+    if (isConnectionError(error) && options.rule.settle === "prove") {
+      const proved = await proveAfterLostConnection(options, claim, error);
+      if (proved) return proved;
+    }
     // A refused or failed command wrote nothing: free the key so a retry runs it again.
     await options.store.free(claim);
     throw error;
@@ -189,6 +194,35 @@ async function runClaimed(
     });
   }
   return answer;
+}
+
+/**
+ * A connection lost while a command ran leaves one doubt: a commit whose acknowledgement never
+ * came back. A command that records its answer with its effect settles it at once, as a retry
+ * would: the written answer (`replayed: true`), or null when nothing was written (the caller
+ * frees the key). When even that read fails the claim is left as it is, pending, and the
+ * original error is thrown: a retry within the lease is `idempotency_in_progress`, after it
+ * the claim is settled the same way (spec 2, 4.3).
+ */
+async function proveAfterLostConnection(
+  options: RunKeyedOptions,
+  claim: IdempotencyClaim,
+  lost: unknown,
+): Promise<SentAnswer | null> {
+  let proved: SentAnswer | null;
+  try {
+    proved = options.prove ? await options.prove() : null;
+  } catch {
+    throw lost;
+  }
+  if (!proved) return null;
+  const settled = await options.store.settle(claim, stored(proved));
+  if (!settled.ok) throw lost;
+  return asReplay(
+    settled.answer,
+    options.rule.omitOnReplay,
+    options.rule.replayAs,
+  );
 }
 
 function stored(answer: SentAnswer): IdempotentAnswer {

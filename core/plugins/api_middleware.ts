@@ -32,11 +32,13 @@ export const pluginApiDoor: MiddlewareHandler<AppEnv> =
       return outcomeResponse("plugin_unauthorized", UNAUTHORIZED);
     }
     const { db, clock, kv } = c.var.services;
-    const auth = await authenticatePlugin(
-      db,
-      clock,
-      c.req.header("authorization"),
-    );
+    let auth;
+    try {
+      auth = await authenticatePlugin(db, clock, c.req.header("authorization"));
+    } catch (error) {
+      // The token read failed (a lost database connection): still the outcome envelope.
+      return outcomeOfError(error, c.var.log);
+    }
     if (!auth.ok) return outcomeResponse("plugin_unauthorized", UNAUTHORIZED);
     const named = headerNamingRefusal(c.req.raw.headers);
     if (named) return refusalResponse(named);

@@ -2,7 +2,8 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../web/env.ts";
-import { HttpError } from "../web/errors.ts";
+import { DATABASE_RETRY_AFTER_SECONDS, HttpError } from "../web/errors.ts";
+import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
 import type { Installation } from "./installation_store.ts";
 import {
   type Capability,
@@ -201,6 +202,19 @@ export function outcomeOfError(
     if (error.status < 500) {
       return outcomeResponse("invalid_request", error.message);
     }
+  }
+  if (isConnectionError(error)) {
+    // The database dropped the connection: retryable, and the pool reconnects on the next query.
+    log({
+      level: "error",
+      msg: "plugin api database unavailable",
+      error: error instanceof Error ? error.message.slice(0, 200) : "unknown",
+    });
+    return outcomeResponse(
+      "temporary_failure",
+      "The database is unavailable for a moment: retry shortly",
+      { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS },
+    );
   }
   log({
     level: "error",

@@ -7,6 +7,7 @@ import { snapshotActor } from "../entries/actor_snapshot.ts";
 import {
   type AuditEntryInput,
   AuditFailure,
+  auditWriteError,
   type AuditWriter,
   ledgerAuditWriter,
 } from "../entries/audit.ts";
@@ -92,7 +93,7 @@ export async function runProposalCommand<
               ...entry,
             });
           } catch (error) {
-            throw new AuditFailure(error);
+            throw auditWriteError(error);
           }
         },
       });

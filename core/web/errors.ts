@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./env.ts";
+import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
 
 /** A refusal the spec names: an HTTP status, a code and the details a client may see. */
 export class HttpError extends Error {
@@ -40,8 +41,17 @@ export function errorJson(c: Context, error: HttpError): Response {
 
 /** Maps whatever a route threw to an answer, never leaking stacks, SQL or paths. */
 export function handleError(error: unknown, c: Context<AppEnv>): Response {
-  const known = toHttpError(error);
-  if (!known) {
+  let known = toHttpError(error);
+  if (!known && isConnectionError(error)) {
+    // Nothing was acknowledged on a connection that dropped: the client may retry as it is told.
+    known = databaseUnavailable(c.req.path);
+    c.var.log?.({
+      level: "warn",
+      msg: "database unavailable",
+      error: describe(error),
+      path: c.req.path,
+    });
+  } else if (!known) {
     c.var.log?.({
       level: "error",
       msg: "unhandled",
@@ -56,6 +66,37 @@ export function handleError(error: unknown, c: Context<AppEnv>): Response {
     return c.text("Internal error", 500);
   }
   return errorJson(c, answer);
+}
+
+/** Seconds a client waits before retrying after the database dropped its connection. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+const DEPENDENCY_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The 503 of a request whose database connection was lost (the pool reconnects on the next
+ * query): `temporary_failure` (spec 1's code for a temporary outage), or the dependency code
+ * the public search and sync contracts name for their own paths. Never stored by a cache.
+ */
+export function databaseUnavailable(path: string): HttpError {
+  const code = path.startsWith("/v1/_sync")
+    ? "sync_dependency_unavailable"
+    : path.startsWith("/v1/_search")
+    ? "search_unavailable"
+    : "temporary_failure";
+  // Search and sync routes answer their own 503s with 5 s: the same wait whatever failed.
+  const seconds = code === "temporary_failure"
+    ? DATABASE_RETRY_AFTER_SECONDS
+    : DEPENDENCY_RETRY_AFTER_SECONDS;
+  return new HttpError(
+    503,
+    code,
+    "The database is unavailable for a moment: retry shortly",
+    {},
+    {
+      "Retry-After": String(seconds),
+      "Cache-Control": "no-store",
+    },
+  );
 }
 
 function toHttpError(error: unknown): HttpError | null {

@@ -41,6 +41,7 @@ import {
   sessionCookie,
 } from "./core/sessions.ts";
 import { installationClient } from "./core/tick.ts";
+import { isConnectionError } from "../sdk/pg_faults.ts";
 import type { TokenBox } from "./core/token_box.ts";
 import { schedulingManifest } from "./manifest.ts";
 import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
@@ -1251,6 +1252,18 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     console.error(
       `scheduling: ${error instanceof Error ? error.message : String(error)}`,
     );
+    if (isConnectionError(error)) {
+      // Nothing was acknowledged on the lost connection; the pool reconnects on the next query.
+      const answer = problem(
+        c,
+        503,
+        "Unavailable for a moment",
+        "The plugin's database did not answer. Try again in a few seconds.",
+      );
+      answer.headers.set("Retry-After", "2");
+      answer.headers.set("Cache-Control", "no-store");
+      return answer;
+    }
     return problem(
       c,
       500,

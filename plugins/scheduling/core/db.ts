@@ -15,6 +15,7 @@ import {
   sql,
 } from "kysely";
 import pg from "pg";
+import { guardPool } from "../../sdk/pg_faults.ts";
 import { PGlite } from "@electric-sql/pglite";
 
 export interface InstallationsTable {
@@ -151,7 +152,18 @@ export async function openSchedulerDb(
 ): Promise<SchedulerDb> {
   let db: SchedulerDb;
   if ("url" in target) {
-    const pool = new pg.Pool({ connectionString: target.url, max: 5 });
+    const pool = new pg.Pool({
+      connectionString: target.url,
+      max: 5,
+      fallback_application_name: "stave-scheduling",
+    });
+    // A connection PostgreSQL drops (restart, failover, pg_terminate_backend), idle or in use,
+    // must not end the plugin: the pool replaces it, the request answers 503, the tick retries.
+    guardPool(pool, (error) => {
+      console.error(
+        `scheduling: PostgreSQL connection lost: ${error.message}; the pool opens a new one on the next query`,
+      );
+    });
     db = new Kysely({ dialect: new PostgresDialect({ pool }) });
   } else {
     const pglite = "memory" in target
