@@ -3,6 +3,7 @@
 // in archive_received. IMP-006.
 import assert from "node:assert/strict";
 import { ARCHIVE_VALUE_LIMIT } from "../../core/data/archive.ts";
+import { pngClaiming } from "../../core/media/png.ts";
 import {
   type ManageFixture,
   refusal,
@@ -14,6 +15,7 @@ import {
   key,
   ok,
   runImport,
+  sha256,
   startImport,
 } from "./helpers.ts";
 
@@ -179,6 +181,35 @@ Deno.test("IMP-006: a 12 MiB title, a NUL in a media file name and a lone surrog
     assert.deepEqual(
       (await ok<{ data: unknown[] }>(await call("GET", "/models"))).data,
       [],
+    );
+    const media = await t.services.db.selectFrom("media_files").select("id")
+      .where("site_id", "=", t.siteId).execute();
+    assert.deepEqual(media, []);
+  }));
+
+Deno.test("IMP-006: an archived image whose header claims more than the pixel ceiling is refused like an upload (unsupported_media_type), the rest imports", () =>
+  withManageApp(async (t) => {
+    const call = await importer(t);
+    const bytes = pngClaiming(100_000, 100_000);
+    const job = await startImport(
+      call,
+      archive([{
+        type: "media",
+        id: MEDIA,
+        file_name: "bomb.png",
+        alt_texts: {},
+        sha256: await sha256(bytes),
+        content_base64: btoa(String.fromCharCode(...bytes)),
+      }], { media: 1 }),
+    );
+    const done = await runImport(call, job.id as string);
+    assert.equal(done.state, "completed");
+    assert.deepEqual(
+      (done.problems as { code: string; id: string }[]).map((p) => [
+        p.code,
+        p.id,
+      ]),
+      [["unsupported_media_type", MEDIA]],
     );
     const media = await t.services.db.selectFrom("media_files").select("id")
       .where("site_id", "=", t.siteId).execute();

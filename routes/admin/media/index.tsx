@@ -1,6 +1,7 @@
 // GET/POST /admin/media: the media library — folders, search, upload, alt texts, focal point, replace, usage, remove.
 import type { Context } from "hono";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
+import { MAX_IMAGE_PIXELS } from "../../../core/media/detect.ts";
 import { personMedia } from "../../../core/media/admin_access.ts";
 import {
   moveMedia,
@@ -48,6 +49,10 @@ export function sayRefusal(refusal: MediaRefusal): string {
         ? "The file is empty."
         : refusal.reason === "damaged"
         ? "The image is damaged or cut short: export it again and retry."
+        : refusal.reason === "too_many_pixels"
+        ? `The image has more than ${
+          MAX_IMAGE_PIXELS / 1_000_000
+        } megapixels: scale it down and retry.`
         : refusal.reason === "kind_changed"
         ? `A file can only be replaced by one of the same kind: ${refusal.detail}.`
         : "This kind of file is not accepted.";
