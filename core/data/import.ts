@@ -13,7 +13,7 @@ import {
 } from "../entries/mod.ts";
 import { readGroup, readInstances } from "../entries/store.ts";
 import type { MediaStorage } from "../media/storage.ts";
-import { API_UPLOAD_LIMIT, uploadMedia } from "../media/upload.ts";
+import { uploadMedia } from "../media/upload.ts";
 import { listModels } from "../models/model_reads.ts";
 import { createModel } from "../models/store.ts";
 import type { StoredModel } from "../models/store_rows.ts";
@@ -106,6 +106,8 @@ export interface ImportContext extends JobContext {
   publicUrl: string;
   /** The lifecycle context entries are saved and published through (the caller as actor). */
   lifecycle: LifecycleContext;
+  /** Largest media file: `apiUploadLimit()` of the plan limit. */
+  uploadLimitBytes: number;
 }
 
 /** A refusal of an import command, answered by the route. */
@@ -883,7 +885,11 @@ async function importMedia(
       keyDigest: null,
     },
     { bytes, fileName: record.file_name },
-    { altTexts, onDuplicate: "use_existing", limitBytes: API_UPLOAD_LIMIT },
+    {
+      altTexts,
+      onDuplicate: "use_existing",
+      limitBytes: ctx.uploadLimitBytes,
+    },
   );
   if (!uploaded.ok) {
     problems.push({

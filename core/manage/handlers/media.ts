@@ -25,7 +25,7 @@ import { mediaStorageOf } from "../../media/storage_of.ts";
 import {
   ALT_TEXT_MAX,
   altTextsFrom,
-  API_UPLOAD_LIMIT,
+  apiUploadLimit,
   type MediaRefusal,
   uploadMedia as uploadFile,
 } from "../../media/upload.ts";
@@ -169,7 +169,9 @@ export const uploadMedia = defineHandler(contract.uploadMedia, {
         ? undefined
         : body.folder_id || null,
       editedFrom: body.edited_from,
-      limitBytes: API_UPLOAD_LIMIT,
+      limitBytes: apiUploadLimit(
+        ctx.services.config.mediaRequestBodyLimitBytes,
+      ),
     });
     if (!result.ok) refuseMedia(result);
     if (!result.created) {
@@ -200,6 +202,9 @@ function sourceContext(ctx: ManageContext): SourceContext {
     siteId: ctx.site.id,
     userId: ctx.authority.personId,
     authority: ctx.authority,
+    uploadLimitBytes: apiUploadLimit(
+      ctx.services.config.mediaRequestBodyLimitBytes,
+    ),
   };
 }
 
@@ -392,7 +397,9 @@ export const replaceMedia = defineHandler(contract.replaceMedia, {
       width: optionalInt(body.width),
       height: optionalInt(body.height),
       aspectRatio: body.aspectRatio,
-      limitBytes: API_UPLOAD_LIMIT,
+      limitBytes: apiUploadLimit(
+        ctx.services.config.mediaRequestBodyLimitBytes,
+      ),
     });
     if (!result.ok) refuseMedia(result);
     return { body: result.item };
@@ -434,7 +441,9 @@ export const putMediaOriginal = defineHandler(contract.putMediaOriginal, {
       file!,
       {
         expectedObjectId: body.expected_object_id,
-        limitBytes: API_UPLOAD_LIMIT,
+        limitBytes: apiUploadLimit(
+          ctx.services.config.mediaRequestBodyLimitBytes,
+        ),
       },
     );
     if (!result.ok) refuseMedia(result);

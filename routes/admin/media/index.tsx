@@ -19,13 +19,26 @@ import { type MediaRefusal, uploadMedia } from "../../../core/media/upload.ts";
 import { readUsage, removeMedia } from "../../../core/media/usage.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
-import { page, type PageProps } from "../../../core/web/manifest.ts";
+import {
+  page,
+  type PageProps,
+  type RouteConfig,
+} from "../../../core/web/manifest.ts";
 import { type LibraryData, LibraryPage } from "./_view.tsx";
 
 export const middleware = requireSignedIn;
 
+/**
+ * The whole form is read before the CSRF check and the route (Hono's `parseBody`), so the
+ * plan's upload limit bounds the body, plus room for the other fields (MED-013).
+ */
+export const config: RouteConfig = {
+  bodyLimit: (settings) =>
+    settings.mediaRequestBodyLimitBytes + ADMIN_FORM_OVERHEAD_BYTES,
+};
+const ADMIN_FORM_OVERHEAD_BYTES = 64 * 1024;
+
 /** Largest file the admin accepts: the site's media setting caps it further (spec 2 part 8). */
-const ADMIN_UPLOAD_LIMIT = 100_000_000;
 
 async function person(c: Context<AppEnv>) {
   const found = await personMedia(
@@ -208,7 +221,11 @@ export const handler = {
         const result = await uploadMedia(me.ctx, {
           bytes: new Uint8Array(await file.arrayBuffer()),
           fileName: file.name,
-        }, { onDuplicate, folderId, limitBytes: ADMIN_UPLOAD_LIMIT });
+        }, {
+          onDuplicate,
+          folderId,
+          limitBytes: c.var.services.config.mediaRequestBodyLimitBytes,
+        });
         if (!result.ok) {
           if (result.code === "media_duplicate" && !wantsJson) {
             return page(
@@ -324,7 +341,7 @@ export const handler = {
       const replaced = await replaceMedia(me.ctx, itemId, {
         bytes: new Uint8Array(await file.arrayBuffer()),
         fileName: file.name,
-      }, { limitBytes: ADMIN_UPLOAD_LIMIT });
+      }, { limitBytes: c.var.services.config.mediaRequestBodyLimitBytes });
       if (!replaced.ok) return await fail(replaced);
       return back(c, itemId);
     }
