@@ -83,6 +83,8 @@ const MESSAGES: Record<string, string> = {
   media_changed:
     "The original changed: read the originals again and resend expected_object_id",
   media_in_use: "Entries still use this file: remove it from them first",
+  media_usage_unreadable:
+    "Cannot tell which entries use this file, so it was kept: try again shortly",
   unknown_locale: "The site has no such language",
 };
 

@@ -77,6 +77,8 @@ export function sayRefusal(refusal: MediaRefusal): string {
       return `This site does not accept ${refusal.kind} files (Settings → Media files).`;
     case "media_format_not_enabled":
       return `This site does not accept .${refusal.format} files (Settings → Media files).`;
+    case "media_usage_unreadable":
+      return "The file was kept: the entries that use it could not be read just now. Try again shortly.";
     case "media_in_use": {
       const usage = refusal.usage as { at_least: number; hidden: number };
       return `This file cannot be removed: ${usage.at_least} ${
@@ -363,7 +365,14 @@ export const handler = {
       }
       const removed = await removeMedia(me.ctx, itemId, me.canRead);
       if (!removed.ok) {
-        return await fail(removed, removed.code === "media_in_use" ? 409 : 404);
+        return await fail(
+          removed,
+          removed.code === "media_in_use"
+            ? 409
+            : removed.code === "media_usage_unreadable"
+            ? 503
+            : 404,
+        );
       }
       return back(c);
     }
