@@ -4,6 +4,10 @@ import { LIMITS } from "./plugins/protocol.ts";
 
 /** PostgreSQL connections the service holds open at most, unless `DATABASE_POOL_MAX` says. */
 export const DEFAULT_POOL_MAX = 10;
+/** The admin's upload limit unless the plan says otherwise (spec 2 part 8: 100 MB). */
+export const DEFAULT_MEDIA_REQUEST_BODY_LIMIT_BYTES = 100_000_000;
+/** The largest plan limit the spec allows (5 GB). */
+export const MAX_MEDIA_REQUEST_BODY_LIMIT_BYTES = 5_000_000_000;
 
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) =>
   v === "true" || v === "1"
@@ -80,6 +84,10 @@ const configSchema = z.object({
     }
     return urls;
   }).optional(),
+  // The plan's upload limit (spec 2 part 8: at most 5 GB); the admin's default is 100 MB.
+  MEDIA_REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(
+    MAX_MEDIA_REQUEST_BODY_LIMIT_BYTES,
+  ).default(DEFAULT_MEDIA_REQUEST_BODY_LIMIT_BYTES),
   MEDIA_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   MEDIA_S3_BUCKET: z.string().regex(
     /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
@@ -185,6 +193,11 @@ export interface Config {
   schedulerCompanion: { port: number } | null;
   /** Media bytes go to this bucket when set, else to files under `dataDir/media`. */
   mediaS3: MediaS3Config | null;
+  /**
+   * The plan's upload limit (`MEDIA_REQUEST_BODY_LIMIT_BYTES`): the largest file the admin
+   * takes, and a ceiling under the API's 32 MiB on every other door (docs/media.md).
+   */
+  mediaRequestBodyLimitBytes: number;
 }
 
 /** Raised when a setting is invalid; its message names the setting but never echoes the value. */
@@ -250,6 +263,7 @@ export function loadConfig(
         ? { port: v.SCHEDULER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 1) }
         : null,
     mediaS3,
+    mediaRequestBodyLimitBytes: v.MEDIA_REQUEST_BODY_LIMIT_BYTES,
   };
 }
 

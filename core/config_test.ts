@@ -22,6 +22,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     pluginCatalogues: [],
     schedulerCompanion: { port: 8001 },
     mediaS3: null,
+    mediaRequestBodyLimitBytes: 100_000_000,
   });
 });
 
@@ -81,6 +82,27 @@ Deno.test("loadConfig() takes PUBLIC_ANSWER_CACHE_MB from 0 (keep none) to 4096 
       (e: Error) =>
         e instanceof ConfigError &&
         /setting PUBLIC_ANSWER_CACHE_MB/.test(e.message),
+    );
+  }
+});
+
+Deno.test("loadConfig() takes MEDIA_REQUEST_BODY_LIMIT_BYTES from 1 to 5 GB and refuses anything else at start, naming the setting (MED-013)", () => {
+  equal(
+    loadConfig({ MEDIA_REQUEST_BODY_LIMIT_BYTES: "1" })
+      .mediaRequestBodyLimitBytes,
+    1,
+  );
+  equal(
+    loadConfig({ MEDIA_REQUEST_BODY_LIMIT_BYTES: "5000000000" })
+      .mediaRequestBodyLimitBytes,
+    5_000_000_000,
+  );
+  for (const bad of ["5000000001", "0", "-1", "1.5", "lots"]) {
+    throws(
+      () => loadConfig({ MEDIA_REQUEST_BODY_LIMIT_BYTES: bad }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /setting MEDIA_REQUEST_BODY_LIMIT_BYTES/.test(e.message),
     );
   }
 });

@@ -1,5 +1,6 @@
 // A cacheable JSON answer with a strong ETag; a matching If-None-Match answers 304.
 import { sha256Hex } from "../auth/secrets.ts";
+import { noneMatchHits } from "../web/etag.ts";
 
 /** Answers `body` with `Cache-Control`, `ETag` and `Cache-Tag`, or 304 when the client has it. */
 export async function cachedJson(
@@ -14,7 +15,7 @@ export async function cachedJson(
     ETag: etag,
     "Cache-Tag": cacheTag,
   };
-  if (ifNoneMatch?.split(",").map((t) => t.trim()).includes(etag)) {
+  if (noneMatchHits(ifNoneMatch, etag)) {
     return new Response(null, { status: 304, headers });
   }
   return new Response(text, {

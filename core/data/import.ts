@@ -13,7 +13,7 @@ import {
 } from "../entries/mod.ts";
 import { readGroup, readInstances } from "../entries/store.ts";
 import type { MediaStorage } from "../media/storage.ts";
-import { API_UPLOAD_LIMIT, uploadMedia } from "../media/upload.ts";
+import { uploadMedia } from "../media/upload.ts";
 import { listModels } from "../models/model_reads.ts";
 import { createModel } from "../models/store.ts";
 import type { StoredModel } from "../models/store_rows.ts";
@@ -106,6 +106,8 @@ export interface ImportContext extends JobContext {
   publicUrl: string;
   /** The lifecycle context entries are saved and published through (the caller as actor). */
   lifecycle: LifecycleContext;
+  /** Largest media file: `apiUploadLimit()` of the plan limit. */
+  uploadLimitBytes: number;
 }
 
 /** A refusal of an import command, answered by the route. */
@@ -283,53 +285,60 @@ async function stageArchive(
     ).execute();
     staged = [];
   };
-  try {
-    await forEachLine(
-      readParts(ctx.db, job.id, "archive"),
-      async (text, line) => {
-        lastLine = line;
-        const decoded = decodeLine(text, line);
-        if (!decoded.ok) {
-          problems.push(decoded.problem);
-          return problems.length < INLINE_PROBLEMS;
-        }
-        if (line === 1) return;
-        const record = decoded.record as BodyRecord;
-        if (end) {
-          problems.push({ line, message: "a record after the end record" });
-          return;
-        }
-        if (record.type === "end") {
-          end = { line, counts: record.counts };
-          return;
-        }
-        counts[
-          record.type === "language"
-            ? "languages"
-            : record.type === "model"
-            ? "models"
-            : record.type === "media"
-            ? "media"
-            : "entries"
-        ]++;
-        staged.push({
-          seq: line,
-          type: record.type,
-          record: JSON.stringify(record),
+  await forEachLine(
+    readParts(ctx.db, job.id, "archive"),
+    async (read) => {
+      const line = read.line;
+      lastLine = line;
+      const decoded = read.ok
+        ? decodeLine(read.text, line)
+        : { ok: false as const, problem: read.problem };
+      if (!decoded.ok) {
+        problems.push(decoded.problem);
+        return problems.length < INLINE_PROBLEMS;
+      }
+      if (line === 1) return;
+      const record = decoded.record as BodyRecord;
+      if (end) {
+        problems.push({
+          code: "import_archive_invalid",
+          line,
+          message: "a record after the end record",
         });
-        if (staged.length >= STAGE_BATCH) await flush();
-      },
-    );
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    problems.push({ line: lastLine + 1, message: "not UTF-8 text" });
-  }
+        return;
+      }
+      if (record.type === "end") {
+        end = { line, counts: record.counts };
+        return;
+      }
+      counts[
+        record.type === "language"
+          ? "languages"
+          : record.type === "model"
+          ? "models"
+          : record.type === "media"
+          ? "media"
+          : "entries"
+      ]++;
+      staged.push({
+        seq: line,
+        type: record.type,
+        record: JSON.stringify(record),
+      });
+      if (staged.length >= STAGE_BATCH) await flush();
+    },
+  );
   if (problems.length === 0 && lastLine === 0) {
-    problems.push({ line: 1, message: "the archive is empty" });
+    problems.push({
+      code: "import_archive_invalid",
+      line: 1,
+      message: "the archive is empty",
+    });
   }
   const closing = end as { line: number; counts: ArchiveCounts } | null;
   if (problems.length === 0 && !closing) {
     problems.push({
+      code: "import_archive_invalid",
       line: lastLine + 1,
       message: "no end record: the archive is cut short",
     });
@@ -339,6 +348,7 @@ async function stageArchive(
     JSON.stringify(closing.counts) !== JSON.stringify(counts)
   ) {
     problems.push({
+      code: "import_archive_invalid",
       line: closing.line,
       message: `the end record counts ${
         JSON.stringify(closing.counts)
@@ -620,12 +630,9 @@ export async function importStep(
       if (!staged.ok) {
         return {
           state: "failed",
-          problems: staged.problems.map((p) => ({
-            code: "import_archive_invalid",
-            ...p,
-          })),
+          problems: staged.problems,
           error: {
-            code: "import_archive_invalid",
+            code: staged.problems[0].code,
             message: `Line ${staged.problems[0].line}: ${
               staged.problems[0].message
             }`,
@@ -878,7 +885,11 @@ async function importMedia(
       keyDigest: null,
     },
     { bytes, fileName: record.file_name },
-    { altTexts, onDuplicate: "use_existing", limitBytes: API_UPLOAD_LIMIT },
+    {
+      altTexts,
+      onDuplicate: "use_existing",
+      limitBytes: ctx.uploadLimitBytes,
+    },
   );
   if (!uploaded.ok) {
     problems.push({

@@ -1,6 +1,7 @@
 // Field validation of entry values against the site's stored model, through the models module.
 import { getModel } from "../models/store.ts";
 import { isPageField, validateEntryValues } from "../models/validate_values.ts";
+import { checkPageMediaKinds } from "../pages/media_check.ts";
 import { checkSharedSections } from "../pages/shared.ts";
 import { readCheckedSettings } from "../sites/settings.ts";
 import type { EntryValidator } from "./types.ts";
@@ -52,12 +53,18 @@ export function modelValidator(
     if (problems.length > 0 || !found.model.fields.some(isPageField)) {
       return problems;
     }
-    // Shared-section rules read other items, so they run here beside the database.
-    return await checkSharedSections(request.db, {
+    // Shared-section and media rules read other rows, so they run here beside the database.
+    const shared = await checkSharedSections(request.db, {
       siteId: request.siteId,
       modelSlug: found.model.slug,
       values: request.values,
       mode: request.mode,
+      locale: request.locale,
+    });
+    if (shared.length > 0) return shared;
+    return await checkPageMediaKinds(request.db, {
+      siteId: request.siteId,
+      values: request.values,
       locale: request.locale,
     });
   };

@@ -1,5 +1,6 @@
 // Public delivery of stored media objects: immutable caching, ETag, single byte ranges, the type read at upload.
 import type { Db } from "../db/database.ts";
+import { noneMatchHits } from "../web/etag.ts";
 import type { MediaStorage } from "./storage.ts";
 
 const OBJECT_FILE = /^([0-9a-f-]{36})\.([a-z0-9-]{1,16})$/;
@@ -153,11 +154,7 @@ export async function deliver(
     "content-security-policy": "default-src 'none'; sandbox",
     "cross-origin-resource-policy": "cross-origin",
   });
-  const inm = request.headers.get("if-none-match");
-  if (
-    inm &&
-    inm.split(",").some((t) => t.trim() === request.etag || t.trim() === "*")
-  ) {
+  if (noneMatchHits(request.headers.get("if-none-match"), request.etag)) {
     return new Response(null, { status: 304, headers });
   }
   const ifRange = request.headers.get("if-range");

@@ -23,6 +23,14 @@ export interface DetectRefusal {
   detail: string;
 }
 
+/**
+ * Most pixels (width × height) an image may have: 100 megapixels, the ceiling image services
+ * such as Cloudflare Images put on their input. Decoding one takes about 400 MB (4 bytes a
+ * pixel), so a larger header is either a lie (a 1 KB file claiming 100,000 × 100,000) or a
+ * decompression bomb; neither is stored, nor its claimed size published.
+ */
+export const MAX_IMAGE_PIXELS = 100_000_000;
+
 /** Formats that are programs or installers: refused as `executable_file`. */
 const PROGRAMS = new Set([
   "exe",
@@ -162,6 +170,15 @@ export async function detectFile(
         "unsupported_media_type",
         "damaged",
         `The ${format} image has no readable header`,
+      );
+    }
+    if (
+      width !== null && height !== null && width * height > MAX_IMAGE_PIXELS
+    ) {
+      return refuse(
+        "unsupported_media_type",
+        "too_many_pixels",
+        `The image is ${width} × ${height} pixels; the most an image may have is ${MAX_IMAGE_PIXELS} pixels`,
       );
     }
   }

@@ -1,6 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { detectFile } from "./detect.ts";
-import { encodePng } from "./png.ts";
+import { detectFile, MAX_IMAGE_PIXELS } from "./detect.ts";
+import { encodePng, pngClaiming } from "./png.ts";
 
 const enc = new TextEncoder();
 
@@ -59,4 +59,24 @@ Deno.test("detectFile() keeps PDFs as documents, text as txt and unknown bytes a
   equal(txt.ok && txt.format, "txt");
   const bin = await detectFile(new Uint8Array([1, 2, 3, 0, 250, 251]));
   equal(bin.ok && bin.kind, "file");
+});
+
+Deno.test("detectFile() refuses an image whose header claims more than MAX_IMAGE_PIXELS: exactly the ceiling is read, one pixel more is unsupported_media_type (too_many_pixels)", async () => {
+  equal(MAX_IMAGE_PIXELS, 100_000_000);
+  for (const [width, height] of [[MAX_IMAGE_PIXELS, 1], [10_000, 10_000]]) {
+    const found = await detectFile(pngClaiming(width, height));
+    equal(found.ok && found.width! * found.height!, MAX_IMAGE_PIXELS);
+  }
+  for (
+    const [width, height] of [[MAX_IMAGE_PIXELS + 1, 1], [10_000, 10_001], [
+      100_000,
+      100_000,
+    ]]
+  ) {
+    const bomb = pngClaiming(width, height);
+    equal(bomb.length < 1024, true);
+    const found = await detectFile(bomb);
+    equal(!found.ok && found.code, "unsupported_media_type");
+    equal(!found.ok && found.reason, "too_many_pixels");
+  }
 });

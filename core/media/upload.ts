@@ -18,6 +18,15 @@ import {
 /** Largest file the Management API accepts (spec 2 part 8: 32 MiB, whole file buffered). */
 export const API_UPLOAD_LIMIT = 32 * 1024 * 1024;
 
+/**
+ * The largest file a door that buffers whole files (the Management API, plugin uploads and
+ * media-source copies, imports) accepts: 32 MiB, or the plan limit
+ * (`MEDIA_REQUEST_BODY_LIMIT_BYTES`) when that is lower (MED-013).
+ */
+export function apiUploadLimit(planLimitBytes: number): number {
+  return Math.min(API_UPLOAD_LIMIT, planLimitBytes);
+}
+
 /** A file as it arrived. */
 export interface IncomingFile {
   bytes: Uint8Array;

@@ -90,7 +90,18 @@ export async function removeMedia(
 > {
   const row = await readMediaRow(ctx.db, ctx.siteId, id);
   if (!row) return { ok: false, code: "not_found" };
-  const usage = await readUsage(ctx.db, ctx.siteId, id, canRead);
+  let usage: MediaUsage;
+  try {
+    usage = await readUsage(ctx.db, ctx.siteId, id, canRead);
+  } catch (error) {
+    // A file whose usage cannot be read may be in use: refuse rather than delete (MED-026).
+    if (!isDatabaseError(error)) throw error;
+    return {
+      ok: false,
+      code: "media_usage_unreadable",
+      detail: "the entries using it could not be read; nothing was removed",
+    };
+  }
   if (usage.at_least > 0) {
     return { ok: false, code: "media_in_use", usage };
   }
@@ -119,6 +130,12 @@ export async function removeMedia(
   });
   const storage_cleanup = await releaseObjects(ctx, keys);
   return { ok: true, id, storage_cleanup };
+}
+
+/** An error PostgreSQL (or PGlite) raised, carrying a five-character SQLSTATE. */
+function isDatabaseError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code);
 }
 
 /** The answer of a removal whose answer was lost: cleanup state is read again. */

@@ -2,7 +2,8 @@
 // never shows a page with a picture missing. The spec names the reasons; what each one means
 // here is Stave's (docs/pages.md "Previews").
 import type { Db } from "../db/database.ts";
-import type { PageDocument } from "./parse.ts";
+import type { ValueProblem } from "../models/validate_values.ts";
+import { type PageDocument, parsePageDocument } from "./parse.ts";
 
 /** Why a page's media cannot be presented (PUB-037). */
 export type MediaReason =
@@ -138,4 +139,37 @@ export async function checkPageMedia(
     }
   }
   return null;
+}
+
+/**
+ * Refuses, at save and publish, a page whose media reference names a library item that is not
+ * an image (`unsupported_media_kind`, ENT-031): a page section draws its media as a picture,
+ * with crop and focal point, so a video, document or other file there cannot be presented.
+ * Ids that are not library items (demo placeholders) are left to the preview's check.
+ */
+export async function checkPageMediaKinds(
+  db: Db,
+  request: { siteId: string; values: Record<string, unknown>; locale: string },
+): Promise<ValueProblem[]> {
+  const parsed = parsePageDocument(request.values.slides ?? null);
+  if (!parsed.ok) return [];
+  const refs = mediaReferences(parsed.value).filter((r) =>
+    UUID.test(r.media_id)
+  );
+  if (refs.length === 0) return [];
+  const rows = await db.selectFrom("media_files").select(["id", "kind"])
+    .where("site_id", "=", request.siteId)
+    .where("id", "in", [...new Set(refs.map((r) => r.media_id))]).execute();
+  const kinds = new Map(rows.map((r) => [r.id, r.kind as string]));
+  return refs.flatMap((ref) => {
+    const kind = kinds.get(ref.media_id);
+    if (kind === undefined || kind === "image") return [];
+    return [{
+      path: `slides${ref.path.slice(1)}`,
+      code: "unsupported_media_kind",
+      message:
+        `The media item "${ref.media_id}" is a ${kind}; a page shows only images here`,
+      locale: request.locale,
+    }];
+  });
 }

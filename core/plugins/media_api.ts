@@ -13,6 +13,7 @@ import {
   ALT_TEXT_MAX,
   altTextsFrom,
   API_UPLOAD_LIMIT,
+  apiUploadLimit,
   uploadMedia,
 } from "../media/upload.ts";
 import type { AppEnv } from "../web/env.ts";
@@ -205,7 +206,9 @@ export async function uploadPluginMedia(c: Context<AppEnv>): Promise<Response> {
           altTexts: parsed.altTexts,
           folderId: parsed.folderId,
           onDuplicate: parsed.onDuplicate,
-          limitBytes: API_UPLOAD_LIMIT,
+          limitBytes: apiUploadLimit(
+            c.var.services.config.mediaRequestBodyLimitBytes,
+          ),
           alsoRecord: (tx, item) =>
             ledgerAuditWriter.write(tx, {
               id: crypto.randomUUID(),

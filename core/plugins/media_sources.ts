@@ -17,7 +17,6 @@ import {
   toItem,
 } from "../media/items.ts";
 import {
-  API_UPLOAD_LIMIT,
   cleanFileName,
   folderExists,
   siteLanguages,
@@ -64,6 +63,8 @@ export interface SourceContext {
   siteId: string;
   userId: string;
   authority: Authority;
+  /** Largest file a copy may be: {@link apiUploadLimit} of the plan limit. */
+  uploadLimitBytes: number;
 }
 
 /** A refusal by name with the status the API answers. */
@@ -346,7 +347,7 @@ export async function importSourceItem(
       url,
       method: "GET",
       purpose: "media_download",
-    }, { maxBytes: API_UPLOAD_LIMIT });
+    }, { maxBytes: ctx.uploadLimitBytes });
     if (!downloaded.ok || downloaded.status < 200 || downloaded.status > 299) {
       if (downloaded.ok) await downloaded.body?.cancel();
       return refusal(
@@ -370,7 +371,7 @@ export async function importSourceItem(
         (item.alt ? { [await firstLanguage(media)]: item.alt } : undefined),
       folderId: request.folder_id,
       onDuplicate: request.on_duplicate,
-      limitBytes: API_UPLOAD_LIMIT,
+      limitBytes: ctx.uploadLimitBytes,
       alsoRecord: async (tx, stored) => {
         await tx.updateTable("media_files").set({
           attribution: JSON.stringify(attribution),

@@ -4,6 +4,7 @@ import type { Context } from "hono";
 import { corsAnswerHeaders } from "./browser_origins.ts";
 import { PUBLIC_API_SECURITY_HEADERS } from "../web/csp.ts";
 import type { AppEnv } from "../web/env.ts";
+import { noneMatchHits } from "../web/etag.ts";
 import { finalAnswer } from "../web/final_answers.ts";
 import type { PublicAnswer } from "./list.ts";
 
@@ -80,13 +81,7 @@ export function serializedJson(
     ],
     ["Cache-Tag", answer.cacheTag],
   ]);
-  const match = c.req.header("if-none-match");
-  if (
-    match &&
-    match.split(",").some((t) =>
-      t.trim().replace(/^W\//, "") === answer.etag || t.trim() === "*"
-    )
-  ) {
+  if (noneMatchHits(c.req.header("if-none-match"), answer.etag)) {
     return finalAnswer(c, new Response(null, { status: 304, headers }));
   }
   return finalAnswer(

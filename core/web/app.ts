@@ -37,6 +37,19 @@ export interface RouteStep {
   handler: MiddlewareHandler<AppEnv>;
 }
 
+function bodyLimitOf(maxSize: number): MiddlewareHandler<AppEnv> {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new HttpError(
+        413,
+        "payload_too_large",
+        "Request body is larger than this route accepts",
+      );
+    },
+  });
+}
+
 /** Methods whose requests carry a body a route may read. */
 const BODY_METHODS: readonly Method[] = ["POST", "PUT", "PATCH", "DELETE"];
 
@@ -75,16 +88,13 @@ export function registerRoutes(
       .map((l) => l.module.default as unknown as ComponentType<LayoutProps>);
     // A route that answers only GET and HEAD never reads a body: any other method is 405.
     const readsBody = methods.some((m) => BODY_METHODS.includes(m));
-    const limit = bodyLimit({
-      maxSize: mod.config?.bodyLimit ?? DEFAULT_BODY_LIMIT,
-      onError: () => {
-        throw new HttpError(
-          413,
-          "payload_too_large",
-          "Request body is larger than this route accepts",
-        );
-      },
-    });
+    const configured = mod.config?.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const limit: MiddlewareHandler<AppEnv> = typeof configured === "number"
+      ? bodyLimitOf(configured)
+      // A limit read from the settings (the plan's upload limit) is applied per request.
+      : function settingsBodyLimit(c, next) {
+        return bodyLimitOf(configured(c.var.services.config))(c, next);
+      };
     const markKind: MiddlewareHandler<AppEnv> = async function markResponseKind(
       c,
       next,

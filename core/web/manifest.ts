@@ -2,6 +2,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { ComponentChildren, ComponentType } from "preact";
 import type { AppEnv } from "./env.ts";
+import type { Config } from "../config.ts";
 
 /** What a handler may answer: a Response, or the data of the page component. */
 export type HandlerResult = Response | PageResult;
@@ -58,8 +59,11 @@ export function page(
 
 /** Per-route settings a route file may export as `config`. */
 export interface RouteConfig {
-  /** Largest accepted request body in bytes; the default applies otherwise. */
-  bodyLimit?: number;
+  /**
+   * Largest accepted request body in bytes, or a function of the settings giving it per
+   * request (a limit an operator sets); the default applies otherwise.
+   */
+  bodyLimit?: number | ((config: Config) => number);
 }
 
 /** What a file under `routes/` may export. */

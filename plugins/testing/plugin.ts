@@ -329,6 +329,13 @@ const STOCK_FILES: Record<string, Uint8Array | null> = {
   "sunrise.png": SUNRISE,
   "script.png": new TextEncoder().encode("#!/bin/sh\necho hi\n"),
   "gone.png": null,
+  // A 70-byte PNG whose header claims 100,000 × 100,000 pixels.
+  "huge.png": Uint8Array.from(
+    atob(
+      "iVBORw0KGgoAAAANSUhEUgABhqAAAYagCAIAAAAnMJyfAAAACElEQVR4nAMAAAAAAUgGidIAAAAASUVORK5CYII=",
+    ),
+    (c) => c.charCodeAt(0),
+  ),
 };
 
 function stockItems(origin: string) {
@@ -358,6 +365,13 @@ function stockItems(origin: string) {
       mime_type: "image/png",
       thumbnail_url: `${origin}/files/gone.png`,
       download_url: `${origin}/files/gone.png`,
+    },
+    {
+      id: "huge",
+      title: "A header claiming 100,000 × 100,000 pixels",
+      mime_type: "image/png",
+      thumbnail_url: `${origin}/files/huge.png`,
+      download_url: `${origin}/files/huge.png`,
     },
   ];
 }

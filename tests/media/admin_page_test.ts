@@ -2,6 +2,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { administratorPermissions } from "../../core/access/default_roles.ts";
 import { FileStorage } from "../../core/media/file_storage.ts";
+import { pngClaiming } from "../../core/media/png.ts";
 import { createModel } from "../../core/models/store.ts";
 import {
   CookieJar,
@@ -65,6 +66,15 @@ Deno.test("/admin/media works without script: upload, duplicate prompt, alt text
     match(detail, /door\.png/);
     match(detail, /20 × 10 px/);
     match(detail, /Nothing uses this file/);
+
+    // An image header claiming more than the pixel ceiling is refused here too (issue 39 item 3).
+    const bomb = await post({
+      _csrf: csrf,
+      action: "upload",
+      file: file(pngClaiming(100_000, 100_000), "bomb.png"),
+    });
+    equal(bomb.status, 422);
+    match(await bomb.text(), /more than 100 megapixels/);
 
     const dup = await post({
       _csrf: csrf,

@@ -1,4 +1,5 @@
 // GET /media/{site}/{object}.{format}: stable public URLs with ETag, immutable caching, ranges and the right type.
+import { assertIfNoneMatch } from "../support/conditional.ts";
 import { deepEqual, equal } from "node:assert/strict";
 import { startTestS3 } from "../support/s3.ts";
 import { type MediaFixture, png, withMediaApp } from "./support.ts";
@@ -33,6 +34,12 @@ async function checkDelivery(t: MediaFixture) {
     "if-none-match": `"${item.object_id}"`,
   });
   equal(cached.status, 304);
+  // RFC 9110: If-None-Match compares weakly, takes lists and `*` (issue 39 item 5).
+  await assertIfNoneMatch(
+    (headers) => fetchUrl(t, item.url, headers),
+    `"${item.object_id}"`,
+    "media",
+  );
   const part = await fetchUrl(t, item.url, { range: "bytes=1-3" });
   equal(part.status, 206);
   equal(part.headers.get("content-range"), `bytes 1-3/${bytes.length}`);

@@ -135,6 +135,11 @@ Deno.test("a copy import downloads the item and checks it like an upload; a refe
     });
     equal(program.status, 422);
     equal((program.body.error as Json).code, "executable_file");
+    // A header over the pixel ceiling is refused like an upload's (issue 39 item 3).
+    const huge = await call("POST", path, { item_id: "huge", mode: "copy" });
+    equal(huge.status, 415);
+    equal((huge.body.error as Json).code, "unsupported_media_type");
+    equal((huge.body.error as Json).reason, "too_many_pixels");
 
     const gone = await call("POST", path, { item_id: "gone", mode: "copy" });
     equal(gone.status, 502);

@@ -2,6 +2,7 @@
 // one upload service, keyed, audited `plugin.media.upload`, refusals by name with nothing stored
 // (spec 1 parts 2.9 and 4.1; PAPI, AUD rows; MED-006, MED-010, MED-013 through the plugin door).
 import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { pngClaiming } from "../../core/media/png.ts";
 import { withPluginWorld } from "./world.ts";
 
 const PNG = await Deno.readFile(
@@ -124,6 +125,18 @@ Deno.test("plugin uploads are refused by name and store nothing: a program, an u
     );
     equal(program.status, 422);
     equal(program.body.refusal.code, "executable_file");
+    // A header over the pixel ceiling (issue 39 item 3).
+    const bomb = await outcome(
+      await w.plugin.api(id, "/media", {
+        body: form({ delegation_id: delegation }, {
+          bytes: pngClaiming(100_000, 100_000),
+          name: "bomb.png",
+        }),
+        key: "k-bomb",
+      }),
+    );
+    equal(bomb.body.refusal.code, "unsupported_media_type");
+    equal(bomb.body.refusal.reason, "too_many_pixels");
     const unknownField = await outcome(
       await w.plugin.api(id, "/media", {
         body: form({ delegation_id: delegation, title: "x" }),

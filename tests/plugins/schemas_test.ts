@@ -1,4 +1,5 @@
 // The published plugin schemas: fresh, served at a stable public path, and agreeing with the zod sources (PLG-033).
+import { assertIfNoneMatch } from "../support/conditional.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { generatePluginSchemaFiles } from "../../core/plugins/schema_files.ts";
@@ -57,6 +58,13 @@ Deno.test("GET /api/plugin-schemas/… serves both schema files publicly, and 40
       { headers: { "if-none-match": etag } },
     );
     equal(again.status, 304);
+    await assertIfNoneMatch(
+      (headers) =>
+        t.app.request("/api/plugin-schemas/protocol-v1.schema.json", {
+          headers,
+        }),
+      etag,
+    );
     const missing = await t.app.request("/api/plugin-schemas/openapi-v1.json");
     equal(missing.status, 404);
     equal((await missing.json()).error.code, "not_found");

@@ -1,5 +1,6 @@
 // Single reads, privacy, tokens, previews, cache headers and CORS over HTTP (spec 3 parts 3, 4.3, 5, 7;
 // inventory PUB-005, PUB-008, PUB-009, PUB-031 to PUB-036, AUTH-001 to AUTH-013).
+import { assertIfNoneMatch } from "../support/conditional.ts";
 import { deepEqual, equal, ok } from "node:assert/strict";
 import {
   publishEntry,
@@ -283,7 +284,19 @@ Deno.test("GET /v1/{model}/{slug} and access rules", async (t) => {
           })).status,
           200,
         );
+        // Weak comparison, lists and `*` on the single read and the list (RFC 9110).
+        await assertIfNoneMatch(
+          (headers) =>
+            get("/v1/posts/caching-at-the-edge-without-stale-pages", headers),
+          etag,
+          "single read",
+        );
         const list = await get("/v1/posts?limit=2");
+        await assertIfNoneMatch(
+          (headers) => get("/v1/posts?limit=2", headers),
+          list.headers.get("etag")!,
+          "list",
+        );
         equal(
           list.headers.get("cache-tag")!.split(",").filter((t) =>
             t.startsWith("instance:")

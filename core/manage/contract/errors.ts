@@ -87,6 +87,7 @@ export const ERROR_STATUS = {
   media_folder_cycle: 422,
   media_folder_too_deep: 422,
   media_folder_limit: 422,
+  media_usage_unreadable: 503,
   // Imports and exports (spec 2 parts 2.3, 4.2; docs/imports-exports.md).
   export_limited_role: 403,
   artifact_not_ready: 409,

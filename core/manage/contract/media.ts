@@ -486,7 +486,7 @@ export const removeMedia = operation({
     storage_cleanup: z.enum(["complete", "pending"]),
     replayed: z.literal(true).optional(),
   }),
-  errors: ["not_found", "media_in_use"],
+  errors: ["not_found", "media_in_use", "media_usage_unreadable"],
 });
 
 /** `GET /media/sources` (MED-035). */

@@ -37,6 +37,7 @@ import {
   sourceByKey,
   type SourceRow,
 } from "../../data/sources.ts";
+import { apiUploadLimit } from "../../media/upload.ts";
 import { mediaStorageOf } from "../../media/storage_of.ts";
 import { refuse } from "../../web/errors.ts";
 import * as contract from "../contract/data.ts";
@@ -61,6 +62,9 @@ function importContext(ctx: ManageContext): ImportContext {
     storage: mediaStorageOf(ctx.services),
     publicUrl: ctx.services.config.publicUrl,
     lifecycle: lifecycleOf(ctx),
+    uploadLimitBytes: apiUploadLimit(
+      ctx.services.config.mediaRequestBodyLimitBytes,
+    ),
   };
 }
 

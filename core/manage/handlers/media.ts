@@ -25,7 +25,7 @@ import { mediaStorageOf } from "../../media/storage_of.ts";
 import {
   ALT_TEXT_MAX,
   altTextsFrom,
-  API_UPLOAD_LIMIT,
+  apiUploadLimit,
   type MediaRefusal,
   uploadMedia as uploadFile,
 } from "../../media/upload.ts";
@@ -83,6 +83,8 @@ const MESSAGES: Record<string, string> = {
   media_changed:
     "The original changed: read the originals again and resend expected_object_id",
   media_in_use: "Entries still use this file: remove it from them first",
+  media_usage_unreadable:
+    "Cannot tell which entries use this file, so it was kept: try again shortly",
   unknown_locale: "The site has no such language",
 };
 
@@ -169,7 +171,9 @@ export const uploadMedia = defineHandler(contract.uploadMedia, {
         ? undefined
         : body.folder_id || null,
       editedFrom: body.edited_from,
-      limitBytes: API_UPLOAD_LIMIT,
+      limitBytes: apiUploadLimit(
+        ctx.services.config.mediaRequestBodyLimitBytes,
+      ),
     });
     if (!result.ok) refuseMedia(result);
     if (!result.created) {
@@ -200,6 +204,9 @@ function sourceContext(ctx: ManageContext): SourceContext {
     siteId: ctx.site.id,
     userId: ctx.authority.personId,
     authority: ctx.authority,
+    uploadLimitBytes: apiUploadLimit(
+      ctx.services.config.mediaRequestBodyLimitBytes,
+    ),
   };
 }
 
@@ -392,7 +399,9 @@ export const replaceMedia = defineHandler(contract.replaceMedia, {
       width: optionalInt(body.width),
       height: optionalInt(body.height),
       aspectRatio: body.aspectRatio,
-      limitBytes: API_UPLOAD_LIMIT,
+      limitBytes: apiUploadLimit(
+        ctx.services.config.mediaRequestBodyLimitBytes,
+      ),
     });
     if (!result.ok) refuseMedia(result);
     return { body: result.item };
@@ -434,7 +443,9 @@ export const putMediaOriginal = defineHandler(contract.putMediaOriginal, {
       file!,
       {
         expectedObjectId: body.expected_object_id,
-        limitBytes: API_UPLOAD_LIMIT,
+        limitBytes: apiUploadLimit(
+          ctx.services.config.mediaRequestBodyLimitBytes,
+        ),
       },
     );
     if (!result.ok) refuseMedia(result);

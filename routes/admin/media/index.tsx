@@ -1,6 +1,7 @@
 // GET/POST /admin/media: the media library — folders, search, upload, alt texts, focal point, replace, usage, remove.
 import type { Context } from "hono";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
+import { MAX_IMAGE_PIXELS } from "../../../core/media/detect.ts";
 import { personMedia } from "../../../core/media/admin_access.ts";
 import {
   moveMedia,
@@ -18,13 +19,26 @@ import { type MediaRefusal, uploadMedia } from "../../../core/media/upload.ts";
 import { readUsage, removeMedia } from "../../../core/media/usage.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
-import { page, type PageProps } from "../../../core/web/manifest.ts";
+import {
+  page,
+  type PageProps,
+  type RouteConfig,
+} from "../../../core/web/manifest.ts";
 import { type LibraryData, LibraryPage } from "./_view.tsx";
 
 export const middleware = requireSignedIn;
 
+/**
+ * The whole form is read before the CSRF check and the route (Hono's `parseBody`), so the
+ * plan's upload limit bounds the body, plus room for the other fields (MED-013).
+ */
+export const config: RouteConfig = {
+  bodyLimit: (settings) =>
+    settings.mediaRequestBodyLimitBytes + ADMIN_FORM_OVERHEAD_BYTES,
+};
+const ADMIN_FORM_OVERHEAD_BYTES = 64 * 1024;
+
 /** Largest file the admin accepts: the site's media setting caps it further (spec 2 part 8). */
-const ADMIN_UPLOAD_LIMIT = 100_000_000;
 
 async function person(c: Context<AppEnv>) {
   const found = await personMedia(
@@ -48,6 +62,10 @@ export function sayRefusal(refusal: MediaRefusal): string {
         ? "The file is empty."
         : refusal.reason === "damaged"
         ? "The image is damaged or cut short: export it again and retry."
+        : refusal.reason === "too_many_pixels"
+        ? `The image has more than ${
+          MAX_IMAGE_PIXELS / 1_000_000
+        } megapixels: scale it down and retry.`
         : refusal.reason === "kind_changed"
         ? `A file can only be replaced by one of the same kind: ${refusal.detail}.`
         : "This kind of file is not accepted.";
@@ -59,6 +77,8 @@ export function sayRefusal(refusal: MediaRefusal): string {
       return `This site does not accept ${refusal.kind} files (Settings → Media files).`;
     case "media_format_not_enabled":
       return `This site does not accept .${refusal.format} files (Settings → Media files).`;
+    case "media_usage_unreadable":
+      return "The file was kept: the entries that use it could not be read just now. Try again shortly.";
     case "media_in_use": {
       const usage = refusal.usage as { at_least: number; hidden: number };
       return `This file cannot be removed: ${usage.at_least} ${
@@ -203,7 +223,11 @@ export const handler = {
         const result = await uploadMedia(me.ctx, {
           bytes: new Uint8Array(await file.arrayBuffer()),
           fileName: file.name,
-        }, { onDuplicate, folderId, limitBytes: ADMIN_UPLOAD_LIMIT });
+        }, {
+          onDuplicate,
+          folderId,
+          limitBytes: c.var.services.config.mediaRequestBodyLimitBytes,
+        });
         if (!result.ok) {
           if (result.code === "media_duplicate" && !wantsJson) {
             return page(
@@ -319,7 +343,7 @@ export const handler = {
       const replaced = await replaceMedia(me.ctx, itemId, {
         bytes: new Uint8Array(await file.arrayBuffer()),
         fileName: file.name,
-      }, { limitBytes: ADMIN_UPLOAD_LIMIT });
+      }, { limitBytes: c.var.services.config.mediaRequestBodyLimitBytes });
       if (!replaced.ok) return await fail(replaced);
       return back(c, itemId);
     }
@@ -341,7 +365,14 @@ export const handler = {
       }
       const removed = await removeMedia(me.ctx, itemId, me.canRead);
       if (!removed.ok) {
-        return await fail(removed, removed.code === "media_in_use" ? 409 : 404);
+        return await fail(
+          removed,
+          removed.code === "media_in_use"
+            ? 409
+            : removed.code === "media_usage_unreadable"
+            ? 503
+            : 404,
+        );
       }
       return back(c);
     }

@@ -6,7 +6,10 @@ import { decide } from "../../../core/access/decide.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import { personMedia } from "../../../core/media/admin_access.ts";
 import type { MediaItem } from "../../../core/media/items.ts";
-import type { MediaRefusal } from "../../../core/media/upload.ts";
+import {
+  apiUploadLimit,
+  type MediaRefusal,
+} from "../../../core/media/upload.ts";
 import { pluginCallOf, pluginDownloadOf } from "../../../core/plugins/calls.ts";
 import {
   importSourceItem,
@@ -37,6 +40,9 @@ function sourceContext(ctx: AdminContext): SourceContext {
     siteId: ctx.site.id,
     userId: ctx.user.id,
     authority: ctx.authority,
+    uploadLimitBytes: apiUploadLimit(
+      ctx.services.config.mediaRequestBodyLimitBytes,
+    ),
   };
 }
 

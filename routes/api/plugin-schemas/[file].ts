@@ -1,6 +1,7 @@
 // GET /api/plugin-schemas/{manifest-v1,protocol-v1}.schema.json: the published plugin schemas (spec 1 part 9), public and site-independent.
 import type { Context } from "hono";
 import type { AppEnv } from "../../../core/web/env.ts";
+import { noneMatchHits } from "../../../core/web/etag.ts";
 import manifestSchema from "../../../manifest-v1.schema.json" with {
   type: "json",
 };
@@ -49,11 +50,7 @@ export const handler = {
       // A public document: plugin tooling in a browser may read it.
       "Access-Control-Allow-Origin": "*",
     };
-    const match = c.req.header("if-none-match");
-    if (
-      match !== undefined &&
-      match.split(",").some((t) => t.trim() === file.etag)
-    ) {
+    if (noneMatchHits(c.req.header("if-none-match"), file.etag)) {
       return c.body(null, 304, headers);
     }
     return c.body(file.text, 200, headers);
