@@ -236,7 +236,10 @@ export function planModels(
               localized: model.enableI18n &&
                 field.config.localizedMembership,
             })),
-            minItems: field.validation.minItems,
+            // A required list needs at least one target.
+            minItems: field.required
+              ? Math.max(1, field.validation.minItems ?? 0)
+              : field.validation.minItems,
             maxItems: field.validation.maxItems,
             localized: model.enableI18n && field.config.localizedMembership,
           });

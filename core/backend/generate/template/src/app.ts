@@ -7,6 +7,7 @@ import { crudRoutes } from "./crud_routes.ts";
 import type { Db } from "./db.ts";
 import { type ConstraintRefusals, protectErrors, refuse } from "./errors.ts";
 import { resourcesOf } from "./resource.ts";
+import { relationRoutes } from "./relations.ts";
 import { savedQueryRoutes } from "./saved_queries.ts";
 import type { BackendSchema } from "./schema.ts";
 
@@ -85,6 +86,7 @@ export function buildApp(options: AppOptions): Hono {
   const ctx = { db, gate, locales: schema.site.locales };
   app.route("/api/_queries", savedQueryRoutes(schema, ctx));
   for (const model of schema.models) {
+    app.route(`/api/${model.name}`, relationRoutes(model, ctx));
     for (const resource of resourcesOf(model)) {
       app.route(`/api/${resource.table}`, crudRoutes(resource, ctx));
     }

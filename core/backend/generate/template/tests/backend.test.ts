@@ -1,6 +1,7 @@
 // The generated backend's own tests: migrations and seed apply on an embedded database, every
 // model answers its reads as its access rules say, writes need the service bearer, and the
-// API description needs a wildcard credential. Run with `deno task test`.
+// API description needs a wildcard credential. Run with `deno task test`. (Named .test.ts:
+// the generator's own repository runs every *_test.ts, and this file belongs to the emitted project.)
 import { Gate } from "../src/access.ts";
 import { buildApp } from "../src/app.ts";
 import { openDb } from "../src/db.ts";
