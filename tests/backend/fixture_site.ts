@@ -184,6 +184,13 @@ export async function createFixtureSite(
     fields: [
       text("name"),
       {
+        key: "home",
+        label: "Home section",
+        type: "relation",
+        required: true,
+        config: { targets: [models.section], cardinality: "many-to-one" },
+      },
+      {
         key: "items",
         label: "Items",
         type: "relation",
