@@ -3,7 +3,7 @@
 import { AccessConfigError, Gate, unionAccessConfig } from "./src/access.ts";
 import { buildApp } from "./src/app.ts";
 import { openDb } from "./src/db.ts";
-import { DanglingIdsError, migrate } from "./src/migrate.ts";
+import { danglingIds, migrate, readSeed } from "./src/migrate.ts";
 import { loadSchema } from "./src/schema.ts";
 import { customise } from "./custom/routes.ts";
 
@@ -25,9 +25,23 @@ if (siteId && siteId !== schema.site.id) {
 }
 let gate: Gate;
 try {
-  const issued = JSON.parse(
-    await Deno.readTextFile(new URL("access/read-tokens.json", root)),
-  );
+  const issuedText = await Deno.readTextFile(
+    new URL("access/read-tokens.json", root),
+  ).catch(() => null);
+  if (issuedText === null) {
+    refuseBoot(
+      "access_config_missing",
+      "access/read-tokens.json is missing; regenerate the backend",
+    );
+  }
+  let issued: unknown;
+  try {
+    issued = JSON.parse(issuedText);
+  } catch {
+    throw new AccessConfigError("generated_access_tokens_invalid", [
+      "access/read-tokens.json is not JSON",
+    ]);
+  }
   const config = unionAccessConfig(
     issued,
     Deno.env.get("ACCESS_CONFIG"),
@@ -40,6 +54,11 @@ try {
   }
   throw error;
 }
+// Relation ids of the seed are checked before the database is touched.
+const dangling = danglingIds(schema, await readSeed(root));
+if (dangling.length > 0) {
+  refuseBoot("relation_ids_dangling", JSON.stringify(dangling));
+}
 const openapi = JSON.parse(
   await Deno.readTextFile(new URL("openapi.json", root)),
 );
@@ -47,15 +66,8 @@ const { db, engine } = await openDb(
   Deno.env.get("DATABASE_URL"),
   Deno.env.get("DATA_DIR") ?? "./data",
 );
-try {
-  const applied = await migrate(db, root, schema);
-  if (applied.length > 0) console.error(`Applied ${applied.join(", ")}`);
-} catch (error) {
-  if (error instanceof DanglingIdsError) {
-    refuseBoot(error.code, JSON.stringify(error.dangling));
-  }
-  throw error;
-}
+const applied = await migrate(db, root, schema);
+if (applied.length > 0) console.error(`Applied ${applied.join(", ")}`);
 if (Deno.args[0] === "migrate") {
   await db.destroy();
   Deno.exit(0);

@@ -76,15 +76,23 @@ export function danglingIds(schema: BackendSchema, seed: Seed): DanglingId[] {
   return found;
 }
 
-/** Applies what has not been applied yet; answers the names applied. */
+/** Reads seed/content.json. */
+export async function readSeed(root: URL): Promise<Seed> {
+  return JSON.parse(
+    await Deno.readTextFile(new URL("seed/content.json", root)),
+  ) as Seed;
+}
+
+/**
+ * Applies what has not been applied yet; answers the names applied. A seed with dangling
+ * relation ids is refused before anything is applied.
+ */
 export async function migrate(
   db: Db,
   root: URL,
   schema: BackendSchema,
 ): Promise<string[]> {
-  const seed = JSON.parse(
-    await Deno.readTextFile(new URL("seed/content.json", root)),
-  ) as Seed;
+  const seed = await readSeed(root);
   const dangling = danglingIds(schema, seed);
   if (dangling.length > 0) throw new DanglingIdsError(dangling);
   const names: string[] = [];

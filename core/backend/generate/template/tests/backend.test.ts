@@ -24,7 +24,8 @@ function assertEquals(actual: unknown, expected: unknown, what: string) {
 Deno.test("the generated backend serves its models as its access rules say", async () => {
   const schema = await loadSchema(root);
   const dir = await Deno.makeTempDir({ prefix: "backend-test-" });
-  const { db } = await openDb(undefined, dir);
+  // TEST_DATABASE_URL points the test at a PostgreSQL database of its own; else embedded.
+  const { db } = await openDb(Deno.env.get("TEST_DATABASE_URL"), dir);
   try {
     await migrate(db, root, schema);
     const openapi = JSON.parse(
