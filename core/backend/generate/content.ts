@@ -312,7 +312,7 @@ function originalsOf(
 }
 
 /** Published parent links that loop refuse generation with `relation_hierarchy_cycle`. */
-function hierarchyLoops(
+export function hierarchyLoops(
   specs: readonly ModelSpec[],
   tables: Seed["tables"],
 ): GenerationProblem[] {
