@@ -279,8 +279,15 @@ async function generateBackendCommand(args: string[]): Promise<number> {
       console.error("Generation refused: no such site. Nothing was written.");
       return 1;
     }
-    const { generateBackend, writeProject } = await lazy.backend();
+    const { generateBackend, writeProject, parseDisabled } = await lazy
+      .backend();
+    const disabled = parseDisabled(split(values.disable ?? ""));
+    if (typeof disabled === "string") {
+      console.error(`${disabled}\n\n${commandUsage("generate-backend")}`);
+      return 2;
+    }
     const result = await generateBackend(services.db, {
+      disabled,
       siteId: site.id,
       models: values.models ? split(values.models) : undefined,
       publicUrl: services.config.publicUrl,

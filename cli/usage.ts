@@ -94,6 +94,11 @@ export const COMMANDS = {
         value: "<slug,slug,...>",
         help: "Only these models (default: every model of the site)",
       },
+      disable: {
+        type: "string",
+        value: "<model.operation,...>",
+        help: "Operations to remove, e.g. posts.delete,tags.create",
+      },
       commit: {
         type: "string",
         value: "<id>",

@@ -8,10 +8,11 @@ import { listSavedQueries } from "../saved_queries.ts";
 import { seedOf } from "./content.ts";
 import { type GenerationProblem, planModels, tableOf } from "./plan.ts";
 import { type ProjectFiles, projectFiles } from "./project.ts";
-import type {
-  BackendSchema,
-  Operation,
-  SavedQuerySpec,
+import {
+  type BackendSchema,
+  type Operation,
+  OPERATIONS,
+  type SavedQuerySpec,
 } from "./template/src/schema.ts";
 
 export { writeProject } from "./project.ts";
@@ -38,6 +39,26 @@ export type GenerateResult =
     code: GenerationProblem["code"];
     problems: GenerationProblem[];
   };
+
+/**
+ * Reads `model.operation` pairs (`posts.delete`) into operations by model slug, or answers
+ * what is wrong with one.
+ */
+export function parseDisabled(
+  pairs: string[],
+): Record<string, Operation[]> | string {
+  const out: Record<string, Operation[]> = {};
+  for (const pair of pairs) {
+    const [slug, op] = pair.split(".");
+    if (!slug || !(OPERATIONS as readonly string[]).includes(op)) {
+      return `Cannot read "${pair}": expected <model>.<operation>, the operation one of ${
+        OPERATIONS.join(", ")
+      }`;
+    }
+    (out[slug] ??= []).push(op as Operation);
+  }
+  return out;
+}
 
 function refused(problems: GenerationProblem[]): GenerateResult {
   return { ok: false, code: problems[0].code, problems };
