@@ -133,6 +133,7 @@ export async function createFixtureSite(
         },
       },
       { key: "location", label: "Location", type: "point" },
+      { key: "hideout", label: "Hideout", type: "point", private: true },
       {
         key: "category",
         label: "Category",

@@ -250,6 +250,88 @@ Deno.test("generated fixture backend: fields, access and translations over HTTP"
         );
       },
     );
+
+    await t.step(
+      "GEN-027 GEN-028 GEN-029 GEN-030 GEN-031: spatial filters and nearest order",
+      async () => {
+        const at = async (location: unknown) =>
+          ((await post("/api/article", { data: { location } })).body as Row)
+            .id as string;
+        const berlin = article.id as string; // 52.52, 13.405
+        const near = await at({ lat: 52.529, lon: 13.405 }); // about 1 km north
+        const far = await at({ lat: 52.61, lon: 13.405 }); // about 10 km north
+        const dateline = await at({ lat: 0, lon: 179 });
+        const nowhere = await at(null);
+        const ids = async (query: string) => {
+          const res = await b.call(`/api/article?take=100&${query}`, {
+            as: "anonymous",
+          });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          return (res.body as Row[]).map((r) => r.id as string);
+        };
+        const radius = await ids(
+          "filter[location][within_radius]=52.52,13.405,5000",
+        );
+        assert.deepEqual(radius.sort(), [berlin, near].sort());
+        const box = await ids("filter[location][within_bbox]=-1,170,1,-170");
+        assert.deepEqual(box, [dateline]);
+        const inclusive = await ids(
+          "filter[location][within_bbox]=52.529,13.405,52.61,13.405",
+        );
+        assert.deepEqual(inclusive.sort(), [near, far].sort());
+        const nearest = await ids("sort=location&origin=52.52,13.405");
+        const located = [berlin, near, far, dateline];
+        assert.deepEqual(nearest.slice(0, 4), located);
+        assert.ok(nearest.indexOf(nowhere) >= 4);
+        const unplaced = nearest.slice(4);
+        assert.deepEqual(unplaced, [...unplaced].sort());
+        const farthest = await ids("sort=-location&origin=52.52,13.405");
+        assert.deepEqual(farthest.slice(0, 4), [...located].reverse());
+        // Filtering and order come before pagination and counts.
+        const page = await b.call(
+          "/api/article/paginated?take=1&filter[location][within_radius]=52.52,13.405,5000&sort=location&origin=52.52,13.405",
+          { as: "anonymous" },
+        );
+        assert.deepEqual(page.body, {
+          data: [
+            (await b.call(`/api/article/unique?${whereId(berlin)}`, {
+              as: "anonymous",
+            })).body,
+          ],
+          total: 2,
+          hasMore: true,
+        });
+        for (
+          const bad of [
+            "filter[location][within_radius]=91,0,10",
+            "filter[location][within_radius]=1,2",
+            "filter[location][within_bbox]=5,0,1,1",
+            "sort=location",
+            `sort=location&origin=0,0&orderBy=${
+              encodeURIComponent('{"id":"asc"}')
+            }`,
+            "filter[kind][within_radius]=0,0,1",
+          ]
+        ) {
+          const res = await b.call(`/api/article?${bad}`, { as: "anonymous" });
+          assert.equal(res.status, 400, bad);
+          assert.equal(code(res.body), "spatial_query_invalid", bad);
+        }
+        const denied = await b.call(
+          "/api/article?filter[hideout][within_radius]=0,0,10",
+          {
+            as: "anonymous",
+          },
+        );
+        assert.equal(denied.status, 403);
+        assert.equal(code(denied.body), "spatial_field_denied");
+        assert.equal(
+          (await b.call("/api/article?filter[hideout][within_radius]=0,0,10"))
+            .status,
+          200,
+        );
+      },
+    );
   } finally {
     await b.stop();
   }

@@ -4,11 +4,13 @@
 // `{ data }`, `{ where, data }` or `{ where }`. Bulk, aggregate, count, groupBy, upsert and
 // updateEach do not exist.
 import { type Context, Hono } from "hono";
+import { sql } from "kysely";
 import type { Caller, Gate } from "./access.ts";
 import type { Db } from "./db.ts";
 import { ApiError, refuse } from "./errors.ts";
 import { baseKey, type Resource } from "./resource.ts";
 import type { Operation } from "./schema.ts";
+import { isSpatialParam, parseSpatial, type SpatialQuery } from "./spatial.ts";
 import { isId, rowToWrite } from "./values.ts";
 
 /** What the routes need at run time. */
@@ -129,13 +131,15 @@ const READ_PARAMS = new Set(["where", "take", "skip", "orderBy"]);
 interface ReadQuery {
   where: Where;
   order: [string, "asc" | "desc"][];
+  spatial: SpatialQuery;
   take: number;
   skip: number;
 }
 
 function parseRead(c: Context, resource: Resource, editor: boolean): ReadQuery {
-  for (const key of new URL(c.req.url).searchParams.keys()) {
-    if (!READ_PARAMS.has(key)) {
+  const params = new URL(c.req.url).searchParams;
+  for (const key of params.keys()) {
+    if (!READ_PARAMS.has(key) && !isSpatialParam(key)) {
       refuse(400, "invalid_request", { message: `Unknown parameter "${key}"` });
     }
   }
@@ -152,6 +156,12 @@ function parseRead(c: Context, resource: Resource, editor: boolean): ReadQuery {
       orderText === undefined ? undefined : parseJson(orderText, "orderBy"),
       resource,
       editor,
+    ),
+    spatial: parseSpatial(
+      params,
+      resource.columns,
+      editor,
+      orderText !== undefined,
     ),
     take: parseCount(q("take"), "take", 1, resource.take.max) ??
       resource.take.default,
@@ -226,6 +236,13 @@ export function crudRoutes(resource: Resource, ctx: RouteContext): Hono {
         ? query.where(key, "is", null)
         : query.where(key, "=", value);
     }
+    for (const filter of read.spatial.filters) query = query.where(filter);
+    const nearest = read.spatial.order;
+    if (nearest) {
+      // Rows without a point come last, whichever way the distance runs.
+      query = query.orderBy(sql`${sql.ref(nearest.column)} is null`)
+        .orderBy(nearest.distance, nearest.desc ? "desc" : "asc");
+    }
     for (const [key, dir] of read.order) query = query.orderBy(key, dir);
     for (const key of resource.order) {
       if (!read.order.some(([k]) => k === key)) query = query.orderBy(key);
@@ -237,6 +254,7 @@ export function crudRoutes(resource: Resource, ctx: RouteContext): Hono {
     let query = db.selectFrom(resource.table).select((eb) =>
       eb.fn.countAll<number>().as("total")
     );
+    for (const filter of read.spatial.filters) query = query.where(filter);
     for (const [key, value] of Object.entries(read.where)) {
       query = value === null
         ? query.where(key, "is", null)
