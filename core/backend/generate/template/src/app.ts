@@ -72,10 +72,13 @@ export function constraintRefusals(schema: BackendSchema): ConstraintRefusals {
 export function buildApp(options: AppOptions): Hono {
   const { schema, db, gate } = options;
   const app = new Hono();
-  app.use("*", async function artifactCommit(c, next) {
-    await next();
-    if (options.commit) c.header("x-artifact-commit", options.commit);
-  });
+  const commit = options.commit;
+  if (commit) {
+    app.use("*", async function artifactCommit(c, next) {
+      await next();
+      c.header("x-artifact-commit", commit);
+    });
+  }
   app.get("/health", (c) => c.json({ ok: true }));
   app.get("/api/openapi.json", async (c) => {
     const caller = await gate.callerOf(c);
