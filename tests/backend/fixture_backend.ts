@@ -15,6 +15,8 @@ export interface FixtureBackend extends EmittedBackend {
   /** Secrets of the read tokens: scoped to `tag`, and wildcard. */
   tagReader: string;
   wildcardReader: string;
+  /** PRIVATE_FILES_DIR of the backend. */
+  filesDir: string;
 }
 
 /** Generates the fixture site (tag.delete disabled) and starts its backend. */
@@ -34,8 +36,11 @@ export async function fixtureBackend(): Promise<FixtureBackend> {
       fixture.models.tag,
     ]);
     const all = await readToken(fixture.siteId, "everything", ["*"]);
+    const filesDir = `${dir}/private-files`;
+    await Deno.mkdir(filesDir);
     const backend = await startBackend(dir, schema, {
       env: {
+        PRIVATE_FILES_DIR: filesDir,
         ACCESS_CONFIG: JSON.stringify({
           version: 1,
           site_id: fixture.siteId,
@@ -48,6 +53,7 @@ export async function fixtureBackend(): Promise<FixtureBackend> {
       fixture,
       tagReader: tag.secret,
       wildcardReader: all.secret,
+      filesDir,
     };
   } finally {
     await testDb.close();

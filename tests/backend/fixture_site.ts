@@ -121,6 +121,7 @@ export async function createFixtureSite(
         config: { multiple: true },
       },
       text("secret", { private: true }),
+      { key: "contract", label: "Contract", type: "media", private: true },
       {
         key: "seo",
         label: "SEO",

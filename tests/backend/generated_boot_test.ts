@@ -140,7 +140,7 @@ Deno.test("an emitted backend checks its configuration and seed before it starts
     );
 
     await t.step(
-      "GACC-004 GACC-005: without API_BEARER_TOKEN service writes are 503 writes_unavailable",
+      "GACC-004 GACC-005 GEN-034: without API_BEARER_TOKEN service writes are 503 writes_unavailable; without storage files 503",
       async () => {
         const backend = await startBackend(dir, schema, { noBearer: true });
         try {
@@ -151,6 +151,13 @@ Deno.test("an emitted backend checks its configuration and seed before it starts
           });
           assert.equal(write.status, 503);
           assert.deepEqual(write.body, { code: "writes_unavailable" });
+          // GEN-034: without storage, private files are unavailable.
+          const file = await backend.call(
+            `/api/article/files/contract/${crypto.randomUUID()}`,
+            { as: "anonymous" },
+          );
+          assert.equal(file.status, 503);
+          assert.deepEqual(file.body, { code: "private_files_unavailable" });
           const read = await backend.call("/api/tag", { as: "anonymous" });
           assert.equal(read.status, 401);
           assert.deepEqual(

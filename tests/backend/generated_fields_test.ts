@@ -2,6 +2,7 @@
 // shapes, text rules, private fields, translations, single entry, disabled operations, read
 // tokens and the API description.
 import assert from "node:assert/strict";
+import pg from "pg";
 import { fixtureBackend, whereId } from "./fixture_backend.ts";
 
 type Row = Record<string, unknown>;
@@ -330,6 +331,54 @@ Deno.test("generated fixture backend: fields, access and translations over HTTP"
             .status,
           200,
         );
+      },
+    );
+
+    await t.step(
+      "GEN-032 GEN-034 GEN-035: private files are served from their marker, private and no-store",
+      async () => {
+        const id = article.id as string;
+        const path = `/api/article/files/contract/${id}`;
+        // No marker in contract_url yet.
+        assert.equal((await b.call(path)).status, 404);
+        assert.equal(
+          (await b.call(`/api/article/files/title/${id}`)).status,
+          404,
+        );
+        assert.equal(
+          (await b.call(`/api/article/files/contract/${crypto.randomUUID()}`))
+            .status,
+          404,
+        );
+        // A reader may read the row but not its private field: the file does not exist for them.
+        assert.equal((await b.call(path, { as: "anonymous" })).status, 404);
+        if (!b.databaseUrl) return; // The marker is set from outside, which needs PostgreSQL.
+        const client = new pg.Client({ connectionString: b.databaseUrl });
+        await client.connect();
+        try {
+          await client.query(
+            "update article set contract_url = $1 where id = $2",
+            [
+              "private-file:contract.pdf",
+              id,
+            ],
+          );
+        } finally {
+          await client.end();
+        }
+        assert.equal((await b.call(path)).status, 404); // the object is missing
+        await Deno.writeFile(
+          `${b.filesDir}/contract.pdf`,
+          new TextEncoder().encode("%PDF-1.4 test"),
+        );
+        const res = await fetch(`${b.url}${path}`, {
+          headers: { authorization: `Bearer ${b.bearer}` },
+        });
+        assert.equal(res.status, 200);
+        assert.equal(await res.text(), "%PDF-1.4 test");
+        assert.equal(res.headers.get("cache-control"), "private, no-store");
+        assert.equal(res.headers.get("content-type"), "application/pdf");
+        assert.equal(res.headers.get("content-disposition"), "inline");
       },
     );
   } finally {

@@ -179,7 +179,13 @@ export async function seedOf(
             (Array.isArray(value) ? value : value === null ? [] : [value])
               .map(refId).filter((v): v is string => v !== null);
           row[`${field.key}_id`] = field.config.multiple ? ids : ids[0] ?? null;
-          const urls = ids.map((id) => media.get(id)?.url ?? null);
+          // A private field's files are not publicly addressable: the backend serves them
+          // through its files route from a marker naming the stored object.
+          const urls = ids.map((id) => {
+            const item = media.get(id);
+            if (!item) return null;
+            return field.private ? `private-file:${item.key}` : item.url;
+          });
           row[`${field.key}_url`] = field.config.multiple
             ? urls
             : urls[0] ?? null;
@@ -265,13 +271,14 @@ async function mediaFacts(options: SeedOptions) {
     .where("site_id", "=", options.siteId).execute();
   const facts = new Map<
     string,
-    { url: string; originals: Record<string, unknown> }
+    { url: string; key: string; originals: Record<string, unknown> }
   >();
   for (const f of files) {
     facts.set(f.id, {
       url: f.external && f.external_url
         ? f.external_url
         : deliveryUrl(options.publicUrl, f.site_id, f.object_id, f.format),
+      key: `${f.object_id}.${f.format}`,
       originals: {},
     });
   }

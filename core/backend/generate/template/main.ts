@@ -78,6 +78,7 @@ const app = buildApp({
   gate,
   openapi,
   commit: Deno.env.get("ARTIFACT_COMMIT") || schema.commit,
+  privateFiles: Deno.env.get("PRIVATE_FILES_DIR") || null,
   customise,
 });
 const port = Number(Deno.env.get("PORT") ?? "8787");

@@ -7,6 +7,7 @@ import { crudRoutes } from "./crud_routes.ts";
 import type { Db } from "./db.ts";
 import { type ConstraintRefusals, protectErrors, refuse } from "./errors.ts";
 import { resourcesOf } from "./resource.ts";
+import { fileRoutes } from "./files.ts";
 import { relationRoutes } from "./relations.ts";
 import { savedQueryRoutes } from "./saved_queries.ts";
 import type { BackendSchema } from "./schema.ts";
@@ -20,6 +21,8 @@ export interface AppOptions {
   openapi: unknown;
   /** Answered as `x-artifact-commit` when set (ARTIFACT_COMMIT, else the generated one). */
   commit: string | null;
+  /** The folder of private files (PRIVATE_FILES_DIR), or null when none is configured. */
+  privateFiles?: string | null;
   /** Your own routes, mounted after the generated ones; see README "Customising". */
   customise?: (app: Hono) => void;
 }
@@ -90,6 +93,10 @@ export function buildApp(options: AppOptions): Hono {
   app.route("/api/_queries", savedQueryRoutes(schema, ctx));
   for (const model of schema.models) {
     app.route(`/api/${model.name}`, relationRoutes(model, ctx));
+    app.route(
+      `/api/${model.name}`,
+      fileRoutes(model, ctx, options.privateFiles ?? null),
+    );
     for (const resource of resourcesOf(model)) {
       app.route(`/api/${resource.table}`, crudRoutes(resource, ctx));
     }
