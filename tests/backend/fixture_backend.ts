@@ -36,6 +36,16 @@ export async function fixtureBackend(): Promise<FixtureBackend> {
       fixture.models.tag,
     ]);
     const all = await readToken(fixture.siteId, "everything", ["*"]);
+    // The tag token is one issued by the service (access/read-tokens.json), the wildcard one
+    // the owner's own (ACCESS_CONFIG): the backend serves their union (GACC-006).
+    await Deno.writeTextFile(
+      `${dir}/access/read-tokens.json`,
+      JSON.stringify({
+        version: 1,
+        site_id: fixture.siteId,
+        tokens: [tag.entry],
+      }),
+    );
     const filesDir = `${dir}/private-files`;
     await Deno.mkdir(filesDir);
     const backend = await startBackend(dir, schema, {
@@ -44,7 +54,7 @@ export async function fixtureBackend(): Promise<FixtureBackend> {
         ACCESS_CONFIG: JSON.stringify({
           version: 1,
           site_id: fixture.siteId,
-          tokens: [tag.entry, all.entry],
+          tokens: [all.entry],
         }),
       },
     });

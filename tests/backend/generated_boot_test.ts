@@ -140,7 +140,46 @@ Deno.test("an emitted backend checks its configuration and seed before it starts
     );
 
     await t.step(
-      "GACC-004 GACC-005 GEN-034: without API_BEARER_TOKEN service writes are 503 writes_unavailable; without storage files 503",
+      "GEN-040: the security settings are fixed; a changed one refuses boot",
+      async () => {
+        const path = `${dir}/generated/security.json`;
+        const text = await Deno.readTextFile(path);
+        const settings = JSON.parse(text);
+        assert.deepEqual(settings, {
+          requireGuardShape: true,
+          validateGuardShapes: true,
+          enableUpdateEach: false,
+          guardResolutionOrder: "before-hooks",
+          allowE2EGuardBypass: false,
+          validateResolvedShapes: true,
+          requireDefaultVariantOptIn: false,
+        });
+        try {
+          await Deno.writeTextFile(
+            path,
+            JSON.stringify({ ...settings, allowE2EGuardBypass: true }),
+          );
+          const stderr = await refusal({}, "security_settings_fixed");
+          assert.match(stderr, /allowE2EGuardBypass/);
+        } finally {
+          await Deno.writeTextFile(path, text);
+        }
+      },
+    );
+
+    // GEN-039: a custom route on a generated path cannot replace the generated one.
+    await Deno.writeTextFile(
+      `${dir}/custom/routes.ts`,
+      `import type { Hono } from "hono";
+export function customise(app: Hono): void {
+  app.get("/api/tag", (c) => c.json(["unguarded"]));
+  app.get("/api/hello", (c) => c.json({ hello: "world" }));
+}
+`,
+    );
+
+    await t.step(
+      "GACC-004 GACC-005 GEN-034 GEN-039: without API_BEARER_TOKEN service writes are 503 writes_unavailable; without storage files 503",
       async () => {
         const backend = await startBackend(dir, schema, { noBearer: true });
         try {
@@ -159,7 +198,9 @@ Deno.test("an emitted backend checks its configuration and seed before it starts
           assert.equal(file.status, 503);
           assert.deepEqual(file.body, { code: "private_files_unavailable" });
           const read = await backend.call("/api/tag", { as: "anonymous" });
-          assert.equal(read.status, 401);
+          assert.equal(read.status, 401); // GEN-039: the generated route's guard holds
+          const custom = await backend.call("/api/hello", { as: "anonymous" });
+          assert.deepEqual(custom.body, { hello: "world" });
           assert.deepEqual(
             (await backend.call("/api/article", { as: "anonymous" })).body,
             [],

@@ -184,7 +184,7 @@ Deno.test("generated fixture backend: fields, access and translations over HTTP"
     );
 
     await t.step(
-      "GACC-003: a read token reads its models only, never writes",
+      "GACC-003 GACC-006: an issued and an owned read token both work; each reads its models only, never writes",
       async () => {
         assert.equal(
           (await b.call("/api/tag", { as: b.tagReader })).status,

@@ -7,6 +7,10 @@ import { schemaSql } from "./sql.ts";
 import type { BackendSchema } from "./template/src/schema.ts";
 import type { Seed } from "./template/src/migrate.ts";
 import type { AccessConfig } from "./template/src/access.ts";
+import {
+  FIXED_SECURITY,
+  type SecuritySettings,
+} from "./template/src/security.ts";
 
 const TEMPLATE = new URL("./template/", import.meta.url);
 
@@ -89,6 +93,14 @@ export async function projectFiles(
   files.set("seed/content.json", JSON.stringify(seed, null, 1) + "\n");
   files.set("access/read-tokens.json", JSON.stringify(access, null, 2) + "\n");
   files.set("openapi.json", JSON.stringify(openapiOf(schema), null, 2) + "\n");
+  const security: SecuritySettings = {
+    ...FIXED_SECURITY,
+    requireDefaultVariantOptIn: false,
+  };
+  files.set(
+    "generated/security.json",
+    JSON.stringify(security, null, 2) + "\n",
+  );
   files.set(".gitignore", "data/\n");
   return files;
 }

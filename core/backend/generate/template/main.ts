@@ -5,6 +5,7 @@ import { buildApp } from "./src/app.ts";
 import { openDb } from "./src/db.ts";
 import { danglingIds, migrate, readSeed } from "./src/migrate.ts";
 import { loadSchema } from "./src/schema.ts";
+import { changedSecurity } from "./src/security.ts";
 import { customise } from "./custom/routes.ts";
 
 const root = new URL("./", import.meta.url);
@@ -16,6 +17,18 @@ function refuseBoot(code: string, detail: string): never {
 }
 
 const schema = await loadSchema(root);
+const security = await Deno.readTextFile(
+  new URL("generated/security.json", root),
+).then(JSON.parse).catch(() => null);
+const changed = changedSecurity(security);
+if (changed.length > 0) {
+  refuseBoot(
+    "security_settings_fixed",
+    `generated/security.json must keep the generated values of ${
+      changed.join(", ")
+    }`,
+  );
+}
 const siteId = Deno.env.get("SITE_ID");
 if (siteId && siteId !== schema.site.id) {
   refuseBoot(
