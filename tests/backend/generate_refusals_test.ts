@@ -7,6 +7,7 @@ import { generateBackend } from "../../core/backend/generate/mod.ts";
 import { planModels } from "../../core/backend/generate/plan.ts";
 import type { FieldDefinition } from "../../core/models/field_types.ts";
 import type { StoredModel } from "../../core/models/store_rows.ts";
+import { issueSiteToken } from "../../core/public/site_tokens.ts";
 import { setupDemo } from "../admin/demo_helpers.ts";
 
 function field(
@@ -192,6 +193,38 @@ Deno.test("generation of the whole demo refuses its pages' shared footer; unknow
       publicUrl: "http://media.example",
     });
     assert.equal(partial.ok ? null : partial.code, "relation_target_absent");
+  } finally {
+    await demo.t.close();
+  }
+});
+
+Deno.test("site API tokens are never copied into a generated backend (GACC-014)", async () => {
+  const demo = await setupDemo();
+  try {
+    const { db } = demo.t.services;
+    const posts = await db.selectFrom("models").select("id")
+      .where("site_id", "=", demo.siteId).where("slug", "=", "posts")
+      .executeTakeFirstOrThrow();
+    const issued = await issueSiteToken({ db, clock: demo.t.clock }, {
+      siteId: demo.siteId,
+      name: "Front end",
+      modelIds: [posts.id],
+    });
+    assert.ok(issued.ok);
+    const stored = await db.selectFrom("site_api_tokens").select("digest")
+      .where("id", "=", issued.id).executeTakeFirstOrThrow();
+    const generated = await generateBackend(db, {
+      siteId: demo.siteId,
+      models: ["posts", "authors", "tags", "notes"],
+      publicUrl: "http://media.example",
+    });
+    assert.ok(generated.ok);
+    for (const [path, text] of generated.files) {
+      assert.ok(!text.includes(issued.token), path);
+      assert.ok(!text.includes(stored.digest), path);
+    }
+    const tokens = JSON.parse(generated.files.get("access/read-tokens.json")!);
+    assert.deepEqual(tokens.tokens, []);
   } finally {
     await demo.t.close();
   }
