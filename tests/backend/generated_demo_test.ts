@@ -346,12 +346,17 @@ Deno.test("generated demo backend: reads, writes and access over HTTP", async (t
     );
 
     await t.step(
-      "GEN-008: junction tables answer reads only, by position",
+      "GEN-008 GEN-014: junction tables answer reads only, by position, 100 by default",
       async () => {
         const res = await b.call("/api/posts_tags?take=200");
         assert.equal(res.status, 200);
         const rows = res.body as { owner_id: string; position: number }[];
-        assert.ok(rows.length > 0);
+        assert.ok(rows.length > 25);
+        // GEN-014: a junction list's default page is 100 rows, not a model list's 25.
+        const byDefault = (await b.call("/api/posts_tags")).body as unknown[];
+        assert.equal(byDefault.length, Math.min(100, rows.length));
+        const positions = rows.map((r) => r.position);
+        assert.deepEqual(positions, [...positions].sort((x, y) => x - y));
         const post = await b.call("/api/posts_tags", {
           method: "POST",
           body: JSON.stringify({ data: {} }),
