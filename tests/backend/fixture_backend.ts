@@ -60,6 +60,10 @@ export async function fixtureBackend(): Promise<FixtureBackend> {
     });
     return {
       ...backend,
+      async stop() {
+        await backend.stop();
+        await Deno.remove(dir, { recursive: true });
+      },
       fixture,
       tagReader: tag.secret,
       wildcardReader: all.secret,

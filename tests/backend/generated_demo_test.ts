@@ -34,7 +34,14 @@ async function demoBackend(): Promise<EmittedBackend & { siteId: string }> {
       commit: "c0ffee1",
     });
     const backend = await startBackend(dir, schema);
-    return { ...backend, siteId: demo.siteId };
+    return {
+      ...backend,
+      siteId: demo.siteId,
+      async stop() {
+        await backend.stop();
+        await Deno.remove(dir, { recursive: true });
+      },
+    };
   } finally {
     await demo.t.close();
   }
