@@ -32,6 +32,9 @@ const lazy = {
   sites: later<typeof import("../core/sites/site_store.ts")>(
     "../core/sites/site_store.ts",
   ),
+  backend: later<typeof import("../core/backend/generate/mod.ts")>(
+    "../core/backend/generate/mod.ts",
+  ),
 };
 
 /** Where a command's output goes; tests pass their own to read it. */
@@ -254,9 +257,69 @@ function reachNote(config: Config, domain: string): string {
   ].join("\n");
 }
 
+async function generateBackendCommand(args: string[]): Promise<number> {
+  const values = parseCommand("generate-backend", args);
+  if (typeof values === "number") return values;
+  const out = values.out!;
+  const existing = await Array.fromAsync(Deno.readDir(out)).catch(() => []);
+  if (existing.length > 0) {
+    console.error(`Cannot write to "${out}": the folder is not empty`);
+    return 2;
+  }
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  const { services, close } = store;
+  try {
+    const { findSiteByDomain } = await lazy.sites();
+    const site = await findSiteByDomain(
+      services.db,
+      values.domain!.toLowerCase(),
+    );
+    if (!site) {
+      console.error("Generation refused: no such site. Nothing was written.");
+      return 1;
+    }
+    const { generateBackend, writeProject, parseDisabled } = await lazy
+      .backend();
+    const disabled = parseDisabled(split(values.disable ?? ""));
+    if (typeof disabled === "string") {
+      console.error(`${disabled}\n\n${commandUsage("generate-backend")}`);
+      return 2;
+    }
+    const result = await generateBackend(services.db, {
+      disabled,
+      siteId: site.id,
+      models: values.models ? split(values.models) : undefined,
+      publicUrl: services.config.publicUrl,
+      commit: values.commit ?? null,
+    });
+    if (!result.ok) {
+      console.error(
+        `Generation refused (${result.code}). Nothing was written.`,
+      );
+      for (const p of result.problems) {
+        console.error(
+          `  ${p.code}: ${p.model}${
+            p.field ? `.${p.field}` : ""
+          }: ${p.message}`,
+        );
+      }
+      return 1;
+    }
+    await writeProject(out, result.files);
+    console.error(
+      `Wrote ${result.files.size} files to ${out}. Start it: cd ${out} && deno task start`,
+    );
+    return 0;
+  } finally {
+    await close();
+  }
+}
+
 const HANDLERS: Record<CommandName, (args: string[]) => Promise<number>> = {
   bootstrap,
   credential,
+  "generate-backend": generateBackendCommand,
   migrate,
 };
 

@@ -79,6 +79,40 @@ export const COMMANDS = {
     },
     required: ["json", "domain", "admin-email", "name", "scopes"],
   },
+  "generate-backend": {
+    summary:
+      "Write a site's standalone backend (Deno + Hono + Kysely) into a folder",
+    options: {
+      domain: { type: "string", value: "<host>", help: "The site's domain" },
+      out: {
+        type: "string",
+        value: "<folder>",
+        help: "Where to write the project; must be empty or absent",
+      },
+      models: {
+        type: "string",
+        value: "<slug,slug,...>",
+        help: "Only these models (default: every model of the site)",
+      },
+      disable: {
+        type: "string",
+        value: "<model.operation,...>",
+        help: "Operations to remove, e.g. posts.delete,tags.create",
+      },
+      commit: {
+        type: "string",
+        value: "<id>",
+        help: "Answered by the backend in the x-artifact-commit header",
+      },
+    },
+    required: ["domain", "out"],
+    notes: [
+      "Example, the demo site's blog:",
+      "  deno task svc generate-backend --domain localhost --out ../demo-backend \\",
+      "    --models posts,authors,tags,notes",
+      "  cd ../demo-backend && deno task start",
+    ].join("\n"),
+  },
   migrate: {
     summary: "Apply pending database migrations and exit",
     options: {},

@@ -1,5 +1,5 @@
-// Who may call each generated-backend operation of a model (spec 2 part 5.3; the generator,
-// not built yet, will enforce it as GACC-001 says): an access rule per model and operation,
+// Who may call each generated-backend operation of a model (spec 2 part 5.3; the generated
+// backend enforces it, GACC-001): an access rule per model and operation,
 // `service` where none is stored. A session rule may name
 // the roles its members must hold, and a named role cannot be deleted (SET-014).
 import { z } from "zod";

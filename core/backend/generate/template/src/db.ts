@@ -1,0 +1,45 @@
+// Opens the database: PostgreSQL through `pg` when DATABASE_URL is set, else embedded PGlite in
+// ./data, so a first try needs no server.
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { PGlite } from "@electric-sql/pglite";
+import { PGliteDialect } from "./pglite_dialect.ts";
+
+// Tables are described at run time by generated/schema.json, so rows are plain records.
+// deno-lint-ignore no-explicit-any
+export type Db = Kysely<any>;
+
+/** The open database and what it runs on. */
+export interface OpenDb {
+  db: Db;
+  engine: "postgres" | "pglite";
+}
+
+// Counts answer as numbers and dates as `YYYY-MM-DD` on both drivers, as the API writes them.
+const INT8 = 20;
+const DATE = 1082;
+pg.types.setTypeParser(INT8, (value: string) => Number(value));
+pg.types.setTypeParser(DATE, (value: string) => value);
+
+/** Opens PostgreSQL at `url`, or PGlite in `dataDir` when `url` is empty. */
+export async function openDb(
+  url: string | undefined,
+  dataDir: string,
+): Promise<OpenDb> {
+  if (url) {
+    const pool = new pg.Pool({ connectionString: url, max: 20 });
+    return {
+      db: new Kysely({ dialect: new PostgresDialect({ pool }) }),
+      engine: "postgres",
+    };
+  }
+  await Deno.mkdir(dataDir, { recursive: true });
+  const pglite = new PGlite(dataDir, {
+    parsers: { [INT8]: Number, [DATE]: (value: string) => value },
+  });
+  await pglite.waitReady;
+  return {
+    db: new Kysely({ dialect: new PGliteDialect(pglite) }),
+    engine: "pglite",
+  };
+}

@@ -1,0 +1,76 @@
+// Private files: GET /api/<model>/files/<field>/<row id> serves the file a media column's
+// `<field>_url` names with a private-file marker (`private-file:<key>`), from the folder
+// PRIVATE_FILES_DIR. Answers are `private, no-store`; images and PDFs show inline, other files
+// download. Without storage: `503 private_files_unavailable`; no row the caller may read, no
+// marker or no file: 404.
+import { Hono } from "hono";
+import type { RouteContext } from "./crud_routes.ts";
+import { refuse } from "./errors.ts";
+import type { ModelSpec } from "./schema.ts";
+import { isId } from "./values.ts";
+
+/** The prefix of a private-file marker in a `<field>_url` column. */
+export const PRIVATE_FILE_MARKER = "private-file:";
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
+const TYPES: Record<string, string> = {
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  avif: "image/avif",
+  pdf: "application/pdf",
+  txt: "text/plain; charset=utf-8",
+};
+
+/** The private-file route of one model; `storage` is the files' folder, or null. */
+export function fileRoutes(
+  model: ModelSpec,
+  ctx: RouteContext,
+  storage: string | null,
+): Hono {
+  const app = new Hono();
+  app.get("/files/:field/:id", async (c) => {
+    const column = model.columns.find((col) =>
+      col.kind === "media_id" && col.field === c.req.param("field")
+    );
+    if (!column) refuse(404, "not_found");
+    const caller = await ctx.gate.callerOf(c);
+    ctx.gate.admit(caller, model.access.findUnique, "findUnique", model.id);
+    if (model.disabled.includes("findUnique")) {
+      refuse(404, "operation_unavailable");
+    }
+    if (storage === null) refuse(503, "private_files_unavailable");
+    const id = c.req.param("id");
+    // A reader may not read a private field, so for them its file does not exist.
+    if (!isId(id) || (column.private && caller.kind !== "service")) {
+      refuse(404, "not_found");
+    }
+    const row = await ctx.db.selectFrom(model.name)
+      .select(`${column.field}_url as url`).where("id", "=", id.toLowerCase())
+      .executeTakeFirst();
+    const url = row?.url as string | null | undefined;
+    const key = url?.startsWith(PRIVATE_FILE_MARKER)
+      ? url.slice(PRIVATE_FILE_MARKER.length)
+      : null;
+    if (key === null || !KEY.test(key) || key.includes("..")) {
+      refuse(404, "not_found");
+    }
+    const bytes = await Deno.readFile(`${storage}/${key}`).catch(() => null);
+    if (bytes === null) refuse(404, "not_found");
+    const type = TYPES[key.split(".").pop()!.toLowerCase()] ??
+      "application/octet-stream";
+    const inline = type.startsWith("image/") || type === "application/pdf";
+    return new Response(bytes, {
+      headers: {
+        "content-type": type,
+        "cache-control": "private, no-store",
+        "content-disposition": inline
+          ? "inline"
+          : `attachment; filename="${key}"`,
+      },
+    });
+  });
+  return app;
+}

@@ -1,0 +1,1 @@
+../../../../db/pglite_dialect.ts
