@@ -63,7 +63,7 @@ async function startTickProcess(env: Record<string, string>) {
 
 Deno.test({
   name:
-    "two plugin processes sharing PostgreSQL and a KV file tick at once: the due schedule is sent and published once (issue 14 point 4)",
+    "two plugin processes sharing PostgreSQL and a KV file tick at once: only the lease owner sends the due schedule, and it is published once (issue 14 point 4; PAPI-042)",
   ignore: !BASE_URL,
   sanitizeOps: false,
   sanitizeResources: false,
