@@ -38,6 +38,8 @@ const configSchema = z.object({
   ENVIRONMENT: z.enum(["development", "production"]).optional(),
   SCHEDULER_COMPANION: bool.default(true),
   SCHEDULER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  RENDERER_COMPANION: bool.default(true),
+  RENDERER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PLUGIN_DEV_ORIGINS: z.string().max(4000).transform((value, ctx) => {
     const origins = value.split(",").map((o) => o.trim()).filter((o) =>
       o !== ""
@@ -183,6 +185,11 @@ export interface Config {
    * null when it does not run (production, a real database, no demo site, or turned off).
    */
   schedulerCompanion: { port: number } | null;
+  /**
+   * The site renderer (services/renderer) started beside the embedded demo: its port, or null
+   * under the same conditions as the scheduling plugin.
+   */
+  rendererCompanion: { port: number } | null;
   /** Media bytes go to this bucket when set, else to files under `dataDir/media`. */
   mediaS3: MediaS3Config | null;
 }
@@ -248,6 +255,10 @@ export function loadConfig(
     schedulerCompanion:
       environment === "development" && v.DEMO_SITE && v.SCHEDULER_COMPANION
         ? { port: v.SCHEDULER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 1) }
+        : null,
+    rendererCompanion:
+      environment === "development" && v.DEMO_SITE && v.RENDERER_COMPANION
+        ? { port: v.RENDERER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 2) }
         : null,
     mediaS3,
   };

@@ -1,7 +1,8 @@
 // Rich text of a post: the service's checked HTML as is, except plugin blocks, whose vendor
 // markup runs only inside a sandboxed frame with an opaque origin (no parent-document access).
 
-const BLOCK = /<figure\b([^>]*\bdata-block="[^"]*"[^>]*)>\s*<\/figure>/g;
+// Attribute values are quoted and may hold ">" (a block's JSON values), so they are read whole.
+const FIGURE = /<figure((?:\s+[a-z-]+="[^"]*")*)\s*>\s*<\/figure>/g;
 
 function attributes(text: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -62,10 +63,10 @@ export function blockFrame(attrs: Record<string, string>): string {
 
 /** The body's HTML with every plugin block moved into its own sandboxed frame. */
 export function richTextHtml(html: string): string {
-  return html.replace(
-    BLOCK,
-    (_, attrs: string) => blockFrame(attributes(attrs)),
-  );
+  return html.replace(FIGURE, (whole, text: string) => {
+    const attrs = attributes(text);
+    return "data-block" in attrs ? blockFrame(attrs) : whole;
+  });
 }
 
 /** A rich-text field. */
