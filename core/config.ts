@@ -1,6 +1,7 @@
 // Reads every setting once from the environment and validates it, naming the bad setting.
 import { z } from "zod";
 import { LIMITS } from "./plugins/protocol.ts";
+import { parseSiteRenderers } from "./sites/site_address.ts";
 
 /** PostgreSQL connections the service holds open at most, unless `DATABASE_POOL_MAX` says. */
 export const DEFAULT_POOL_MAX = 10;
@@ -39,6 +40,18 @@ const configSchema = z.object({
   SCHEDULER_COMPANION: bool.default(true),
   SCHEDULER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   RENDERER_COMPANION: bool.default(true),
+  SITE_RENDERER_URLS: z.string().max(4000).transform((value, ctx) => {
+    const parsed = parseSiteRenderers(value);
+    if (!parsed) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          'expected comma-separated pairs such as "example.com=https://www.example.com" (a site\'s domain, "=", the origin its pages are served at)',
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  }).optional(),
   RENDERER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PLUGIN_DEV_ORIGINS: z.string().max(4000).transform((value, ctx) => {
     const origins = value.split(",").map((o) => o.trim()).filter((o) =>
@@ -190,6 +203,11 @@ export interface Config {
    * under the same conditions as the scheduling plugin.
    */
   rendererCompanion: { port: number } | null;
+  /**
+   * Where each site's pages are served, by domain (`SITE_RENDERER_URLS`, and the renderer
+   * beside the demo): the admin's "View on site" and rendered previews open these.
+   */
+  siteRenderers: Record<string, string>;
   /** Media bytes go to this bucket when set, else to files under `dataDir/media`. */
   mediaS3: MediaS3Config | null;
 }
@@ -236,6 +254,15 @@ export function loadConfig(
       );
     }
   }
+  const rendererCompanion =
+    environment === "development" && v.DEMO_SITE && v.RENDERER_COMPANION
+      ? { port: v.RENDERER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 2) }
+      : null;
+  const siteRenderers = { ...v.SITE_RENDERER_URLS };
+  if (rendererCompanion && rendererCompanion.port !== 0) {
+    siteRenderers[v.DEMO_DOMAIN] ??=
+      `http://localhost:${rendererCompanion.port}`;
+  }
   return {
     port: v.PORT,
     host: v.HOST,
@@ -256,10 +283,8 @@ export function loadConfig(
       environment === "development" && v.DEMO_SITE && v.SCHEDULER_COMPANION
         ? { port: v.SCHEDULER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 1) }
         : null,
-    rendererCompanion:
-      environment === "development" && v.DEMO_SITE && v.RENDERER_COMPANION
-        ? { port: v.RENDERER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 2) }
-        : null,
+    rendererCompanion,
+    siteRenderers,
     mediaS3,
   };
 }

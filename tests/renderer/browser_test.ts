@@ -96,10 +96,14 @@ Deno.test({
       );
       await t.step("a form sent without JavaScript, end to end", async () => {
         await page.goto(`${r}/`);
-        await page.getByLabel("Your name").fill("Ada Lovelace");
-        await page.getByLabel("Email address").fill("ada@example.com");
-        await page.getByLabel("Topic").selectOption("Support");
-        await page.getByLabel("Message").fill(
+        await page.getByLabel("Your name", { exact: true }).fill(
+          "Ada Lovelace",
+        );
+        await page.getByLabel("Email address", { exact: true }).fill(
+          "ada@example.com",
+        );
+        await page.getByLabel("Topic", { exact: true }).selectOption("Support");
+        await page.getByLabel("Message", { exact: true }).fill(
           "Could the renderer draw my site?",
         );
         await page.getByLabel(

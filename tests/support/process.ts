@@ -85,6 +85,7 @@ export async function spawnService(
       LOG_REQUESTS: "false",
       // The scheduling plugin beside the demo is tested on its own (tests/scheduling/).
       SCHEDULER_COMPANION: "false",
+      RENDERER_COMPANION: "false",
       ...env,
       DATABASE_URL: env.DATABASE_URL ?? "",
     },
