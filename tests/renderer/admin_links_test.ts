@@ -1,6 +1,7 @@
 // The admin opens the rendered site (issue 41): Settings says where the site is served, the
 // editor's "View on site" opens the published page, previews open the rendered draft.
-import { equal, match, ok } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
+import { getSettings, putSettings } from "../../core/sites/settings.ts";
 import { setupDemo } from "../admin/demo_helpers.ts";
 import {
   CookieJar,
@@ -50,6 +51,34 @@ Deno.test("admin: Settings names the site's address, the editor views the page o
       /href="https:\/\/www\.example\.test\/about\?preview=sv_prev_[^"]+"[^>]*>Open the rendered en page/,
     );
     ok(html.includes("Open the en preview"));
+    // SRCH-033: what the renderer draws follows the search setting.
+    const capability = await request(
+      demo.t,
+      jar,
+      "/api/pages/renderer-capability",
+    );
+    equal(capability.status, 200);
+    deepEqual(await capability.json(), { site_search: { active: true } });
+    const { db, clock } = demo.t.services;
+    const search = await getSettings({ db, siteId: demo.siteId }, "search");
+    const put = await putSettings(
+      { db, clock, siteId: demo.siteId, personId: demo.adminId },
+      "search",
+      {
+        document: { ...search.document, enabled: false },
+        expectedRevision: search.revision,
+      },
+    );
+    ok(put.ok);
+    const off = await request(demo.t, jar, "/api/pages/renderer-capability");
+    deepEqual(await off.json(), { site_search: { active: false } });
+    const anonymous = await request(
+      demo.t,
+      new CookieJar(),
+      "/api/pages/renderer-capability",
+    );
+    equal(anonymous.status, 401);
+    await anonymous.body?.cancel();
   } finally {
     await demo.t.close();
   }

@@ -92,7 +92,7 @@ Deno.test({
         match(list.text, /Older posts/);
         const post = await get(r, href!);
         equal(post.status, 200);
-        match(post.text, /<article class="wrap narrow post">/);
+        match(post.text, /<article class="wrap narrow post s">/);
         match(post.text, /<meta property="og:type" content="article"/);
       });
 
@@ -113,6 +113,33 @@ Deno.test({
             body.data.length > 0 &&
               body.data.every((h) => h.href.startsWith("/")),
           );
+        },
+      );
+
+      await t.step(
+        "with search switched off the search page still loads, with a notice (SRCH-028)",
+        async () => {
+          const search = await manage(site, "GET", "/settings/search");
+          const doc = search.body as {
+            revision: number;
+            document: Record<string, unknown>;
+          };
+          const off = await manage(site, "PUT", "/settings/search", {
+            expected_revision: doc.revision,
+            document: { ...doc.document, enabled: false },
+          });
+          equal(off.status, 200, JSON.stringify(off.body));
+          const page = await get(r, "/search?q=preview");
+          equal(page.status, 200);
+          match(
+            page.text,
+            /<p class="notice" role="status">Search is switched off on this site\.<\/p>/,
+          );
+          const on = await manage(site, "PUT", "/settings/search", {
+            expected_revision: (off.body as { revision: number }).revision,
+            document: doc.document,
+          });
+          equal(on.status, 200, JSON.stringify(on.body));
         },
       );
 

@@ -56,7 +56,11 @@ export async function spawnRenderer(
 }
 
 /** CMS ports of the renderer test files: each file has its own, so parts may run together. */
-export const DEMO_PORTS = { process: 18765, browser: 18766 } as const;
+export const DEMO_PORTS = {
+  process: 18765,
+  browser: 18766,
+  bench: 18767,
+} as const;
 
 /** The demo CMS, a management token on its site, and the renderer reading it. */
 export interface DemoSite {

@@ -8,6 +8,9 @@ import { loadRendererConfig } from "../../services/renderer/config.ts";
 import { Image } from "../../services/renderer/template/builtin/components/image.tsx";
 import { PlatformForm } from "../../services/renderer/template/builtin/components/form.tsx";
 import { richTextHtml } from "../../services/renderer/template/builtin/components/rich_text.tsx";
+import { builtInTemplate } from "../../services/renderer/template/builtin/mod.tsx";
+import { SECTION_TYPE_NAMES } from "../../core/pages/mod.ts";
+import { everySectionView } from "./every_section.ts";
 
 Deno.test("malformedPath() refuses each malformed kind and lets ordinary paths through (rule 9)", () => {
   equal(malformedPath("/a%2Fb"), "encoded_slash");
@@ -250,4 +253,20 @@ Deno.test("richTextHtml() moves a plugin block into an opaque sandboxed frame (P
   ok(!out.includes("allow-same-origin"));
   ok(!/<script>/.test(out), "the vendor script is only inside srcdoc, escaped");
   match(out, /srcdoc="[^"]*&#60;script&#62;parent\.document/);
+});
+
+Deno.test("the built-in template draws every section type; an unreadable latest-entries list is an error, never empty (PAGE-056)", () => {
+  const html = builtInTemplate.page(everySectionView());
+  for (const type of SECTION_TYPE_NAMES) {
+    if (type === "shared" || type === "custom") continue;
+    ok(html.includes(`class="s s-${type.replaceAll("_", "-")}`), type);
+  }
+  match(
+    html,
+    /<section id="broken"[^>]*>.*These entries cannot be shown right now/s,
+  );
+  match(html, /<a class="card-link" href="\/posts\/first">First post<\/a>/);
+  ok(!html.includes("<script"), "no JavaScript on a page without search");
+  const preview = builtInTemplate.page(everySectionView({ preview: true }));
+  match(preview, /This form is shown disabled in a preview/); // FORM-013
 });

@@ -79,7 +79,7 @@ export function PostPage(
   );
   return (
     <Document site={site} seo={view.seo} css={assets.css}>
-      <article class="wrap narrow post">
+      <article class="wrap narrow post s">
         <p class="eyebrow">
           <a
             href={site.locale === site.defaultLocale
@@ -98,7 +98,7 @@ export function PostPage(
               {date}
             </time>
           )}
-          {minutes && <span>· {minutes} min read</span>}
+          {minutes && <span>{" · "}{minutes} min read</span>}
         </p>
         {cover && !Array.isArray(cover) && cover.kind === "image" && (
           <Image
