@@ -98,7 +98,7 @@ export function PostPage(
               {date}
             </time>
           )}
-          {minutes && <span>{" · "}{minutes} min read</span>}
+          {minutes && <span>{` · ${minutes} min read`}</span>}
         </p>
         {cover && !Array.isArray(cover) && cover.kind === "image" && (
           <Image
