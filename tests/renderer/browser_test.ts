@@ -4,7 +4,13 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
-import { browserTestsRun, launchChromium } from "../support/browser.ts";
+import {
+  browserTestsRun,
+  launchChromium,
+  serveLocally,
+} from "../support/browser.ts";
+import { builtInTemplate } from "../../services/renderer/template/builtin/mod.tsx";
+import { everySectionView, FIXTURE_SVG } from "./every_section.ts";
 import { blockFrame } from "../../services/renderer/template/builtin/components/rich_text.tsx";
 import { DEMO_PORTS, putRedirects, startDemoSite } from "./support.ts";
 
@@ -160,6 +166,47 @@ Deno.test({
     } finally {
       await browser.close();
       await site.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "every section type of the built-in template at 390 and 1440 px with zero axe violations",
+  ignore: !browserTestsRun("renderer browser tests"),
+  async fn() {
+    await Deno.mkdir(SHOTS, { recursive: true });
+    let html = "";
+    const server = serveLocally((request) => {
+      const path = new URL(request.url).pathname;
+      const asset = builtInTemplate.assets.find((a) =>
+        `/_site/${a.name}` === path
+      );
+      if (asset) {
+        return new Response(asset.body, {
+          headers: { "content-type": asset.type },
+        });
+      }
+      if (path === "/sun.svg") {
+        return new Response(FIXTURE_SVG, {
+          headers: { "content-type": "image/svg+xml" },
+        });
+      }
+      return new Response(html, {
+        headers: { "content-type": "text/html; charset=utf-8" },
+      });
+    });
+    html = builtInTemplate.page(
+      everySectionView({ imageUrl: `${server.baseUrl}/sun.svg` }),
+    );
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${server.baseUrl}/every-section`);
+      await atBothWidths(page, "every-section");
+    } finally {
+      await browser.close();
+      await server.close();
     }
   },
 });
