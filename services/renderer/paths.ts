@@ -72,3 +72,22 @@ export function addressOf(
 
 /** The page whose address is this slug in the default language is the site's home page. */
 export const HOME_SLUG = "home";
+
+/** Every path the renderer answers, as patterns (the docs check reads them). */
+export const RENDERER_PATHS = [
+  "/",
+  "/{page}",
+  "/{locale}",
+  "/{locale}/{page}",
+  "/posts",
+  "/posts/{slug}",
+  "/{locale}/posts",
+  "/{locale}/posts/{slug}",
+  "/search",
+  "/{locale}/search",
+  "/robots.txt",
+  "/sitemap.xml",
+  "/sitemap-{model}-{number}.xml",
+  "/_site/{file}",
+  "/v1/interactions/form.submit",
+] as const;
