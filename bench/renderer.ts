@@ -2,8 +2,12 @@
 // static file served by Deno.serve and beside the public API reads those pages need; and what
 // one page weighs (HTML + CSS + JS). docs/benchmarks.md records a run.
 import { DEMO_PORTS, startDemoSite } from "../tests/renderer/support.ts";
+import { everySectionView } from "../tests/renderer/every_section.ts";
+import { builtInTemplate } from "../services/renderer/template/builtin/mod.tsx";
 
-const CONCURRENCY = 32;
+const CONCURRENCY = Number(
+  Deno.env.get("BENCH_RENDERER_CONCURRENCY") ?? 32,
+);
 const REQUESTS = Number(Deno.env.get("BENCH_RENDERER_REQUESTS") ?? 2000);
 
 /** Latencies of `total` GETs of `url`, `CONCURRENCY` at a time, after a warm-up. */
@@ -53,6 +57,24 @@ async function weight(
     css: await sum(css),
     js: await sum(js),
   };
+}
+
+// The template's own share: drawing a 20-section page from answers already read, in process.
+{
+  const view = everySectionView();
+  for (let i = 0; i < 100; i++) builtInTemplate.page(view);
+  const times: number[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const started = performance.now();
+    builtInTemplate.page(view);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `Drawing every section type (in process, 1000 times): p50 ${
+      at(times, 0.5)
+    } ms, p99 ${at(times, 0.99)} ms`,
+  );
 }
 
 const site = await startDemoSite(DEMO_PORTS.bench);
