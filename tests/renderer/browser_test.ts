@@ -76,6 +76,10 @@ Deno.test({
           "no JavaScript on a page that needs none",
         );
         await atBothWidths(page, "home");
+        // Dark mode follows the visitor's setting, with the same contrast.
+        await page.emulateMedia({ colorScheme: "dark" });
+        await atBothWidths(page, "home-dark");
+        await page.emulateMedia({ colorScheme: "light" });
       });
       await t.step("posts index and a post", async () => {
         await page.goto(`${r}/posts`);

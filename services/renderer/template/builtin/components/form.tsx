@@ -113,7 +113,7 @@ function Field(
     <div class="field">
       <label for={id}>
         {field.label}
-        {!field.required && <span class="optional">(optional)</span>}
+        {!field.required && <span class="optional">{` (optional)`}</span>}
       </label>
       {control}
       {help && <p class="help" id={help}>{field.help}</p>}
