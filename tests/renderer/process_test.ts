@@ -2,6 +2,7 @@
 // search, sitemaps, redirects, error pages and a form posted without JavaScript.
 import { equal, match, ok } from "node:assert/strict";
 import { manage, startDemoSite } from "./support.ts";
+import { CookieJar, csrfField } from "../admin/helpers.ts";
 
 async function get(origin: string, path: string) {
   const response = await fetch(origin + path, { redirect: "manual" });
@@ -256,6 +257,84 @@ Deno.test({
           equal(
             bad.headers.get("location"),
             "/?form=contact&error=interaction_invalid#contact",
+          );
+        },
+      );
+
+      await t.step(
+        "the admin's preview opens the rendered draft: not indexed, not kept, forms disabled (FORM-013)",
+        async () => {
+          const home = await (await fetch(`${site.api}/v1/pages/home`)).json();
+          const id = home.data.id as string;
+          const page = await manage(site, "GET", `/pages/${id}`);
+          const en = (page.body.locales as Record<
+            string,
+            {
+              current_version_id: string;
+              document: { props: Record<string, Record<string, unknown>> };
+            }
+          >).en;
+          en.document.props.hero.heading = "A draft hero nobody sees yet";
+          const saved = await manage(site, "POST", `/pages/${id}/save`, {
+            locale: "en",
+            expected_current_version_id: en.current_version_id,
+            document: en.document,
+          });
+          equal(saved.status, 200, JSON.stringify(saved.body));
+          // Signed in as the demo administrator, as an editor would be.
+          const jar = new CookieJar();
+          const signIn = await fetch(`${site.api}/admin/sign-in`);
+          jar.store(signIn);
+          const signedIn = await fetch(`${site.api}/admin/sign-in`, {
+            method: "POST",
+            redirect: "manual",
+            headers: {
+              cookie: jar.header()!,
+              "content-type": "application/x-www-form-urlencoded",
+            },
+            body: new URLSearchParams({
+              _csrf: csrfField(await signIn.text()),
+              email: "admin@example.com",
+              password: site.password,
+            }),
+          });
+          await signedIn.body?.cancel();
+          equal(signedIn.status, 303);
+          jar.store(signedIn);
+          const pages = await fetch(`${site.api}/admin/pages`, {
+            headers: { cookie: jar.header()! },
+          });
+          const opened = await fetch(`${site.api}/admin/pages`, {
+            method: "POST",
+            headers: {
+              cookie: jar.header()!,
+              "content-type": "application/x-www-form-urlencoded",
+            },
+            body: new URLSearchParams({
+              _csrf: csrfField(await pages.text()),
+              id,
+            }),
+          });
+          equal(opened.status, 201);
+          const href =
+            /href="(http:\/\/localhost:\d+\/\?preview=sv_prev_[^"]+)"[^>]*>\s*Open the rendered en page/
+              .exec(await opened.text())?.[1];
+          ok(href, "the preview offers the rendered page");
+          ok(href!.startsWith(r), "on the renderer's address");
+          const preview = await fetch(href!.replaceAll("&amp;", "&"));
+          equal(preview.status, 200);
+          equal(preview.headers.get("cache-control"), "no-store");
+          const html = await preview.text();
+          match(html, /A draft hero nobody sees yet/);
+          match(html, /<meta name="robots" content="noindex"/);
+          match(html, /This form is shown disabled in a preview/);
+          match(
+            html,
+            /<button class="btn btn-primary" type="submit" disabled>/,
+          );
+          ok(
+            !(await get(r, "/")).text.includes("A draft hero"),
+            "visitors get the published page",
           );
         },
       );

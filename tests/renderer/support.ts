@@ -68,6 +68,8 @@ export interface DemoSite {
   /** The CMS as the site's host answers it (`http://localhost:<port>`). */
   api: string;
   token: string;
+  /** The demo administrator's password (admin@example.com). */
+  password: string;
   renderer: RunningRenderer;
   close(): Promise<void>;
 }
@@ -92,6 +94,9 @@ export async function startDemoSite(
   };
   const first = await spawnService(env, { deadlineMs: 240_000 });
   await first.stop();
+  const password = /with password (\S+)$/m.exec(first.stdout())?.[1] ??
+    (await Deno.readTextFile(`${penv.dataDir}/demo-admin.txt`)).trim()
+      .split(/\s+/).at(-1)!;
   const made = await runDeno([
     "run",
     "-A",
@@ -111,13 +116,21 @@ export async function startDemoSite(
   if (made.code !== 0) throw new Error(`svc credential failed: ${made.stderr}`);
   const token = /"(svm_[^"]+)"/.exec(made.stdout)?.[1];
   if (!token) throw new Error(`No credential in: ${made.stdout}`);
-  const cms = await spawnService(env, { deadlineMs: 120_000 });
+  // The renderer's port is fixed too, so the admin can link to it (SITE_RENDERER_URLS).
+  const rendererPort = port + 100;
+  const cms = await spawnService({
+    ...env,
+    SITE_RENDERER_URLS: `localhost=http://localhost:${rendererPort}`,
+  }, { deadlineMs: 120_000 });
   const api = `http://localhost:${cms.port}`;
-  const renderer = await spawnRenderer(api);
+  const renderer = await spawnRenderer(api, {
+    RENDERER_PORT: String(rendererPort),
+  });
   return {
     cms,
     api,
     token,
+    password,
     renderer,
     close: async () => {
       await renderer.stop();
