@@ -72,8 +72,11 @@ export function createRenderer(
       fields: "title",
       order: "asc",
     });
+    // The home page leads; the others keep the order they were first published in.
     const items = pages.status === 200
-      ? (pages.body as { data: PublicItem[] }).data
+      ? [...(pages.body as { data: PublicItem[] }).data].sort((a, b) =>
+        Number(b.slug === HOME_SLUG) - Number(a.slug === HOME_SLUG)
+      )
       : [];
     const prefix = locale === defaultLocale ? "" : `/${locale}`;
     return [
