@@ -26,6 +26,7 @@ import type {
   EntryList,
   FormOutcome,
   PublicItem,
+  Seo,
   SiteView,
   Template,
 } from "./template/mod.ts";
@@ -328,6 +329,16 @@ export function createRenderer(
       const page = await readPage(slug, locale, defaultLocale, previewToken);
       if (page && page.status === 200) {
         const item = page.item;
+        const isHome = (item.alternates ?? []).some((a) =>
+          a.locale === defaultLocale && a.slug === HOME_SLUG
+        );
+        // A translation of the home page lives at its language's root.
+        if (isHome && slug !== undefined && !preview) {
+          return new Response(null, {
+            status: 308,
+            headers: { location: root(item.locale, defaultLocale) },
+          });
+        }
         const doc = parsePageDocument(item.fields.slides, {
           purpose: "deliver",
         });
@@ -343,7 +354,7 @@ export function createRenderer(
         return html(
           template.page({
             site,
-            seo: pageSeo(site, item, doc.value),
+            seo: homeSeo(pageSeo(site, item, doc.value), isHome, site),
             item,
             document: doc.value,
             lists: await readLists(
@@ -431,6 +442,26 @@ export function createRenderer(
       }));
     }
     return response;
+  };
+}
+
+/** The root address of a language: `/` for the default one, `/<language>` for the others. */
+function root(locale: string, defaultLocale: string): string {
+  return locale === defaultLocale ? "/" : `/${locale}`;
+}
+
+/** The home page and its translations are known by their language roots. */
+function homeSeo(seo: Seo, isHome: boolean, site: SiteView): Seo {
+  if (!isHome) return seo;
+  return {
+    ...seo,
+    canonical: seo.canonical === null
+      ? null
+      : site.siteUrl + root(site.locale, site.defaultLocale),
+    alternates: seo.alternates.map((a) => ({
+      locale: a.locale,
+      href: site.siteUrl + root(a.locale, site.defaultLocale),
+    })),
   };
 }
 

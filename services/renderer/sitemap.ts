@@ -1,7 +1,7 @@
 // /robots.txt, /sitemap.xml and /sitemap-<model>-<number>.xml, read from `/v1/_sitemap` at request
 // time so a publication shows without a release (template rule 9).
 import type { PublicApi } from "./api.ts";
-import { addressOf } from "./paths.ts";
+import { addressOf, HOME_SLUG } from "./paths.ts";
 
 interface SitemapIndex {
   data: {
@@ -12,6 +12,7 @@ interface SitemapIndex {
 
 interface SitemapChunk {
   data: {
+    id: string;
     locale: string;
     slug: string;
     lastmod: string;
@@ -85,10 +86,20 @@ export async function sitemapChunkXml(
     `/v1/_sitemap/${model}/${number}`,
   );
   if (answer.status !== 200) return null;
-  const loc = (locale: string, slug: string) =>
-    escapeXml(siteUrl + addressOf({ model, slug, locale }, defaultLocale));
-  const urls = answer.body.data.map((u) =>
-    [
+  // The home page and its translations are listed at their language roots.
+  const homeId = model === "pages"
+    ? answer.body.data.find((u) =>
+      u.locale === defaultLocale && u.slug === HOME_SLUG
+    )?.id
+    : undefined;
+  const address = (id: string, locale: string, slug: string) =>
+    id === homeId
+      ? (locale === defaultLocale ? "/" : `/${locale}`)
+      : addressOf({ model, slug, locale }, defaultLocale);
+  const urls = answer.body.data.map((u) => {
+    const loc = (locale: string, slug: string) =>
+      escapeXml(siteUrl + address(u.id, locale, slug));
+    return [
       `<url><loc>${loc(u.locale, u.slug)}</loc><lastmod>${
         escapeXml(u.lastmod)
       }</lastmod>`,
@@ -98,8 +109,8 @@ export async function sitemapChunkXml(
         }"/>`
       ),
       "</url>",
-    ].join("")
-  );
+    ].join("");
+  });
   const body = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">',

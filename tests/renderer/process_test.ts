@@ -60,7 +60,7 @@ Deno.test({
           );
           match(
             home.text,
-            /<link rel="alternate" hreflang="de" href="http:\/\/localhost:\d+\/de\/start"/,
+            /<link rel="alternate" hreflang="de" href="http:\/\/localhost:\d+\/de"/,
           );
           match(
             home.text,
@@ -80,6 +80,14 @@ Deno.test({
           const de = await get(r, "/de");
           equal(de.status, 200);
           match(de.text, /<html lang="de">/);
+          match(
+            de.text,
+            /<link rel="canonical" href="http:\/\/localhost:\d+\/de"/,
+          );
+          // Its own address leads to the language root.
+          const own = await get(r, "/de/start");
+          equal(own.status, 308);
+          equal(own.headers.get("location"), "/de");
         },
       );
 
@@ -163,7 +171,7 @@ Deno.test({
           match(pages.text, /<loc>http:\/\/localhost:\d+\/<\/loc>/);
           match(
             pages.text,
-            /hreflang="de" href="http:\/\/localhost:\d+\/de\/start"/,
+            /hreflang="de" href="http:\/\/localhost:\d+\/de"/,
           );
           equal((await get(r, "/sitemap-pages-2.xml")).status, 404);
         },
