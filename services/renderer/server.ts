@@ -116,8 +116,12 @@ export function createRenderer(
     };
   }
 
+  // A cache in front may keep a page but must ask again each time, so a publication shows at once.
   function html(body: string, status = 200, extra: HeadersInit = {}): Response {
-    return new Response(body, { status, headers: { ...HTML, ...extra } });
+    return new Response(body, {
+      status,
+      headers: { ...HTML, "cache-control": "no-cache", ...extra },
+    });
   }
 
   async function errorPage(

@@ -70,6 +70,7 @@ Deno.test({
             !home.text.includes("<script"),
             "a page without interaction ships no JavaScript",
           );
+          equal(home.headers.get("cache-control"), "no-cache");
           equal((await get(r, "/home")).headers.get("location"), "/");
         },
       );
