@@ -9,6 +9,10 @@ import {
   startSchedulerCompanion,
 } from "./core/plugins/companion.ts";
 import { drainNotifications } from "./core/plugins/notifications.ts";
+import {
+  type RendererCompanion,
+  startRendererCompanion,
+} from "./core/renderer_companion.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import type { Services } from "./core/services.ts";
 import {
@@ -146,6 +150,25 @@ if (config.schedulerCompanion) {
   }
 }
 
+// The site renderer beside the demo: its own process reading the public API as visitors' pages do.
+let renderer: RendererCompanion | null = null;
+if (config.rendererCompanion) {
+  const apiUrl = `http://${config.demoDomain}:${server.addr.port}`;
+  try {
+    renderer = await step(
+      "Site renderer",
+      () => startRendererCompanion(apiUrl, config.rendererCompanion!.port),
+      (r) => r.origin,
+    );
+  } catch (error) {
+    console.log(
+      `Site renderer: not started (${
+        causeOf(error)
+      }); set RENDERER_PORT or RENDERER_COMPANION=false`,
+    );
+  }
+}
+
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => {
     console.log(`Stopping (${signal})`);
@@ -166,6 +189,7 @@ for (
     ...facts,
     startedMs: performance.now() - startedAt,
     scheduler: companion?.origin,
+    site: renderer?.origin,
   })
 ) console.log(line);
 
@@ -185,6 +209,7 @@ if (!drained) {
   );
 }
 await companion?.close();
+await renderer?.close();
 if (drained) await close();
 console.log("Stopped");
 // A request that outlived the grace may hold a database connection the pool would wait for.

@@ -1,6 +1,7 @@
 // Reads every setting once from the environment and validates it, naming the bad setting.
 import { z } from "zod";
 import { LIMITS } from "./plugins/protocol.ts";
+import { parseSiteRenderers } from "./sites/site_address.ts";
 
 /** PostgreSQL connections the service holds open at most, unless `DATABASE_POOL_MAX` says. */
 export const DEFAULT_POOL_MAX = 10;
@@ -42,6 +43,20 @@ const configSchema = z.object({
   ENVIRONMENT: z.enum(["development", "production"]).optional(),
   SCHEDULER_COMPANION: bool.default(true),
   SCHEDULER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  RENDERER_COMPANION: bool.default(true),
+  SITE_RENDERER_URLS: z.string().max(4000).transform((value, ctx) => {
+    const parsed = parseSiteRenderers(value);
+    if (!parsed) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          'expected comma-separated pairs such as "example.com=https://www.example.com" (a site\'s domain, "=", the origin its pages are served at)',
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  }).optional(),
+  RENDERER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   PLUGIN_DEV_ORIGINS: z.string().max(4000).transform((value, ctx) => {
     const origins = value.split(",").map((o) => o.trim()).filter((o) =>
       o !== ""
@@ -191,6 +206,16 @@ export interface Config {
    * null when it does not run (production, a real database, no demo site, or turned off).
    */
   schedulerCompanion: { port: number } | null;
+  /**
+   * The site renderer (services/renderer) started beside the embedded demo: its port, or null
+   * under the same conditions as the scheduling plugin.
+   */
+  rendererCompanion: { port: number } | null;
+  /**
+   * Where each site's pages are served, by domain (`SITE_RENDERER_URLS`, and the renderer
+   * beside the demo): the admin's "View on site" and rendered previews open these.
+   */
+  siteRenderers: Record<string, string>;
   /** Media bytes go to this bucket when set, else to files under `dataDir/media`. */
   mediaS3: MediaS3Config | null;
   /**
@@ -242,6 +267,15 @@ export function loadConfig(
       );
     }
   }
+  const rendererCompanion =
+    environment === "development" && v.DEMO_SITE && v.RENDERER_COMPANION
+      ? { port: v.RENDERER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 2) }
+      : null;
+  const siteRenderers = { ...v.SITE_RENDERER_URLS };
+  if (rendererCompanion && rendererCompanion.port !== 0) {
+    siteRenderers[v.DEMO_DOMAIN] ??=
+      `http://localhost:${rendererCompanion.port}`;
+  }
   return {
     port: v.PORT,
     host: v.HOST,
@@ -262,6 +296,8 @@ export function loadConfig(
       environment === "development" && v.DEMO_SITE && v.SCHEDULER_COMPANION
         ? { port: v.SCHEDULER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 1) }
         : null,
+    rendererCompanion,
+    siteRenderers,
     mediaS3,
     mediaRequestBodyLimitBytes: v.MEDIA_REQUEST_BODY_LIMIT_BYTES,
   };

@@ -21,9 +21,37 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     pluginDevOrigins: [],
     pluginCatalogues: [],
     schedulerCompanion: { port: 8001 },
+    // And the site renderer, which serves the demo site (issue 41).
+    rendererCompanion: { port: 8002 },
+    siteRenderers: { localhost: "http://localhost:8002" },
     mediaS3: null,
     mediaRequestBodyLimitBytes: 100_000_000,
   });
+});
+
+Deno.test("SITE_RENDERER_URLS names where each site's pages are served; the renderer beside the demo serves the demo", () => {
+  deepEqual(
+    loadConfig({
+      SITE_RENDERER_URLS:
+        "example.com=https://www.example.com, b.test=http://localhost:9002/",
+      DEMO_SITE: "false",
+    }).siteRenderers,
+    {
+      "example.com": "https://www.example.com",
+      "b.test": "http://localhost:9002",
+    },
+  );
+  equal(loadConfig({ RENDERER_COMPANION: "false" }).rendererCompanion, null);
+  deepEqual(loadConfig({ RENDERER_COMPANION: "false" }).siteRenderers, {});
+  deepEqual(loadConfig({ PORT: "9000" }).rendererCompanion, { port: 9002 });
+  deepEqual(loadConfig({ PORT: "0" }).siteRenderers, {});
+  throws(
+    () =>
+      loadConfig({
+        SITE_RENDERER_URLS: "example.com=https://www.example.com/path",
+      }),
+    /setting SITE_RENDERER_URLS: expected comma-separated pairs/,
+  );
 });
 
 Deno.test("ENVIRONMENT defaults to production with a real database or without the demo, and the companion follows", () => {

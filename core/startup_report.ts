@@ -111,6 +111,8 @@ export interface ClosingBlockOptions {
   startedMs: number;
   /** The scheduling plugin's origin when it runs beside the demo. */
   scheduler?: string;
+  /** The site renderer's origin when it runs beside the demo. */
+  site?: string;
 }
 
 /** The block printed once the service listens: where the admin, docs and API are, and which hosts answer. */
@@ -135,6 +137,11 @@ export function closingBlock(options: ClosingBlockOptions): string[] {
         `  This password is shown once; it is also written to ${demo.passwordFile} for local use.`,
       );
     }
+  }
+  if (options.site) {
+    lines.push(
+      `  Site:         ${options.site} (the demo site as visitors see it)`,
+    );
   }
   lines.push(`  API docs:     ${base}/docs`);
   if (options.scheduler) {

@@ -20,21 +20,14 @@ const EXTERNAL_INDEX = "the external index builder (issue 45)";
 
 /** Rows of built areas that wait for an unbuilt part, with the part they wait for. */
 const WAITING: Record<string, string> = {
-  "SRCH-027": RENDERER,
-  "SRCH-028": RENDERER,
   "SRCH-029": RENDERER,
   "SRCH-030": RENDERER,
-  "SRCH-031": RENDERER,
   "SRCH-032": RENDERER,
-  "SRCH-033": RENDERER,
   "SRCH-034": EXTERNAL_INDEX,
   "SRCH-035": EXTERNAL_INDEX,
   "SRCH-036": EXTERNAL_INDEX,
   "SRCH-037": EXTERNAL_INDEX,
-  "PAGE-056": RENDERER,
-  "FORM-013": RENDERER,
   "PAUX-015": "chrome regions are declared by templates (TPL)",
-  "PEXT-004": `vendor code in rich blocks runs only in ${RENDERER}`,
 };
 
 export interface InventoryRow {

@@ -8,6 +8,7 @@ import {
   type PageRow,
 } from "../../core/pages/admin_pages.ts";
 import type { ShellData } from "../../core/admin/shell.ts";
+import { renderedPath } from "../../core/sites/site_address.ts";
 import type { AppEnv } from "../../core/web/env.ts";
 import { page, type PageProps } from "../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "./_shell.tsx";
@@ -18,7 +19,7 @@ interface PagesData {
   shell: ShellData;
   pages: PageRow[];
   /** The preview links just opened: shown on this answer only. */
-  previews?: { locale: string; href: string }[];
+  previews?: { locale: string; href: string; siteHref: string | null }[];
   previewTitle?: string;
   error?: string;
 }
@@ -51,12 +52,23 @@ export const handler = {
     const target = pages.find((p) => p.id === id)!;
     data.previewTitle = target.languages[0]?.title ?? "Page";
     // The preview reads the current draft through the public API of this host.
-    data.previews = target.languages.map((l) => ({
-      locale: l.locale,
-      href: `/v1/${opened.model}/${encodeURIComponent(l.slug)}?locale=${
-        encodeURIComponent(l.locale)
-      }&preview=${opened.token}`,
-    }));
+    // And, when a renderer serves the site, as the rendered page.
+    const origin = c.var.services.config.siteRenderers[c.var.site.domain];
+    data.previews = target.languages.map((l) => {
+      const path = renderedPath(
+        { model: opened.model, slug: l.slug, locale: l.locale },
+        c.var.site.defaultLanguage,
+      );
+      return {
+        locale: l.locale,
+        href: `/v1/${opened.model}/${encodeURIComponent(l.slug)}?locale=${
+          encodeURIComponent(l.locale)
+        }&preview=${opened.token}`,
+        siteHref: origin && path
+          ? `${origin}${path}?preview=${opened.token}`
+          : null,
+      };
+    });
     return page(data, { status: 201 });
   },
 };
@@ -78,6 +90,18 @@ export default function Pages({ data }: PageProps<PagesData>) {
                 <a href={p.href} target="_blank" rel="noopener noreferrer">
                   Open the {p.locale} preview
                 </a>
+                {p.siteHref && (
+                  <>
+                    {" · "}
+                    <a
+                      href={p.siteHref}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                    >
+                      Open the rendered {p.locale} page
+                    </a>
+                  </>
+                )}
               </li>
             ))}
           </ul>

@@ -96,6 +96,15 @@ Deno.test("the first start prints each step with its duration and a closing bloc
         ),
       );
       match(block, /^ {2}Host names: +localhost \(demo\)$/m);
+      // The site as visitors see it, drawn by the renderer beside the embedded demo (issue 41;
+      // a real database means production, where the renderer runs on its own).
+      const siteUrl = /^ {2}Site: +(http:\/\/localhost:\d+) /m.exec(block)?.[1];
+      if (embedded) {
+        ok(siteUrl, block);
+        const home = await fetch(`${siteUrl}/`);
+        equal(home.status, 200);
+        match(await home.text(), /Content that stays in shape/);
+      } else equal(siteUrl, undefined, block);
       firstPassword = /with password (\S+)$/m.exec(block)![1];
       // What the block names answers.
       const read = await fetch(

@@ -4,6 +4,7 @@ import { deepEqual } from "node:assert/strict";
 import { OPERATIONS } from "../../core/manage/contract/mod.ts";
 import { OAUTH_PATHS } from "../../core/oauth/endpoints.ts";
 import { manifest } from "../../routes.gen.ts";
+import { RENDERER_PATHS } from "../../services/renderer/paths.ts";
 
 const ROOT = new URL("../..", import.meta.url).pathname;
 
@@ -28,6 +29,10 @@ const PLUGIN_API = "/api/plugin/v1";
 
 /** Route patterns as regular expressions: `{id}`, `:id`, `<id>` and `…` match one segment. */
 async function routeMatchers(): Promise<RegExp[]> {
+  return asMatchers(await servedPatterns());
+}
+
+async function servedPatterns(): Promise<string[]> {
   // A catch-all answers every path with a 404 of its own, so it proves nothing exists.
   const served = manifest.routes.map((r) => r.pattern).filter((p) =>
     !p.includes("{.+}")
@@ -51,6 +56,10 @@ async function routeMatchers(): Promise<RegExp[]> {
     "/api/manage/v1",
     "/v1",
   ];
+  return patterns;
+}
+
+function asMatchers(patterns: readonly string[]): RegExp[] {
   return patterns.map((p) =>
     new RegExp(
       `^${
@@ -87,6 +96,8 @@ function pathsIn(text: string): string[] {
 
 Deno.test("every route path named in README.md and docs/ exists (routes.gen.ts or the management contract)", async () => {
   const matchers = await routeMatchers();
+  // The site renderer is its own server; only its own page names its paths.
+  const renderer = asMatchers([...await servedPatterns(), ...RENDERER_PATHS]);
   const unknown: string[] = [];
   const files = ["README.md"];
   for await (const entry of Deno.readDir(`${ROOT}docs`)) {
@@ -94,8 +105,9 @@ Deno.test("every route path named in README.md and docs/ exists (routes.gen.ts o
   }
   for (const file of files.sort()) {
     const text = await Deno.readTextFile(`${ROOT}${file}`);
+    const known = file === "docs/site-rendering.md" ? renderer : matchers;
     for (const path of pathsIn(text)) {
-      if (!matchers.some((m) => m.test(path))) unknown.push(`${file}: ${path}`);
+      if (!known.some((m) => m.test(path))) unknown.push(`${file}: ${path}`);
     }
   }
   deepEqual(unknown, []);
@@ -112,6 +124,13 @@ async function settingsRead(): Promise<Set<string>> {
     `${ROOT}plugins/scheduling/config.ts`,
   );
   for (const m of scheduler.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) {
+    known.add(m[1]);
+  }
+  // So does the site renderer (services/renderer).
+  const renderer = await Deno.readTextFile(
+    `${ROOT}services/renderer/config.ts`,
+  );
+  for (const m of renderer.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)) {
     known.add(m[1]);
   }
   for (

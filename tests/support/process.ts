@@ -74,6 +74,7 @@ export interface RunningService {
  */
 export async function spawnService(
   env: Record<string, string>,
+  options: { deadlineMs?: number } = {},
 ): Promise<RunningService> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--unstable-kv", "--unstable-cron", "main.ts"],
@@ -84,13 +85,17 @@ export async function spawnService(
       LOG_REQUESTS: "false",
       // The scheduling plugin beside the demo is tested on its own (tests/scheduling/).
       SCHEDULER_COMPANION: "false",
+      RENDERER_COMPANION: "false",
       ...env,
       DATABASE_URL: env.DATABASE_URL ?? "",
     },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const deadline = setTimeout(() => child.kill("SIGKILL"), 90_000);
+  const deadline = setTimeout(
+    () => child.kill("SIGKILL"),
+    options.deadlineMs ?? 90_000,
+  );
   const stderr = new Response(child.stderr).text();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let printed = "";

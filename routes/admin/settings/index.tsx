@@ -11,12 +11,16 @@ export const middleware = requireSignedIn;
 interface SettingsData {
   title: string;
   shell: ShellData;
+  /** Where the site's renderer serves its pages, when one does. */
+  siteUrl: string | null;
 }
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
     const { shell } = await openAdminPage(c, [{ label: "Settings" }]);
-    return page({ title: "Settings", shell } satisfies SettingsData);
+    const siteUrl = c.var.services.config.siteRenderers[c.var.site.domain] ??
+      null;
+    return page({ title: "Settings", shell, siteUrl } satisfies SettingsData);
   },
 };
 
@@ -92,6 +96,25 @@ const PAGES = [
 export default function Settings({ data }: PageProps<SettingsData>) {
   return (
     <AdminShell shell={data.shell} title="Settings">
+      <section class="card" aria-labelledby="served-heading">
+        <h2 id="served-heading">Where the site is served</h2>
+        {data.siteUrl
+          ? (
+            <p>
+              Visitors see this site at{" "}
+              <a href={data.siteUrl} target="_blank" rel="noopener">
+                {data.siteUrl}
+              </a>, drawn by the site renderer from what is published.
+            </p>
+          )
+          : (
+            <p class="muted">
+              No site renderer is set up for this site: its content is served
+              only through the public API to your own front end. Name one with
+              the <code>SITE_RENDERER_URLS</code> setting.
+            </p>
+          )}
+      </section>
       <div class="grid">
         {PAGES.map((p) => (
           <section class="card" key={p.href}>

@@ -46,7 +46,14 @@ export interface EditorData {
   /** Plugin operations the person may run on this entry language now. */
   operations?: { count: number; instanceId: string };
   /** A preview link just made: shown on this answer only (it carries its token). */
-  preview?: { href: string; minutes: number; relatedDrafts: boolean };
+  preview?: {
+    href: string;
+    minutes: number;
+    relatedDrafts: boolean;
+    siteHref?: string;
+  };
+  /** The published language on the site's renderer, when one serves the site. */
+  siteHref?: string;
 }
 
 const STAGE_LABELS: Record<string, string> = {
@@ -288,6 +295,14 @@ function Sidebar({ data }: { data: EditorData }) {
       {editor.exists && data.model.isPublic && (
         <section class="card" aria-labelledby="preview-heading">
           <h2 id="preview-heading">Preview</h2>
+          {data.siteHref && (
+            <p>
+              <a href={data.siteHref} target="_blank" rel="noopener">
+                View on site
+              </a>{" "}
+              <span class="hint">(the published {editor.locale} page)</span>
+            </p>
+          )}
           {data.preview
             ? (
               <p>
@@ -298,6 +313,19 @@ function Sidebar({ data }: { data: EditorData }) {
                 >
                   Open the {editor.locale} draft as the public API serves it
                 </a>{" "}
+                {data.preview.siteHref && (
+                  <>
+                    or{" "}
+                    <a
+                      href={data.preview.siteHref}
+                      target="_blank"
+                      rel="noopener noreferrer"
+                    >
+                      as the rendered page
+                    </a>
+                    {" "}
+                  </>
+                )}
                 (for {data.preview.minutes}{" "}
                 minutes; share it only with people who may see drafts
                 {data.preview.relatedDrafts

@@ -25,6 +25,8 @@ import { modelBySlug } from "../../../../../core/admin/models.ts";
 import { requireSignedInKeepingEdits } from "../../../../../core/admin/session_lost.tsx";
 import { isPageField } from "../../../../../core/models/validate_values.ts";
 import { mintPreviewToken } from "../../../../../core/public/preview_tokens.ts";
+import type { Config } from "../../../../../core/config.ts";
+import { renderedPath } from "../../../../../core/sites/site_address.ts";
 import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
 import { runnableOperations } from "../../../../../core/admin/plugin_operations.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
@@ -125,7 +127,28 @@ async function editorData(
     operations: instance && operations > 0
       ? { count: operations, instanceId: instance.id }
       : undefined,
+    siteHref: model.isPublic &&
+        editor.languages.some((l) => l.code === editor.locale && l.published)
+      ? renderedHref(ctx, model.slug, editor) ?? undefined
+      : undefined,
   };
+}
+
+/** The rendered address of this entry language on the site's renderer, when one serves it. */
+function renderedHref(
+  ctx: {
+    services: { config: Config };
+    site: { domain: string; defaultLanguage: string };
+  },
+  model: string,
+  editor: { slug: string; liveSlug: string | null; locale: string },
+): string | null {
+  const origin = ctx.services.config.siteRenderers[ctx.site.domain];
+  const path = renderedPath(
+    { model, slug: editor.liveSlug ?? editor.slug, locale: editor.locale },
+    ctx.site.defaultLanguage,
+  );
+  return origin && path ? origin + path : null;
 }
 
 /** The editor page; cards with reviewed frames add their plugins' origins to `frame-src`. */
@@ -226,10 +249,12 @@ export const handler = {
       });
       const slug = data.editor.liveSlug ?? data.editor.slug;
       data.notice = undefined;
+      const rendered = renderedHref(ctx, model.slug, data.editor);
       data.preview = {
         href: `/v1/${model.slug}/${encodeURIComponent(slug)}?locale=${
           encodeURIComponent(data.editor.locale)
         }&preview=${minted.token}`,
+        siteHref: rendered ? `${rendered}?preview=${minted.token}` : undefined,
         minutes: Math.round(
           (minted.expiresAt.getTime() - clock.now().getTime()) / 60_000,
         ),

@@ -1,0 +1,127 @@
+// `deno task bench:renderer`: the rendered home page and a post page at concurrency 32, beside a
+// static file served by Deno.serve and beside the public API reads those pages need; and what
+// one page weighs (HTML + CSS + JS). docs/benchmarks.md records a run.
+import { DEMO_PORTS, startDemoSite } from "../tests/renderer/support.ts";
+import { everySectionView } from "../tests/renderer/every_section.ts";
+import { builtInTemplate } from "../services/renderer/template/builtin/mod.tsx";
+
+const CONCURRENCY = Number(
+  Deno.env.get("BENCH_RENDERER_CONCURRENCY") ?? 32,
+);
+const REQUESTS = Number(Deno.env.get("BENCH_RENDERER_REQUESTS") ?? 2000);
+
+/** Latencies of `total` GETs of `url`, `CONCURRENCY` at a time, after a warm-up. */
+async function load(url: string, total = REQUESTS): Promise<number[]> {
+  for (let i = 0; i < 50; i++) await (await fetch(url)).arrayBuffer();
+  const times: number[] = [];
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < total) {
+      next++;
+      const started = performance.now();
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status !== 200) {
+        throw new Error(`${url} answered ${response.status}`);
+      }
+      times.push(performance.now() - started);
+    }
+  }));
+  return times.sort((a, b) => a - b);
+}
+
+function at(sorted: number[], q: number): string {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]
+    .toFixed(1);
+}
+
+/** Bytes of the page and of every stylesheet and script it links, as sent (gzip when asked). */
+async function weight(
+  origin: string,
+  path: string,
+): Promise<{ html: number; css: number; js: number }> {
+  const html = await (await fetch(origin + path)).text();
+  const sum = async (urls: string[]) => {
+    let n = 0;
+    for (const u of urls) {
+      n += (await (await fetch(new URL(u, origin))).arrayBuffer()).byteLength;
+    }
+    return n;
+  };
+  const css = [...html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)].map((
+    m,
+  ) => m[1]);
+  const js = [...html.matchAll(/<script[^>]* src="([^"]+)"/g)].map((m) => m[1]);
+  return {
+    html: new TextEncoder().encode(html).length,
+    css: await sum(css),
+    js: await sum(js),
+  };
+}
+
+// The template's own share: drawing a 20-section page from answers already read, in process.
+{
+  const view = everySectionView();
+  for (let i = 0; i < 100; i++) builtInTemplate.page(view);
+  const times: number[] = [];
+  for (let i = 0; i < 1000; i++) {
+    const started = performance.now();
+    builtInTemplate.page(view);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  console.log(
+    `Drawing every section type (in process, 1000 times): p50 ${
+      at(times, 0.5)
+    } ms, p99 ${at(times, 0.99)} ms`,
+  );
+}
+
+const site = await startDemoSite(DEMO_PORTS.bench);
+const staticBody = await Deno.readTextFile(
+  new URL("../services/renderer/template/builtin/style.css", import.meta.url),
+);
+const server = Deno.serve(
+  { port: 0, hostname: "127.0.0.1", onListen() {} },
+  () => new Response(staticBody, { headers: { "content-type": "text/css" } }),
+);
+try {
+  const r = site.renderer.origin;
+  const posts = await (await fetch(`${site.api}/v1/posts?limit=1`)).json();
+  const post = `/posts/${posts.data[0].slug}`;
+  const rows: [string, string][] = [
+    [
+      "static file (Deno.serve)",
+      `http://127.0.0.1:${server.addr.port}/style.css`,
+    ],
+    ["API: /v1/pages/home", `${site.api}/v1/pages/home`],
+    ["API: /v1/posts/<slug>", `${site.api}${`/v1${post}`}`],
+    ["API: /v1/_chrome", `${site.api}/v1/_chrome`],
+    ["rendered home page /", `${r}/`],
+    [`rendered post ${post.slice(0, 24)}…`, `${r}${post}`],
+  ];
+  console.log(
+    `${REQUESTS} requests each, concurrency ${CONCURRENCY}; milliseconds`,
+  );
+  console.log("| Target | p50 | p90 | p99 | max |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  for (const [name, url] of rows) {
+    const t = await load(url);
+    console.log(
+      `| ${name} | ${at(t, 0.5)} | ${at(t, 0.9)} | ${at(t, 0.99)} | ${
+        t[t.length - 1].toFixed(1)
+      } |`,
+    );
+  }
+  for (const path of ["/", post]) {
+    const w = await weight(r, path);
+    console.log(
+      `${path}: HTML ${w.html} B, CSS ${w.css} B, JS ${w.js} B, total ${
+        ((w.html + w.css + w.js) / 1024).toFixed(1)
+      } KiB`,
+    );
+  }
+} finally {
+  await server.shutdown();
+  await site.close();
+}

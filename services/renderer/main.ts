@@ -1,0 +1,36 @@
+// The managed renderer's entry point: `deno run -A services/renderer/main.ts`. It reads the site
+// only through the public API (STAVE_API_URL) and serves its pages on RENDERER_PORT.
+import { loadRendererConfig } from "./config.ts";
+import { createRenderer } from "./server.ts";
+import { builtInTemplate } from "./template/builtin/mod.tsx";
+
+let config;
+try {
+  config = loadRendererConfig(Deno.env.toObject());
+} catch (error) {
+  console.error(`renderer: ${(error as Error).message}`);
+  Deno.exit(2);
+}
+const shutdown = new AbortController();
+let handler: (request: Request) => Promise<Response> = () =>
+  Promise.resolve(new Response("Starting", { status: 503 }));
+const server = Deno.serve({
+  port: config.port,
+  hostname: config.host,
+  signal: shutdown.signal,
+  onListen: ({ hostname, port }) => {
+    const shown = hostname === "127.0.0.1" || hostname === "0.0.0.0"
+      ? "localhost"
+      : hostname;
+    console.log(`renderer: listening on http://${shown}:${port}`);
+  },
+}, (request) => handler(request));
+handler = createRenderer({
+  config,
+  template: builtInTemplate,
+  siteUrl: config.siteUrl ?? `http://localhost:${server.addr.port}`,
+});
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => shutdown.abort());
+}
+await server.finished;

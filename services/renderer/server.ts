@@ -1,0 +1,482 @@
+// The renderer's request handler: reads the site through the public API and hands the answers to
+// the template. Pages are read on every request (a publication shows at once); chrome, redirects
+// and lists are reused at most 30 s.
+import { parsePageDocument } from "../../core/pages/mod.ts";
+import {
+  ApiUnavailable,
+  type Chrome,
+  type ChromeLink,
+  PublicApi,
+} from "./api.ts";
+import type { RendererConfig } from "./config.ts";
+import { handleFormPost } from "./forms.ts";
+import {
+  addressOf,
+  HOME_SLUG,
+  malformedPath,
+  mayBeLocale,
+  routeOf,
+} from "./paths.ts";
+import { matchRedirect } from "./redirects.ts";
+import type { Clock } from "./reuse.ts";
+import { searchPage, suggestAnswer } from "./search.ts";
+import { pageSeo, plainSeo, postSeo } from "./seo.ts";
+import { robotsTxt, sitemapChunkXml, sitemapXml } from "./sitemap.ts";
+import type {
+  EntryList,
+  FormOutcome,
+  PublicItem,
+  Seo,
+  SiteView,
+  Template,
+} from "./template/mod.ts";
+
+/** Options of {@link createRenderer}. */
+export interface RendererOptions {
+  config: RendererConfig;
+  template: Template;
+  /** The address visitors use (the listening address when `config.siteUrl` is unset). */
+  siteUrl: string;
+  clock?: Clock;
+  fetch?: typeof fetch;
+}
+
+const HTML = { "content-type": "text/html; charset=utf-8" };
+
+/** Builds the handler `Deno.serve` calls. */
+export function createRenderer(
+  options: RendererOptions,
+): (request: Request) => Promise<Response> {
+  const { config, template, siteUrl } = options;
+  const api = new PublicApi(config.apiUrl, {
+    clock: options.clock,
+    fetch: options.fetch,
+  });
+  const assets = new Map(template.assets.map((a) => [`/_site/${a.name}`, a]));
+  let siteName = config.siteName;
+
+  async function nameOfSite(): Promise<string> {
+    if (siteName) return siteName;
+    const health = await api.get<{ site?: string }>("/health");
+    const slug = health.body?.site ?? "site";
+    return siteName = slug.charAt(0).toUpperCase() + slug.slice(1);
+  }
+
+  /** Fallback navigation when no header menu is placed: the site's pages, the posts, search. */
+  async function fallbackNav(
+    locale: string,
+    defaultLocale: string,
+  ): Promise<ChromeLink[]> {
+    const pages = await api.list("pages", {
+      locale: locale === defaultLocale ? undefined : locale,
+      limit: "8",
+      fields: "title",
+      order: "asc",
+    });
+    // The home page leads; the others keep the order they were first published in.
+    const items = pages.status === 200
+      ? [...(pages.body as { data: PublicItem[] }).data].sort((a, b) =>
+        Number(b.slug === HOME_SLUG) - Number(a.slug === HOME_SLUG)
+      )
+      : [];
+    const prefix = locale === defaultLocale ? "" : `/${locale}`;
+    return [
+      ...items.map((p) => ({
+        id: p.id,
+        label: String(p.fields.title ?? p.slug),
+        href: addressOf(
+          { model: "pages", slug: p.slug, locale: p.locale },
+          defaultLocale,
+        ),
+      })),
+      { id: "posts", label: "Blog", href: `${prefix}/posts` },
+    ];
+  }
+
+  async function siteView(
+    locale: string,
+    defaultLocale: string,
+    chrome: Chrome | null,
+    path: string,
+    preview: boolean,
+  ): Promise<SiteView> {
+    return {
+      siteName: await nameOfSite(),
+      siteUrl,
+      locale,
+      defaultLocale,
+      chrome,
+      fallbackNav: chrome?.placements.header
+        ? []
+        : await fallbackNav(locale, defaultLocale),
+      path,
+      transformOrigins: config.transformOrigins,
+      preview,
+      hrefOf: (item) => addressOf(item, defaultLocale),
+    };
+  }
+
+  // A cache in front may keep a page but must ask again each time, so a publication shows at once.
+  function html(body: string, status = 200, extra: HeadersInit = {}): Response {
+    return new Response(body, {
+      status,
+      headers: { ...HTML, "cache-control": "no-cache", ...extra },
+    });
+  }
+
+  async function errorPage(
+    status: number,
+    ctx: {
+      locale: string;
+      defaultLocale: string;
+      chrome: Chrome | null;
+      path: string;
+    },
+  ): Promise<Response> {
+    const site = await siteView(
+      ctx.locale,
+      ctx.defaultLocale,
+      ctx.chrome,
+      ctx.path,
+      false,
+    )
+      .catch(() => null);
+    const fallback: SiteView = site ?? {
+      siteName: siteName ?? "Site",
+      siteUrl,
+      locale: ctx.locale,
+      defaultLocale: ctx.defaultLocale,
+      chrome: null,
+      fallbackNav: [],
+      path: ctx.path,
+      transformOrigins: config.transformOrigins,
+      preview: false,
+      hrefOf: (item) => addressOf(item, ctx.defaultLocale),
+    };
+    return html(
+      template.error({
+        site: fallback,
+        seo: plainSeo(fallback, `${status}`, true),
+        status,
+      }),
+      status,
+      { "cache-control": "no-store" },
+    );
+  }
+
+  async function readLists(
+    doc: ReturnType<typeof parsePageDocument> & { ok: true },
+    locale: string | undefined,
+  ): Promise<Record<string, EntryList>> {
+    const lists: Record<string, EntryList> = {};
+    await Promise.all(doc.value.sections.map(async (s) => {
+      if (s.type !== "latest_entries") return;
+      const props = doc.value.props[s.id] as { model: string; limit: number };
+      try {
+        const answer = await api.list(props.model, {
+          locale,
+          limit: String(props.limit),
+        });
+        lists[s.id] = answer.status === 200
+          ? { ok: true, items: (answer.body as { data: PublicItem[] }).data }
+          : { ok: false }; // PAGE-056: a list that cannot be read is an error, never empty
+      } catch {
+        lists[s.id] = { ok: false };
+      }
+    }));
+    return lists;
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const rawPath = url.pathname;
+    if (
+      request.method === "POST" && rawPath === "/v1/interactions/form.submit"
+    ) {
+      return await handleFormPost(
+        request,
+        config.apiUrl,
+        options.fetch ?? fetch,
+      );
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return new Response("Method not allowed", {
+        status: 405,
+        headers: { allow: "GET, HEAD" },
+      });
+    }
+    const asset = assets.get(rawPath);
+    if (asset) {
+      return new Response(asset.body, {
+        headers: {
+          "content-type": asset.type,
+          "cache-control": "public, max-age=31536000, immutable",
+        },
+      });
+    }
+    const rootChrome = await api.chrome();
+    const defaultLocale = rootChrome.body?.data?.locale ?? "en";
+    const base = {
+      locale: defaultLocale,
+      defaultLocale,
+      chrome: rootChrome.body?.data ?? null,
+      path: rawPath,
+    };
+    if (malformedPath(rawPath)) return await errorPage(400, base);
+    const route = routeOf(rawPath);
+    if (route.kind === "robots") return await robotsTxt(api, siteUrl);
+    if (route.kind === "sitemap") {
+      return await sitemapXml(api, siteUrl, template.routableModels);
+    }
+    if (route.kind === "sitemap_chunk") {
+      const answer = template.routableModels.includes(route.model)
+        ? await sitemapChunkXml(api, {
+          siteUrl,
+          model: route.model,
+          number: route.number,
+          defaultLocale,
+        })
+        : null;
+      return answer ?? await errorPage(404, base);
+    }
+    let segments = route.segments;
+    let locale = defaultLocale;
+    let chrome = base.chrome;
+    if (
+      segments.length > 0 && mayBeLocale(segments[0]) &&
+      segments[0] !== defaultLocale
+    ) {
+      const localized = await api.chrome(segments[0]);
+      if (localized.status === 200 && localized.body?.data) {
+        locale = segments[0];
+        chrome = localized.body.data;
+        segments = segments.slice(1);
+      }
+    } else if (segments[0] === defaultLocale) {
+      segments = segments.slice(1);
+    }
+    const ctx = { locale, defaultLocale, chrome, path: rawPath };
+    const apiLocale = locale === defaultLocale ? undefined : locale;
+    const previewToken = url.searchParams.get("preview") ?? undefined;
+    const preview = previewToken !== undefined;
+    const noStore = { "cache-control": "no-store" };
+
+    if (segments.length === 1 && segments[0] === "search") {
+      if (url.searchParams.has("suggest")) {
+        return await suggestAnswer(api, url, { locale, defaultLocale });
+      }
+      const site = await siteView(
+        locale,
+        defaultLocale,
+        chrome,
+        rawPath,
+        false,
+      );
+      return html(template.search(await searchPage(api, url, site)), 200, {
+        "x-robots-tag": "noindex",
+      });
+    }
+    if (segments[0] === "posts" && segments.length <= 2) {
+      const site = await siteView(
+        locale,
+        defaultLocale,
+        chrome,
+        rawPath,
+        preview,
+      );
+      if (segments.length === 1) {
+        const cursor = url.searchParams.get("cursor") ?? undefined;
+        const answer = await api.list("posts", {
+          locale: apiLocale,
+          limit: "12",
+          cursor,
+        });
+        if (answer.status === 200) {
+          const body = answer.body as {
+            data: PublicItem[];
+            page: { next_cursor: string | null };
+          };
+          const here = locale === defaultLocale ? "/posts" : `/${locale}/posts`;
+          return html(template.posts({
+            site,
+            seo: plainSeo(site, "Blog", false),
+            items: body.data,
+            nextHref: body.page.next_cursor
+              ? `${here}?cursor=${encodeURIComponent(body.page.next_cursor)}`
+              : null,
+            firstHref: cursor ? here : null,
+          }));
+        }
+        if (answer.status === 400) return await errorPage(400, ctx);
+      } else {
+        const answer = await api.get<{ data: PublicItem }>(
+          `/v1/posts/${encodeURIComponent(segments[1])}`,
+          { locale: apiLocale, preview: previewToken },
+        );
+        if (answer.status === 200) {
+          const item = answer.body.data;
+          return html(
+            template.post({ site, seo: postSeo(site, item), item }),
+            200,
+            preview ? { ...noStore, "x-robots-tag": "noindex" } : {},
+          );
+        }
+      }
+    } else if (segments.length <= 1) {
+      const slug = segments[0];
+      if (slug === HOME_SLUG && !preview) {
+        return new Response(null, {
+          status: 308,
+          headers: { location: locale === defaultLocale ? "/" : `/${locale}` },
+        });
+      }
+      const page = await readPage(slug, locale, defaultLocale, previewToken);
+      if (page && page.status === 200) {
+        const item = page.item;
+        const isHome = (item.alternates ?? []).some((a) =>
+          a.locale === defaultLocale && a.slug === HOME_SLUG
+        );
+        // A translation of the home page lives at its language's root.
+        if (isHome && slug !== undefined && !preview) {
+          return new Response(null, {
+            status: 308,
+            headers: { location: root(item.locale, defaultLocale) },
+          });
+        }
+        const doc = parsePageDocument(item.fields.slides, {
+          purpose: "deliver",
+        });
+        // A partly refused page never renders partially: the URL is an error.
+        if (!doc.ok) return await errorPage(500, ctx);
+        const site = await siteView(
+          locale,
+          defaultLocale,
+          chrome,
+          rawPath,
+          preview,
+        );
+        return html(
+          template.page({
+            site,
+            seo: homeSeo(pageSeo(site, item, doc.value), isHome, site),
+            item,
+            document: doc.value,
+            lists: await readLists(
+              doc,
+              item.locale === defaultLocale ? undefined : item.locale,
+            ),
+            form: preview ? null : formOutcome(url),
+            formKey: crypto.randomUUID().replaceAll("-", ""),
+          }),
+          200,
+          preview ? { ...noStore, "x-robots-tag": "noindex" } : {},
+        );
+      }
+    }
+    // No page answers here: an accepted redirect may (template rule 9).
+    const redirect = matchRedirect(await api.redirects(), rawPath);
+    if (redirect) {
+      if (redirect.location === null) {
+        return await errorPage(redirect.status, ctx);
+      }
+      return new Response(null, {
+        status: redirect.status,
+        headers: { location: redirect.location },
+      });
+    }
+    return await errorPage(404, ctx);
+  }
+
+  async function readPage(
+    slug: string | undefined,
+    locale: string,
+    defaultLocale: string,
+    previewToken: string | undefined,
+  ): Promise<{ status: number; item: PublicItem } | null> {
+    const apiLocale = locale === defaultLocale ? undefined : locale;
+    if (slug !== undefined) {
+      const answer = await api.get<{ data: PublicItem }>(
+        `/v1/pages/${encodeURIComponent(slug)}`,
+        { locale: apiLocale, preview: previewToken },
+      );
+      return answer.status === 200
+        ? { status: 200, item: answer.body.data }
+        : null;
+    }
+    // The home page of another language is the home page's translation, at its own slug.
+    const home = await api.get<{ data: PublicItem }>(`/v1/pages/${HOME_SLUG}`, {
+      preview: previewToken,
+    });
+    if (home.status !== 200) return null;
+    if (locale === defaultLocale) return { status: 200, item: home.body.data };
+    const alternate = home.body.data.alternates?.find((a) =>
+      a.locale === locale
+    );
+    if (!alternate) return null;
+    const answer = await api.get<{ data: PublicItem }>(
+      `/v1/pages/${encodeURIComponent(alternate.slug)}`,
+      { locale, preview: previewToken },
+    );
+    return answer.status === 200
+      ? { status: 200, item: answer.body.data }
+      : null;
+  }
+
+  return async function render(request: Request): Promise<Response> {
+    const started = performance.now();
+    let response: Response;
+    try {
+      response = await handle(request);
+    } catch (error) {
+      if (!(error instanceof ApiUnavailable)) console.error(error);
+      response = await errorPage(503, {
+        locale: "en",
+        defaultLocale: "en",
+        chrome: null,
+        path: new URL(request.url).pathname,
+      }).catch(() => new Response("Service unavailable", { status: 503 }));
+    }
+    if (config.logRequests) {
+      console.log(JSON.stringify({
+        msg: "request",
+        method: request.method,
+        path: new URL(request.url).pathname,
+        status: response.status,
+        ms: Math.round(performance.now() - started),
+      }));
+    }
+    return response;
+  };
+}
+
+/** The root address of a language: `/` for the default one, `/<language>` for the others. */
+function root(locale: string, defaultLocale: string): string {
+  return locale === defaultLocale ? "/" : `/${locale}`;
+}
+
+/** The home page and its translations are known by their language roots. */
+function homeSeo(seo: Seo, isHome: boolean, site: SiteView): Seo {
+  if (!isHome) return seo;
+  return {
+    ...seo,
+    canonical: seo.canonical === null
+      ? null
+      : site.siteUrl + root(site.locale, site.defaultLocale),
+    alternates: seo.alternates.map((a) => ({
+      locale: a.locale,
+      href: site.siteUrl + root(a.locale, site.defaultLocale),
+    })),
+  };
+}
+
+/** What the page says about a form posted without JavaScript (`?form=<section>&sent=1`). */
+function formOutcome(url: URL): FormOutcome | null {
+  const section = url.searchParams.get("form");
+  if (!section || !/^[A-Za-z0-9_.-]{1,64}$/.test(section)) return null;
+  const code = url.searchParams.get("error");
+  return {
+    section,
+    sent: url.searchParams.get("sent") === "1",
+    code: code && /^[a-z_]{1,64}$/.test(code) ? code : null,
+  };
+}
