@@ -1,15 +1,16 @@
 // The one way admin routes read ids from URLs and forms: a value that is not an id never reaches SQL.
 import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
 import { one } from "./form_values.ts";
 import type { AppEnv } from "../web/env.ts";
 import { refuse } from "../web/errors.ts";
 
-const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isId } from "../entries/store.ts";
 
-/** True for an id as Stave makes them (a UUID); anything else names nothing. */
-export function isId(value: unknown): value is string {
-  return typeof value === "string" && ID.test(value);
-}
+export { isId };
+
+/** An id in a closed JSON body of an admin route: anything else is `400 invalid_request` naming the field. */
+export const idField = z.string().refine(isId, "must be an id");
 
 /**
  * What each `[param]` of an admin route holds. An `id` is checked before the route runs; a

@@ -211,3 +211,59 @@ Deno.test("a new entry posted without a slug (no script to fill it in) is shown 
     await demo.t.close();
   }
 });
+
+Deno.test("the admin's plugin JSON routes refuse a malformed id in the body with 400 invalid_request naming the field, before any lookup", async () => {
+  const demo = await setupDemo();
+  try {
+    const jar = await signedIn(demo);
+    const page = await request(demo.t, jar, "/admin/people");
+    const csrf = csrfField(await page.text());
+    const before = await demo.t.services.db.selectFrom("plugin_installations")
+      .select("id").execute();
+    // Shaped like an id to a loose check, but not one.
+    const almost = "a".repeat(36);
+    const cases: [string, unknown, string][] = [
+      [
+        `/api/plugins/${crypto.randomUUID()}/grant`,
+        { capabilities: [], model_ids: [almost] },
+        "model_ids.0",
+      ],
+      [
+        `/api/plugins/${crypto.randomUUID()}/launch`,
+        { kind: "content_action", action: "schedule", instance_id: "zzz" },
+        "instance_id",
+      ],
+      [
+        "/api/plugins",
+        {
+          manifest_url: "https://plugin.example/manifest.json",
+          activation_code: "code",
+          grant: { capabilities: [], model_ids: ["-".repeat(36)] },
+        },
+        "grant.model_ids.0",
+      ],
+    ];
+    for (const [path, body, field] of cases) {
+      const answer = await request(demo.t, jar, path, {
+        method: "POST",
+        headers: {
+          accept: "application/json",
+          "content-type": "application/json",
+          "x-csrf-token": csrf,
+        },
+        body: JSON.stringify(body),
+      });
+      assert.equal(answer.status, 400, path);
+      const error = (await answer.json()).error;
+      assert.equal(error.code, "invalid_request");
+      assert.equal(error.message, `${field}: must be an id`);
+    }
+    assert.deepEqual(
+      await demo.t.services.db.selectFrom("plugin_installations").select("id")
+        .execute(),
+      before,
+    );
+  } finally {
+    await demo.t.close();
+  }
+});
