@@ -19,6 +19,8 @@ const MALFORMED = [
   "editor",
   "0",
   "00000000-0000-0000-0000-00000000000g",
+  // Passes a loose /^[0-9a-f-]{36}$/ check, yet is no UUID.
+  "-".repeat(36),
   "x".repeat(300),
   "' or '1'='1",
 ];
@@ -256,27 +258,26 @@ async function walkForms(
       // Typed text is free text; ids travel in picked fields (and any field holding one).
       if (name === "_csrf") continue;
       if (!form.picked.has(name) && !/^[0-9a-f-]{36}$/i.test(value)) continue;
-      // One malformed value per field keeps the walk short; the two kinds alternate.
-      const bad = index % 2 === 0
-        ? "zzz"
-        : "00000000-0000-0000-0000-00000000000g";
-      const fields = form.fields.map(([n, v], i) =>
-        [n, i === index ? bad : v] as [string, string]
-      );
-      const response = form.method === "POST"
-        ? await request(t, jar, form.action, {
-          form: Object.fromEntries(fields),
-        })
-        : await request(
-          t,
-          jar,
-          `${form.action.split("?")[0]}?${new URLSearchParams(fields)}`,
+      // A word, and a value shaped like an id to a loose check: two kinds of not-an-id.
+      for (const bad of ["zzz", "-".repeat(36)]) {
+        const fields = form.fields.map(([n, v], i) =>
+          [n, i === index ? bad : v] as [string, string]
         );
-      await response.body?.cancel();
-      if (response.status >= 500) {
-        failures.push(
-          `${form.method} ${form.action} ${name}=${bad}: ${response.status} (form on ${form.page})`,
-        );
+        const response = form.method === "POST"
+          ? await request(t, jar, form.action, {
+            form: Object.fromEntries(fields),
+          })
+          : await request(
+            t,
+            jar,
+            `${form.action.split("?")[0]}?${new URLSearchParams(fields)}`,
+          );
+        await response.body?.cancel();
+        if (response.status >= 500) {
+          failures.push(
+            `${form.method} ${form.action} ${name}=${bad}: ${response.status} (form on ${form.page})`,
+          );
+        }
       }
     }
   }
