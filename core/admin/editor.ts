@@ -7,7 +7,12 @@ import {
   readAssignment,
   readReviewStage,
 } from "../entries/review.ts";
-import { type GroupRow, readGroup, readInstances } from "../entries/store.ts";
+import {
+  type GroupRow,
+  isId,
+  readGroup,
+  readInstances,
+} from "../entries/store.ts";
 import { listModels } from "../models/model_reads.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import { getSettings } from "../sites/settings.ts";
@@ -151,7 +156,7 @@ export async function relationChoicesOf(
   const list: RelationChoice[] = [];
   const seen = new Set<string>();
   const included = (query.include ?? []).map((v) => v.split(":").at(-1)!)
-    .filter((v) => /^[0-9a-f-]{36}$/.test(v));
+    .filter((v) => isId(v));
   for (const targetId of control.targets) {
     const target = models.find((m) => m.id === targetId);
     if (!target) continue;

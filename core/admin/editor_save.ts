@@ -113,15 +113,16 @@ export async function saveFromForm(
 > {
   const parsed = parseEntryForm(options.controls, options.form);
   const slug = one(options.form.slug).trim();
-  if (parsed.problems.length > 0) {
-    return {
-      ok: false,
-      code: "form_invalid",
-      errors: problemsByField(parsed.problems),
-      parsed,
-    };
-  }
   const expected = one(options.form.expected_current_version_id);
+  const errors = problemsByField(parsed.problems);
+  // A new entry or language has no slug to keep: without one (a form posted without the
+  // script that fills it in) the person is asked for it rather than the save failing.
+  if (slug === "" && (options.groupId === null || expected === "")) {
+    errors._slug = ["Give this entry a slug"];
+  }
+  if (Object.keys(errors).length > 0) {
+    return { ok: false, code: "form_invalid", errors, parsed };
+  }
   const save = (
     lifecycle: LifecycleContext,
     transform: Record<string, unknown> | null,

@@ -1,6 +1,7 @@
 // The editors' side of plugin policies: the signed-in person as a plugin call sees them, writes run
 // under the same policy checks as the Management API's, and what policies said reaches the next
 // page through a short-lived note (a redirect after a save cannot carry it otherwise).
+import { isId } from "../entries/store.ts";
 import type { LifecycleContext } from "../entries/types.ts";
 import { invokeContextFor } from "../plugins/calls.ts";
 import type { InvokeContext } from "../plugins/invocations.ts";
@@ -91,7 +92,7 @@ export async function takeNotes(
   ctx: AdminContext,
   id: string | undefined,
 ): Promise<string[]> {
-  if (!id || !/^[0-9a-f-]{36}$/.test(id)) return [];
+  if (!id || !isId(id)) return [];
   const key = ["admin_notes", ctx.user.id, id];
   const kept = await ctx.services.kv.get<string[]>(key);
   if (!kept.value) return [];

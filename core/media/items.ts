@@ -1,4 +1,5 @@
 // Media library rows as the API answers them: the item, its delivery URL, and reads by id and page.
+import { isId } from "../entries/store.ts";
 import { type Selectable, sql } from "kysely";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
@@ -193,7 +194,7 @@ function readCursor(cursor: string): { at: Date; id: string } | null {
   try {
     const [at, id] = atob(cursor).split("|");
     const date = new Date(at);
-    if (Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) {
+    if (Number.isNaN(date.getTime()) || !isId(id)) {
       return null;
     }
     return { at: date, id };

@@ -1,4 +1,5 @@
 // The items a MediaPicker island offers: the newest files of the site, as plain JSON props.
+import { isId } from "../entries/store.ts";
 import type { Db } from "../db/database.ts";
 import { listMedia, type MediaItem, type MediaRow, toItem } from "./items.ts";
 
@@ -43,7 +44,7 @@ export async function pickerItemsWith(
   const newest = await pickerItems(ctx, { language: options.language });
   const known = new Set(newest.map((i) => i.id));
   const missing = [...new Set(options.chosen)].filter((id) =>
-    !known.has(id) && /^[0-9a-f-]{36}$/.test(id)
+    !known.has(id) && isId(id)
   );
   if (missing.length === 0) return newest;
   const rows = await ctx.db.selectFrom("media_files").selectAll()

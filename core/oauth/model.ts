@@ -11,8 +11,10 @@ import {
   findClient,
   findCode,
   findRefreshToken,
+  linkCodeToSignIn,
   type OAuthStores,
   REFRESH_TOKEN_PREFIX,
+  revokeReplayedCode,
   saveAccessToken,
   saveCode,
   saveRefreshToken,
@@ -76,7 +78,11 @@ export function oauthModel(
     },
     async getAuthorizationCode(authorizationCode: string) {
       const record = await findCode(stores, String(authorizationCode));
-      if (!record) return null;
+      if (!record) {
+        // The library answers invalid_grant for an unknown code; a used one also ends its sign-in.
+        await revokeReplayedCode(stores, String(authorizationCode));
+        return null;
+      }
       return {
         authorizationCode,
         expiresAt: FAR,
@@ -88,8 +94,11 @@ export function oauthModel(
         codeChallengeMethod: record.codeChallengeMethod,
       };
     },
-    revokeAuthorizationCode(code) {
-      return consumeCode(stores, code.authorizationCode);
+    async revokeAuthorizationCode(code) {
+      if (await consumeCode(stores, code.authorizationCode)) return true;
+      // Two exchanges raced for one code: the loser is a replay too.
+      await revokeReplayedCode(stores, code.authorizationCode);
+      return false;
     },
     async getRefreshToken(refreshToken: string) {
       const found = await findRefreshToken(stores, String(refreshToken));
@@ -121,6 +130,9 @@ export function oauthModel(
           client: full,
         });
         credentialId = credential.id;
+        if (token.authorizationCode) {
+          await linkCodeToSignIn(stores, token.authorizationCode, credentialId);
+        }
       }
       const access = await saveAccessToken(
         stores,

@@ -134,16 +134,98 @@ export async function findCode(
   return entry.value;
 }
 
-/** Uses a code up; true for exactly one caller. */
+/**
+ * How long a used code is remembered, so that a replay of it revokes the sign-in its first
+ * exchange created (RFC 6749 section 4.1.2): as long as that exchange's refresh token lives unused.
+ */
+export const USED_CODE_MEMORY_MS = REFRESH_TOKEN_LIFETIME_MS;
+
+/** What is kept of a code once exchanged: the sign-in it became, and whether it was replayed. */
+interface UsedCode {
+  credentialId: string | null;
+  replayed: boolean;
+  expiresAt: number;
+}
+
+function usedCodeKey(digest: string): Deno.KvKey {
+  return ["oauth", "used_code", digest];
+}
+
+/** Uses a code up; true for exactly one caller. The code is remembered as used. */
 export async function consumeCode(
   stores: OAuthStores,
   code: string,
 ): Promise<boolean> {
-  const key = codeKey(await sha256Hex(code));
+  const digest = await sha256Hex(code);
+  const key = codeKey(digest);
   const entry = await stores.kv.get<CodeRecord>(key);
   if (!entry.value) return false;
-  const done = await stores.kv.atomic().check(entry).delete(key).commit();
+  const used: UsedCode = {
+    credentialId: null,
+    replayed: false,
+    expiresAt: stores.clock.now().getTime() + USED_CODE_MEMORY_MS,
+  };
+  const done = await stores.kv.atomic().check(entry).delete(key)
+    .set(usedCodeKey(digest), used, { expireIn: USED_CODE_MEMORY_MS })
+    .commit();
   return done.ok;
+}
+
+/** Changes a used code's record under a versionstamp check; answers the record as written, or null when none is kept. */
+async function updateUsedCode(
+  stores: OAuthStores,
+  code: string,
+  change: (used: UsedCode) => UsedCode,
+): Promise<UsedCode | null> {
+  const key = usedCodeKey(await sha256Hex(code));
+  for (;;) {
+    const entry = await stores.kv.get<UsedCode>(key);
+    if (!entry.value) return null;
+    if (entry.value.expiresAt <= stores.clock.now().getTime()) return null;
+    const next = change(entry.value);
+    const done = await stores.kv.atomic().check(entry).set(key, next, {
+      expireIn: Math.max(1, next.expiresAt - stores.clock.now().getTime()),
+    }).commit();
+    if (done.ok) return next;
+  }
+}
+
+/**
+ * Binds a used code to the sign-in its exchange created. When a replay was seen in
+ * between, the sign-in is revoked at once, so no token of that code outlives the replay.
+ */
+export async function linkCodeToSignIn(
+  stores: OAuthStores,
+  code: string,
+  credentialId: string,
+): Promise<void> {
+  const used = await updateUsedCode(
+    stores,
+    code,
+    (u) => ({ ...u, credentialId }),
+  );
+  if (used?.replayed) await revokeSignIn(stores, credentialId);
+}
+
+/**
+ * A second exchange of a code (RFC 6749 section 4.1.2): every access and refresh token
+ * issued from its first exchange is revoked. True when the code was a used one.
+ */
+export async function revokeReplayedCode(
+  stores: OAuthStores,
+  code: string,
+): Promise<boolean> {
+  if (code.length > 200) return false;
+  const used = await updateUsedCode(
+    stores,
+    code,
+    (u) => ({ ...u, replayed: true }),
+  );
+  if (!used) return false;
+  if (used.credentialId !== null) {
+    await revokeSignIn(stores, used.credentialId);
+  }
+  return true;
 }
 
 /** A new sign-in: a management credential acting as the person, named after the client. */

@@ -1,5 +1,6 @@
 // The admin's page list: each page's languages with the structure of its current document, and
 // preview tokens minted when an editor opens a preview (AUTH-013).
+import { isId } from "../entries/store.ts";
 import { loadAuthority } from "../access/authority.ts";
 import { decide } from "../access/decide.ts";
 import type { Clock } from "../clock.ts";
@@ -119,7 +120,7 @@ export async function openPagePreview(
   | { ok: true; token: string; expiresAt: Date; model: string }
   | { ok: false; code: "not_found" }
 > {
-  if (!/^[0-9a-f-]{36}$/i.test(groupId)) {
+  if (!isId(groupId)) {
     return { ok: false, code: "not_found" };
   }
   const pages = await listAdminPages(ctx);

@@ -1,6 +1,7 @@
 // Shared sections (page contract 5): the reserved `shared_section` model, the refusals at save
 // and publish, and delivery's expansion of references into the shared section's published
 // sections (spec 3 parts 2.2 and 7).
+import { isId } from "../entries/store.ts";
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { ValueProblem } from "../models/validate_values.ts";
@@ -144,7 +145,7 @@ async function loadTargets(
   mode: "save" | "publish",
   locale: string,
 ): Promise<Map<string, Target>> {
-  const usable = ids.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  const usable = ids.filter((id) => isId(id));
   if (usable.length === 0) return new Map();
   // On save any version of the item counts; publication needs a published version in the
   // page's language (as delivery resolves it through the locale policy).
@@ -315,7 +316,7 @@ async function loadShared(
 ): Promise<Map<string, PageDocument>> {
   const out = new Map<string, PageDocument>();
   for (const [locale, ids] of wanted) {
-    const usable = [...ids].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+    const usable = [...ids].filter((id) => isId(id));
     if (usable.length === 0) continue;
     const rows = await sql<{ group_id: string; slides: unknown }>`
       select p.group_id, p.fields -> 'slides' as slides

@@ -14,6 +14,7 @@ import {
   type GroupRow,
   type InstanceRow,
   instanceState,
+  isId,
   readGroup,
   readInstances,
 } from "../entries/store.ts";
@@ -42,7 +43,7 @@ export async function scopedItem(
   installation: Installation,
   instanceId: string,
 ): Promise<ScopedItem | PluginRefusal> {
-  if (!/^[0-9a-f-]{36}$/i.test(instanceId)) return NOT_FOUND;
+  if (!isId(instanceId)) return NOT_FOUND;
   const instance = await db.selectFrom("entries").selectAll()
     .where("site_id", "=", installation.siteId).where("id", "=", instanceId)
     .executeTakeFirst();

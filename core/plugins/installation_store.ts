@@ -1,4 +1,5 @@
 // Installation rows: reading them by site or token digest, and their plain shape.
+import { isId } from "../entries/store.ts";
 import type { Selectable } from "kysely";
 import type { Db } from "../db/database.ts";
 import { jsonColumn } from "../db/json_column.ts";
@@ -61,7 +62,7 @@ export async function readInstallation(
   id: string,
   options: { lock?: boolean } = {},
 ): Promise<InstallationRow | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  if (!isId(id)) return undefined;
   let query = db.selectFrom("plugin_installations").selectAll()
     .where("site_id", "=", siteId).where("id", "=", id);
   if (options.lock) query = query.forUpdate();

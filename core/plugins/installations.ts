@@ -4,6 +4,7 @@ import { personHolding } from "../access/person_authority.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
+import { isId } from "../entries/store.ts";
 import {
   type AuditEntryInput,
   type AuditWriter,
@@ -274,7 +275,7 @@ async function checkGrant(
     );
   }
   const ids = [...new Set(grant.model_ids)];
-  if (ids.some((id) => !/^[0-9a-f-]{36}$/i.test(id))) {
+  if (ids.some((id) => !isId(id))) {
     return refused("invalid_request", "Grants name models by id");
   }
   if (ids.length > 0) {

@@ -11,7 +11,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { type AuditWriter, ledgerAuditWriter } from "../entries/audit.ts";
-import { readGroup } from "../entries/store.ts";
+import { isId, readGroup } from "../entries/store.ts";
 import { OneTimeCodes } from "../kv/one_time_codes.ts";
 import { isPageField } from "../models/validate_values.ts";
 import { canonicalJson } from "../pages/mod.ts";
@@ -296,7 +296,7 @@ export async function checkInvocation(
     "operation_unavailable",
     `No operation "${operationId}" is available from this plugin`,
   );
-  const row = /^[0-9a-f-]{36}$/i.test(installationId)
+  const row = isId(installationId)
     ? await readInstallation(ctx.db, ctx.siteId, installationId)
     : undefined;
   if (!row) return unavailable;
@@ -356,7 +356,7 @@ export async function checkInvocation(
       "not_found",
       "No such entry you may read in the plugin's grant",
     );
-    const entry = /^[0-9a-f-]{36}$/i.test(request.instance_id!)
+    const entry = isId(request.instance_id!)
       ? await ctx.db.selectFrom("entries").select("group_id")
         .where("site_id", "=", ctx.siteId)
         .where("id", "=", request.instance_id!).executeTakeFirst()
@@ -987,7 +987,7 @@ export async function invokeColumn(
     "operation_unavailable",
     `No column "${operationId}" is available from this plugin`,
   );
-  const row = /^[0-9a-f-]{36}$/i.test(installationId)
+  const row = isId(installationId)
     ? await readInstallation(ctx.db, ctx.siteId, installationId)
     : undefined;
   if (!row) return unavailable;
@@ -1008,7 +1008,7 @@ export async function invokeColumn(
     return unavailable;
   }
   const wanted = [...new Set(request.instance_ids)]
-    .filter((id) => /^[0-9a-f-]{36}$/i.test(id)).slice(0, COLUMN_MAX_ENTRIES);
+    .filter((id) => isId(id)).slice(0, COLUMN_MAX_ENTRIES);
   const rows = wanted.length === 0
     ? []
     : await ctx.db.selectFrom("entries as e")

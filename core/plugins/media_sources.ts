@@ -3,6 +3,7 @@
 // closed invocation envelope (the plugin exchanges the code, so it knows who asks and what), and
 // an import: `copy` downloads the file through the guarded fetch into the library's one upload
 // service; `reference` stores no bytes, only the delivery URL and which item it is.
+import { isId } from "../entries/store.ts";
 import { sql } from "kysely";
 import type { Authority } from "../access/authority.ts";
 import { decide } from "../access/decide.ts";
@@ -123,7 +124,7 @@ async function sourceOf(
 ): Promise<
   { installation: Installation; source: ManifestMediaSource } | SourceRefusal
 > {
-  const row = /^[0-9a-f-]{36}$/i.test(installationId)
+  const row = isId(installationId)
     ? await readInstallation(ctx.db, ctx.siteId, installationId)
     : undefined;
   if (!row) return UNAVAILABLE;

@@ -1,5 +1,6 @@
-// Every admin page: the site from the Host header, the session from its cookie, and no caching.
+// Every admin page: the site from the Host header, the session from its cookie, ids in the URL checked, and no caching.
 import type { MiddlewareHandler } from "hono";
+import { checkIdParams } from "../../core/admin/ids.ts";
 import { loadSession } from "../../core/auth/session_middleware.ts";
 import { resolveSiteByHost } from "../../core/sites/resolve_site.ts";
 import type { AppEnv } from "../../core/web/env.ts";
@@ -10,4 +11,9 @@ const noStore: MiddlewareHandler<AppEnv> = async function noStore(c, next) {
   await next();
 };
 
-export const middleware = [noStore, resolveSiteByHost, loadSession];
+export const middleware = [
+  noStore,
+  resolveSiteByHost,
+  loadSession,
+  checkIdParams,
+];

@@ -126,6 +126,8 @@ export interface RequestOptions {
   method?: string;
   /** Sent as an urlencoded form; a list sends the name once per value. */
   form?: Record<string, string | string[]>;
+  /** Sent as is (set its content-type in `headers`); ignored when `form` is given. */
+  body?: string;
   host?: string;
   headers?: Record<string, string>;
   /** What Deno.serve would pass as the handler info (the client's address). */
@@ -146,7 +148,7 @@ export async function request(
   };
   const cookie = jar.header();
   if (cookie) headers.cookie = cookie;
-  let body: string | undefined;
+  let body: string | undefined = options.body;
   if (options.form) {
     headers["content-type"] = "application/x-www-form-urlencoded";
     body = new URLSearchParams(

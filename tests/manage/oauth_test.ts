@@ -302,10 +302,6 @@ Deno.test("a code becomes tokens once with the right verifier; the access token 
     assert.equal(answer.scope, "content:read settings:write");
     assert.equal(answer.site.domain, HOST);
 
-    const reused = await exchange(t, clientId, code2, verifier);
-    assert.equal(reused.status, 400);
-    assert.equal((await reused.json()).error, "invalid_grant");
-
     const site = await t.app.request(`${ORIGIN}/api/manage/v1/site`, {
       headers: { authorization: `Bearer ${answer.access_token}` },
     });
@@ -334,6 +330,117 @@ Deno.test("a code becomes tokens once with the right verifier; the access token 
     );
     assert.ok(!dump.includes(answer.access_token));
     assert.ok(!dump.includes(code2));
+  } finally {
+    await t.close();
+  }
+});
+
+function callApi(t: TestApp, accessToken: string): Promise<Response> {
+  return Promise.resolve(t.app.request(`${ORIGIN}/api/manage/v1/site`, {
+    headers: { authorization: `Bearer ${accessToken}` },
+  }));
+}
+
+function callMcp(t: TestApp, accessToken: string): Promise<Response> {
+  return Promise.resolve(t.app.request(`${ORIGIN}/api/manage/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      authorization: `Bearer ${accessToken}`,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  }));
+}
+
+function refreshWith(
+  t: TestApp,
+  clientId: string,
+  refreshToken: string,
+): Promise<Response> {
+  return post(t, "/oauth/token", {
+    grant_type: "refresh_token",
+    refresh_token: refreshToken,
+    client_id: clientId,
+  });
+}
+
+Deno.test("a replayed code is refused and revokes every access and refresh token issued from it, on the API and MCP (MCR-029, RFC 6749 4.1.2)", async () => {
+  const { t, email, siteId } = await setup();
+  try {
+    const clientId = await register(t);
+    const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    const { code } = await authorize(t, { clientId, verifier, email, siteId });
+    const first = await (await exchange(t, clientId, code, verifier)).json();
+    // A rotation keeps the sign-in: its new tokens were issued from the same code.
+    const rotated = await (await refreshWith(t, clientId, first.refresh_token))
+      .json();
+    assert.match(rotated.refresh_token, /^svr_/);
+    // Another sign-in of the same person must not be touched by the replay.
+    const { code: otherCode } = await authorize(t, {
+      clientId,
+      verifier,
+      email,
+      siteId,
+    });
+    const other = await (await exchange(t, clientId, otherCode, verifier))
+      .json();
+    for (const token of [first.access_token, rotated.access_token]) {
+      assert.equal((await callApi(t, token)).status, 200);
+      assert.equal((await callMcp(t, token)).status, 200);
+    }
+
+    const replay = await exchange(t, clientId, code, verifier);
+    assert.equal(replay.status, 400);
+    const refusal = await replay.json();
+    assert.equal(refusal.error, "invalid_grant");
+    assert.equal(refusal.access_token, undefined);
+
+    for (const token of [first.access_token, rotated.access_token]) {
+      assert.equal((await callApi(t, token)).status, 401);
+      assert.equal((await callMcp(t, token)).status, 401);
+    }
+    const refreshed = await refreshWith(t, clientId, rotated.refresh_token);
+    assert.equal(refreshed.status, 400);
+    assert.equal((await refreshed.json()).error, "invalid_grant");
+    // Exactly one sign-in ended: the replayed code's (the other still works below).
+    const credentials = await t.services.db.selectFrom("management_credentials")
+      .select("revoked_at").execute();
+    assert.deepEqual(
+      credentials.map((c) => c.revoked_at === null).sort(),
+      [false, true],
+    );
+    assert.equal((await callApi(t, other.access_token)).status, 200);
+    assert.equal((await callMcp(t, other.access_token)).status, 200);
+    assert.equal(
+      (await refreshWith(t, clientId, other.refresh_token)).status,
+      200,
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("two exchanges of one code at once: one gets tokens, the other is refused, and the tokens given stop working (MCR-029, RFC 6749 4.1.2)", async () => {
+  const { t, email, siteId } = await setup();
+  try {
+    const clientId = await register(t);
+    const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+    const { code } = await authorize(t, { clientId, verifier, email, siteId });
+    const answers = await Promise.all([
+      exchange(t, clientId, code, verifier),
+      exchange(t, clientId, code, verifier),
+    ]);
+    const statuses = answers.map((a) => a.status).sort();
+    assert.deepEqual(statuses, [200, 400]);
+    const won = await answers.find((a) => a.status === 200)!.json();
+    const lost = await answers.find((a) => a.status === 400)!.json();
+    assert.equal(lost.error, "invalid_grant");
+    assert.equal((await callApi(t, won.access_token)).status, 401);
+    assert.equal((await callMcp(t, won.access_token)).status, 401);
+    assert.equal(
+      (await refreshWith(t, clientId, won.refresh_token)).status,
+      400,
+    );
   } finally {
     await t.close();
   }

@@ -5,6 +5,7 @@ import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
+  chmodSync,
   closeSync,
   mkdirSync,
   openSync,
@@ -123,9 +124,15 @@ function readLogin(origin) {
   }
 }
 
+/** Makes the saved-login directory, or narrows an existing one that others may read, to the user alone. */
+function ensureLoginDir() {
+  mkdirSync(loginDir(), { recursive: true, mode: 0o700 });
+  if ((statSync(loginDir()).mode & 0o077) !== 0) chmodSync(loginDir(), 0o700);
+}
+
 /** Writes a new file beside the old one and renames it over, so a reader never sees half a file. */
 function writeLogin(origin, login) {
-  mkdirSync(loginDir(), { recursive: true, mode: 0o700 });
+  ensureLoginDir();
   const path = loginPath(origin);
   const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
   writeFileSync(temp, JSON.stringify(login, null, 2) + "\n", {
@@ -136,7 +143,7 @@ function writeLogin(origin, login) {
 }
 
 async function withLock(origin, fn) {
-  mkdirSync(loginDir(), { recursive: true, mode: 0o700 });
+  ensureLoginDir();
   const lock = `${loginPath(origin)}.lock`;
   const started = Date.now();
   for (;;) {

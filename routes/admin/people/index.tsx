@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { ShellData } from "../../../core/admin/shell.ts";
 import { adminContext } from "../../../core/admin/context.ts";
+import { type FieldProblem, formId } from "../../../core/admin/ids.ts";
 import { listRoles } from "../../../core/access/roles.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import {
@@ -31,6 +32,8 @@ interface PeopleData {
   invited?: { email: string; password: string | null };
   alert?: string;
   typed?: { email: string; name: string; role: string };
+  /** A field of the invite form (`role`) or of a member's role form (`user`, `role`) that names nothing. */
+  fieldError?: { field: string; message: string; userId?: string };
 }
 
 async function peopleData(
@@ -100,10 +103,34 @@ export const handler = {
       siteId: ctx.site.id,
       authority: ctx.authority,
     };
+    const refuseField = async (
+      problem: FieldProblem,
+      extra: Partial<PeopleData> = {},
+    ) =>
+      page(
+        await peopleData(c, {
+          alert: problem.message,
+          fieldError: { field: problem.field, message: problem.message },
+          ...extra,
+        }),
+        { status: 422 },
+      );
     if (form.action === "role") {
+      const user = formId(form, "user", "Choose a member from the list");
+      if (!user.ok) return await refuseField(user);
+      const role = formId(form, "role", "Choose a role from the list");
+      if (!role.ok) {
+        return await refuseField(role, {
+          fieldError: {
+            field: "role",
+            message: role.message,
+            userId: user.id,
+          },
+        });
+      }
       const changed = await setMemberRole(people, {
-        userId: String(form.user ?? ""),
-        roleId: String(form.role ?? ""),
+        userId: user.id,
+        roleId: role.id,
       });
       if (!changed.ok) {
         return page(await peopleData(c, { alert: explain(changed) }), {
@@ -117,10 +144,12 @@ export const handler = {
       name: String(form.name ?? ""),
       role: String(form.role ?? ""),
     };
+    const role = formId(form, "role", "Choose a role from the list");
+    if (!role.ok) return await refuseField(role, { typed });
     const added = await addMember(people, {
       email: typed.email,
       displayName: typed.name,
-      roleId: typed.role,
+      roleId: role.id,
     });
     if (!added.ok) {
       return page(await peopleData(c, { alert: explain(added), typed }), {
@@ -139,6 +168,13 @@ export const handler = {
 export default function People({ data }: PageProps<PeopleData>) {
   const roleName = (id: string) =>
     data.roles.find((r) => r.id === id)?.name ?? "(own role)";
+  const error = data.fieldError;
+  // A role form's error shows beside that member's role; a malformed member is the alert alone.
+  const memberError = (userId: string) =>
+    error?.field === "role" && error.userId === userId ? error.message : null;
+  const inviteError = error?.field === "role" && error.userId === undefined
+    ? error.message
+    : null;
   return (
     <AdminShell shell={data.shell} title="People">
       {data.alert && <p class="alert" role="alert">{data.alert}</p>}
@@ -195,7 +231,14 @@ export default function People({ data }: PageProps<PeopleData>) {
                       />
                       <input type="hidden" name="action" value="role" />
                       <input type="hidden" name="user" value={m.id} />
-                      <select name="role" aria-label={`Role of ${m.name}`}>
+                      <select
+                        name="role"
+                        aria-label={`Role of ${m.name}`}
+                        aria-invalid={memberError(m.id) ? "true" : undefined}
+                        aria-describedby={memberError(m.id)
+                          ? `role-error-${m.id}`
+                          : undefined}
+                      >
                         {!data.roles.some((r) => r.id === m.roleId) && (
                           <option value={m.roleId} selected>
                             {roleName(m.roleId)}
@@ -208,6 +251,11 @@ export default function People({ data }: PageProps<PeopleData>) {
                         ))}
                       </select>
                       <button type="submit" class="secondary">Change</button>
+                      {memberError(m.id) && (
+                        <p class="field-error" id={`role-error-${m.id}`}>
+                          {memberError(m.id)}
+                        </p>
+                      )}
                     </form>
                   </td>
                 </tr>
@@ -232,13 +280,21 @@ export default function People({ data }: PageProps<PeopleData>) {
           <label for="invite-name">Name</label>
           <input id="invite-name" name="name" value={data.typed?.name ?? ""} />
           <label for="invite-role">Role</label>
-          <select id="invite-role" name="role">
+          <select
+            id="invite-role"
+            name="role"
+            aria-invalid={inviteError ? "true" : undefined}
+            aria-describedby={inviteError ? "invite-role-error" : undefined}
+          >
             {data.roles.map((r) => (
               <option value={r.id} selected={data.typed?.role === r.id}>
                 {r.name}
               </option>
             ))}
           </select>
+          {inviteError && (
+            <p class="field-error" id="invite-role-error">{inviteError}</p>
+          )}
           <button type="submit">Invite</button>
         </form>
       </section>

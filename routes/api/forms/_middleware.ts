@@ -1,5 +1,6 @@
 // Form attachment downloads: the site from the Host header, the person from the session cookie.
 import type { MiddlewareHandler } from "hono";
+import { checkIdParams } from "../../../core/admin/ids.ts";
 import { loadSession } from "../../../core/auth/session_middleware.ts";
 import { resolveSiteByHost } from "../../../core/sites/resolve_site.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
@@ -9,4 +10,9 @@ const noStore: MiddlewareHandler<AppEnv> = async function noStore(c, next) {
   await next();
 };
 
-export const middleware = [noStore, resolveSiteByHost, loadSession];
+export const middleware = [
+  noStore,
+  resolveSiteByHost,
+  loadSession,
+  checkIdParams,
+];

@@ -1,6 +1,7 @@
 // GET /api/plugins: the site's installations; POST /api/plugins: install from a manifest URL (spec 1 parts 3.1, 4.3).
 import type { Context } from "hono";
 import { z } from "zod";
+import { idField } from "../../../core/admin/ids.ts";
 import {
   adminContext,
   installationJson,
@@ -20,7 +21,7 @@ export const installBody = z.strictObject({
   activation_code: z.string().min(1).max(256),
   grant: z.strictObject({
     capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length),
-    model_ids: z.array(z.string().max(64)).max(500),
+    model_ids: z.array(idField).max(500),
   }),
 });
 

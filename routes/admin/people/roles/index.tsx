@@ -2,6 +2,7 @@
 import type { Context } from "hono";
 import type { ShellData } from "../../../../core/admin/shell.ts";
 import { createRole, listRoles } from "../../../../core/access/roles.ts";
+import { optionalFormId } from "../../../../core/admin/ids.ts";
 import { adminContext } from "../../../../core/admin/context.ts";
 import { requireSignedIn } from "../../../../core/auth/session_middleware.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
@@ -18,6 +19,8 @@ interface RolesData {
   roles: { id: string; name: string; seeded: boolean; members: number }[];
   alert?: string;
   typed?: { name: string; from: string };
+  /** Why the "Start from" choice names no role of this site. */
+  fromError?: string;
 }
 
 async function rolesData(
@@ -61,9 +64,23 @@ export const handler = {
       from: String(form.from ?? ""),
     };
     const roles = await listRoles(roleContext(ctx));
-    const source = roles.ok
-      ? roles.roles.find((r) => r.id === typed.from)
+    const from = optionalFormId(
+      form,
+      "from",
+      "Choose a role to start from, or no permissions",
+    );
+    const source = from.ok && from.id !== null && roles.ok
+      ? roles.roles.find((r) => r.id === from.id)
       : undefined;
+    if (!from.ok || (from.id !== null && !source)) {
+      const message = from.ok
+        ? "Choose a role to start from, or no permissions"
+        : from.message;
+      return page(
+        await rolesData(c, { alert: message, fromError: message, typed }),
+        { status: 422 },
+      );
+    }
     const created = await createRole(roleContext(ctx), {
       name: typed.name,
       permissions: source?.permissions ?? { models: {}, system: [] },
@@ -123,7 +140,12 @@ export default function Roles({ data }: PageProps<RolesData>) {
             value={data.typed?.name ?? ""}
           />
           <label for="role-from">Start from</label>
-          <select id="role-from" name="from">
+          <select
+            id="role-from"
+            name="from"
+            aria-invalid={data.fromError ? "true" : undefined}
+            aria-describedby={data.fromError ? "role-from-error" : undefined}
+          >
             <option value="">No permissions</option>
             {data.roles.map((r) => (
               <option value={r.id} selected={data.typed?.from === r.id}>
@@ -131,6 +153,9 @@ export default function Roles({ data }: PageProps<RolesData>) {
               </option>
             ))}
           </select>
+          {data.fromError && (
+            <p class="field-error" id="role-from-error">{data.fromError}</p>
+          )}
           <button type="submit">Create role</button>
         </form>
       </section>

@@ -1,6 +1,7 @@
 // POST /api/plugins/{id}/{act}: activate, rotate, disable, enable, uninstall, grant, upgrade-preview, upgrade.
 import type { Context } from "hono";
 import { z } from "zod";
+import { idField } from "../../../../core/admin/ids.ts";
 import {
   adminContext,
   installationJson,
@@ -25,7 +26,7 @@ const codeBody = z.strictObject({ code: z.string().min(1).max(256) });
 const emptyBody = z.strictObject({});
 const grantBody = z.strictObject({
   capabilities: z.array(z.enum(CAPABILITIES)).max(CAPABILITIES.length),
-  model_ids: z.array(z.string().max(64)).max(500),
+  model_ids: z.array(idField).max(500),
 });
 const upgradeBody = z.strictObject({
   expected_version: z.string().min(1).max(64),

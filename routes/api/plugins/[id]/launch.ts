@@ -1,6 +1,7 @@
 // POST /api/plugins/{id}/launch: mint a launch after every check of spec 1 part 5 item 7; no referrer leaves with it.
 import type { Context } from "hono";
 import { z } from "zod";
+import { idField } from "../../../../core/admin/ids.ts";
 import { refuseAdmin } from "../../../../core/plugins/admin_routes.ts";
 import { createLaunch } from "../../../../core/plugins/delegations.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
@@ -14,7 +15,7 @@ const launchBody = z.discriminatedUnion("kind", [
   z.strictObject({
     kind: z.literal("content_action"),
     action: z.string().min(1).max(64),
-    instance_id: z.string().min(1).max(64),
+    instance_id: idField,
   }),
 ]);
 

@@ -1,4 +1,5 @@
 // GET/POST /admin/content/{model}/{id}/versions?lang=..: one language's versions, a side-by-side diff, restore.
+import { isId } from "../../../../../core/admin/ids.ts";
 import type { Context } from "hono";
 import { decide, readableFields } from "../../../../../core/access/decide.ts";
 import { adminContext } from "../../../../../core/admin/context.ts";
@@ -145,7 +146,7 @@ export const handler = {
     const expected = String(form.expected_current_version_id ?? "");
     const versionId = String(form.version_id ?? "");
     const { db } = ctx.services;
-    const version = /^[0-9a-f-]{36}$/.test(versionId)
+    const version = isId(versionId)
       ? await db.selectFrom("entry_versions").select(["locale", "fields"])
         .where("site_id", "=", ctx.site.id).where("group_id", "=", groupId)
         .where("id", "=", versionId).executeTakeFirst()
