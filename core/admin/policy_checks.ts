@@ -3,7 +3,7 @@
 // page through a short-lived note (a redirect after a save cannot carry it otherwise).
 import { isId } from "../entries/store.ts";
 import type { LifecycleContext } from "../entries/types.ts";
-import { invokeContextFor } from "../plugins/calls.ts";
+import { invokeContextFor } from "../plugins/invoke_context.ts";
 import type { InvokeContext } from "../plugins/invocations.ts";
 import {
   type PolicyCheck,

@@ -1,6 +1,5 @@
 // The one door for calls the service makes to a plugin: the guarded outbound fetch with the service's policy.
 import type { Services } from "../services.ts";
-import type { InvocationCaller, InvokeContext } from "./invocations.ts";
 import {
   type OutboundBudget,
   outboundDownload,
@@ -50,23 +49,4 @@ export function pluginDownloadOf(
       },
       policy,
     });
-}
-
-/**
- * The context of a call the service makes to a plugin for `caller` on a site: the services'
- * database, KV and clock, and the one guarded call.
- */
-export function invokeContextFor(
-  services: Pick<Services, "db" | "kv" | "clock" | "config" | "pluginOutbound">,
-  siteId: string,
-  caller: InvocationCaller,
-): InvokeContext {
-  return {
-    db: services.db,
-    kv: services.kv,
-    clock: services.clock,
-    call: pluginCallOf(services),
-    siteId,
-    caller,
-  };
 }

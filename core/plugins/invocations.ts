@@ -2,7 +2,6 @@
 // the caller and the grant, sends the closed invocation envelope through the guarded fetch, the
 // plugin exchanges the one-time code at /invocations/exchange for a delegation, and its answer
 // is accepted only after that exchange, while the installation is active and still granted.
-import type { Authority } from "../access/authority.ts";
 import { loadAuthority } from "../access/authority.ts";
 import { decide, readReach } from "../access/decide.ts";
 import type { Scope } from "../access/scopes.ts";
@@ -37,7 +36,8 @@ import {
   OutboundBudget,
   type OutboundLimits,
 } from "./outbound.ts";
-import type { PolicyCall } from "./policies.ts";
+import type { InvocationCaller } from "./invocation_caller.ts";
+import type { PolicyCall } from "./policy_call.ts";
 import { type Capability, LIMITS } from "./protocol.ts";
 
 /**
@@ -73,14 +73,7 @@ export function delegatedCapabilities(
   return allowed === null ? null : [...allowed];
 }
 
-/** Who runs an operation: a person, directly or through a management credential or MCP. */
-export interface InvocationCaller {
-  /** The person whose authority applies (a credential's creator). */
-  userId: string;
-  via: "session" | "management_credential" | "mcp";
-  /** The caller's authority now (a credential's: narrowed by its scopes and models). */
-  authority: Authority;
-}
+export type { InvocationCaller, PolicyCall };
 
 /** What {@linkcode invokeOperation} needs. */
 export interface InvokeContext {

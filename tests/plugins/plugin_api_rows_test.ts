@@ -561,7 +561,9 @@ Deno.test("a plugin is handed a token and the service's URL, nothing that reache
     if (databaseUrl) ok(!wire.includes(new URL(databaseUrl).host));
 
     // Everything else goes through /api/plugin/v1, whose routes are the table of spec 1
-    // part 4.1 and no others (a new one is a reviewed change to this list).
+    // part 4.1 and the two moderation commands of PAPI-033 (media removal and Trash restore,
+    // docs/plugins.md "Moderation commands"), and no others (a new one is a reviewed change
+    // to this list).
     const routes: string[] = [];
     const root = new URL("../../routes/api/plugin/v1/", import.meta.url);
     const walk = async (dir: URL, prefix: string) => {
@@ -577,6 +579,7 @@ Deno.test("a plugin is handed a token and the service's URL, nothing that reache
       "_middleware.ts",
       "content/[instance_id]/index.ts",
       "content/[instance_id]/proposals.ts",
+      "content/[instance_id]/restore.ts",
       "content/[instance_id]/transitions/[target_state].ts",
       "content/index.ts",
       "context.ts",
@@ -585,6 +588,7 @@ Deno.test("a plugin is handed a token and the service's URL, nothing that reache
       "invocations/exchange.ts",
       "launch/exchange.ts",
       "media.ts",
+      "media/[media_id]/remove.ts",
       "proposals/[id].ts",
       "releases/commit.ts",
     ]);

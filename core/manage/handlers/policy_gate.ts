@@ -1,7 +1,7 @@
 // The Management API's side of plugin policies (MAPI-020): the caller as a policy check sees it,
 // and one wrapper that runs a command under the policies and answers their refusals.
 import type { InvokeContext } from "../../plugins/invocations.ts";
-import { invokeContextFor } from "../../plugins/calls.ts";
+import { invokeContextFor } from "../../plugins/invoke_context.ts";
 import {
   type PolicyAttempt,
   type PolicyCheck,

@@ -3,7 +3,7 @@
 import type { PublicItem } from "../mod.ts";
 import { Image, type ImageSource } from "./components/image.tsx";
 import { Heading } from "./components/text.tsx";
-import type { SectionProps } from "./sections.tsx";
+import type { SectionProps } from "./section_props.ts";
 
 function dateText(value: unknown, locale: string): string | null {
   if (typeof value !== "string") return null;

@@ -3,6 +3,7 @@
 import type { ComponentChildren } from "preact";
 import type { PageSection } from "../../../../core/pages/mod.ts";
 import type { PageView } from "../mod.ts";
+import type { SectionProps } from "./section_props.ts";
 import { Image, type ImageSource } from "./components/image.tsx";
 import { type FormField, PlatformForm } from "./components/form.tsx";
 import {
@@ -13,15 +14,7 @@ import {
 } from "./components/text.tsx";
 import { LatestEntries } from "./latest_entries.tsx";
 
-/** What every section component receives. */
-export interface SectionProps {
-  section: PageSection;
-  // deno-lint-ignore no-explicit-any
-  props: Record<string, any>;
-  view: PageView;
-  /** The section's heading id, for `aria-labelledby`. */
-  headingId: string;
-}
+export type { SectionProps };
 
 type Item = Record<string, unknown>;
 
