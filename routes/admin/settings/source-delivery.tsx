@@ -165,8 +165,7 @@ export default function SourceDeliverySettings(
                     <th scope="col">Name</th>
                     <th scope="col">Models</th>
                     <th scope="col">Created</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Rotate</th>
+                    <th scope="col">Actions</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -185,9 +184,7 @@ export default function SourceDeliverySettings(
                           csrfToken={data.csrfToken}
                           id={token.id}
                           revoked={token.revoked_at !== null}
-                        />
-                      </td>
-                      <td>
+                        />{" "}
                         {token.revoked_at === null && (
                           <form method="post" class="inline">
                             <input
@@ -200,9 +197,9 @@ export default function SourceDeliverySettings(
                             <button
                               type="submit"
                               class="secondary"
-                              aria-label={`Rotate ${token.name}`}
+                              aria-label={`Replace ${token.name}`}
                             >
-                              Issue replacement
+                              Replace
                             </button>
                           </form>
                         )}
