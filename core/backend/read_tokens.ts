@@ -6,6 +6,7 @@ import { personHolding } from "../access/person_authority.ts";
 import { randomToken, sha256Hex } from "../auth/secrets.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
+import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { UUID } from "../models/field_types.ts";
 import type { ReadToken } from "./generate/template/src/access.ts";
 
@@ -122,6 +123,33 @@ async function checkInput(
   return { ok: true, name, modelIds: wanted };
 }
 
+/** An audit entry naming the token by id and name: never its secret or digest. */
+async function audit(
+  ctx: ReadTokenContext,
+  db: Db,
+  action: "read_token.issue" | "read_token.rotate" | "read_token.revoke",
+  token: { id: string; name: string; modelIds?: string[] },
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  const actor = await snapshotActor(db, ctx.siteId, {
+    kind: "person",
+    userId: ctx.personId,
+  });
+  await db.insertInto("audit_entries").values({
+    id: crypto.randomUUID(),
+    site_id: ctx.siteId,
+    actor: JSON.stringify(actor),
+    action,
+    target: JSON.stringify({ kind: "deployed_read_token", id: token.id }),
+    details: JSON.stringify({
+      name: token.name,
+      ...(token.modelIds ? { model_ids: token.modelIds } : {}),
+      ...extra,
+    }),
+    created_at: ctx.clock.now(),
+  }).execute();
+}
+
 async function insertToken(
   ctx: ReadTokenContext,
   db: Db,
@@ -152,7 +180,11 @@ export async function issueReadToken(
   if (!await mayManage(ctx)) return DENIED;
   const checked = await checkInput(ctx.db, ctx.siteId, input);
   if (!checked.ok) return checked;
-  return await insertToken(ctx, ctx.db, { ...checked, replaces: null });
+  return await ctx.db.transaction().execute(async (trx) => {
+    const issued = await insertToken(ctx, trx, { ...checked, replaces: null });
+    await audit(ctx, trx, "read_token.issue", { id: issued.id, ...checked });
+    return issued;
+  });
 }
 
 /**
@@ -172,11 +204,16 @@ export async function rotateReadToken(
       .where("id", "=", id.toLowerCase()).where("revoked_at", "is", null)
       .forUpdate().executeTakeFirst();
     if (!old) return { ok: false, code: "not_found" } as const;
-    return await insertToken(ctx, trx, {
+    const values = {
       name: old.name,
       modelIds: old.model_ids as string[],
       replaces: old.id,
+    };
+    const issued = await insertToken(ctx, trx, values);
+    await audit(ctx, trx, "read_token.rotate", { id: issued.id, ...values }, {
+      replaces: old.id,
     });
+    return issued;
   });
 }
 
@@ -187,13 +224,16 @@ export async function revokeReadToken(
 ): Promise<{ ok: true } | ReadTokenRefusal> {
   if (!await mayManage(ctx)) return DENIED;
   if (!UUID.test(id)) return { ok: false, code: "not_found" };
-  const result = await ctx.db.updateTable("deployed_read_tokens")
-    .set({ revoked_at: ctx.clock.now(), revoked_by: ctx.personId })
-    .where("site_id", "=", ctx.siteId).where("id", "=", id.toLowerCase())
-    .where("revoked_at", "is", null).executeTakeFirst();
-  return result.numUpdatedRows === 1n
-    ? { ok: true }
-    : { ok: false, code: "not_found" };
+  return await ctx.db.transaction().execute(async (trx) => {
+    const revoked = await trx.updateTable("deployed_read_tokens")
+      .set({ revoked_at: ctx.clock.now(), revoked_by: ctx.personId })
+      .where("site_id", "=", ctx.siteId).where("id", "=", id.toLowerCase())
+      .where("revoked_at", "is", null).returning(["id", "name"])
+      .executeTakeFirst();
+    if (!revoked) return { ok: false, code: "not_found" } as const;
+    await audit(ctx, trx, "read_token.revoke", revoked);
+    return { ok: true } as const;
+  });
 }
 
 /**

@@ -182,7 +182,7 @@ Deno.test("GACC-010: every read-token action needs site:infra and changes nothin
   }
 });
 
-Deno.test("GACC-012: revoke takes a token out of the live set once; rotation issues a replacement and leaves the old one live", async () => {
+Deno.test("GACC-012: revoke takes a token out of the live set once; rotation issues a replacement and leaves the old one live; each is audited", async () => {
   const w = await world();
   try {
     const first = await issueReadToken(w.ctx, {
@@ -205,6 +205,7 @@ Deno.test("GACC-012: revoke takes a token out of the live set once; rotation iss
       (await liveReadTokens(w.ctx.db, w.ctx.siteId)).map((t) => t.id),
       [first.id, next.id],
     );
+    w.clock.advance(1_000);
     assert.deepEqual(await revokeReadToken(w.ctx, first.id), { ok: true });
     assert.deepEqual(
       (await liveReadTokens(w.ctx.db, w.ctx.siteId)).map((t) => t.id),
@@ -225,6 +226,26 @@ Deno.test("GACC-012: revoke takes a token out of the live set once; rotation iss
     }
     assert.equal((await rows(w.ctx.db)).length, 2);
     assert.deepEqual((await rows(w.ctx.db))[0].revoked_at, revokedAt);
+    // Each change is audited with the person and the token's id, never its secret or digest.
+    const audited = await w.ctx.db.selectFrom("audit_entries")
+      .select(["action", "actor", "target", "details"])
+      .where("site_id", "=", w.ctx.siteId)
+      .where("action", "like", "read_token.%").orderBy("created_at")
+      .orderBy("action").execute();
+    assert.deepEqual(audited.map((a) => [a.action, a.target]), [
+      ["read_token.issue", { kind: "deployed_read_token", id: first.id }],
+      ["read_token.rotate", { kind: "deployed_read_token", id: next.id }],
+      ["read_token.revoke", { kind: "deployed_read_token", id: first.id }],
+    ]);
+    assert.deepEqual(audited[1].details, {
+      name: "App",
+      model_ids: [w.models.posts, w.models.tags],
+      replaces: first.id,
+    });
+    const text = JSON.stringify(audited);
+    assert.match(text, new RegExp(w.ctx.personId));
+    for (const r of await rows(w.ctx.db)) assert.ok(!text.includes(r.digest));
+    assert.ok(!text.includes(first.token) && !text.includes(next.token));
   } finally {
     await w.close();
   }
