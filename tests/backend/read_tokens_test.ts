@@ -292,3 +292,46 @@ Deno.test("GACC-013: removing a model takes it out of every token's scope; a tok
     await w.close();
   }
 });
+
+Deno.test("GACC-015: naming the only model of a one-model site is the whole site, not a single-model generation", async () => {
+  const w = await world();
+  try {
+    const { generateBackend } = await import(
+      "../../core/backend/generate/mod.ts"
+    );
+    const lone = await insertSite(w.ctx.db, { domain: "lone.example" });
+    const personId = await insertPerson(w.ctx.db, {
+      email: "lone@example.com",
+      password: "correct horse battery",
+      siteIds: [lone],
+    });
+    await setMemberPermissions(w.ctx.db, personId, administratorPermissions());
+    const made = await createModel({
+      db: w.ctx.db,
+      clock: w.clock,
+      siteId: lone,
+    }, {
+      model: { name: "posts", slug: "posts" },
+      fields: [{ key: "title", label: "Title", type: "text" }],
+    });
+    assert.ok(made.ok);
+    const ctx = { ...w.ctx, siteId: lone, personId };
+    const issued = await issueReadToken(ctx, {
+      name: "App",
+      modelIds: [made.model_id],
+    });
+    assert.ok(issued.ok, JSON.stringify(issued));
+    const generated = await generateBackend(w.ctx.db, {
+      siteId: lone,
+      models: ["posts"],
+      publicUrl: "http://media.example",
+    });
+    assert.ok(generated.ok);
+    assert.match(
+      generated.files.get("access/read-tokens.json")!,
+      new RegExp(issued.id),
+    );
+  } finally {
+    await w.close();
+  }
+});
