@@ -111,7 +111,8 @@ async function checkInput(
   const found = wanted.every((id) => UUID.test(id))
     ? await db.selectFrom("models").select("id")
       .where("site_id", "=", siteId).where("deleted_at", "is", null)
-      .where("id", "in", wanted).execute()
+      // Shared row locks: a model being removed now waits, or is seen removed (GACC-013).
+      .where("id", "in", wanted).forShare().execute()
     : [];
   if (found.length !== wanted.length) {
     return {
@@ -178,9 +179,9 @@ export async function issueReadToken(
   input: { name: string; modelIds: string[] },
 ): Promise<{ ok: true; id: string; token: string } | ReadTokenRefusal> {
   if (!await mayManage(ctx)) return DENIED;
-  const checked = await checkInput(ctx.db, ctx.siteId, input);
-  if (!checked.ok) return checked;
   return await ctx.db.transaction().execute(async (trx) => {
+    const checked = await checkInput(trx, ctx.siteId, input);
+    if (!checked.ok) return checked;
     const issued = await insertToken(ctx, trx, { ...checked, replaces: null });
     await audit(ctx, trx, "read_token.issue", { id: issued.id, ...checked });
     return issued;
