@@ -224,6 +224,7 @@ export interface Database {
   public_manual_order: PublicManualOrderTable;
   public_manual_order_revisions: PublicManualOrderRevisionsTable;
   site_api_tokens: SiteApiTokensTable;
+  deployed_read_tokens: DeployedReadTokensTable;
   preview_tokens: PreviewTokensTable;
   shared_content_grants: SharedContentGrantsTable;
   form_submissions: FormSubmissionsTable;
@@ -511,6 +512,20 @@ export interface SiteApiTokensTable {
   created_at: Timestamp;
   expires_at: Timestamp | null;
   revoked_at: Timestamp | null;
+}
+
+/** A deployed API read token, by digest (migration 0242). */
+export interface DeployedReadTokensTable {
+  id: string;
+  site_id: string;
+  name: string;
+  model_ids: Json;
+  digest: string;
+  replaces: string | null;
+  created_by: string | null;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+  revoked_by: string | null;
 }
 
 /** A preview token for the current draft of one item, by digest. */

@@ -2,6 +2,7 @@
 import type { Db } from "../db/database.ts";
 import { jsonColumn } from "../db/json_column.ts";
 import { forgetModel } from "../backend/access.ts";
+import { pruneModelFromReadTokens } from "../backend/read_tokens.ts";
 import type { ContentFacts } from "./change_safety.ts";
 import { walkFields } from "./definition.ts";
 import { UUID } from "./field_types.ts";
@@ -178,6 +179,8 @@ export async function removeModel(
       .where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
     // Its backend access rules describe only this model and nothing names them: they go with it.
     await forgetModel(trx, ctx.siteId, id);
+    // Deployed read tokens name it by id: it leaves their scopes (GACC-013).
+    await pruneModelFromReadTokens(trx, ctx.siteId, id, now);
     const dependents: RelationDependent[] = [];
     for (const other of await loadModels(trx, ctx.siteId, null)) {
       walkFields(other.fields, (field, path) => {

@@ -4,6 +4,7 @@
 import type { Db } from "../../db/database.ts";
 import { loadModels } from "../../models/store_rows.ts";
 import { listModelAccess } from "../access.ts";
+import { liveReadTokens } from "../read_tokens.ts";
 import { listSavedQueries } from "../saved_queries.ts";
 import { seedOf } from "./content.ts";
 import { type GenerationProblem, planModels, tableOf } from "./plan.ts";
@@ -14,6 +15,7 @@ import {
   OPERATIONS,
   type SavedQuerySpec,
 } from "./template/src/schema.ts";
+import type { ReadToken } from "./template/src/access.ts";
 
 export { writeProject } from "./project.ts";
 export type { GenerationProblem } from "./plan.ts";
@@ -64,6 +66,39 @@ function refused(problems: GenerationProblem[]): GenerateResult {
   return { ok: false, code: problems[0].code, problems };
 }
 
+/**
+ * Why the site's live deployed read tokens cannot go into this generation (GACC-015): a
+ * single-model generation (one model chosen out of several) while any token is live, since
+ * tokens belong to the site's backend; otherwise, a token whose scope names a model left out.
+ */
+function readTokenProblems(
+  all: readonly { id: string; slug: string }[],
+  emitted: readonly { id: string; slug: string }[],
+  options: GenerateOptions,
+  tokens: readonly ReadToken[],
+): GenerationProblem[] {
+  if (tokens.length === 0) return [];
+  if (
+    options.models && new Set(options.models).size === 1 && all.length > 1
+  ) {
+    return [{
+      code: "read_tokens_need_site_graduation",
+      model: emitted[0].slug,
+      message:
+        `${tokens.length} deployed read token(s) are live: generate the whole site, or several models covering their scopes`,
+    }];
+  }
+  const ids = new Set(emitted.map((m) => m.id));
+  return tokens.flatMap((token) =>
+    token.models.filter((id) => !ids.has(id)).map((id) => ({
+      code: "token_scope_not_emitted" as const,
+      model: all.find((m) => m.id === id)?.slug ?? id,
+      message:
+        `Deployed read token ${token.id} reads this model, which is not generated`,
+    }))
+  );
+}
+
 /** Generates the backend of one site. */
 export async function generateBackend(
   db: Db,
@@ -93,6 +128,9 @@ export async function generateBackend(
       message: `No model "${slug}" on this site`,
     })));
   }
+  const tokens = await liveReadTokens(db, siteId);
+  const tokenProblems = readTokenProblems(all, stored, options, tokens);
+  if (tokenProblems.length > 0) return refused(tokenProblems);
   const access = await listModelAccess({ db, siteId });
   const disabled = new Map(
     stored.map((m) => [m.id, options.disabled?.[m.slug] ?? []]),
@@ -131,7 +169,8 @@ export async function generateBackend(
   const files = await projectFiles(
     schema,
     seed,
-    { version: 1, site_id: site.id, tokens: [] },
+    // Only deployed read tokens, by digest; site API tokens never reach a backend (GACC-014).
+    { version: 1, site_id: site.id, tokens },
     site.name,
   );
   return { ok: true, files, schema };

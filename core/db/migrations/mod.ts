@@ -33,6 +33,7 @@ import * as m0238 from "./0238_public_item_alternates.ts";
 import * as m0239 from "./0239_search_title_words.ts";
 import * as m0240 from "./0240_backend_access.ts";
 import * as m0241 from "./0241_public_grants.ts";
+import * as m0242 from "./0242_deployed_read_tokens.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -69,4 +70,5 @@ export const migrations: Record<string, Migration> = {
   "0239_search_title_words": m0239,
   "0240_backend_access": m0240,
   "0241_public_grants": m0241,
+  "0242_deployed_read_tokens": m0242,
 };

@@ -86,6 +86,12 @@ const PAGES = [
     about: "Browser origins and site tokens of the public read API.",
   },
   {
+    href: "/admin/settings/source-delivery",
+    title: "Source & delivery",
+    about:
+      "Read tokens the generated backend accepts once it is regenerated and deployed.",
+  },
+  {
     href: "/admin/settings/backend",
     title: "Backend access",
     about:
