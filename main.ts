@@ -157,7 +157,10 @@ if (config.rendererCompanion) {
   try {
     renderer = await step(
       "Site renderer",
-      () => startRendererCompanion(apiUrl, config.rendererCompanion!.port),
+      () =>
+        startRendererCompanion(apiUrl, config.rendererCompanion!.port, {
+          forwardingKey: config.rendererForwardingKey,
+        }),
       (r) => r.origin,
     );
   } catch (error) {

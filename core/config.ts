@@ -57,6 +57,10 @@ const configSchema = z.object({
     return parsed;
   }).optional(),
   RENDERER_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  RENDERER_FORWARDING_KEY: z.string().min(
+    32,
+    "expected a secret of 32 or more characters",
+  ).max(256).optional(),
   PLUGIN_DEV_ORIGINS: z.string().max(4000).transform((value, ctx) => {
     const origins = value.split(",").map((o) => o.trim()).filter((o) =>
       o !== ""
@@ -216,6 +220,12 @@ export interface Config {
    * beside the demo): the admin's "View on site" and rendered previews open these.
    */
   siteRenderers: Record<string, string>;
+  /**
+   * The secret a site renderer sends with a visitor's form post to name the visitor's address
+   * (`RENDERER_FORWARDING_KEY`; made up at start for the renderer beside the demo), or null:
+   * then every post counts against the address it came from.
+   */
+  rendererForwardingKey: string | null;
   /** Media bytes go to this bucket when set, else to files under `dataDir/media`. */
   mediaS3: MediaS3Config | null;
   /**
@@ -298,6 +308,8 @@ export function loadConfig(
         : null,
     rendererCompanion,
     siteRenderers,
+    rendererForwardingKey: v.RENDERER_FORWARDING_KEY ??
+      (rendererCompanion ? randomForwardingKey() : null),
     mediaS3,
     mediaRequestBodyLimitBytes: v.MEDIA_REQUEST_BODY_LIMIT_BYTES,
   };
@@ -334,4 +346,11 @@ function mediaS3Of(v: z.output<typeof configSchema>): MediaS3Config | null {
     secretAccessKey: v.MEDIA_S3_SECRET_ACCESS_KEY!,
     prefix: v.MEDIA_S3_PREFIX ?? "",
   };
+}
+
+/** A fresh secret for the renderer beside the demo: 32 random bytes, base64url. */
+function randomForwardingKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-")
+    .replace(/\//g, "_").replace(/=+$/, "");
 }

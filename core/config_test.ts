@@ -2,7 +2,9 @@ import { deepEqual, equal, match, throws } from "node:assert/strict";
 import { ConfigError, loadConfig } from "./config.ts";
 
 Deno.test("loadConfig() answers the embedded defaults for an empty environment", () => {
-  const config = loadConfig({});
+  const { rendererForwardingKey, ...config } = loadConfig({});
+  // Made up at each start for the renderer beside the demo (tested below).
+  match(rendererForwardingKey ?? "", /^[A-Za-z0-9_-]{43}$/);
   deepEqual(config, {
     port: 8000,
     host: "127.0.0.1",
@@ -367,4 +369,24 @@ Deno.test("loadConfig() takes DATABASE_POOL_MAX from 1 to 100 (default 10) and r
         e instanceof ConfigError && /setting DATABASE_POOL_MAX/.test(e.message),
     );
   }
+});
+
+Deno.test("RENDERER_FORWARDING_KEY: 32 characters or more; the renderer beside the demo gets a fresh one, production none unless set", () => {
+  equal(
+    loadConfig({ RENDERER_FORWARDING_KEY: "k".repeat(32) })
+      .rendererForwardingKey,
+    "k".repeat(32),
+  );
+  throws(
+    () => loadConfig({ RENDERER_FORWARDING_KEY: "k".repeat(31) }),
+    /setting RENDERER_FORWARDING_KEY: expected a secret of 32 or more characters/,
+  );
+  const first = loadConfig({}).rendererForwardingKey;
+  match(first ?? "", /^[A-Za-z0-9_-]{43}$/);
+  const second = loadConfig({}).rendererForwardingKey;
+  equal(first === second, false);
+  equal(
+    loadConfig({ RENDERER_COMPANION: "false" }).rendererForwardingKey,
+    null,
+  );
 });

@@ -13,12 +13,19 @@ export interface RendererCompanion {
 export async function startRendererCompanion(
   apiUrl: string,
   port: number,
-  options: { waitMs?: number } = {},
+  options: { waitMs?: number; forwardingKey?: string | null } = {},
 ): Promise<RendererCompanion> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "services/renderer/main.ts"],
     cwd: PROJECT_ROOT,
-    env: { STAVE_API_URL: apiUrl, RENDERER_PORT: String(port) },
+    env: {
+      STAVE_API_URL: apiUrl,
+      RENDERER_PORT: String(port),
+      // The service made this key up at start: the renderer names each visitor with it.
+      ...(options.forwardingKey
+        ? { RENDERER_FORWARDING_KEY: options.forwardingKey }
+        : {}),
+    },
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",

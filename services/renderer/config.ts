@@ -57,6 +57,11 @@ const schema = z.object({
     "expected a secret of 32 or more characters",
   ).optional(),
   RENDERER_LOG_REQUESTS: bool.default(false),
+  /** Shared with the service: forwarded form posts then count against each visitor. */
+  RENDERER_FORWARDING_KEY: z.string().min(
+    32,
+    "expected a secret of 32 or more characters",
+  ).max(256).optional(),
 });
 
 /** The settings a production release needs (template rule 8); development needs none. */
@@ -80,6 +85,8 @@ export interface RendererConfig {
   /** The installation a production release names; null in development. */
   installationId: string | null;
   logRequests: boolean;
+  /** Sent with each forwarded form post beside the visitor's address; null sends neither. */
+  forwardingKey: string | null;
 }
 
 /** Raised for a bad setting; the message names the setting, never its value. */
@@ -132,5 +139,6 @@ export function loadRendererConfig(
     environment,
     installationId: v.MANAGED_RENDER_INSTALLATION_ID ?? null,
     logRequests: v.RENDERER_LOG_REQUESTS,
+    forwardingKey: v.RENDERER_FORWARDING_KEY ?? null,
   };
 }

@@ -12,6 +12,22 @@ function returnPath(value: FormDataEntryValue | null): string | null {
     : null;
 }
 
+/** Who sent the post, named to the service with the shared forwarding key. */
+export interface ForwardedVisitor {
+  key: string;
+  address: string;
+}
+
+/** The headers that name the visitor to the service, or none without a key or an address. */
+function visitorHeaders(visitor: ForwardedVisitor | null): HeadersInit {
+  return visitor
+    ? {
+      "x-stave-forwarding-key": visitor.key,
+      "x-stave-visitor-address": visitor.address,
+    }
+    : {};
+}
+
 /**
  * Forwards `request` to `/v1/interactions/form.submit`. JSON posts go through as they are; a
  * browser's form post (multipart) loses the renderer's own `return` part and is answered with
@@ -21,6 +37,7 @@ export async function handleFormPost(
   request: Request,
   apiUrl: string,
   fetcher: typeof fetch,
+  visitor: ForwardedVisitor | null = null,
 ): Promise<Response> {
   const target = `${apiUrl}/v1/interactions/form.submit`;
   const type = (request.headers.get("content-type") ?? "").split(";")[0].trim()
@@ -40,7 +57,10 @@ export async function handleFormPost(
   ) {
     const answer = await fetcher(target, {
       method: "POST",
-      headers: { "content-type": request.headers.get("content-type") ?? "" },
+      headers: {
+        "content-type": request.headers.get("content-type") ?? "",
+        ...visitorHeaders(visitor),
+      },
       body: await request.arrayBuffer(),
     });
     return new Response(answer.body, {
@@ -66,7 +86,11 @@ export async function handleFormPost(
   const back = returnPath(form.get("return"));
   const section = form.get("section");
   form.delete("return");
-  const answer = await fetcher(target, { method: "POST", body: form });
+  const answer = await fetcher(target, {
+    method: "POST",
+    body: form,
+    headers: visitorHeaders(visitor),
+  });
   const receipt = await answer.json().catch(() => null) as
     | { error?: { code?: string } }
     | null;

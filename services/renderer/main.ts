@@ -12,7 +12,10 @@ try {
   Deno.exit(2);
 }
 const shutdown = new AbortController();
-let handler: (request: Request) => Promise<Response> = () =>
+let handler: (
+  request: Request,
+  info: Deno.ServeHandlerInfo,
+) => Promise<Response> = () =>
   Promise.resolve(new Response("Starting", { status: 503 }));
 const server = Deno.serve({
   port: config.port,
@@ -24,7 +27,7 @@ const server = Deno.serve({
       : hostname;
     console.log(`renderer: listening on http://${shown}:${port}`);
   },
-}, (request) => handler(request));
+}, (request, info) => handler(request, info));
 handler = createRenderer({
   config,
   template: builtInTemplate,

@@ -46,7 +46,7 @@ const HTML = { "content-type": "text/html; charset=utf-8" };
 /** Builds the handler `Deno.serve` calls. */
 export function createRenderer(
   options: RendererOptions,
-): (request: Request) => Promise<Response> {
+): (request: Request, info?: Deno.ServeHandlerInfo) => Promise<Response> {
   const { config, template, siteUrl } = options;
   const api = new PublicApi(config.apiUrl, {
     clock: options.clock,
@@ -187,16 +187,24 @@ export function createRenderer(
     return lists;
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(
+    request: Request,
+    info?: Deno.ServeHandlerInfo,
+  ): Promise<Response> {
     const url = new URL(request.url);
     const rawPath = url.pathname;
     if (
       request.method === "POST" && rawPath === "/v1/interactions/form.submit"
     ) {
+      // Without the key the service counts every post against this renderer's address.
+      const address = (info?.remoteAddr as Deno.NetAddr | undefined)?.hostname;
       return await handleFormPost(
         request,
         config.apiUrl,
         options.fetch ?? fetch,
+        config.forwardingKey && address
+          ? { key: config.forwardingKey, address }
+          : null,
       );
     }
     if (request.method !== "GET" && request.method !== "HEAD") {
@@ -422,11 +430,14 @@ export function createRenderer(
       : null;
   }
 
-  return async function render(request: Request): Promise<Response> {
+  return async function render(
+    request: Request,
+    info?: Deno.ServeHandlerInfo,
+  ): Promise<Response> {
     const started = performance.now();
     let response: Response;
     try {
-      response = await handle(request);
+      response = await handle(request, info);
     } catch (error) {
       if (!(error instanceof ApiUnavailable)) console.error(error);
       response = await errorPage(503, {

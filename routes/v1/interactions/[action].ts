@@ -21,6 +21,7 @@ import {
 import type { AppEnv } from "../../../core/web/env.ts";
 import { HttpError } from "../../../core/web/errors.ts";
 import type { RouteConfig } from "../../../core/web/manifest.ts";
+import { visitorAddress } from "../../../core/public/visitor_address.ts";
 
 const BODY_LIMIT = FORM_LIMITS.filesBytes + FORM_LIMITS.bodyOverhead;
 
@@ -125,11 +126,6 @@ function parseEnvelope<T extends z.ZodType>(
     "The submission is not valid",
     { problems },
   );
-}
-
-function visitorAddress(c: Context<AppEnv>): string {
-  const env = c.env as { remoteAddr?: { hostname?: string } } | undefined;
-  return env?.remoteAddr?.hostname ?? "unknown";
 }
 
 async function jsonBody(c: Context<AppEnv>): Promise<unknown> {
