@@ -6,7 +6,7 @@ import { PUBLIC_API_SECURITY_HEADERS } from "../web/csp.ts";
 import type { AppEnv } from "../web/env.ts";
 import { noneMatchHits } from "../web/etag.ts";
 import { finalAnswer } from "../web/final_answers.ts";
-import type { PublicAnswer } from "./list.ts";
+import type { PublicAnswer } from "./read_answer.ts";
 
 /** How long shared caches and browsers may reuse a public answer before revalidating. */
 export const PUBLIC_MAX_AGE_SECONDS = 30;

@@ -15,8 +15,8 @@ import {
   type SerializedAnswer,
   serializedJson,
 } from "./answer.ts";
-import type { PublicAnswer, PublicReadContext } from "./list.ts";
-import { onConfirmedContext } from "./middleware.ts";
+import type { PublicAnswer, PublicReadContext } from "./read_answer.ts";
+import { onConfirmedContext } from "./context_refresh.ts";
 import type { PublicContext } from "./request_context.ts";
 import { tokenScope } from "./site_tokens.ts";
 

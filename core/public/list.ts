@@ -1,5 +1,4 @@
 // GET /v1/{model}: published items of one model, filtered, ordered and paged in SQL (spec 3 part 4.2).
-import type { Db } from "../db/database.ts";
 import type { FieldDefinition } from "../models/field_types.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import { isPageField } from "../models/validate_values.ts";
@@ -29,34 +28,16 @@ import {
   planSort,
   type SortPlan,
 } from "./list_plan.ts";
-import { notFound } from "./middleware.ts";
+import { notFound } from "./context_refresh.ts";
 import {
   localePlanOrRefuse,
   modelBySlug,
   readableModels,
   requestedLocale,
 } from "./read_context.ts";
-import type { PublicContext } from "./request_context.ts";
-import type { SiteTokenScope } from "./site_tokens.ts";
+import type { PublicAnswer, PublicReadContext } from "./read_answer.ts";
 
-/** Who reads, where: the context of every public read. */
-export interface PublicReadContext {
-  db: Db;
-  now: Date;
-  siteId: string;
-  token: SiteTokenScope | null;
-  /** What the /v1 middleware read in its one statement (site, policy, models). */
-  context: PublicContext;
-  /** Origin of media delivery URLs (`PUBLIC_URL`); absent gives site-relative URLs. */
-  publicUrl?: string;
-}
-
-/** A public answer and the cache tags of what it shows. */
-export interface PublicAnswer {
-  body: Record<string, unknown>;
-  /** Each tag once ({@link uniqueTags} where they can repeat). */
-  tags: string[];
-}
+export type { PublicAnswer, PublicReadContext };
 
 /** Lists published items; refusals throw the spec's HttpError. */
 export async function listItems(

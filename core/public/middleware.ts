@@ -2,31 +2,25 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
-import { sha256HexSync } from "../kv/digest.ts";
-import { hostName } from "../sites/host.ts";
 import { allowedOrigin, corsAnswerHeaders } from "./browser_origins.ts";
 import { isFinalAnswer } from "../web/final_answers.ts";
 import { requestUrl } from "../web/request_url.ts";
 import { mayServeKept } from "./kept_answers.ts";
 import {
+  checkSiteToken,
+  contextQueryOf,
+  notFound,
+  onConfirmedContext,
+  refreshContext,
+} from "./context_refresh.ts";
+import {
   loadAndRememberContext,
   type PublicContext,
-  type PublicContextQuery,
   rememberedContext,
-  StaleContext,
 } from "./request_context.ts";
-import { SITE_TOKEN, type SiteTokenScope, tokenScope } from "./site_tokens.ts";
+import type { SiteTokenScope } from "./site_tokens.ts";
 
-declare module "hono" {
-  interface ContextVariableMap {
-    /** The verified site API token of a /v1 request, or null when none was sent. */
-    siteToken: SiteTokenScope | null;
-    /** The site, languages, policy, origins, token row and named model of a /v1 request. */
-    publicContext: PublicContext;
-  }
-}
-
-const BEARER = /^Bearer ([^\s]+)$/;
+export { notFound, onConfirmedContext, refreshContext };
 
 /**
  * The routes whose reads confirm a remembered context in their own statement
@@ -60,20 +54,6 @@ export const loadRequestContext: MiddlewareHandler<AppEnv> =
     await next();
   };
 
-function contextQueryOf(c: Context<AppEnv>): PublicContextQuery {
-  const domain = hostName(c.req.header("host"));
-  if (!domain) {
-    throw new HttpError(404, "unknown_host", "No site answers this host");
-  }
-  const bearer = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
-  const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
-  return {
-    site: { domain },
-    tokenDigest: token === null ? null : sha256HexSync(token),
-    modelSlug: c.req.param("model") ?? null,
-  };
-}
-
 /**
  * `remembered` when this request may start from it: a list or item read (GET or HEAD), not a
  * preview, and not one a kept answer may serve (that lookup needs the snapshot a fresh context
@@ -91,43 +71,6 @@ function reusableContext(
   return mayServeKept(c, url, remembered) ? null : remembered;
 }
 
-/**
- * Replaces an unconfirmed context that turned out stale (or could not be confirmed) with one
- * read afresh, and checks the site API token again against it.
- */
-export async function refreshContext(c: Context<AppEnv>): Promise<void> {
-  const context = await loadAndRememberContext(
-    c.get("services").db,
-    contextQueryOf(c),
-  );
-  if (!context) {
-    throw new HttpError(404, "unknown_host", "No site answers this host");
-  }
-  c.set("site", context.site);
-  c.set("publicContext", context);
-  c.set("siteToken", checkSiteToken(c));
-}
-
-/**
- * Runs `read` on the request's context. A read that started from a remembered context and could
- * not confirm it in its own statement, or that refused or failed on it, runs again on a fresh
- * one: only a fresh context decides a refusal.
- */
-export async function onConfirmedContext<T>(
-  c: Context<AppEnv>,
-  read: () => Promise<T>,
-): Promise<T> {
-  try {
-    const result = await read();
-    if (c.get("publicContext").unconfirmed) throw new StaleContext();
-    return result;
-  } catch (error) {
-    if (!c.get("publicContext").unconfirmed) throw error;
-    await refreshContext(c);
-    return await read();
-  }
-}
-
 /** Methods a preflight may ask for. */
 export const CORS_METHODS = ["GET", "HEAD", "OPTIONS"];
 /** Headers a preflight may ask for (spec 3 part 5 item 2). */
@@ -138,10 +81,6 @@ export const CORS_HEADERS = [
   "x-site-token",
   "x-svc-preview-challenge",
 ];
-/** The 404 every hidden thing answers: unknown or private model, unpublished item, bad token. */
-export function notFound(): HttpError {
-  return new HttpError(404, "not_found", "Not found");
-}
 
 /**
  * CORS: allowed origins get `Access-Control-Allow-Origin` on every answer, errors included;
@@ -208,19 +147,3 @@ export const readSiteToken: MiddlewareHandler<AppEnv> =
     c.set("siteToken", scope);
     await next();
   };
-
-/** The scope of the sent site API token under the request's context; null when none was sent. */
-function checkSiteToken(c: Context<AppEnv>): SiteTokenScope | null {
-  const header = c.req.header("authorization");
-  if (header === undefined) return null;
-  const match = BEARER.exec(header.trim());
-  const scope = match && SITE_TOKEN.test(match[1])
-    ? tokenScope(
-      c.get("publicContext").token,
-      c.get("site").id,
-      c.get("services").clock.now(),
-    )
-    : null;
-  if (!scope) throw notFound();
-  return scope;
-}

@@ -18,11 +18,11 @@ import {
   shapeItem,
   sharedTags,
 } from "./items.ts";
-import type { PublicReadContext } from "./list.ts";
+import type { PublicReadContext } from "./read_answer.ts";
 import type { ReadAnswer } from "./kept_answers.ts";
 import { uniqueTags } from "./answer.ts";
 import { collectParams, invalid, parseLimit } from "./list_params.ts";
-import { notFound } from "./middleware.ts";
+import { notFound } from "./context_refresh.ts";
 import { modelBySlug, readableModels } from "./read_context.ts";
 import { type DraftReach, draftReachOf } from "./draft_targets.ts";
 import { liveDraftGrant } from "./preview_tokens.ts";

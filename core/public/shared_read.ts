@@ -9,7 +9,7 @@ import {
   type PublicAnswer,
   type PublicReadContext,
 } from "./list.ts";
-import { notFound } from "./middleware.ts";
+import { notFound } from "./context_refresh.ts";
 import { loadPublicContext, type PublicContext } from "./request_context.ts";
 import { readItem } from "./single.ts";
 

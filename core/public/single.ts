@@ -20,10 +20,10 @@ import {
 } from "./items.ts";
 import { expandMedia, withExpandedTargets } from "./media_expand.ts";
 import { localeChain } from "../sites/locale_chain.ts";
-import type { PublicAnswer, PublicReadContext } from "./list.ts";
+import type { PublicAnswer, PublicReadContext } from "./read_answer.ts";
 import { uniqueTags } from "./answer.ts";
 import { collectParams, parseExpand } from "./list_params.ts";
-import { notFound } from "./middleware.ts";
+import { notFound } from "./context_refresh.ts";
 import { runConfirming } from "./request_context.ts";
 import { type DraftGrant, verifyPreviewToken } from "./preview_tokens.ts";
 import { draftReachOf } from "./draft_targets.ts";

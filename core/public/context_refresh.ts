@@ -1,0 +1,98 @@
+// The request context of a /v1 read, read afresh when a remembered one turned out stale: the
+// one place that decides a read's site, policy and token, below both the /v1 middleware and the
+// kept answers that call back into it.
+import type { Context } from "hono";
+import type { AppEnv } from "../web/env.ts";
+import { HttpError } from "../web/errors.ts";
+import { sha256HexSync } from "../kv/digest.ts";
+import { hostName } from "../sites/host.ts";
+import {
+  loadAndRememberContext,
+  type PublicContext,
+  type PublicContextQuery,
+  StaleContext,
+} from "./request_context.ts";
+import { SITE_TOKEN, type SiteTokenScope, tokenScope } from "./site_tokens.ts";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The verified site API token of a /v1 request, or null when none was sent. */
+    siteToken: SiteTokenScope | null;
+    /** The site, languages, policy, origins, token row and named model of a /v1 request. */
+    publicContext: PublicContext;
+  }
+}
+
+const BEARER = /^Bearer ([^\s]+)$/;
+
+/** The 404 every hidden thing answers: unknown or private model, unpublished item, bad token. */
+export function notFound(): HttpError {
+  return new HttpError(404, "not_found", "Not found");
+}
+
+export function contextQueryOf(c: Context<AppEnv>): PublicContextQuery {
+  const domain = hostName(c.req.header("host"));
+  if (!domain) {
+    throw new HttpError(404, "unknown_host", "No site answers this host");
+  }
+  const bearer = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
+  const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
+  return {
+    site: { domain },
+    tokenDigest: token === null ? null : sha256HexSync(token),
+    modelSlug: c.req.param("model") ?? null,
+  };
+}
+
+/**
+ * Replaces an unconfirmed context that turned out stale (or could not be confirmed) with one
+ * read afresh, and checks the site API token again against it.
+ */
+export async function refreshContext(c: Context<AppEnv>): Promise<void> {
+  const context = await loadAndRememberContext(
+    c.get("services").db,
+    contextQueryOf(c),
+  );
+  if (!context) {
+    throw new HttpError(404, "unknown_host", "No site answers this host");
+  }
+  c.set("site", context.site);
+  c.set("publicContext", context);
+  c.set("siteToken", checkSiteToken(c));
+}
+
+/**
+ * Runs `read` on the request's context. A read that started from a remembered context and could
+ * not confirm it in its own statement, or that refused or failed on it, runs again on a fresh
+ * one: only a fresh context decides a refusal.
+ */
+export async function onConfirmedContext<T>(
+  c: Context<AppEnv>,
+  read: () => Promise<T>,
+): Promise<T> {
+  try {
+    const result = await read();
+    if (c.get("publicContext").unconfirmed) throw new StaleContext();
+    return result;
+  } catch (error) {
+    if (!c.get("publicContext").unconfirmed) throw error;
+    await refreshContext(c);
+    return await read();
+  }
+}
+
+/** The scope of the sent site API token under the request's context; null when none was sent. */
+export function checkSiteToken(c: Context<AppEnv>): SiteTokenScope | null {
+  const header = c.req.header("authorization");
+  if (header === undefined) return null;
+  const match = BEARER.exec(header.trim());
+  const scope = match && SITE_TOKEN.test(match[1])
+    ? tokenScope(
+      c.get("publicContext").token,
+      c.get("site").id,
+      c.get("services").clock.now(),
+    )
+    : null;
+  if (!scope) throw notFound();
+  return scope;
+}
