@@ -16,7 +16,6 @@ import {
   consumeCode,
   deleteInstallationData,
   issueCode,
-  type PluginInstallation,
   readInstallation,
   storeHandoff,
 } from "./core/installations.ts";
@@ -45,6 +44,7 @@ import { isConnectionError } from "../sdk/pg_faults.ts";
 import type { TokenBox } from "./core/token_box.ts";
 import { schedulingManifest } from "./manifest.ts";
 import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
+import type { OpenedPage } from "./opened_page.ts";
 import {
   type BoundRun,
   scheduleColumn,
@@ -121,12 +121,7 @@ const ZONES = [
   ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC"),
 ];
 
-/** What every page route starts from. */
-export interface OpenedPage {
-  installation: PluginInstallation;
-  session: PluginSession;
-  form: Record<string, unknown>;
-}
+export type { OpenedPage };
 
 /** Builds the handler. */
 export function createSchedulingApp(options: SchedulingAppOptions) {

@@ -27,7 +27,7 @@ import {
 } from "./core/releases.ts";
 import type { DelegatedItem } from "./core/schedules.ts";
 import type { PluginSession } from "./core/sessions.ts";
-import type { OpenedPage } from "./app.tsx";
+import type { OpenedPage } from "./opened_page.ts";
 import { Csrf, Message, TimeFields } from "./pages.tsx";
 
 /** What the release pages borrow from the app. */
