@@ -11,22 +11,13 @@ import { decide, readReach } from "../access/decide.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { ledgerAuditWriter } from "../entries/audit.ts";
 import { modelValidator, restoreEntry } from "../entries/mod.ts";
-import { IdempotencyStore } from "../kv/idempotency_store.ts";
 import { mediaStorageOf } from "../media/storage_of.ts";
 import { removeMedia } from "../media/usage.ts";
 import type { AppEnv } from "../web/env.ts";
-import {
-  installationOf,
-  outcomeWith,
-  parseBody,
-  type PluginRefusal,
-  pluginRefusal,
-  refusalResponse,
-  requireCapabilities,
-} from "./api_support.ts";
+import { outcomeWith, pluginRefusal } from "./api_support.ts";
 import { outcomeOfLifecycle, scopedItem } from "./content_api.ts";
 import { useDelegation } from "./delegations.ts";
-import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
+import { keyedCommand, refusedCommand } from "./keyed_command.ts";
 import type { Capability } from "./protocol.ts";
 
 /** Removing a library file is a media write, as the Management API's `media:write` scope is. */
@@ -37,41 +28,26 @@ const removeBody = z.strictObject({
 });
 
 /** `POST /media/{media_id}/remove`: removes a file nothing uses, for the delegated person. */
-export async function removePluginMedia(
+export function removePluginMedia(
   c: Context<AppEnv>,
 ): Promise<Response> {
-  const installation = installationOf(c);
-  const denied = requireCapabilities(installation, REMOVE_NEEDS);
-  if (denied) return refusalResponse(denied);
-  const key = commandKey(c.req.raw.headers);
-  if (key instanceof Response) return key;
-  const rawBody = await c.req.text();
-  const parsed = await parseBody(c, removeBody);
-  if (!parsed.ok) return refusalResponse(parsed);
   const mediaId = c.req.param("media_id") ?? "";
-  const { kv, clock, db } = c.var.services;
-  return await runPluginCommand({
-    store: new IdempotencyStore(kv, { clock }),
-    installation,
-    key,
-    method: "POST",
-    path: new URL(c.req.url).pathname,
-    rawBody,
-    async run() {
-      const refused = (r: PluginRefusal) => ({
-        applied: false,
-        response: refusalResponse(r),
-      });
+  const { clock, db } = c.var.services;
+  return keyedCommand(
+    c,
+    REMOVE_NEEDS,
+    removeBody,
+    async ({ body, installation, digest }) => {
       const delegation = await useDelegation(
         db,
         installation,
-        parsed.value.delegation_id,
+        body.delegation_id,
         undefined,
         REMOVE_NEEDS,
       );
-      if (!delegation.ok) return refused(delegation);
+      if (!delegation.ok) return refusedCommand(delegation);
       if (!decide(delegation.authority, { action: "media.delete" }).ok) {
-        return refused(pluginRefusal(
+        return refusedCommand(pluginRefusal(
           "requester_unauthorized",
           "The person this is for may not delete files from the library",
         ));
@@ -80,7 +56,7 @@ export async function removePluginMedia(
         "content_not_found",
         "No such media item on this site",
       );
-      if (!/^[0-9a-f-]{36}$/i.test(mediaId)) return refused(missing);
+      if (!/^[0-9a-f-]{36}$/i.test(mediaId)) return refusedCommand(missing);
       const actor = await snapshotActor(
         db,
         installation.siteId,
@@ -111,13 +87,15 @@ export async function removePluginMedia(
               action: "plugin.media.remove",
               target: { kind: "media", media_id: mediaId },
               details: {
-                idempotency_key_digest: keyDigest(installation, key),
+                idempotency_key_digest: digest,
               },
               at: clock.now(),
             }),
         },
       );
-      if (!removed.ok && removed.code === "not_found") return refused(missing);
+      if (!removed.ok && removed.code === "not_found") {
+        return refusedCommand(missing);
+      }
       if (!removed.ok) {
         const { ok: _ok, code, ...detail } = removed;
         return {
@@ -138,7 +116,7 @@ export async function removePluginMedia(
         }),
       };
     },
-  });
+  );
 }
 
 /** Bringing an entry back from Trash undoes a Trash move: the capability Trash needs. */
@@ -150,44 +128,29 @@ const restoreBody = z.strictObject({
 });
 
 /** `POST /content/{instance_id}/restore`: the whole entry back from Trash, for the delegated person. */
-export async function restorePluginContent(
+export function restorePluginContent(
   c: Context<AppEnv>,
 ): Promise<Response> {
-  const installation = installationOf(c);
-  const denied = requireCapabilities(installation, RESTORE_NEEDS);
-  if (denied) return refusalResponse(denied);
-  const key = commandKey(c.req.raw.headers);
-  if (key instanceof Response) return key;
-  const rawBody = await c.req.text();
-  const parsed = await parseBody(c, restoreBody);
-  if (!parsed.ok) return refusalResponse(parsed);
-  const { kv, clock, db } = c.var.services;
-  return await runPluginCommand({
-    store: new IdempotencyStore(kv, { clock }),
-    installation,
-    key,
-    method: "POST",
-    path: new URL(c.req.url).pathname,
-    rawBody,
-    async run() {
-      const refused = (r: PluginRefusal) => ({
-        applied: false,
-        response: refusalResponse(r),
-      });
+  const { clock, db } = c.var.services;
+  return keyedCommand(
+    c,
+    RESTORE_NEEDS,
+    restoreBody,
+    async ({ body, installation, digest }) => {
       const item = await scopedItem(
         db,
         installation,
         c.req.param("instance_id") ?? "",
       );
-      if (!("instance" in item)) return refused(item);
+      if (!("instance" in item)) return refusedCommand(item);
       const delegation = await useDelegation(
         db,
         installation,
-        parsed.value.delegation_id,
+        body.delegation_id,
         item.group,
         RESTORE_NEEDS,
       );
-      if (!delegation.ok) return refused(delegation);
+      if (!delegation.ok) return refusedCommand(delegation);
       const outcome = await restoreEntry({
         db,
         clock,
@@ -195,15 +158,15 @@ export async function restorePluginContent(
         actor: delegation.actor,
         validate: modelValidator(),
         trace: {
-          idempotency_key_digest: keyDigest(installation, key),
+          idempotency_key_digest: digest,
           protocol_version: String(installation.protocolVersion),
         },
       }, {
         group_id: item.group.id,
-        expected_workflow_revision: parsed.value.expected_workflow_revision,
+        expected_workflow_revision: body.expected_workflow_revision,
       });
       if (!outcome.ok) {
-        return refused(pluginRefusal(
+        return refusedCommand(pluginRefusal(
           outcomeOfLifecycle(outcome.code),
           `The service refused the restore: ${outcome.code}`,
         ));
@@ -222,5 +185,5 @@ export async function restorePluginContent(
         }),
       };
     },
-  });
+  );
 }

@@ -3,7 +3,6 @@ import type { Context } from "hono";
 import { z } from "zod";
 import { discardDraft, getEditing, saveDraft } from "../drafts/mod.ts";
 import { modelValidator, saveEntry } from "../entries/mod.ts";
-import { IdempotencyStore } from "../kv/idempotency_store.ts";
 import {
   createEntryProposal,
   getEntryProposal,
@@ -14,7 +13,6 @@ import {
   dataResponse,
   installationOf,
   outcomeWith,
-  parseBody,
   parseQuery,
   type PluginRefusal,
   pluginRefusal,
@@ -24,7 +22,7 @@ import {
 import { scopedItem } from "./content_api.ts";
 import { useDelegation } from "./delegations.ts";
 import type { Installation } from "./installation_store.ts";
-import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
+import { keyedCommand, refusedCommand } from "./keyed_command.ts";
 import type { Capability, OutcomeCode } from "./protocol.ts";
 
 const WRITE_OUTCOMES: Record<string, OutcomeCode> = {
@@ -96,37 +94,19 @@ async function delegatedItem(
 }
 
 /** Runs a keyed write after the capability check and body parse. */
-async function keyedWrite<S extends z.ZodType>(
+function keyedWrite<S extends z.ZodType>(
   c: Context<AppEnv>,
   needed: Capability[],
   schema: S,
   run: (body: z.output<S>, digest: string) => Promise<Response | PluginRefusal>,
   options: { successCode?: OutcomeCode } = {},
 ): Promise<Response> {
-  const installation = installationOf(c);
-  const denied = requireCapabilities(installation, needed);
-  if (denied) return refusalResponse(denied);
-  const key = commandKey(c.req.raw.headers);
-  if (key instanceof Response) return key;
-  const rawBody = await c.req.text();
-  const parsed = await parseBody(c, schema);
-  if (!parsed.ok) return refusalResponse(parsed);
   void options;
-  const { kv, clock } = c.var.services;
-  return await runPluginCommand({
-    store: new IdempotencyStore(kv, { clock }),
-    installation,
-    key,
-    method: c.req.method,
-    path: new URL(c.req.url).pathname,
-    rawBody,
-    async run() {
-      const answer = await run(parsed.value, keyDigest(installation, key));
-      if (answer instanceof Response) {
-        return { applied: true, response: answer };
-      }
-      return { applied: false, response: refusalResponse(answer) };
-    },
+  return keyedCommand(c, needed, schema, async ({ body, digest }) => {
+    const answer = await run(body, digest);
+    return answer instanceof Response
+      ? { applied: true, response: answer }
+      : refusedCommand(answer);
   });
 }
 
