@@ -1,5 +1,5 @@
 // Pieces the admin settings pages share: the acting person, the site's models, checkbox lists,
-// secrets shown once, revoke buttons.
+// refusal statuses, secrets shown once, revoke buttons.
 import type { Context } from "hono";
 import { listModels } from "../../../core/models/model_reads.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
@@ -23,6 +23,11 @@ export async function siteModels(
     slug: m.slug,
     isPublic: m.isPublic,
   }));
+}
+
+/** The status of a settings page refused: 403 without the permission, 404 for what is gone, else 400. */
+export function refusalStatus(code: string): 400 | 403 | 404 {
+  return code === "missing_permission" ? 403 : code === "not_found" ? 404 : 400;
 }
 
 /** A secret shown on the one answer that created it. */

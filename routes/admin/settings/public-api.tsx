@@ -30,6 +30,7 @@ import {
 } from "./_shared_content.tsx";
 import {
   personContext,
+  refusalStatus,
   RevokeCell,
   ShownOnce,
   siteModels,
@@ -92,14 +93,6 @@ async function pageData(
   };
 }
 
-function status(refusal: PublicApiRefusal): 400 | 403 | 404 {
-  return refusal.code === "missing_permission"
-    ? 403
-    : refusal.code === "not_found"
-    ? 404
-    : 400;
-}
-
 function message(refusal: PublicApiRefusal): string {
   if (refusal.code === "input_invalid") return refusal.message;
   if (refusal.code === "not_found") {
@@ -133,7 +126,7 @@ export const handler = {
       const saved = await saveBrowserOrigins(ctx, String(form.origins ?? ""));
       if (!saved.ok) {
         return page(await pageData(c, { error: message(saved) }), {
-          status: status(saved),
+          status: refusalStatus(saved.code),
         });
       }
       return c.redirect("/admin/settings/public-api", 303);
@@ -147,13 +140,9 @@ export const handler = {
         : await revokeSharedContent(ctx, String(form.id ?? ""));
       if (!done.ok) {
         return page(await pageData(c, { error: sharedMessage(done) }), {
-          status: done.code === "missing_permission"
-            ? 403
-            : done.code === "not_found"
-            ? 404
-            : done.code === "already_shared"
+          status: done.code === "already_shared"
             ? 409
-            : 400,
+            : refusalStatus(done.code),
         });
       }
       return c.redirect("/admin/settings/public-api", 303);
@@ -162,7 +151,7 @@ export const handler = {
       const revoked = await removeSiteToken(ctx, String(form.id ?? ""));
       if (!revoked.ok) {
         return page(await pageData(c, { error: message(revoked) }), {
-          status: status(revoked),
+          status: refusalStatus(revoked.code),
         });
       }
       return c.redirect("/admin/settings/public-api", 303);
@@ -174,7 +163,7 @@ export const handler = {
     });
     if (!issued.ok) {
       return page(await pageData(c, { error: message(issued) }), {
-        status: status(issued),
+        status: refusalStatus(issued.code),
       });
     }
     return page(

@@ -18,6 +18,7 @@ import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../_shell.tsx";
 import {
   personContext,
+  refusalStatus,
   RevokeCell,
   ShownOnce,
   siteModels,
@@ -65,14 +66,6 @@ async function pageData(
   };
 }
 
-function statusOf(refusal: ReadTokenRefusal): 400 | 403 | 404 {
-  return refusal.code === "missing_permission"
-    ? 403
-    : refusal.code === "not_found"
-    ? 404
-    : 400;
-}
-
 function messageOf(refusal: ReadTokenRefusal): string {
   if (refusal.code === "input_invalid") return refusal.message;
   if (refusal.code === "not_found") {
@@ -94,7 +87,7 @@ export const handler = {
       const revoked = await revokeReadToken(ctx, id);
       if (!revoked.ok) {
         return page(await pageData(c, { error: messageOf(revoked) }), {
-          status: statusOf(revoked),
+          status: refusalStatus(revoked.code),
         });
       }
       return c.redirect(HERE, 303);
@@ -105,7 +98,7 @@ export const handler = {
       : await issueReadToken(ctx, { name, modelIds: formList(form.model) });
     if (!issued.ok) {
       return page(await pageData(c, { error: messageOf(issued) }), {
-        status: statusOf(issued),
+        status: refusalStatus(issued.code),
       });
     }
     const data = await pageData(c);
