@@ -2,6 +2,7 @@
 import { openServices } from "./core/boot.ts";
 import { type Config, loadConfig } from "./core/config.ts";
 import { createApp } from "./core/server.ts";
+import { settledWithin } from "./core/settled_within.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
 import { pluginCallOf } from "./core/plugins/calls.ts";
 import {
@@ -25,22 +26,6 @@ import {
 
 /** How long requests in flight may run on after SIGTERM or Ctrl-C before the process ends. */
 const SHUTDOWN_GRACE_MS = 10_000;
-
-/** True when `finished` settles within `ms`; the timer never outlives the wait. */
-async function finishedWithin(
-  finished: Promise<void>,
-  ms: number,
-): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([finished.then(() => true as const), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 const startedAt = performance.now();
 const step = stepPrinter((line) => console.log(line));
@@ -203,7 +188,8 @@ const stopAsked = new Promise<void>((resolve) => {
   shutdown.signal.addEventListener("abort", () => resolve(), { once: true });
 });
 await Promise.race([server.finished, stopAsked]);
-const drained = await finishedWithin(server.finished, SHUTDOWN_GRACE_MS);
+const drained =
+  (await settledWithin(server.finished, SHUTDOWN_GRACE_MS)).settled;
 if (!drained) {
   console.log(
     `Stopping: requests still running after ${

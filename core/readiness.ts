@@ -2,6 +2,7 @@
 import { sql } from "kysely";
 import type { Services } from "./services.ts";
 import { mediaStorageOf } from "./media/storage_of.ts";
+import { settledWithin } from "./settled_within.ts";
 
 /** How long one store may take to answer before it counts as unavailable. */
 export const READINESS_CHECK_MS = 2_000;
@@ -50,16 +51,9 @@ async function within(
   ms: number,
   check: () => Promise<unknown>,
 ): Promise<CheckState> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<CheckState>((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
-  });
-  try {
-    return await Promise.race([
-      check().then((): CheckState => "ok", (): CheckState => "unavailable"),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+  const answered = await settledWithin(
+    check().then((): CheckState => "ok", (): CheckState => "unavailable"),
+    ms,
+  );
+  return answered.settled ? answered.value : "timeout";
 }
