@@ -1,5 +1,6 @@
 // Reads every setting once from the environment and validates it, naming the bad setting.
 import { z } from "zod";
+import { randomToken } from "./auth/secrets.ts";
 import { LIMITS } from "./plugins/protocol.ts";
 import { parseSiteRenderers } from "./sites/site_address.ts";
 
@@ -309,7 +310,7 @@ export function loadConfig(
     rendererCompanion,
     siteRenderers,
     rendererForwardingKey: v.RENDERER_FORWARDING_KEY ??
-      (rendererCompanion ? randomForwardingKey() : null),
+      (rendererCompanion ? randomToken() : null),
     mediaS3,
     mediaRequestBodyLimitBytes: v.MEDIA_REQUEST_BODY_LIMIT_BYTES,
   };
@@ -346,11 +347,4 @@ function mediaS3Of(v: z.output<typeof configSchema>): MediaS3Config | null {
     secretAccessKey: v.MEDIA_S3_SECRET_ACCESS_KEY!,
     prefix: v.MEDIA_S3_PREFIX ?? "",
   };
-}
-
-/** A fresh secret for the renderer beside the demo: 32 random bytes, base64url. */
-function randomForwardingKey(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(32));
-  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-")
-    .replace(/\//g, "_").replace(/=+$/, "");
 }

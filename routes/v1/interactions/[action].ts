@@ -182,7 +182,7 @@ async function comment(c: Context<AppEnv>, action: string): Promise<Response> {
     kv,
     clock,
     siteId: c.var.site.id,
-    address: visitorAddress(c),
+    address: await visitorAddress(c),
   };
   c.header("Cache-Control", "no-store");
   if (action === "comment.submit") {
@@ -243,7 +243,7 @@ export const handler = {
         clock,
         siteId: c.var.site.id,
         store: formAttachmentStore(c.var.services),
-        address: visitorAddress(c),
+        address: await visitorAddress(c),
       },
       envelope,
       files,
