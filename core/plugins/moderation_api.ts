@@ -10,6 +10,7 @@ import { z } from "zod";
 import { decide, readReach } from "../access/decide.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { ledgerAuditWriter } from "../entries/audit.ts";
+import { isId } from "../entries/store.ts";
 import { modelValidator, restoreEntry } from "../entries/mod.ts";
 import { mediaStorageOf } from "../media/storage_of.ts";
 import { removeMedia } from "../media/usage.ts";
@@ -56,7 +57,7 @@ export function removePluginMedia(
         "content_not_found",
         "No such media item on this site",
       );
-      if (!/^[0-9a-f-]{36}$/i.test(mediaId)) return refusedCommand(missing);
+      if (!isId(mediaId)) return refusedCommand(missing);
       const actor = await snapshotActor(
         db,
         installation.siteId,
