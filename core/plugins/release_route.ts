@@ -138,6 +138,7 @@ export async function releaseCommitRoute(
         clock,
         siteId: installation.siteId,
         actor,
+        authority: checked[0].delegation.authority,
         validate: modelValidator(),
         trace: {
           idempotency_key_digest: digest,
