@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { OUTPUT_SCHEMA } from "../../core/manage/mcp/tools.ts";
 import { openManageApp } from "./helpers.ts";
 
-Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write tool; every structuredContent validates against its outputSchema", async () => {
+Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write tool; every structuredContent validates against the one answer shape", async () => {
   const t = await openManageApp();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -32,10 +33,7 @@ Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write
 
     const validator = new AjvJsonSchemaValidator();
     const check = (name: string, structured: unknown) => {
-      const tool = tools.find((x: { name: string }) => x.name === name)!;
-      const outcome = validator.getValidator(
-        tool.outputSchema as Record<string, unknown>,
-      )(structured);
+      const outcome = validator.getValidator(OUTPUT_SCHEMA)(structured);
       assert.equal(outcome.valid, true, `${name}: ${outcome.errorMessage}`);
     };
 
@@ -83,6 +81,19 @@ Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write
     });
     assert.equal(refused.isError, true);
     check("add_language", refused.structuredContent);
+
+    // An argument mistake is a tool result too, naming the argument to correct.
+    const mistaken = await client.callTool({
+      name: "add_language",
+      arguments: { body: { code: 5 } },
+    });
+    assert.equal(mistaken.isError, true);
+    check("add_language", mistaken.structuredContent);
+    assert.match(
+      (mistaken.structuredContent as { body: { error: { message: string } } })
+        .body.error.message,
+      /body\.code:/,
+    );
 
     const languages = await client.callTool({
       name: "list_languages",

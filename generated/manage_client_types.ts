@@ -2019,8 +2019,8 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
-      /** A model id, as GET /models answers it */
-      "model_id": string;
+      /** A model id, or its api key (e.g. "posts"), as GET /models answers them */
+      "model_id": string | string;
       "limit"?: number;
       "cursor"?: string;
     };
@@ -2071,8 +2071,8 @@ export interface Operations {
     params: Record<string, never>;
     query: Record<string, never>;
     body: {
-      /** A model id, as GET /models answers it */
-      "model_id": string;
+      /** A model id, or its api key (e.g. "posts"), as GET /models answers them */
+      "model_id": string | string;
       "locale": string;
       "slug": string;
       /** Field values by key; fields the credential's creator cannot read are left out */
@@ -2395,7 +2395,7 @@ export interface Operations {
       "hidden": number;
     };
   };
-  /** Publish one language, or every language with an unpublished change, pinned (spec 1 part 2.7). */
+  /** Publish one language, or every language with an unpublished change, pinned to what was read. */
   "publish-entry": {
     method: "POST";
     path: "/entries/{id}/publish";
@@ -2407,9 +2407,10 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       "locale"?: string;
-      /** The language's current version, or the entry's without locale */
-      "expected_current_version_id": string | null;
-      "expected_workflow_revision": number;
+      /** The language's current version, or the entry's without locale; "current" for the one there when the request arrives */
+      "expected_current_version_id": string | null | "current";
+      /** The workflow revision read; "current" for the one there when the request arrives */
+      "expected_workflow_revision": number | "current";
     };
     answer: {
       /** The entry (translation group) */
@@ -2646,8 +2647,8 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
-      /** A model id, as GET /models answers it */
-      "model_id": string;
+      /** A model id, or its api key (e.g. "posts"), as GET /models answers them */
+      "model_id": string | string;
       "limit"?: number;
       "cursor"?: string;
     };
@@ -3138,7 +3139,7 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       /** The linking entries' model */
-      "model_id": string;
+      "model_id": string | string;
       /** A top-level relation field of that model */
       "field": string;
       /** The language whose version each changed entry gets; required when the field keeps one list per language. Absent: each entry's primary language */
