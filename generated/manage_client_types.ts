@@ -2454,7 +2454,7 @@ export interface Operations {
       "replayed"?: true;
     };
   };
-  /** Take one language, or every language, out of publication, pinned (spec 1 part 2.7). */
+  /** Take one language, or every language, out of publication, pinned to what was read. */
   "unpublish-entry": {
     method: "POST";
     path: "/entries/{id}/unpublish";
@@ -3736,7 +3736,7 @@ export interface Operations {
       "replayed"?: true;
     };
   };
-  /** Set or change a page's address in a new draft version (spec 3 part 4.7). */
+  /** Set or change a page's address in a new draft version. */
   "set-page-address": {
     method: "POST";
     path: "/pages/{id}/address";

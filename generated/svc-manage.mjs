@@ -868,7 +868,7 @@ const CONTRACT = {
     "method": "POST",
     "path": "/entries/{id}/unpublish",
     "summary":
-      "Take one language, or every language, out of publication, pinned (spec 1 part 2.7)",
+      "Take one language, or every language, out of publication, pinned to what was read",
     "scope": "lifecycle:publish",
     "key": true,
     "options": [{
@@ -1566,8 +1566,7 @@ const CONTRACT = {
     "tool": "set_page_address",
     "method": "POST",
     "path": "/pages/{id}/address",
-    "summary":
-      "Set or change a page's address in a new draft version (spec 3 part 4.7)",
+    "summary": "Set or change a page's address in a new draft version",
     "scope": "pages:write",
     "key": true,
     "options": [{

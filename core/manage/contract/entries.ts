@@ -443,7 +443,7 @@ export const unpublishEntry = operation({
   method: "POST",
   path: "/entries/{id}/unpublish",
   summary:
-    "Take one language, or every language, out of publication, pinned (spec 1 part 2.7)",
+    "Take one language, or every language, out of publication, pinned to what was read",
   tag: "entries",
   scope: "lifecycle:publish",
   key: { retention: "long", settle: "rerun" },

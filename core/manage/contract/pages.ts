@@ -159,7 +159,7 @@ export const setPageAddress = operation({
   method: "POST",
   path: "/pages/{id}/address",
   summary:
-    "Set or change a page's address in a new draft version (spec 3 part 4.7)",
+    "Set or change a page's address in a new draft version",
   tag: "pages",
   scope: "pages:write",
   key: { retention: "short", settle: "rerun" },
