@@ -158,8 +158,7 @@ export const setPageAddress = operation({
     "Writes a new draft version of the language (same values) that records the address. The live page keeps its address until that language is published; publication then moves it and adds a 301 redirect from the old address to the SEO settings. `address: null` takes the address away: publishing the language is then refused `409 page_address_required` until an address is set again.",
   method: "POST",
   path: "/pages/{id}/address",
-  summary:
-    "Set or change a page's address in a new draft version",
+  summary: "Set or change a page's address in a new draft version",
   tag: "pages",
   scope: "pages:write",
   key: { retention: "short", settle: "rerun" },
