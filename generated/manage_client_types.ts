@@ -2828,10 +2828,38 @@ export interface Operations {
       "locale": string;
       "field": string;
       "expected_current_version_id": string;
-      "set"?: Array<unknown>;
-      "connect"?: Array<unknown>;
-      "disconnect"?: Array<unknown>;
-      "move"?: Array<unknown>;
+      "set"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
+      "connect"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
+      "disconnect"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
+      "move"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
     };
     answer: {
       /** The entry (translation group) */
@@ -3598,7 +3626,9 @@ export interface Operations {
           "published_version_id": string | null;
           "published_at": string | null;
           /** The current version's page document, canonical; null when it cannot be read */
-          "document": unknown;
+          "document": {
+            [key: string]: unknown;
+          };
           /** Why the stored document cannot be read, else null */
           "document_error": {
             "code": string;
@@ -3640,7 +3670,9 @@ export interface Operations {
       "locale": string;
       "expected_current_version_id": string;
       /** A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md) */
-      "document": unknown;
+      "document": {
+        [key: string]: unknown;
+      };
       /** A new address for this language; the live page keeps its address until this language is published (see set-page-address) */
       "slug"?: string;
     };
@@ -3702,7 +3734,9 @@ export interface Operations {
       "locale": string;
       "slug": string;
       /** A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md) */
-      "document": unknown;
+      "document": {
+        [key: string]: unknown;
+      };
       /** The language's other field values (the title); the page document goes in `document` */
       "fields"?: {
         [key: string]: unknown;
@@ -3885,7 +3919,9 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: {
-      "items": Array<unknown>;
+      "items": Array<{
+        [key: string]: unknown;
+      }>;
     };
     answer: {
       "key": string;

@@ -1526,7 +1526,7 @@ const CONTRACT = {
         "required": true,
         "type": "string",
       },
-      { "name": "document", "required": true, "type": "value" },
+      { "name": "document", "required": true, "type": "object" },
       { "name": "slug", "required": false, "type": "string" },
     ],
     "pages": false,
@@ -1553,7 +1553,7 @@ const CONTRACT = {
     "body": [
       { "name": "locale", "required": true, "type": "string" },
       { "name": "slug", "required": true, "type": "string" },
-      { "name": "document", "required": true, "type": "value" },
+      { "name": "document", "required": true, "type": "object" },
       { "name": "fields", "required": false, "type": "object" },
     ],
     "pages": false,

@@ -17,9 +17,14 @@ const pageSlug = z.string().regex(
   "expected a slug such as about-us",
 ).max(200);
 
-const pageDocument = z.unknown().describe(
-  "A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md)",
-);
+// Checked by the page parser, which names the path of each problem; the schema says only that
+// a document is an object, for readers and tool clients.
+const pageDocument = z.unknown().meta({
+  type: "object",
+  additionalProperties: true,
+  description:
+    "A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md)",
+});
 
 const pageError = z.strictObject({
   code: z.string(),
