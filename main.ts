@@ -83,8 +83,10 @@ try {
       hostname: config.host,
       // No signal here: aborting Deno.serve's signal cuts requests in flight, while
       // server.shutdown() (called on SIGTERM below) lets them finish.
+      // A bare host:port answers no site (a site is chosen by Host): the closing block names
+      // the addresses that answer.
       onListen: ({ hostname, port }) =>
-        console.log(`Stave listening on http://${hostname}:${port}`),
+        console.log(`✓ Listening on port ${port} (${hostname})`),
     },
     app.fetch,
   );
