@@ -4033,6 +4033,10 @@ export interface Operations {
           "item_id": string;
         };
         "edited_from": string | null;
+        /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+        "placeholder": string | null;
+        /** An image's dominant colour as #rrggbb; null for other kinds */
+        "dominant_color": string | null;
         "revision": number;
         "created_at": string;
         "updated_at": string;
@@ -4103,6 +4107,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4235,6 +4243,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4431,6 +4443,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4527,6 +4543,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4595,6 +4615,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;

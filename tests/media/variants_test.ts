@@ -443,3 +443,53 @@ Deno.test("media variants of a language's original use that language's file (MED
     );
     deepEqual([wide.width, wide.height], [200, 100]);
   }));
+
+Deno.test("media placeholders: an image gets a ThumbHash and its dominant colour on upload and again on replace; other files get none (MED-001, MED-017)", () =>
+  withMediaApp(async (t) => {
+    const { thumbHashToRGBA } = await import("thumbhash");
+    const item = await upload(t, await jpeg(320, 200), "blue.jpg");
+    // sharp bins colours in steps of 8: the dominant colour is the image's within one bin.
+    const [dr, dg, db] = [1, 3, 5].map((i) =>
+      parseInt(item.dominant_color.slice(i, i + 2), 16)
+    );
+    ok(
+      Math.abs(dr - 20) < 8 && Math.abs(dg - 120) < 8 && Math.abs(db - 200) < 8,
+      item.dominant_color,
+    );
+    const bytes = Uint8Array.from(
+      atob(item.placeholder),
+      (c) => c.charCodeAt(0),
+    );
+    const preview = thumbHashToRGBA(bytes);
+    // The preview keeps the image's ratio and colour.
+    ok(preview.w > preview.h);
+    const [r, g, b] = preview.rgba.subarray(0, 3);
+    ok(
+      Math.abs(r - 20) < 16 && Math.abs(g - 120) < 16 && Math.abs(b - 200) < 16,
+      `${r},${g},${b}`,
+    );
+    const red = new Uint8Array(
+      await sharp({
+        create: { width: 50, height: 50, channels: 3, background: "#ff0000" },
+      }).png().toBuffer(),
+    );
+    const replaced = await t.send("POST", `/media/${item.id}/replace`, {
+      file: { bytes: red, name: "red.png" },
+    });
+    equal(replaced.status, 200, await replaced.clone().text());
+    const after = await replaced.json();
+    ok(after.dominant_color !== item.dominant_color);
+    ok(after.placeholder !== item.placeholder);
+    const read =
+      await (await t.call("GET", `/media/${item.id}`, { secret: t.media }))
+        .json();
+    equal(read.placeholder, after.placeholder);
+    const pdf = await upload(
+      t,
+      new TextEncoder().encode(
+        "%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n",
+      ),
+      "a.pdf",
+    );
+    deepEqual([pdf.placeholder, pdf.dominant_color], [null, null]);
+  }));
