@@ -493,3 +493,22 @@ Deno.test("media placeholders: an image gets a ThumbHash and its dominant colour
     );
     deepEqual([pdf.placeholder, pdf.dominant_color], [null, null]);
   }));
+
+Deno.test("runDailyMaintenance() keeps the variants of a named object and removes those whose object no row names", () =>
+  withMediaApp(async (t) => {
+    const { runDailyMaintenance } = await import("../../core/maintenance.ts");
+    const item = await upload(t, await jpeg(64, 64), "kept.jpg");
+    equal((await get(t, `${item.url}?width=32&format=webp`)).status, 200);
+    const kept = (await t.keys()).filter((k) => k.includes("/variants/"));
+    equal(kept.length, 1);
+    // What a crash between an original's row going and its variants' deletion leaves behind.
+    const lost =
+      `sites/${t.siteId}/variants/${crypto.randomUUID()}/w32-h0-inside-q80.webp`;
+    await t.storage.put(lost, new Uint8Array([1, 2, 3]), "image/webp");
+    t.clock.set(new Date(Date.now() + 2 * 60 * 60 * 1000));
+    const done = await runDailyMaintenance(t.services);
+    equal(done.mediaOrphans, 1);
+    const after = await t.keys();
+    ok(after.includes(kept[0]));
+    ok(!after.includes(lost));
+  }));
