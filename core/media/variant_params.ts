@@ -222,16 +222,17 @@ export function parseVariantQuery(
     format = f;
   }
   const negotiated = format === "auto";
+  const chosen = negotiated
+    ? negotiateFormat(options.accept, options.sourceFormat)
+    : format as VariantFormat;
   return {
     width,
     height,
     // With both sides the frame is filled (cropped around the focal point) unless asked otherwise.
     fit: fit ?? (width !== null && height !== null ? "cover" : "inside"),
     // PNG ignores a quality (it is lossless); one stored variant serves every quality asked.
-    quality: format === "png" ? 100 : quality,
-    format: negotiated
-      ? negotiateFormat(options.accept, options.sourceFormat)
-      : format as VariantFormat,
+    quality: chosen === "png" ? 100 : quality,
+    format: chosen,
     negotiated,
   };
 }

@@ -116,9 +116,12 @@ export type VariantFailure = "not_an_image" | "too_many_pixels" | "damaged";
 export interface MakeVariantOptions {
   /** Pixel ceiling checked on the header before any pixel is decoded (default {@link MAX_IMAGE_PIXELS}). */
   maxPixels?: number;
+  /** The image library (default {@link loadSharp}); null stands for a host where it cannot load. */
+  loadImageLibrary?: () => Promise<Sharp | null>;
 }
 
-type Sharp = typeof import("sharp");
+/** The sharp module's default export. */
+export type Sharp = typeof import("sharp");
 
 let sharpModule: Promise<Sharp | null> | undefined;
 
@@ -250,7 +253,7 @@ export async function makeVariant(
   ) {
     return { ok: false, reason: "not_an_image" };
   }
-  const sharp = await loadSharp();
+  const sharp = await (options.loadImageLibrary ?? loadSharp)();
   if (!sharp) return { ok: false, reason: "unavailable" };
   const maxPixels = options.maxPixels ?? MAX_IMAGE_PIXELS;
   const stream = await storage.read(source.storageKey);

@@ -512,3 +512,35 @@ Deno.test("runDailyMaintenance() keeps the variants of a named object and remove
     ok(after.includes(kept[0]));
     ok(!after.includes(lost));
   }));
+
+Deno.test("media variants where the image library cannot load (Deno Deploy): the variant URL sends the original with a short-lived 307; the parameters are still checked", () =>
+  withMediaApp(async (t) => {
+    const { deliverVariant } = await import(
+      "../../core/media/variant_delivery.ts"
+    );
+    const item = await upload(t, await jpeg(64, 48), "door.jpg");
+    const path = new URL(item.url).pathname;
+    const [, , site, file] = path.split("/");
+    const ask = (query: string) =>
+      deliverVariant({
+        db: t.services.db,
+        storage: t.storage,
+        options: { loadImageLibrary: () => Promise.resolve(null) },
+      }, {
+        site,
+        file,
+        query: new URLSearchParams(query),
+        method: "GET",
+        headers: new Headers(),
+        originalUrl: path,
+      });
+    deepEqual(await ask("width=32&format=webp"), {
+      status: 307,
+      location: path,
+    });
+    const refused = await ask("width=33");
+    ok(refused && !(refused instanceof Response) && refused.status === 400);
+    equal((await t.keys()).filter((k) => k.includes("/variants/")).length, 0);
+    // An empty query names no variant: the route serves the original itself.
+    equal(await ask(""), null);
+  }));
