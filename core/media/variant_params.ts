@@ -1,21 +1,32 @@
 // The query of an image variant URL: parsed against closed, bounded lists, with the format negotiated from Accept.
 
-/** Widths and heights a variant may ask for: common layout and device widths, up to 4K. */
+/**
+ * Widths and heights a variant may ask for: common layout and device widths, and the heights of
+ * 16:9, 4:3 and 1:1 frames at those widths, up to 4K.
+ */
 export const VARIANT_SIZES: readonly number[] = [
   16,
   32,
   48,
   64,
+  90,
   96,
   128,
   160,
+  180,
   200,
+  240,
   256,
+  270,
+  300,
   320,
+  360,
   384,
   400,
+  450,
   480,
   512,
+  540,
   600,
   640,
   720,
@@ -23,9 +34,11 @@ export const VARIANT_SIZES: readonly number[] = [
   768,
   800,
   828,
+  900,
   960,
   1024,
   1080,
+  1152,
   1200,
   1280,
   1440,
@@ -33,6 +46,7 @@ export const VARIANT_SIZES: readonly number[] = [
   1600,
   1920,
   2048,
+  2160,
   2560,
   3840,
 ];

@@ -210,6 +210,12 @@ Deno.test("media variants: every parameter is bounded at its edge; anything else
     // Only listed sizes: 1200 is one, 1199 is not.
     equal((await get(t, `${item.url}?width=1200`)).status, 200);
     await refusedWith("width=1199", "width");
+    // 16:9 frames have listed heights: 640 × 360 of a 64 × 48 original keeps the ratio at its scale.
+    const wide = await decoded(
+      await get(t, `${item.url}?width=640&height=360&format=jpeg`),
+    );
+    deepEqual([wide.width, wide.height], [64, 36]);
+    await refusedWith("width=640&height=361", "height");
     await refusedWith("width=0", "width");
     await refusedWith("width=-16", "width");
     await refusedWith("width=16.5", "width");
