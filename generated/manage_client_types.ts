@@ -4070,6 +4070,10 @@ export interface Operations {
           "item_id": string;
         };
         "edited_from": string | null;
+        /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+        "placeholder": string | null;
+        /** An image's dominant colour as #rrggbb; null for other kinds */
+        "dominant_color": string | null;
         "revision": number;
         "created_at": string;
         "updated_at": string;
@@ -4140,6 +4144,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4272,6 +4280,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4468,6 +4480,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4564,6 +4580,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4632,6 +4652,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;

@@ -1,6 +1,7 @@
 // This module is browser compatible.
 // A reusable media picker for forms: a labelled select that works without script, enhanced with a filterable thumbnail grid.
 import { useEffect, useState } from "preact/hooks";
+import { variantSrcset, variantUrl } from "../core/media/variant_url.ts";
 import { island } from "../core/web/island.ts";
 
 /** One library item the picker offers (build it with `pickerItems()` of core/media/picker_items.ts). */
@@ -134,7 +135,14 @@ export function MediaPicker(props: MediaPickerProps) {
                   onClick={() => toggle(i.id)}
                 >
                   {i.kind === "image"
-                    ? <img src={i.url} alt="" loading="lazy" />
+                    ? (
+                      <img
+                        src={variantUrl(i.url, 160)}
+                        srcset={variantSrcset(i.url, 160)}
+                        alt=""
+                        loading="lazy"
+                      />
+                    )
                     : <span class="media-kind">{i.kind}</span>}
                   <span class="media-name">{i.file_name}</span>
                 </button>

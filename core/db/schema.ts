@@ -695,6 +695,18 @@ export interface MediaFilesTable {
   revision: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** An image's ThumbHash (base64), null for other kinds or where it could not be made (migration 0257). */
+  placeholder: ColumnType<
+    string | null,
+    string | null | undefined,
+    string | null
+  >;
+  /** An image's dominant colour as `#rrggbb` (migration 0257). */
+  dominant_color: ColumnType<
+    string | null,
+    string | null | undefined,
+    string | null
+  >;
 }
 
 /** A per-language override of a media item's original (migration 0150). */

@@ -2,6 +2,7 @@
 import type { FolderView } from "../../../core/media/folders.ts";
 import type { MediaItem } from "../../../core/media/items.ts";
 import type { MediaUsage } from "../../../core/media/usage.ts";
+import { variantSrcset, variantUrl } from "../../../core/media/variant_url.ts";
 import type { PageProps } from "../../../core/web/manifest.ts";
 import FocalPointPicker from "../../../islands/FocalPointPicker.tsx";
 import MediaUploader from "../../../islands/MediaUploader.tsx";
@@ -125,7 +126,8 @@ function Grid({ data }: { data: LibraryData }) {
             {item.kind === "image"
               ? (
                 <img
-                  src={item.url ?? ""}
+                  src={variantUrl(item.url ?? "", 320)}
+                  srcset={variantSrcset(item.url ?? "", 320)}
                   alt=""
                   loading="lazy"
                   width={item.width ?? undefined}
@@ -195,7 +197,7 @@ function Details({ data }: { data: LibraryData }) {
             <h3>Display</h3>
             {item.kind === "image" && (
               <FocalPointPicker
-                src={item.url ?? ""}
+                src={variantUrl(item.url ?? "", 1280)}
                 alt={item.alt_texts[data.languages[0]] ?? ""}
                 x={item.default_focal?.x ?? null}
                 y={item.default_focal?.y ?? null}
