@@ -90,7 +90,8 @@ function parseOrder(
   const sortable = new Set([
     "id",
     ...resource.columns.filter((c) =>
-      (editor || !c.private) && !["json", "rich_text", "point"].includes(c.kind)
+      (editor || !c.private) &&
+      !["json", "rich_text", "rich_media", "point"].includes(c.kind)
     ).map((c) => c.name),
   ]);
   const out: [string, "asc" | "desc"][] = [];
