@@ -18,6 +18,7 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../_shell.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -229,7 +230,7 @@ export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
         <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
         <input type="hidden" name="revision" value={String(data.revision)} />
         <h2>Fields</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Fields")}>
           <table>
             <thead>
               <tr>
