@@ -6,6 +6,16 @@ import type { CardStatus, PluginCard } from "../plugins/cards.ts";
 import type { AdminContext } from "./context.ts";
 import { runFromAdmin, runnableOperations } from "./plugin_operations.ts";
 
+const INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d+)?)?Z$/;
+
+/** A cell as the card reads it: an instant as `2026-11-24 08:00 UTC`, like the rest of the admin. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  const text = String(value);
+  const instant = INSTANT.exec(text);
+  return instant ? `${instant[1]} ${instant[2]} UTC` : text;
+}
+
 /** Most rows a card shows of one answer; the operations page has the rest. */
 export const CARD_STATUS_ROWS = 10;
 
@@ -50,9 +60,7 @@ export async function withCardStatus(
       status.rows.push(
         ...block.rows.map((row) =>
           Object.fromEntries(
-            Object.entries(row).map((
-              [k, v],
-            ) => [k, v === null ? "" : String(v)]),
+            Object.entries(row).map(([k, v]) => [k, cellText(v)]),
           )
         ),
       );

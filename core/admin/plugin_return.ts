@@ -17,14 +17,19 @@ export async function returnAddress(
 ): Promise<string> {
   const fallback = mayManagePlugins ? "/admin/settings/plugins" : "/admin";
   if (!instanceId || !isId(instanceId)) return fallback;
-  const entry = await ctx.services.db.selectFrom("entries")
-    .innerJoin("models", "models.id", "entries.model_id")
-    .select(["entries.group_id", "entries.locale", "models.slug", "models.id"])
-    .where("entries.site_id", "=", ctx.site.id)
-    .where("models.site_id", "=", ctx.site.id)
-    .where("entries.id", "=", instanceId).executeTakeFirst();
-  if (!entry || readReach(ctx.authority, entry.id) === "none") return "/admin";
+  const db = ctx.services.db;
+  const entry = await db.selectFrom("entries")
+    .select(["group_id", "locale", "model_id"])
+    .where("site_id", "=", ctx.site.id)
+    .where("id", "=", instanceId).executeTakeFirst();
+  if (!entry || readReach(ctx.authority, entry.model_id) === "none") {
+    return "/admin";
+  }
+  const model = await db.selectFrom("models").select("slug")
+    .where("site_id", "=", ctx.site.id)
+    .where("id", "=", entry.model_id).executeTakeFirst();
+  if (!model) return "/admin";
   return `/admin/content/${
-    encodeURIComponent(entry.slug)
+    encodeURIComponent(model.slug)
   }/${entry.group_id}?lang=${encodeURIComponent(entry.locale)}`;
 }
