@@ -198,7 +198,18 @@ function Review({ data }: { data: ModelEditorData }) {
 export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
   const fields = data.definition.fields;
   return (
-    <AdminShell shell={data.shell} title={data.title}>
+    <AdminShell
+      shell={data.shell}
+      title={data.title}
+      actions={
+        <a
+          class="button secondary"
+          href={`/admin/models/${data.modelId}/order`}
+        >
+          Order entries
+        </a>
+      }
+    >
       {data.notice && <p class="notice" role="status">{data.notice}</p>}
       {data.alert && <p class="alert" role="alert">{data.alert}</p>}
       {data.problems && (
