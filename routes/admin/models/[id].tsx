@@ -260,7 +260,7 @@ export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
         <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
         <input type="hidden" name="revision" value={String(data.revision)} />
         <h2>Fields</h2>
-        <div class="table-wrap" {...scrollRegion("Fields")}>
+        <div class="table-wrap" {...scrollRegion("Fields table")}>
           <table>
             <thead>
               <tr>

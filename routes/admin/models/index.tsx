@@ -91,7 +91,7 @@ export default function Models({ data }: PageProps<ModelsData>) {
         </section>
       )}
       <section class="card" aria-label="Models">
-        <div class="table-wrap" {...scrollRegion("Models")}>
+        <div class="table-wrap" {...scrollRegion("Models table")}>
           <table>
             <thead>
               <tr>

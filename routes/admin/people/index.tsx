@@ -204,7 +204,7 @@ export default function People({ data }: PageProps<PeopleData>) {
           <a href="/admin/people/roles">Roles and permissions</a>: what each
           role may do, by model, field and language.
         </p>
-        <div class="table-wrap" {...scrollRegion("Members")}>
+        <div class="table-wrap" {...scrollRegion("Members table")}>
           <table>
             <thead>
               <tr>

@@ -207,7 +207,7 @@ function Blocks(props: { blocks: ResultBlock[] }) {
               <div
                 key={i}
                 class="table-wrap"
-                {...scrollRegion(block.title ?? "Result rows")}
+                {...scrollRegion(`${block.title ?? "Result"} table`)}
               >
                 <table>
                   {block.title && <caption>{block.title}</caption>}

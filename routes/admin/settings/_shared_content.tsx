@@ -29,7 +29,7 @@ export function SharedContentCard({ data }: { data: SharedContentData }) {
       {data.grants.length === 0
         ? <p class="muted">Nothing shared yet.</p>
         : (
-          <div class="table-wrap" {...scrollRegion("Content types")}>
+          <div class="table-wrap" {...scrollRegion("Content types table")}>
             <table>
               <thead>
                 <tr>

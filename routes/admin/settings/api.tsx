@@ -181,7 +181,7 @@ export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
         {data.credentials.length === 0
           ? <p class="muted">None yet.</p>
           : (
-            <div class="table-wrap" {...scrollRegion("Credentials")}>
+            <div class="table-wrap" {...scrollRegion("Credentials table")}>
               <table>
                 <thead>
                   <tr>

@@ -215,7 +215,7 @@ export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
         {data.tokens.length === 0
           ? <p class="muted">None yet.</p>
           : (
-            <div class="table-wrap" {...scrollRegion("Site API tokens")}>
+            <div class="table-wrap" {...scrollRegion("Site API tokens table")}>
               <table>
                 <thead>
                   <tr>

@@ -201,7 +201,7 @@ export default function Seo({ data }: PageProps<SeoData>) {
               ))}
             </ul>
           )}
-          <div class="table-wrap" {...scrollRegion("Redirects")}>
+          <div class="table-wrap" {...scrollRegion("Redirects table")}>
             <table>
               <thead>
                 <tr>

@@ -152,7 +152,7 @@ export default function SourceDeliverySettings(
         {data.tokens.length === 0
           ? <p class="muted">None yet.</p>
           : (
-            <div class="table-wrap" {...scrollRegion("Read tokens")}>
+            <div class="table-wrap" {...scrollRegion("Read tokens table")}>
               <table>
                 <thead>
                   <tr>

@@ -245,7 +245,7 @@ export default function ModelProposalPage({ data }: PageProps<ProposalData>) {
       {data.info.length > 0 && (
         <section class="card" aria-labelledby="info-heading">
           <h2 id="info-heading">The model</h2>
-          <div class="table-wrap" {...scrollRegion("The model")}>
+          <div class="table-wrap" {...scrollRegion("The model table")}>
             <table>
               <thead>
                 <tr>
@@ -273,7 +273,7 @@ export default function ModelProposalPage({ data }: PageProps<ProposalData>) {
       )}
       <section class="card" aria-labelledby="fields-heading">
         <h2 id="fields-heading">Fields</h2>
-        <div class="table-wrap" {...scrollRegion("Fields")}>
+        <div class="table-wrap" {...scrollRegion("Fields table")}>
           <table>
             <thead>
               <tr>

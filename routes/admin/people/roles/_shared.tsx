@@ -72,7 +72,7 @@ export function PermissionMatrix(props: PermissionMatrixProps) {
           applies to every model, now and later. Readable and writable fields
           limit a model to the field keys listed (empty: every field).
         </p>
-        <div class="table-wrap" {...scrollRegion("Permissions by model")}>
+        <div class="table-wrap" {...scrollRegion("Permissions by model table")}>
           <table class="matrix">
             <thead>
               <tr>

@@ -105,7 +105,7 @@ export default function Roles({ data }: PageProps<RolesData>) {
       {data.alert && <p class="alert" role="alert">{data.alert}</p>}
       <section class="card" aria-labelledby="roles-heading">
         <h2 id="roles-heading">Roles of this site</h2>
-        <div class="table-wrap" {...scrollRegion("Roles of this site")}>
+        <div class="table-wrap" {...scrollRegion("Roles of this site table")}>
           <table>
             <thead>
               <tr>

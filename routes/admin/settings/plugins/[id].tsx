@@ -510,7 +510,7 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
             {data.trail.length === 0
               ? <p class="muted">Nothing yet.</p>
               : (
-                <div class="table-wrap" {...scrollRegion("Audit trail")}>
+                <div class="table-wrap" {...scrollRegion("Audit trail table")}>
                   <table>
                     <thead>
                       <tr>

@@ -244,7 +244,10 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
             {data.installations.length === 0
               ? <p class="muted">No plugin is installed on this site.</p>
               : (
-                <div class="table-wrap" {...scrollRegion("Installed plugins")}>
+                <div
+                  class="table-wrap"
+                  {...scrollRegion("Installed plugins table")}
+                >
                   <table>
                     <thead>
                       <tr>
@@ -450,7 +453,10 @@ function Discover({ data }: { data: PluginsData }) {
             {found.entries.length === 0
               ? <p class="muted">The catalogues offer no plugin.</p>
               : (
-                <div class="table-wrap" {...scrollRegion("Catalogue entries")}>
+                <div
+                  class="table-wrap"
+                  {...scrollRegion("Catalogue entries table")}
+                >
                   <table>
                     <thead>
                       <tr>
@@ -492,7 +498,7 @@ function Discover({ data }: { data: PluginsData }) {
                 <h3 id="left-out-heading">Catalogues left out</h3>
                 <div
                   class="table-wrap"
-                  {...scrollRegion("Catalogues left out")}
+                  {...scrollRegion("Catalogues left out table")}
                 >
                   <table aria-labelledby="left-out-heading">
                     <thead>
