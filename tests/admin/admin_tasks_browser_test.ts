@@ -5,7 +5,7 @@
 // bare "Stave".
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
-import { assertPageAtBothWidths } from "../support/axe.ts";
+import { assertPageAtBothWidths, SCREENSHOT_DIR } from "../support/axe.ts";
 import {
   BROWSER_TIMEOUT_MS,
   browserTestsRun,
@@ -148,6 +148,18 @@ Deno.test({
         .executeTakeFirstOrThrow();
       equal(member.name, "Editor");
       await visit(page, "task-people-added");
+
+      // The posts list on a phone: a title gets the row's width, not a squeezed column.
+      await page.goto(`${base}/admin/content/posts`);
+      equal(await page.title(), "Posts · Stave");
+      await page.setViewportSize({ width: 390, height: 900 });
+      const cell = page.locator("tbody tr").first().locator("td").nth(1);
+      const box = await cell.boundingBox();
+      ok(box && box.width > 250, `title cell is ${box?.width} px wide`);
+      await page.screenshot({
+        path: `${SCREENSHOT_DIR}task-posts-list-390.png`,
+      });
+      await page.setViewportSize({ width: 1440, height: 900 });
     }),
 });
 
