@@ -57,7 +57,7 @@ async function titled(page: Page) {
 
 Deno.test({
   name:
-    "add a field in Chromium: Models → Posts → a select field with its choices from the settings form, then a text field's longest length; both saved (SET-001)",
+    "add a field in Chromium: Models → Posts → a select field with its choices from the settings form, then a text field's longest length; both saved (MOD-002, MOD-003)",
   ignore: !runs,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -120,7 +120,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "add a person with a role in Chromium: People → invite with Editor → listed with that role (SET-009)",
+    "add a person with a role in Chromium: People → invite with Editor → listed with that role",
   ignore: !runs,
   sanitizeOps: false,
   sanitizeResources: false,
