@@ -74,6 +74,7 @@ import {
   Message,
   renderPage,
   ScheduleTable,
+  staveReturn,
   TimeFields,
   When,
 } from "./pages.tsx";
@@ -145,8 +146,12 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     );
   }
 
+  // The way back to Stave of each request a session opened, read when its page is drawn.
+  const backTo = new WeakMap<Request, string>();
+
   function page(c: Context, status: number, title: string, body: unknown) {
-    return c.body(renderPage(title, body as never), status as 200, {
+    const back = backTo.get(c.req.raw);
+    return c.body(renderPage(title, body as never, back), status as 200, {
       ...PAGE_HEADERS,
       "content-type": "text/html; charset=utf-8",
     });
@@ -505,6 +510,10 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     }
     const session = await sessionOf(c);
     if (!session) return noSession(c);
+    backTo.set(
+      c.req.raw,
+      staveReturn(installation.serviceUrl, session.instanceId),
+    );
     if (session.instanceId === null) {
       return await agenda(c, installation, session);
     }
@@ -649,6 +658,7 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
                     local: d.local,
                     timezone: d.timezone,
                     fold: d.fold,
+                    guessZone: state.defaults === undefined,
                   }}
                 />
                 <button type="submit">Schedule</button>
@@ -707,6 +717,10 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     const installation = await readInstallation(db, c.req.param("id") ?? "");
     const session = installation ? await sessionOf(c) : null;
     if (!installation || !session) return noSession(c);
+    backTo.set(
+      c.req.raw,
+      staveReturn(installation.serviceUrl, session.instanceId),
+    );
     let form: Record<string, unknown> = {};
     if (c.req.method === "POST") {
       form = await c.req.parseBody();

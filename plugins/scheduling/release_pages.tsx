@@ -203,7 +203,12 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
             </p>
           )
           : (
-            <div class="table-wrap">
+            <div
+              class="table-wrap"
+              tabIndex={0}
+              role="region"
+              aria-label="Releases"
+            >
               <table>
                 <thead>
                   <tr>
@@ -355,7 +360,12 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
             </p>
           )
           : (
-            <div class="table-wrap">
+            <div
+              class="table-wrap"
+              tabIndex={0}
+              role="region"
+              aria-label="Items"
+            >
               <table>
                 <thead>
                   <tr>

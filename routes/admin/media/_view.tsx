@@ -1,4 +1,5 @@
 // The media library page's markup: folders, search, upload, the grid, and the selected file's panel.
+import type { ShellData } from "../../../core/admin/shell.ts";
 import type { FolderView } from "../../../core/media/folders.ts";
 import type { MediaItem } from "../../../core/media/items.ts";
 import type { MediaUsage } from "../../../core/media/usage.ts";
@@ -6,10 +7,12 @@ import { variantSrcset, variantUrl } from "../../../core/media/variant_url.ts";
 import type { PageProps } from "../../../core/web/manifest.ts";
 import FocalPointPicker from "../../../islands/FocalPointPicker.tsx";
 import MediaUploader from "../../../islands/MediaUploader.tsx";
+import { AdminShell } from "../_shell.tsx";
 
 /** What the page shows. */
 export interface LibraryData {
-  siteName: string;
+  shell: ShellData;
+  title: string;
   csrfToken: string;
   languages: string[];
   folders: FolderView[];
@@ -299,18 +302,16 @@ export function LibraryPage({ data }: PageProps<LibraryData>) {
   const folderName = data.folders.find((f) => f.id === data.folder)?.name ??
     null;
   return (
-    <>
-      <header class="topbar">
-        <p class="brand">Stave</p>
-        <a href="/admin">{data.siteName}</a>
-      </header>
-      <main class="wide media-page">
-        <h1>Media library</h1>
-        {data.may.upload && (
-          <p>
-            <a href="/admin/media/sources">Browse plugin media sources</a>
-          </p>
-        )}
+    <AdminShell
+      shell={data.shell}
+      title={data.title}
+      actions={data.may.upload && (
+        <a class="button secondary" href="/admin/media/sources">
+          Browse plugin media sources
+        </a>
+      )}
+    >
+      <div class="media-page">
         {data.error && <p role="alert" class="alert">{data.error}</p>}
         {data.duplicate && (
           <section class="card" role="alert" aria-labelledby="dup-heading">
@@ -380,7 +381,7 @@ export function LibraryPage({ data }: PageProps<LibraryData>) {
             </section>
           </div>
         </div>
-      </main>
-    </>
+      </div>
+    </AdminShell>
   );
 }

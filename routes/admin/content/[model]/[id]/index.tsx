@@ -28,6 +28,7 @@ import { mintPreviewToken } from "../../../../../core/public/preview_tokens.ts";
 import type { Config } from "../../../../../core/config.ts";
 import { renderedPath } from "../../../../../core/sites/site_address.ts";
 import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
+import { withCardStatus } from "../../../../../core/admin/plugin_cards.ts";
 import { runnableOperations } from "../../../../../core/admin/plugin_operations.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
@@ -122,7 +123,13 @@ async function editorData(
       : NOTICES[done],
     policyNotes: await takeNotes(ctx, c.req.query("notes")),
     plugins: instance && cards.length > 0
-      ? { cards, instanceId: instance.id }
+      ? {
+        cards: await withCardStatus(ctx, {
+          modelId: model.id,
+          instanceId: instance.id,
+        }, cards),
+        instanceId: instance.id,
+      }
       : undefined,
     operations: instance && operations > 0
       ? { count: operations, instanceId: instance.id }
