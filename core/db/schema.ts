@@ -225,6 +225,9 @@ export interface Database {
   public_manual_order_revisions: PublicManualOrderRevisionsTable;
   site_api_tokens: SiteApiTokensTable;
   deployed_read_tokens: DeployedReadTokensTable;
+  template_candidates: TemplateCandidatesTable;
+  template_acceptances: TemplateAcceptancesTable;
+  registered_section_versions: RegisteredSectionVersionsTable;
   preview_tokens: PreviewTokensTable;
   shared_content_grants: SharedContentGrantsTable;
   form_submissions: FormSubmissionsTable;
@@ -908,4 +911,43 @@ export interface SavedQueriesTable {
   revision: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A checked template candidate; its files live under TEMPLATE_ARTIFACTS (migration 0267). */
+export interface TemplateCandidatesTable {
+  id: string;
+  site_id: string;
+  digest: string;
+  name: string;
+  manifest: Json;
+  contract: number;
+  origin: string;
+  build_id: string;
+  sandbox_image: string;
+  source_digest: string;
+  compiled_digest: string;
+  report_digest: string;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+/** One acceptance of a template on a site, in order (migration 0267). */
+export interface TemplateAcceptancesTable {
+  site_id: string;
+  sequence: number;
+  candidate_id: string;
+  accepted_by: string | null;
+  accepted_at: Timestamp;
+}
+
+/** A promoted, immutable version of a registered section (migration 0267). */
+export interface RegisteredSectionVersionsTable {
+  site_id: string;
+  key: string;
+  version: number;
+  identity: string;
+  digest: string;
+  definition: Json;
+  candidate_id: string;
+  promoted_at: Timestamp;
 }
