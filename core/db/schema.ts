@@ -920,6 +920,7 @@ export interface TemplateCandidatesTable {
   digest: string;
   name: string;
   manifest: Json;
+  sections: Json;
   contract: number;
   origin: string;
   build_id: string;

@@ -19,7 +19,8 @@ export type SourceRule =
   | "too_many_files"
   | "file_too_large"
   | "source_too_large"
-  | "missing_file";
+  | "missing_file"
+  | "invalid_path";
 
 /** A refusal of the source rules: the rule and the paths it concerns. */
 export interface SourceRefusal {
@@ -30,6 +31,9 @@ export interface SourceRefusal {
 }
 
 const encoder = new TextEncoder();
+// Relative paths of letters, digits, `.`, `_` and `-`; no empty, `.` or `..` segment.
+const SOURCE_PATH =
+  /^(?:[A-Za-z0-9_][A-Za-z0-9._-]*\/)*[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
 /**
  * Checks the source files against the rules every candidate passes, in a fixed order so one
@@ -55,6 +59,10 @@ export function checkSourceRules(
     !p.isWellFormed() || !source[p].isWellFormed()
   );
   if (unpaired.length > 0) return refuse("unpaired_surrogate", unpaired);
+  const badPaths = paths.filter((p) =>
+    p.length > 200 || !SOURCE_PATH.test(p) || p.split("/").includes("__proto__")
+  );
+  if (badPaths.length > 0) return refuse("invalid_path", badPaths);
   const segments = (p: string) => p.split("/");
   const dist = paths.filter((p) => segments(p).includes("dist"));
   if (dist.length > 0) return refuse("build_output", dist);

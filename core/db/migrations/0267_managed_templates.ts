@@ -12,6 +12,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       digest text not null,
       name text not null,
       manifest jsonb not null,
+      -- Each registered section's key, label, component path and identity.
+      sections jsonb not null,
       -- The page contract version the candidate was built against.
       contract integer not null,
       origin text not null,
