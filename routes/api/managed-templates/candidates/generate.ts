@@ -4,8 +4,8 @@
 // connected it answers what is missing (spec 3 part 4.8 rules 1 and 5).
 import type { Context } from "hono";
 import {
-  unavailable,
   type Unavailable,
+  unavailable,
 } from "../../../../core/templates/candidates.ts";
 import {
   refuseTemplate,
