@@ -235,7 +235,7 @@ export interface Config {
    */
   mediaRequestBodyLimitBytes: number;
   /**
-   * The raw TEMPLATE_* and MANAGED_RENDER_* settings: a value that does not qualify counts as
+   * The raw TEMPLATE_*, MANAGED_RENDER_* and MANAGED_IMAGE_* settings: a value that does not qualify counts as
    * unset for the operation that needs it (core/templates/settings.ts), never a start-up error.
    */
   templateSettings: Readonly<Record<string, string | undefined>>;
@@ -320,7 +320,7 @@ export function loadConfig(
     mediaRequestBodyLimitBytes: v.MEDIA_REQUEST_BODY_LIMIT_BYTES,
     templateSettings: Object.fromEntries(
       Object.entries(env).filter(([key, value]) =>
-        /^(TEMPLATE|MANAGED_RENDER)_/.test(key) && value
+        /^(TEMPLATE|MANAGED_RENDER|MANAGED_IMAGE)_/.test(key) && value
       ),
     ),
   };

@@ -31,7 +31,10 @@ export async function templateContext(
   };
 }
 
-const STATUS: Record<string, 400 | 404 | 409 | 422 | 502 | 503> = {
+const STATUS: Record<string, 400 | 404 | 409 | 413 | 422 | 502 | 503> = {
+  preview_payload_too_large: 413,
+  preview_failed: 422,
+  unreadable_page: 422,
   template_operation_unavailable: 503,
   invalid_template_manifest: 400,
   template_source_refused: 400,
@@ -59,7 +62,11 @@ const MESSAGES: Record<string, string> = {
   section_pins_stranded:
     "Pages pin registered section versions this candidate no longer includes",
   candidate_unreadable: "The candidate's stored files no longer match",
-  not_found: "No such candidate on this site",
+  not_found: "No such candidate or page on this site",
+  preview_payload_too_large:
+    "The page's Latest entries lists are larger than a preview takes",
+  preview_failed: "The candidate could not draw this preview",
+  unreadable_page: "The saved page does not read",
 };
 
 /** Throws the refusal a template command answered. */

@@ -10,14 +10,23 @@ if (key.length < 32) {
   );
   Deno.exit(1);
 }
+// The preview service shares this process; it answers only when its own key is set.
+const previewKey = Deno.env.get("TEMPLATE_PREVIEW_SERVICE_KEY") ?? "";
 const workRoot = Deno.env.get("TEMPLATE_WORK_DIR") ??
   await Deno.makeTempDir({ prefix: "stave-templates-" });
 await Deno.mkdir(workRoot, { recursive: true });
-const server = Deno.serve({
-  port: Number(Deno.env.get("TEMPLATE_SERVICE_PORT") ?? 8003),
-  hostname: Deno.env.get("TEMPLATE_SERVICE_HOST") ?? "127.0.0.1",
-  onListen: ({ hostname, port }) =>
-    console.log(`Template services listening on http://${hostname}:${port}`),
-}, createTemplateService({ buildKey: key, workRoot }));
+const server = Deno.serve(
+  {
+    port: Number(Deno.env.get("TEMPLATE_SERVICE_PORT") ?? 8003),
+    hostname: Deno.env.get("TEMPLATE_SERVICE_HOST") ?? "127.0.0.1",
+    onListen: ({ hostname, port }) =>
+      console.log(`Template services listening on http://${hostname}:${port}`),
+  },
+  createTemplateService({
+    buildKey: key,
+    previewKey: previewKey.length >= 32 ? previewKey : undefined,
+    workRoot,
+  }),
+);
 Deno.addSignalListener("SIGTERM", () => server.shutdown());
 await server.finished;

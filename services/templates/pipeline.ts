@@ -118,6 +118,41 @@ export async function compiledDigest(
   ).join("");
 }
 
+/** One drawn call: its HTML, or why it failed. */
+export type Drawn =
+  | { name: string; ok: true; html: string }
+  | { name: string; ok: false; error: string };
+
+/**
+ * Draws `calls` with a compiled template in the sandbox: a fresh directory holding only the
+ * compiled code and the runner.
+ */
+export async function drawInSandbox(
+  workRoot: string,
+  template: string,
+  calls: unknown[],
+  limits: SandboxLimits = SANDBOX_LIMITS,
+): Promise<{ ok: true; results: Drawn[] } | { ok: false; error: string }> {
+  const run = await Deno.makeTempDir({ dir: workRoot, prefix: "run-" });
+  try {
+    await Deno.writeTextFile(`${run}/template.js`, template);
+    await Deno.writeTextFile(`${run}/runner.js`, await runnerCode());
+    const outcome = await runSandboxed(run, JSON.stringify({ calls }), limits);
+    if (!outcome.ok) {
+      return { ok: false, error: `${outcome.reason}: ${outcome.detail}` };
+    }
+    const answer = JSON.parse(outcome.stdout) as
+      | { loaded: false; error: string }
+      | { loaded: true; results: Drawn[] };
+    if (!answer.loaded) {
+      return { ok: false, error: `template.js does not load: ${answer.error}` };
+    }
+    return { ok: true, results: answer.results };
+  } finally {
+    await Deno.remove(run, { recursive: true }).catch(() => {});
+  }
+}
+
 /** Options of {@link buildCandidate}. */
 export interface BuildOptions {
   workRoot: string;
@@ -363,35 +398,18 @@ export async function buildCandidate(
     set("build", true, [`template.js ${compiled["template.js"].length} bytes`]);
 
     // 5. The fixtures, drawn in the sandbox: a directory holding only the compiled code.
-    const run = `${work}/run`;
-    await Deno.mkdir(run);
-    await Deno.writeTextFile(`${run}/template.js`, compiled["template.js"]);
-    await Deno.writeTextFile(`${run}/runner.js`, await runnerCode());
     const calls = [
       ...FIXTURE_NAMES.flatMap((n) => fixtureCalls(n)),
       ...otherCalls(),
     ];
-    const outcome = await runSandboxed(
-      run,
-      JSON.stringify({ calls }),
-      options.limits ?? SANDBOX_LIMITS,
+    const answer = await drawInSandbox(
+      options.workRoot,
+      compiled["template.js"],
+      calls,
+      options.limits,
     );
-    if (!outcome.ok) {
-      set("fixtures", false, [`${outcome.reason}: ${outcome.detail}`]);
-      return fail();
-    }
-    const answer = JSON.parse(outcome.stdout) as
-      | { loaded: false; error: string }
-      | {
-        loaded: true;
-        results: ({ name: string; ok: true; html: string } | {
-          name: string;
-          ok: false;
-          error: string;
-        })[];
-      };
-    if (!answer.loaded) {
-      set("fixtures", false, [`template.js does not load: ${answer.error}`]);
+    if (!answer.ok) {
+      set("fixtures", false, [answer.error]);
       return fail();
     }
     const drawn: { name: string; html: string }[] = [];

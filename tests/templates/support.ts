@@ -8,6 +8,8 @@ import { HOST } from "../admin/helpers.ts";
 
 /** The build service key the tests use (a test value, not a secret). */
 export const BUILD_KEY = "test-build-service-key-0123456789abcdef";
+/** The preview service key the tests use. */
+export const PREVIEW_KEY = "test-preview-service-key-0123456789abcd";
 /** A sandbox image pinned by digest. */
 export const IMAGE = `registry.example/stave-sandbox@sha256:${"ab".repeat(32)}`;
 
@@ -22,7 +24,11 @@ export async function startBuildService(): Promise<BuildService> {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "services/templates/main.ts"],
     cwd: PROJECT_ROOT,
-    env: { TEMPLATE_BUILD_SERVICE_KEY: BUILD_KEY, TEMPLATE_SERVICE_PORT: "0" },
+    env: {
+      TEMPLATE_BUILD_SERVICE_KEY: BUILD_KEY,
+      TEMPLATE_PREVIEW_SERVICE_KEY: PREVIEW_KEY,
+      TEMPLATE_SERVICE_PORT: "0",
+    },
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -58,6 +64,8 @@ export function templateEnv(
     TEMPLATE_BUILD_SERVICE_KEY: BUILD_KEY,
     TEMPLATE_SANDBOX_IMAGE: IMAGE,
     TEMPLATE_ARTIFACTS: artifacts,
+    TEMPLATE_PREVIEW_SERVICE_URL: origin,
+    TEMPLATE_PREVIEW_SERVICE_KEY: PREVIEW_KEY,
   };
 }
 
