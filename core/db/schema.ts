@@ -228,6 +228,8 @@ export interface Database {
   template_candidates: TemplateCandidatesTable;
   template_acceptances: TemplateAcceptancesTable;
   registered_section_versions: RegisteredSectionVersionsTable;
+  managed_releases: ManagedReleasesTable;
+  managed_addresses: ManagedAddressesTable;
   preview_tokens: PreviewTokensTable;
   shared_content_grants: SharedContentGrantsTable;
   form_submissions: FormSubmissionsTable;
@@ -951,4 +953,28 @@ export interface RegisteredSectionVersionsTable {
   definition: Json;
   candidate_id: string;
   promoted_at: Timestamp;
+}
+
+/** A managed renderer release (migration 0268). */
+export interface ManagedReleasesTable {
+  site_id: string;
+  number: number;
+  candidate_id: string;
+  state: "proven" | "active" | "retired";
+  origin: string;
+  installation_id: string;
+  digest: string;
+  signature: string;
+  prepared_at: Timestamp;
+  activated_at: Timestamp | null;
+  retired_at: Timestamp | null;
+}
+
+/** The host serving a site, and the previous one kept for going back (migration 0268). */
+export interface ManagedAddressesTable {
+  site_id: string;
+  host: string;
+  role: "active" | "previous";
+  switched_at: Timestamp;
+  rollback_until: Timestamp | null;
 }

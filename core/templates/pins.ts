@@ -1,5 +1,5 @@
-// Registered section versions pinned by saved or published pages: what acceptance must not strand
-// and what the section diff counts (spec 3 part 4.8 rules 3 and 6).
+// Registered section versions pinned by saved or published pages: what acceptance must not strand,
+// what activation must still draw, and what the section diff counts (spec 3 part 4.8 rules 3, 6).
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 
@@ -14,16 +14,19 @@ export interface SectionPin {
 export async function pinnedSections(
   db: Db,
   siteId: string,
+  options: { publishedOnly?: boolean } = {},
 ): Promise<SectionPin[]> {
   const rows = await db.selectFrom("entry_versions as v")
     .innerJoin(
       "entries as e",
       (j) =>
         j.onRef("e.site_id", "=", "v.site_id").on((eb) =>
-          eb.or([
-            eb("e.current_version_id", "=", eb.ref("v.id")),
-            eb("e.published_version_id", "=", eb.ref("v.id")),
-          ])
+          options.publishedOnly
+            ? eb("e.published_version_id", "=", eb.ref("v.id"))
+            : eb.or([
+              eb("e.current_version_id", "=", eb.ref("v.id")),
+              eb("e.published_version_id", "=", eb.ref("v.id")),
+            ])
         ),
     )
     .select(["v.group_id", "v.fields"])
@@ -45,9 +48,7 @@ export async function pinnedSections(
       for (const s of sections) {
         const def = (s as { definition?: { key?: unknown; version?: unknown } })
           ?.definition;
-        if (
-          typeof def?.key !== "string" || typeof def?.version !== "number"
-        ) {
+        if (typeof def?.key !== "string" || typeof def?.version !== "number") {
           continue;
         }
         const id = `${row.group_id}|${def.key}|${def.version}`;

@@ -8,6 +8,9 @@ import { HOST } from "../admin/helpers.ts";
 
 /** The build service key the tests use (a test value, not a secret). */
 export const BUILD_KEY = "test-build-service-key-0123456789abcdef";
+/** The deploy service key and HMAC key the tests use. */
+export const DEPLOY_KEY = "test-deploy-service-key-0123456789abcde";
+export const HMAC_KEY = "test-release-hmac-key-0123456789abcdefgh";
 /** The preview service key the tests use. */
 export const PREVIEW_KEY = "test-preview-service-key-0123456789abcd";
 /** A sandbox image pinned by digest. */
@@ -27,6 +30,8 @@ export async function startBuildService(): Promise<BuildService> {
     env: {
       TEMPLATE_BUILD_SERVICE_KEY: BUILD_KEY,
       TEMPLATE_PREVIEW_SERVICE_KEY: PREVIEW_KEY,
+      MANAGED_RENDER_DEPLOY_SERVICE_KEY: DEPLOY_KEY,
+      MANAGED_RENDER_HMAC_KEY: HMAC_KEY,
       TEMPLATE_SERVICE_PORT: "0",
     },
     stdout: "piped",
@@ -66,6 +71,10 @@ export function templateEnv(
     TEMPLATE_ARTIFACTS: artifacts,
     TEMPLATE_PREVIEW_SERVICE_URL: origin,
     TEMPLATE_PREVIEW_SERVICE_KEY: PREVIEW_KEY,
+    MANAGED_RENDER_DEPLOY_SERVICE_URL: origin,
+    MANAGED_RENDER_DEPLOY_SERVICE_KEY: DEPLOY_KEY,
+    MANAGED_RENDER_INSTALLATION_ID: "stave-test",
+    MANAGED_RENDER_HMAC_KEY: HMAC_KEY,
   };
 }
 
