@@ -83,9 +83,8 @@ export function releaseTemplate(options: ReleaseTemplateOptions): Template {
   ): Promise<string> {
     const release = await active();
     if (!release) {
-      // deno-lint-ignore no-explicit-any
       return await (options.fallback[kind] as (
-        v: any,
+        v: typeof view,
       ) => string | Promise<string>)(view);
     }
     // `hrefOf` does not travel as JSON: the sandbox's runner builds it the same way.
