@@ -145,8 +145,28 @@ export async function previewCandidate(
   }
   return {
     ok: true,
-    html: answer.html.replaceAll('"/_site/', `"${options.assetBase}`),
+    html: inlineStylesheets(answer.html, compiled.files).replaceAll(
+      '"/_site/',
+      `"${options.assetBase}`,
+    ),
   };
+}
+
+/**
+ * Puts the candidate's own stylesheets inside the preview: the display policy sandboxes the
+ * preview into an opaque origin, whose requests carry no session to fetch them with.
+ */
+export function inlineStylesheets(
+  html: string,
+  files: Record<string, string>,
+): string {
+  return html.replace(/<link\b[^>]*>/gi, (tag) => {
+    if (!/\brel=["']?stylesheet\b/i.test(tag)) return tag;
+    const href = /\bhref=["']\/_site\/([^"']+)["']/i.exec(tag)?.[1];
+    const css = href === undefined ? undefined : files[`assets/${href}`];
+    if (css === undefined) return tag;
+    return `<style>${css.replace(/<\/style/gi, "<\\/style")}</style>`;
+  });
 }
 
 /** The compiled files of a candidate, checked against their digest. */

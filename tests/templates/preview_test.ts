@@ -54,13 +54,9 @@ Deno.test("TPL-006 TPL-009 TPL-010 TPL-011 TPL-019: a candidate previews each fi
         ok(csp.includes(rule), `${rule} in ${csp}`);
       }
       equal(res.headers.get("cache-control"), "no-store");
-      // The stylesheet is served from the candidate's own asset route.
-      match(
-        html,
-        new RegExp(
-          `href="/api/managed-templates/candidates/${id}/site/style.css"`,
-        ),
-      );
+      // The candidate's stylesheet travels inside the preview (it is sandboxed away from cookies).
+      match(html, /<style>:root \{\s+--ink: #1d2433;/);
+      ok(!html.includes('href="/_site/'));
       ok(
         !html.includes("fixtures.invalid"),
         "the fixture picture travels inline",
