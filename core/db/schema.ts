@@ -225,6 +225,11 @@ export interface Database {
   public_manual_order_revisions: PublicManualOrderRevisionsTable;
   site_api_tokens: SiteApiTokensTable;
   deployed_read_tokens: DeployedReadTokensTable;
+  template_candidates: TemplateCandidatesTable;
+  template_acceptances: TemplateAcceptancesTable;
+  registered_section_versions: RegisteredSectionVersionsTable;
+  managed_releases: ManagedReleasesTable;
+  managed_addresses: ManagedAddressesTable;
   preview_tokens: PreviewTokensTable;
   shared_content_grants: SharedContentGrantsTable;
   form_submissions: FormSubmissionsTable;
@@ -920,4 +925,68 @@ export interface SavedQueriesTable {
   revision: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A checked template candidate; its files live under TEMPLATE_ARTIFACTS (migration 0267). */
+export interface TemplateCandidatesTable {
+  id: string;
+  site_id: string;
+  digest: string;
+  name: string;
+  manifest: Json;
+  sections: Json;
+  contract: number;
+  origin: string;
+  build_id: string;
+  sandbox_image: string;
+  source_digest: string;
+  compiled_digest: string;
+  report_digest: string;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+/** One acceptance of a template on a site, in order (migration 0267). */
+export interface TemplateAcceptancesTable {
+  site_id: string;
+  sequence: number;
+  candidate_id: string;
+  accepted_by: string | null;
+  accepted_at: Timestamp;
+}
+
+/** A promoted, immutable version of a registered section (migration 0267). */
+export interface RegisteredSectionVersionsTable {
+  site_id: string;
+  key: string;
+  version: number;
+  identity: string;
+  digest: string;
+  definition: Json;
+  candidate_id: string;
+  promoted_at: Timestamp;
+}
+
+/** A managed renderer release (migration 0268). */
+export interface ManagedReleasesTable {
+  site_id: string;
+  number: number;
+  candidate_id: string;
+  state: "proven" | "active" | "retired";
+  origin: string;
+  installation_id: string;
+  digest: string;
+  signature: string;
+  prepared_at: Timestamp;
+  activated_at: Timestamp | null;
+  retired_at: Timestamp | null;
+}
+
+/** The host serving a site, and the previous one kept for going back (migration 0268). */
+export interface ManagedAddressesTable {
+  site_id: string;
+  host: string;
+  role: "active" | "previous";
+  switched_at: Timestamp;
+  rollback_until: Timestamp | null;
 }

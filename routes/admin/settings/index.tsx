@@ -112,6 +112,12 @@ const PAGES = [
       "Read tokens the generated backend accepts once it is regenerated and deployed.",
   },
   {
+    href: "/admin/site/templates",
+    title: "Templates",
+    about:
+      "Upload, preview and accept site templates; releases and addresses under Site delivery.",
+  },
+  {
     href: "/admin/settings/backend",
     title: "Backend access",
     about:
