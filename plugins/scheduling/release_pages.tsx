@@ -5,7 +5,6 @@ import type { Context, Hono } from "hono";
 import type { PluginClient } from "../sdk/mod.ts";
 import type { SchedulerDb } from "./core/db.ts";
 import type { ResolvedTime } from "./core/local_time.ts";
-import { localReading } from "./core/local_time.ts";
 import {
   addReleaseItem,
   cancelRelease,
@@ -15,7 +14,6 @@ import {
   listReleases,
   readRelease,
   receiptOf,
-  type Release,
   releaseItems,
   type ReleaseRefusal,
   removeReleaseItem,
@@ -28,9 +26,8 @@ import {
 import type { DelegatedItem } from "./core/schedules.ts";
 import type { PluginSession } from "./core/sessions.ts";
 import type { OpenedPage } from "./opened_page.ts";
-import { Csrf, Message, TimeFields } from "./pages.tsx";
+import { Csrf } from "./pages.tsx";
 import {
-  NOTICES,
   receiptText,
   ReleaseDetail,
   STATE_LABEL,

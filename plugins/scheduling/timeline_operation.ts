@@ -7,7 +7,6 @@ import {
   id,
   ok,
   type ReleaseOperationDeps,
-  transition,
 } from "./release_operation_support.ts";
 
 const timelineInput = z.strictObject({ release_id: id });
