@@ -1,4 +1,4 @@
-// Long on purpose: the one Database interface lists every table; helpers add tables here in parallel, so one file keeps each addition a one-place change.
+// Long on purpose: the one Database interface names every table, so adding a table stays a one-place change.
 // Typed table interfaces: one per table, named after it, matching the migrations.
 import type { ColumnType, Generated } from "kysely";
 
