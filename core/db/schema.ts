@@ -1,3 +1,4 @@
+// Long on purpose: the one Database interface names every table, so adding a table stays a one-place change.
 // Typed table interfaces: one per table, named after it, matching the migrations.
 import type { ColumnType, Generated } from "kysely";
 

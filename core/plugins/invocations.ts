@@ -18,7 +18,7 @@ import { answerJson, type OutboundAnswer } from "./outbound.ts";
 import type { InvocationCaller } from "./invocation_caller.ts";
 import type { PolicyCall } from "./policy_call.ts";
 import { LIMITS } from "./protocol.ts";
-import type { ColumnEntry, MediaSourceCall } from "./invocation_exchange.ts";
+import type { ColumnEntry } from "./invocation_exchange.ts";
 export { exchangeInvocation } from "./invocation_exchange.ts";
 import { checkOperationInput } from "./operation_input.ts";
 export { checkOperationInput } from "./operation_input.ts";
