@@ -89,7 +89,7 @@ export function SettingsRowCards(
   if (props.cards.length === 0) return null;
   const Heading = props.headingLevel === 3 ? "h3" : "h2";
   return (
-    <div class="grid">
+    <div class="grid plugin-settings-cards">
       {props.cards.map((card) => (
         <section
           class="card plugin-card"
