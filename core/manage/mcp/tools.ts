@@ -117,8 +117,9 @@ const LONG_PATTERN = 32;
 
 /**
  * A listed input schema without what costs an agent tokens and buys it nothing: long patterns
- * beside a `format`, `propertyNames` (checked on the call; not every client reads it) and
- * `default`s the route applies itself. Never changes what a call accepts.
+ * beside a `format`, nested `additionalProperties: false`, `propertyNames` (not every client
+ * reads it), titles, extensions and the `default`s the route applies itself; type lists
+ * become `anyOf`. Never changes what a call accepts: the full schema checks every call.
  */
 export function compactSchema(schema: unknown, root = true): unknown {
   if (Array.isArray(schema)) return schema.map((s) => compactSchema(s, false));
@@ -131,12 +132,14 @@ export function compactSchema(schema: unknown, root = true): unknown {
     // Closed objects are refused naming the unknown key; the root says it once per tool.
     if (key === "additionalProperties" && value === false && !root) continue;
     if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
-    // A type list is an anyOf of types to every client; several do not take the list form.
+    // Extensions (`x-model-ref`) are for the service's own readers, not for agents.
+    if (key.startsWith("x-")) continue;
     // An agent calls tools, not routes: "GET /models" reads "list_models".
     if (key === "description" && typeof value === "string") {
       out.description = operationNames(value, "snake");
       continue;
     }
+    // A type list is an anyOf of types to every client; several do not take the list form.
     if (key === "type" && Array.isArray(value)) {
       out.anyOf = value.map((type) => ({ type }));
       continue;
