@@ -2,10 +2,10 @@
 // `&variant=` on the files route. The backend never resizes: it serves the variant the service
 // built, copied into PRIVATE_FILES_DIR beside the original.
 //
-// SEAM (service media variants): the service builds the same two variants of an image at its
-// public media address, `/media/<site>/<object id>.<format>?variant=<name>`. Copy each one to
-// PRIVATE_FILES_DIR as `<object id>.<name>.<its own format>`; `variantCandidates()` is the one
-// place that names those files, so a different naming on the service side changes only here.
+// The service serves the same two variants of an image as presets of its media address,
+// `/media/<site>/<object id>.<format>?preset=thumb|preview` (200 px square crop, 800 px wide).
+// Copy each one to PRIVATE_FILES_DIR as `<object id>.<name>.<its own format>`;
+// `variantCandidates()` is the one place that names those files.
 
 /** The variant names a request may ask for. */
 export const MEDIA_VARIANTS = ["thumb", "preview"] as const;
