@@ -14,6 +14,10 @@ import {
   type RendererCompanion,
   startRendererCompanion,
 } from "./core/renderer_companion.ts";
+import {
+  startTemplateCompanion,
+  type TemplateCompanion,
+} from "./core/templates/companion.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import type { Services } from "./core/services.ts";
 import {
@@ -137,6 +141,31 @@ if (config.schedulerCompanion) {
   }
 }
 
+// The template services beside the demo: settings left unset are filled to reach them.
+let templates: TemplateCompanion | null = null;
+if (
+  config.rendererCompanion && Deno.env.get("TEMPLATES_COMPANION") !== "false"
+) {
+  const port = config.port === 0 ? 0 : config.port + 3;
+  try {
+    templates = await step(
+      "Template services",
+      () => startTemplateCompanion(port, config.dataDir),
+      (t) => t.origin,
+    );
+    config.templateSettings = {
+      ...templates.settings,
+      ...config.templateSettings,
+    };
+  } catch (error) {
+    console.log(
+      `Template services: not started (${
+        causeOf(error)
+      }); set TEMPLATES_COMPANION=false to skip them`,
+    );
+  }
+}
+
 // The site renderer beside the demo: its own process reading the public API as visitors' pages do.
 let renderer: RendererCompanion | null = null;
 if (config.rendererCompanion) {
@@ -201,6 +230,7 @@ if (!drained) {
 }
 await companion?.close();
 await renderer?.close();
+await templates?.close();
 if (drained) await close();
 console.log("Stopped");
 // A request that outlived the grace may hold a database connection the pool would wait for.

@@ -84,45 +84,46 @@ import * as $80 from "./routes/api/plugins/[id]/policies/[policy]/mode.ts";
 import * as $81 from "./routes/api/plugins/_middleware.ts";
 import * as $82 from "./routes/api/plugins/catalogue.ts";
 import * as $83 from "./routes/api/plugins/index.ts";
-import * as $84 from "./routes/api/sites/[siteId]/managed-renderer/address/prove.ts";
-import * as $85 from "./routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts";
-import * as $86 from "./routes/api/sites/[siteId]/managed-renderer/address/rollback.ts";
-import * as $87 from "./routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts";
-import * as $88 from "./routes/api/sites/[siteId]/managed-renderer/releases/index.ts";
-import * as $89 from "./routes/api/sites/_middleware.ts";
-import * as $90 from "./routes/docs/index.ts";
-import * as $91 from "./routes/docs/openapi-public-v1.json.ts";
-import * as $92 from "./routes/docs/openapi-v1.json.ts";
-import * as $93 from "./routes/docs/viewer/[file].ts";
-import * as $94 from "./routes/health.ts";
-import * as $95 from "./routes/health/ready.ts";
-import * as $96 from "./routes/index.tsx";
-import * as $97 from "./routes/media/[site]/[file].ts";
-import * as $98 from "./routes/v1/[model]/[slug].ts";
-import * as $99 from "./routes/v1/[model]/index.ts";
-import * as $100 from "./routes/v1/_chrome/index.ts";
-import * as $101 from "./routes/v1/_client/index.ts";
-import * as $102 from "./routes/v1/_comments/index.ts";
-import * as $103 from "./routes/v1/_embeds/index.ts";
-import * as $104 from "./routes/v1/_middleware.ts";
-import * as $105 from "./routes/v1/_redirects/index.ts";
-import * as $106 from "./routes/v1/_related/[model].ts";
-import * as $107 from "./routes/v1/_rich-blocks/index.ts";
-import * as $108 from "./routes/v1/_search/index.ts";
-import * as $109 from "./routes/v1/_search/suggest.ts";
-import * as $110 from "./routes/v1/_shared/[source]/[model]/[slug].ts";
-import * as $111 from "./routes/v1/_shared/[source]/[model]/index.ts";
-import * as $112 from "./routes/v1/_sitemap/[model]/[number].ts";
-import * as $113 from "./routes/v1/_sitemap/index.ts";
-import * as $114 from "./routes/v1/_sync/index.ts";
-import * as $115 from "./routes/v1/interactions/[action].ts";
+import * as $84 from "./routes/api/sites/[siteId]/index.ts";
+import * as $85 from "./routes/api/sites/[siteId]/managed-renderer/address/prove.ts";
+import * as $86 from "./routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts";
+import * as $87 from "./routes/api/sites/[siteId]/managed-renderer/address/rollback.ts";
+import * as $88 from "./routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts";
+import * as $89 from "./routes/api/sites/[siteId]/managed-renderer/releases/index.ts";
+import * as $90 from "./routes/api/sites/_middleware.ts";
+import * as $91 from "./routes/docs/index.ts";
+import * as $92 from "./routes/docs/openapi-public-v1.json.ts";
+import * as $93 from "./routes/docs/openapi-v1.json.ts";
+import * as $94 from "./routes/docs/viewer/[file].ts";
+import * as $95 from "./routes/health.ts";
+import * as $96 from "./routes/health/ready.ts";
+import * as $97 from "./routes/index.tsx";
+import * as $98 from "./routes/media/[site]/[file].ts";
+import * as $99 from "./routes/v1/[model]/[slug].ts";
+import * as $100 from "./routes/v1/[model]/index.ts";
+import * as $101 from "./routes/v1/_chrome/index.ts";
+import * as $102 from "./routes/v1/_client/index.ts";
+import * as $103 from "./routes/v1/_comments/index.ts";
+import * as $104 from "./routes/v1/_embeds/index.ts";
+import * as $105 from "./routes/v1/_middleware.ts";
+import * as $106 from "./routes/v1/_redirects/index.ts";
+import * as $107 from "./routes/v1/_related/[model].ts";
+import * as $108 from "./routes/v1/_rich-blocks/index.ts";
+import * as $109 from "./routes/v1/_search/index.ts";
+import * as $110 from "./routes/v1/_search/suggest.ts";
+import * as $111 from "./routes/v1/_shared/[source]/[model]/[slug].ts";
+import * as $112 from "./routes/v1/_shared/[source]/[model]/index.ts";
+import * as $113 from "./routes/v1/_sitemap/[model]/[number].ts";
+import * as $114 from "./routes/v1/_sitemap/index.ts";
+import * as $115 from "./routes/v1/_sync/index.ts";
+import * as $116 from "./routes/v1/interactions/[action].ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
-    { pattern: "/", file: "routes/index.tsx", folder: "", module: $96 },
+    { pattern: "/", file: "routes/index.tsx", folder: "", module: $97 },
     { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $12 },
-    { pattern: "/docs", file: "routes/docs/index.ts", folder: "docs", module: $90 },
-    { pattern: "/health", file: "routes/health.ts", folder: "", module: $94 },
+    { pattern: "/docs", file: "routes/docs/index.ts", folder: "docs", module: $91 },
+    { pattern: "/health", file: "routes/health.ts", folder: "", module: $95 },
     { pattern: "/admin/connect", file: "routes/admin/connect.tsx", folder: "admin", module: $2 },
     { pattern: "/admin/forms", file: "routes/admin/forms.tsx", folder: "admin", module: $11 },
     { pattern: "/admin/media", file: "routes/admin/media/index.tsx", folder: "admin/media", module: $13 },
@@ -133,18 +134,18 @@ export const manifest: Manifest = {
     { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $42 },
     { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $43 },
     { pattern: "/api/plugins", file: "routes/api/plugins/index.ts", folder: "api/plugins", module: $83 },
-    { pattern: "/docs/openapi-public-v1.json", file: "routes/docs/openapi-public-v1.json.ts", folder: "docs", module: $91 },
-    { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $92 },
-    { pattern: "/health/ready", file: "routes/health/ready.ts", folder: "health", module: $95 },
-    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $100 },
-    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $101 },
-    { pattern: "/v1/_comments", file: "routes/v1/_comments/index.ts", folder: "v1/_comments", module: $102 },
-    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $103 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $105 },
-    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $107 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $108 },
-    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $113 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $114 },
+    { pattern: "/docs/openapi-public-v1.json", file: "routes/docs/openapi-public-v1.json.ts", folder: "docs", module: $92 },
+    { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $93 },
+    { pattern: "/health/ready", file: "routes/health/ready.ts", folder: "health", module: $96 },
+    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $101 },
+    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $102 },
+    { pattern: "/v1/_comments", file: "routes/v1/_comments/index.ts", folder: "v1/_comments", module: $103 },
+    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $104 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $106 },
+    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $108 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $109 },
+    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $114 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $115 },
     { pattern: "/admin/media/sources", file: "routes/admin/media/sources.tsx", folder: "admin/media", module: $14 },
     { pattern: "/admin/people/roles", file: "routes/admin/people/roles/index.tsx", folder: "admin/people/roles", module: $22 },
     { pattern: "/admin/plugins/launch", file: "routes/admin/plugins/launch.ts", folder: "admin/plugins", module: $23 },
@@ -168,7 +169,7 @@ export const manifest: Manifest = {
     { pattern: "/api/managed-templates/candidates", file: "routes/api/managed-templates/candidates/index.ts", folder: "api/managed-templates/candidates", module: $56 },
     { pattern: "/api/pages/renderer-capability", file: "routes/api/pages/renderer-capability.ts", folder: "api/pages", module: $59 },
     { pattern: "/api/plugins/catalogue", file: "routes/api/plugins/catalogue.ts", folder: "api/plugins", module: $82 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $109 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $110 },
     { pattern: "/admin/site/templates/preview", file: "routes/admin/site/templates/preview.ts", folder: "admin/site/templates", module: $46 },
     { pattern: "/api/managed-templates/candidates/generate", file: "routes/api/managed-templates/candidates/generate.ts", folder: "api/managed-templates/candidates", module: $55 },
     { pattern: "/api/plugin/v1/content", file: "routes/api/plugin/v1/content/index.ts", folder: "api/plugin/v1/content", module: $67 },
@@ -200,32 +201,33 @@ export const manifest: Manifest = {
     { pattern: "/admin/models/:id", file: "routes/admin/models/[id].tsx", folder: "admin/models", module: $15 },
     { pattern: "/api/plugin-schemas/:file", file: "routes/api/plugin-schemas/[file].ts", folder: "api/plugin-schemas", module: $60 },
     { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $78 },
-    { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $93 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $106 },
-    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $115 },
+    { pattern: "/api/sites/:siteId", file: "routes/api/sites/[siteId]/index.ts", folder: "api/sites/[siteId]", module: $84 },
+    { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $94 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $107 },
+    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $116 },
     { pattern: "/admin/content/:model/choices", file: "routes/admin/content/[model]/choices.ts", folder: "admin/content/[model]", module: $8 },
     { pattern: "/admin/content/:model/new", file: "routes/admin/content/[model]/new.tsx", folder: "admin/content/[model]", module: $10 },
     { pattern: "/admin/models/:id/order", file: "routes/admin/models/[id]/order.tsx", folder: "admin/models/[id]", module: $16 },
     { pattern: "/api/pages/:id/address", file: "routes/api/pages/[id]/address.ts", folder: "api/pages/[id]", module: $57 },
     { pattern: "/api/plugins/:id/launch", file: "routes/api/plugins/[id]/launch.ts", folder: "api/plugins/[id]", module: $79 },
-    { pattern: "/api/sites/:siteId/managed-renderer/releases", file: "routes/api/sites/[siteId]/managed-renderer/releases/index.ts", folder: "api/sites/[siteId]/managed-renderer/releases", module: $88 },
-    { pattern: "/api/sites/:siteId/managed-renderer/address/prove", file: "routes/api/sites/[siteId]/managed-renderer/address/prove.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $84 },
-    { pattern: "/api/sites/:siteId/managed-renderer/address/remove-previous", file: "routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $85 },
-    { pattern: "/api/sites/:siteId/managed-renderer/address/rollback", file: "routes/api/sites/[siteId]/managed-renderer/address/rollback.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $86 },
-    { pattern: "/api/sites/:siteId/managed-renderer/releases/:number/switch-address", file: "routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts", folder: "api/sites/[siteId]/managed-renderer/releases/[number]", module: $87 },
+    { pattern: "/api/sites/:siteId/managed-renderer/releases", file: "routes/api/sites/[siteId]/managed-renderer/releases/index.ts", folder: "api/sites/[siteId]/managed-renderer/releases", module: $89 },
+    { pattern: "/api/sites/:siteId/managed-renderer/address/prove", file: "routes/api/sites/[siteId]/managed-renderer/address/prove.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $85 },
+    { pattern: "/api/sites/:siteId/managed-renderer/address/remove-previous", file: "routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $86 },
+    { pattern: "/api/sites/:siteId/managed-renderer/address/rollback", file: "routes/api/sites/[siteId]/managed-renderer/address/rollback.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $87 },
+    { pattern: "/api/sites/:siteId/managed-renderer/releases/:number/switch-address", file: "routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts", folder: "api/sites/[siteId]/managed-renderer/releases/[number]", module: $88 },
     { pattern: "/api/plugins/:id/policies/:policy/mode", file: "routes/api/plugins/[id]/policies/[policy]/mode.ts", folder: "api/plugins/[id]/policies/[policy]", module: $80 },
     { pattern: "/admin/content/:model/:id", file: "routes/admin/content/[model]/[id]/index.tsx", folder: "admin/content/[model]/[id]", module: $4 },
     { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $77 },
-    { pattern: "/v1/_shared/:source/:model", file: "routes/v1/_shared/[source]/[model]/index.ts", folder: "v1/_shared/[source]/[model]", module: $111 },
-    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $112 },
+    { pattern: "/v1/_shared/:source/:model", file: "routes/v1/_shared/[source]/[model]/index.ts", folder: "v1/_shared/[source]/[model]", module: $112 },
+    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $113 },
     { pattern: "/admin/content/:model/:id/draft", file: "routes/admin/content/[model]/[id]/draft.ts", folder: "admin/content/[model]/[id]", module: $3 },
     { pattern: "/admin/content/:model/:id/proposals", file: "routes/admin/content/[model]/[id]/proposals.tsx", folder: "admin/content/[model]/[id]", module: $5 },
     { pattern: "/admin/content/:model/:id/sections", file: "routes/admin/content/[model]/[id]/sections.tsx", folder: "admin/content/[model]/[id]", module: $6 },
     { pattern: "/admin/content/:model/:id/versions", file: "routes/admin/content/[model]/[id]/versions.tsx", folder: "admin/content/[model]/[id]", module: $7 },
-    { pattern: "/v1/_shared/:source/:model/:slug", file: "routes/v1/_shared/[source]/[model]/[slug].ts", folder: "v1/_shared/[source]/[model]", module: $110 },
-    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $99 },
-    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $97 },
-    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $98 },
+    { pattern: "/v1/_shared/:source/:model/:slug", file: "routes/v1/_shared/[source]/[model]/[slug].ts", folder: "v1/_shared/[source]/[model]", module: $111 },
+    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $100 },
+    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $98 },
+    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $99 },
   ],
   middlewares: [
     { file: "routes/admin/_middleware.ts", folder: "admin", module: $1 },
@@ -234,8 +236,8 @@ export const manifest: Manifest = {
     { file: "routes/api/pages/_middleware.ts", folder: "api/pages", module: $58 },
     { file: "routes/api/plugin/v1/_middleware.ts", folder: "api/plugin/v1", module: $62 },
     { file: "routes/api/plugins/_middleware.ts", folder: "api/plugins", module: $81 },
-    { file: "routes/api/sites/_middleware.ts", folder: "api/sites", module: $89 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $104 },
+    { file: "routes/api/sites/_middleware.ts", folder: "api/sites", module: $90 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $105 },
   ],
   layouts: [
   ],

@@ -3,6 +3,7 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { administratorPermissions } from "../../core/access/default_roles.ts";
 import { setMemberPermissions, setupAdmin } from "../admin/helpers.ts";
+import { siteSectionRegistry } from "../../core/templates/registry.ts";
 import { exampleUpload } from "./example.ts";
 import {
   IMAGE,
@@ -160,6 +161,15 @@ Deno.test("TPL-001 TPL-002 TPL-004 TPL-012 TPL-013 TPL-015 TPL-016: upload, stor
       ["opening_hours", 1, candidate.id],
       ["opening_hours", 2, secondId],
     ]);
+
+    // The promoted versions are what the page parser reads custom sections with.
+    const registry = await siteSectionRegistry(t.services.db, siteId);
+    equal(registry.definition("opening_hours", 1)?.key, "opening_hours");
+    match(
+      registry.definition("opening_hours", 2)?.digest ?? "",
+      /^[0-9a-f]{64}$/,
+    );
+    equal(registry.definition("opening_hours", 3), null);
 
     // TPL-012: a stored file that changed is noticed at acceptance.
     const reportPath = `${artifacts}/${siteId}/${candidate.id}/report.json`;

@@ -264,3 +264,55 @@ Deno.test("DLV-003 DLV-004: delivery without one of its settings answers 503 nam
     await Deno.remove(artifacts, { recursive: true });
   }
 });
+
+Deno.test("DLV-012: PATCH /api/sites/{id} with a new domain answers 409 managed_address_change_required while the managed renderer keeps a host", async () => {
+  const { t, siteId, userId } = await setupAdmin();
+  try {
+    await setMemberPermissions(
+      t.services.db,
+      userId,
+      administratorPermissions(),
+    );
+    const call = await jsonCaller(t, userId);
+    const path = `/api/sites/${siteId}`;
+    // The binding a switch leaves behind (switching itself is tested above).
+    await t.services.db.insertInto("managed_addresses").values({
+      site_id: siteId,
+      host: "www.bakery.example",
+      role: "active",
+      switched_at: t.clock.now(),
+      rollback_until: null,
+    }).execute();
+    const refused = await call(path, {
+      method: "PATCH",
+      body: { domain: "new.example.com" },
+    });
+    equal(refused.status, 409);
+    const { error } = await refused.json();
+    equal(error.code, "managed_address_change_required");
+    deepEqual(error.hosts, ["www.bakery.example"]);
+    const site = await t.services.db.selectFrom("sites").select("domain").where(
+      "id",
+      "=",
+      siteId,
+    ).executeTakeFirstOrThrow();
+    equal(site.domain, "admin.example.com");
+    equal(
+      (await call(path, {
+        method: "PATCH",
+        body: { domain: "new.example.com", extra: 1 },
+      })).status,
+      400,
+    );
+    // Without a managed address the domain changes.
+    await t.services.db.deleteFrom("managed_addresses").execute();
+    const changed = await call(path, {
+      method: "PATCH",
+      body: { domain: "New.Example.com" },
+    });
+    equal(changed.status, 200);
+    equal((await changed.json()).data.domain, "new.example.com");
+  } finally {
+    await t.close();
+  }
+});

@@ -52,8 +52,10 @@ async function pageData(
   };
 }
 
+// A form page answers what it can show: missing settings are named on the page (the API's 503
+// is for scripts that retry).
 const STATUS: Record<string, number> = {
-  template_operation_unavailable: 503,
+  template_operation_unavailable: 409,
   invalid_host: 400,
   release_not_found: 404,
   deploy_service_failed: 502,

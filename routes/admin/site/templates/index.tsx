@@ -177,8 +177,9 @@ export const handler = {
         origin: "upload",
       });
       if (!stored.ok) {
+        // The page names missing settings; the API's 503 is for scripts that retry.
         const status = stored.code === "template_operation_unavailable"
-          ? 503
+          ? 409
           : stored.code === "template_checks_failed"
           ? 422
           : 400;
