@@ -8,6 +8,7 @@ import type { StoredModel } from "../models/store_rows.ts";
 import { isPageField } from "../models/validate_values.ts";
 import { mediaReferences } from "../pages/media_check.ts";
 import { type PageDocument, parsePageDocument } from "../pages/parse.ts";
+import { siteSectionRegistry } from "../templates/registry.ts";
 import { SHARED_SECTION_MODEL } from "../pages/shared.ts";
 import {
   PAGE_LIMITS,
@@ -86,7 +87,9 @@ export async function loadPageEditor(
   const stored = fields[pageField];
   const parsed = stored === undefined || stored === null
     ? { ok: true as const, value: EMPTY_DOCUMENT }
-    : parsePageDocument(stored);
+    : parsePageDocument(stored, {
+      registry: await siteSectionRegistry(db, siteId),
+    });
   const isShared = model.slug === SHARED_SECTION_MODEL;
   const document = parsed.ok ? parsed.value : null;
   return {

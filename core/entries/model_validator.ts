@@ -4,6 +4,7 @@ import { isPageField, validateEntryValues } from "../models/validate_values.ts";
 import { checkPageMediaKinds } from "../pages/media_check.ts";
 import { checkSharedSections } from "../pages/shared.ts";
 import { readCheckedSettings } from "../sites/settings.ts";
+import { siteSectionRegistry } from "../templates/registry.ts";
 import type { EntryValidator } from "./types.ts";
 
 /** Options of {@linkcode modelValidator}. */
@@ -45,12 +46,18 @@ export function modelValidator(
         { db: request.db, siteId: request.siteId },
         "editorial",
       ))?.allowed_embed_origins ?? [];
+    const holdsPages = found.model.fields.some(isPageField);
     const problems = validateEntryValues(found.model, request.values, {
       mode: request.mode,
       locale: request.locale,
       embedOrigins,
+      // A page's custom sections are read with the definitions the site's accepted templates
+      // promoted; other models hold no pages, so they read none.
+      sections: holdsPages
+        ? await siteSectionRegistry(request.db, request.siteId)
+        : undefined,
     });
-    if (problems.length > 0 || !found.model.fields.some(isPageField)) {
+    if (problems.length > 0 || !holdsPages) {
       return problems;
     }
     // Shared-section and media rules read other rows, so they run here beside the database.

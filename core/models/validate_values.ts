@@ -11,6 +11,7 @@ import {
 } from "./value_lists.ts";
 import { isShown } from "./visibility.ts";
 import { parsePageDocument } from "../pages/parse.ts";
+import type { SectionRegistry } from "../pages/custom.ts";
 
 export type { ValueReference } from "./value_lists.ts";
 
@@ -34,6 +35,11 @@ export interface ValidateValuesOptions {
   locale: string;
   /** Exact https origins an administrator allows for rich-text embeds; none when absent. */
   embedOrigins?: readonly string[];
+  /**
+   * The site's registered custom sections (promoted by accepting a template); when absent a
+   * page's custom section names no definition and is refused.
+   */
+  sections?: SectionRegistry;
 }
 
 /** The part of a model values are validated against (a `StoredModel` fits). */
@@ -115,7 +121,7 @@ export function inspectEntryValues(
   ): boolean => {
     if (isPageField(field)) {
       // A page document is checked by the one page parser, each refusal at its exact path.
-      const parsed = parsePageDocument(value);
+      const parsed = parsePageDocument(value, { registry: options.sections });
       if (!parsed.ok) {
         const rest = parsed.error.detail.path.slice(1);
         result.problems.push({

@@ -7,6 +7,7 @@ import type { StoredModel } from "../../models/store_rows.ts";
 import { isPageField } from "../../models/validate_values.ts";
 import { changePageAddress } from "../../pages/page_address_command.ts";
 import { parsePageDocument } from "../../pages/parse.ts";
+import { siteSectionRegistry } from "../../templates/registry.ts";
 import { isReservedPageSlug } from "../../pages/addresses.ts";
 import {
   pendingAddresses,
@@ -79,6 +80,7 @@ export const getPage = defineHandler(contract.getPage, {
       ctx.site.id,
       instances.map((i) => i.id),
     );
+    const registry = await siteSectionRegistry(ctx.services.db, ctx.site.id);
     const locales: Record<string, unknown> = {};
     for (const i of instances) {
       const values = readable(
@@ -89,7 +91,7 @@ export const getPage = defineHandler(contract.getPage, {
       const { [model.pageField]: stored, ...fields } = values;
       const parsed = stored === undefined || stored === null
         ? null
-        : parsePageDocument(stored);
+        : parsePageDocument(stored, { registry });
       locales[i.locale] = {
         entry_id: i.id,
         slug: i.slug,
