@@ -31,29 +31,29 @@ const startedAt = performance.now();
 const step = stepPrinter((line) => console.log(line));
 // Every start-up failure is one line on stderr naming the setting and the cause, then exit 1.
 let config: Config;
-let opened: { services: Services; close: () => Promise<void> };
 try {
   config = loadConfig();
-  opened = await openServices(config, { step });
 } catch (error) {
   console.error(startupMessage(error));
   Deno.exit(1);
 }
-const { services, close } = opened;
-
-let demo: DemoFacts | null = null;
-if (config.demoSite) demo = await demoStep(services, step);
-
-const app = createApp(services);
 const shutdown = new AbortController();
-services.stopping = shutdown.signal;
-// Deno.cron runs once per deployment on Deno Deploy and once per process locally; the work
-// is idempotent either way. The signal ends it with the server, so Ctrl-C exits the process.
+// The companion's tick, set once the scheduling plugin beside the demo has started.
+let companion: Companion | null = null;
+const opening = Promise.withResolvers<Services>();
+// Promise.withResolvers leaves a rejection unhandled when no cron has awaited it yet.
+opening.promise.catch(() => {});
+
+// Deno Deploy takes cron registrations only from the top level of the entry module, before it
+// waits for anything, so they are made here and each tick waits for the stores. Deno.cron runs
+// once per deployment on Deploy and once per process elsewhere; the work is idempotent either
+// way. The signal ends them with the server, so Ctrl-C exits the process.
 Deno.cron(
   "daily maintenance",
   "17 3 * * *",
   { signal: shutdown.signal },
   async () => {
+    const services = await opening.promise;
     const done = await runDailyMaintenance(services);
     services.log({ level: "info", msg: "maintenance", ...done });
   },
@@ -65,6 +65,7 @@ Deno.cron(
   "* * * * *",
   { signal: shutdown.signal },
   async () => {
+    const services = await opening.promise;
     const done = await drainNotifications({
       db: services.db,
       now: () => services.clock.now(),
@@ -75,6 +76,37 @@ Deno.cron(
     }
   },
 );
+if (config.schedulerCompanion) {
+  Deno.cron(
+    "scheduling tick",
+    "* * * * *",
+    { signal: shutdown.signal },
+    async () => {
+      const services = await opening.promise;
+      if (!companion) return;
+      const report = await companion.tick();
+      if (report.claimed + report.releases.done + report.releases.failed > 0) {
+        services.log({ level: "info", msg: "scheduling tick", ...report });
+      }
+    },
+  );
+}
+
+let opened: { services: Services; close: () => Promise<void> };
+try {
+  opened = await openServices(config, { step });
+} catch (error) {
+  console.error(startupMessage(error));
+  Deno.exit(1);
+}
+const { services, close } = opened;
+services.stopping = shutdown.signal;
+opening.resolve(services);
+
+let demo: DemoFacts | null = null;
+if (config.demoSite) demo = await demoStep(services, step);
+
+const app = createApp(services);
 let server: Deno.HttpServer<Deno.NetAddr>;
 try {
   server = Deno.serve(
@@ -103,7 +135,6 @@ try {
 }
 
 // The scheduling plugin beside the embedded demo; a failure to start it never stops the service.
-let companion: Companion | null = null;
 if (config.schedulerCompanion) {
   const { port } = config.schedulerCompanion;
   try {
@@ -111,20 +142,6 @@ if (config.schedulerCompanion) {
       "Scheduling plugin",
       () => startSchedulerCompanion(services, port),
       (c) => `${c.origin}, ${c.installed} on the demo site`,
-    );
-    const running = companion;
-    Deno.cron(
-      "scheduling tick",
-      "* * * * *",
-      { signal: shutdown.signal },
-      async () => {
-        const report = await running.tick();
-        if (
-          report.claimed + report.releases.done + report.releases.failed > 0
-        ) {
-          services.log({ level: "info", msg: "scheduling tick", ...report });
-        }
-      },
     );
   } catch (error) {
     console.log(
