@@ -8,6 +8,7 @@ import {
   lockDataFolders,
 } from "./db/data_lock.ts";
 import type { Db } from "./db/database.ts";
+import { ReadReplicas } from "./db/read_replicas.ts";
 import {
   openMigratedDatabase,
   silentStep,
@@ -84,10 +85,17 @@ export async function openServices(
     lock?.release();
     throw error;
   }
+  const reads = config.databaseUrl && config.databaseReadUrls.length > 0
+    ? new ReadReplicas(db, config.databaseReadUrls, {
+      maxLagMs: config.databaseReadMaxLagMs,
+      poolMax: config.databasePoolMax,
+    })
+    : undefined;
   const services: Services = {
     config,
     db,
     kv,
+    reads,
     clock: options.clock ?? systemClock,
     log: options.log ?? jsonLineLogger,
     assets,
@@ -96,6 +104,7 @@ export async function openServices(
     services,
     close: async () => {
       kv.close();
+      await reads?.close();
       await db.destroy();
       lock?.release();
     },

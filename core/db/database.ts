@@ -200,3 +200,87 @@ export function dbOverPglite(
   pglites.set(db, pglite);
   return db;
 }
+
+// The primary behind each replica handle, for the rare read path that must write (a key
+// created on first use) and for answers that must see the newest commits.
+const primaries = new WeakMap<Db, Db>();
+
+/** The primary of a read-replica handle, or `db` itself when it is the primary. */
+export function primaryOf(db: Db): Db {
+  return primaries.get(db) ?? db;
+}
+
+/** Options of {@link openReplicaDb}. */
+export interface ReplicaDbOptions {
+  /** Connections held open to the replica at most. */
+  poolMax?: number;
+  /** Called when a connection to the replica cannot be made (the read went to the primary). */
+  onUnreachable?: (error: Error) => void;
+}
+
+/**
+ * A handle that reads from a PostgreSQL replica at `url`. When no connection to the replica can
+ * be made (it stopped, it is restarting, its address does not answer within 1 s) the query runs
+ * on a connection of `primary` instead, so a replica that goes away fails no read.
+ */
+export function openReplicaDb(
+  url: string,
+  primary: Db,
+  options: ReplicaDbOptions = {},
+): Db {
+  const primaryPool = pools.get(primary);
+  if (!primaryPool) {
+    throw new Error(
+      "Cannot open a read replica: the primary is not PostgreSQL",
+    );
+  }
+  const replicaPool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax ?? DEFAULT_POOL_MAX,
+    idleTimeoutMillis: 0,
+    connectionTimeoutMillis: 1_000,
+    fallback_application_name: "stave-reader",
+  });
+  guardPool(replicaPool, (error) => {
+    console.error(
+      `PostgreSQL read replica connection lost: ${error.message}; reads use the primary until it answers again`,
+    );
+  });
+  const connect = async (): Promise<pg.PoolClient> => {
+    try {
+      return await replicaPool.connect();
+    } catch (error) {
+      options.onUnreachable?.(error as Error);
+      return await primaryPool.connect();
+    }
+  };
+  // What PoolDb and executeNamed use of a pg.Pool: connect (as a promise or with a callback),
+  // end, and what Kysely needs to cancel a query.
+  const failover = {
+    connect(
+      callback?: (
+        error: Error | undefined,
+        client: pg.PoolClient | undefined,
+        release: (error?: Error | boolean) => void,
+      ) => void,
+    ) {
+      const connecting = connect();
+      if (!callback) return connecting;
+      connecting.then(
+        (client) =>
+          callback(undefined, client, (error) => client.release(error)),
+        (error) => callback(error, undefined, () => {}),
+      );
+    },
+    get ending() {
+      return replicaPool.ending;
+    },
+    end: () => replicaPool.end(),
+    Client: replicaPool.Client,
+    options: replicaPool.options,
+  } as unknown as pg.Pool;
+  const db = new PoolDb(failover);
+  pools.set(db, failover);
+  primaries.set(db, primary);
+  return db;
+}
