@@ -15,6 +15,7 @@ import {
   startRendererCompanion,
 } from "./core/renderer_companion.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
+import { cronRuns, inSpan } from "./core/telemetry/mod.ts";
 import type { Services } from "./core/services.ts";
 import {
   closingBlock,
@@ -52,11 +53,12 @@ Deno.cron(
   "daily maintenance",
   "17 3 * * *",
   { signal: shutdown.signal },
-  async () => {
-    const services = await opening.promise;
-    const done = await runDailyMaintenance(services);
-    services.log({ level: "info", msg: "maintenance", ...done });
-  },
+  () =>
+    countedRun("daily maintenance", async () => {
+      const services = await opening.promise;
+      const done = await runDailyMaintenance(services);
+      services.log({ level: "info", msg: "maintenance", ...done });
+    }),
 );
 // Lifecycle notifications wait in the database (queued with each effect); a minute's tick
 // delivers what is due, so a restart loses nothing (spec 1 parts 6, 7).
@@ -64,32 +66,49 @@ Deno.cron(
   "plugin notifications",
   "* * * * *",
   { signal: shutdown.signal },
-  async () => {
-    const services = await opening.promise;
-    const done = await drainNotifications({
-      db: services.db,
-      now: () => services.clock.now(),
-      call: pluginCallOf(services),
-    }, { limit: 200 });
-    if (done.delivered + done.retrying + done.failed > 0) {
-      services.log({ level: "info", msg: "plugin notifications", ...done });
-    }
-  },
+  () =>
+    countedRun("plugin notifications", async () => {
+      const services = await opening.promise;
+      const done = await drainNotifications({
+        db: services.db,
+        now: () => services.clock.now(),
+        call: pluginCallOf(services),
+      }, { limit: 200 });
+      if (done.delivered + done.retrying + done.failed > 0) {
+        services.log({ level: "info", msg: "plugin notifications", ...done });
+      }
+    }),
 );
 if (config.schedulerCompanion) {
   Deno.cron(
     "scheduling tick",
     "* * * * *",
     { signal: shutdown.signal },
-    async () => {
-      const services = await opening.promise;
-      if (!companion) return;
-      const report = await companion.tick();
-      if (report.claimed + report.releases.done + report.releases.failed > 0) {
-        services.log({ level: "info", msg: "scheduling tick", ...report });
-      }
-    },
+    () =>
+      countedRun("scheduling tick", async () => {
+        const services = await opening.promise;
+        if (!companion) return;
+        const report = await companion.tick();
+        if (
+          report.claimed + report.releases.done + report.releases.failed > 0
+        ) {
+          services.log({ level: "info", msg: "scheduling tick", ...report });
+        }
+      }),
   );
+}
+
+/** Runs one cron job in a span and counts it by outcome; a failure is still Deno's to log. */
+function countedRun(job: string, run: () => Promise<void>): Promise<void> {
+  return inSpan(`cron ${job}`, { "stave.cron.job": job }, async () => {
+    try {
+      await run();
+      cronRuns.add(1, { job, outcome: "ok" });
+    } catch (error) {
+      cronRuns.add(1, { job, outcome: "error" });
+      throw error;
+    }
+  });
 }
 
 let opened: { services: Services; close: () => Promise<void> };
@@ -134,6 +153,16 @@ try {
   Deno.exit(1);
 }
 
+// Registered as soon as the server listens: a stop asked while the companions start is still graceful.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    console.log(`Stopping (${signal})`);
+    shutdown.abort();
+    // Stops the listener at once; server.finished settles when requests in flight are done.
+    server.shutdown().catch(() => {});
+  });
+}
+
 // The scheduling plugin beside the embedded demo; a failure to start it never stops the service.
 if (config.schedulerCompanion) {
   const { port } = config.schedulerCompanion;
@@ -174,14 +203,6 @@ if (config.rendererCompanion) {
   }
 }
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => {
-    console.log(`Stopping (${signal})`);
-    shutdown.abort();
-    // Stops the listener at once; server.finished settles when requests in flight are done.
-    server.shutdown().catch(() => {});
-  });
-}
 const facts = await closingFacts(
   services.db,
   config.demoSite ? config.demoDomain : null,

@@ -9,6 +9,8 @@ import {
 } from "./db/data_lock.ts";
 import type { Db } from "./db/database.ts";
 import { ReadReplicas } from "./db/read_replicas.ts";
+import { TELEMETRY_ON } from "./telemetry/mod.ts";
+import { instrumentKv } from "./telemetry/kv.ts";
 import {
   openMigratedDatabase,
   silentStep,
@@ -94,7 +96,7 @@ export async function openServices(
   const services: Services = {
     config,
     db,
-    kv,
+    kv: TELEMETRY_ON ? instrumentKv(kv) : kv,
     reads,
     clock: options.clock ?? systemClock,
     log: options.log ?? jsonLineLogger,

@@ -1,5 +1,6 @@
 // The scheduling plugin's entry point: `deno run -A --unstable-kv --unstable-cron plugins/scheduling/main.ts`.
 // On Deno Deploy (its own project, docs/deploy.md) it uses PostgreSQL and the deployment's KV.
+import { metrics } from "@opentelemetry/api";
 import { loadSchedulerConfig } from "./config.ts";
 import { type RunningScheduler, startScheduler } from "./server.ts";
 import { openSharedKv } from "../sdk/shared_kv.ts";
@@ -23,9 +24,21 @@ started.promise.catch(() => {});
 
 // Deno Deploy takes cron registrations only from the top level of the entry module, before it
 // waits for anything: the tick is registered first and waits for the plugin to have started.
+// With OTEL_DENO=true Deno exports this count (and each tick's HTTP calls) over OTLP.
+const ticks = metrics.getMeter("stave-scheduling").createCounter(
+  "stave.scheduler.ticks",
+  { description: "Scheduling ticks by outcome" },
+);
 Deno.cron("scheduling tick", "* * * * *", async () => {
   const scheduler = await started.promise;
-  const report = await scheduler.tick();
+  let report;
+  try {
+    report = await scheduler.tick();
+  } catch (error) {
+    ticks.add(1, { outcome: "error" });
+    throw error;
+  }
+  ticks.add(1, { outcome: "ok" });
   if (report.claimed > 0 || Deno.env.get("SCHEDULER_LOG_TICKS") === "true") {
     console.log(
       `scheduling: tick sent ${report.claimed} (done ${report.completed}, refused ${report.refused}, retrying ${report.retrying})`,
