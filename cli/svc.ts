@@ -1,4 +1,5 @@
-// deno task svc <command>: operator commands for scripts and CI (bootstrap, credential, migrate).
+// deno task svc <command>: operator commands for scripts and CI (bootstrap, credential, migrate,
+// backup and restore of the embedded store).
 import { parseArgs } from "node:util";
 import { SCOPES } from "../core/access/scopes.ts";
 import type { openServices } from "../core/boot.ts";
@@ -34,6 +35,12 @@ const lazy = {
   ),
   backend: later<typeof import("../core/backend/generate/mod.ts")>(
     "../core/backend/generate/mod.ts",
+  ),
+  backup: later<typeof import("../core/backup/embedded.ts")>(
+    "../core/backup/embedded.ts",
+  ),
+  snapshot: later<typeof import("../core/db/pglite_snapshot.ts")>(
+    "../core/db/pglite_snapshot.ts",
   ),
 };
 
@@ -202,6 +209,77 @@ async function migrate(args: string[]): Promise<number> {
   return 0;
 }
 
+/** Settings, or one line on stderr and null. */
+function commandConfig(): Config | null {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return null;
+  }
+}
+
+async function backup(args: string[]): Promise<number> {
+  const values = parseCommand("backup", args);
+  if (typeof values === "number") return values;
+  const config = commandConfig();
+  if (!config) return 1;
+  const { backupEmbedded, BackupRefused } = await lazy.backup();
+  if (config.databaseUrl) {
+    console.error(
+      "svc backup copies the embedded store; with DATABASE_URL use pg_dump and back up the media (docs/deploy.md)",
+    );
+    return 1;
+  }
+  const { isEmptyDataFolder } = await lazy.snapshot();
+  if (await isEmptyDataFolder(`${config.dataDir}/pglite`)) {
+    console.error(
+      `DATA_DIR "${config.dataDir}" holds no database to back up; nothing was written`,
+    );
+    return 1;
+  }
+  // Takes the data folder's lock: with the service running on it, this refuses and says so.
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  try {
+    const made = await backupEmbedded(store.services, values.out!);
+    console.error(
+      `Backed up the database, ${made.counts.kvEntries} KV entries, ${made.counts.media} media files and ${made.counts.attachments} form attachments to ${values.out}`,
+    );
+    return 0;
+  } catch (error) {
+    if (!(error instanceof BackupRefused)) throw error;
+    console.error(error.message);
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+async function restore(args: string[]): Promise<number> {
+  const values = parseCommand("restore", args);
+  if (typeof values === "number") return values;
+  const config = commandConfig();
+  if (!config) return 1;
+  const { restoreEmbedded, BackupRefused } = await lazy.backup();
+  try {
+    const made = await restoreEmbedded(config, values.from!);
+    console.error(
+      `Restored the database, ${made.counts.kvEntries} KV entries, ${made.counts.media} media files and ${made.counts.attachments} form attachments into ${config.dataDir}`,
+    );
+    return 0;
+  } catch (error) {
+    if (
+      error instanceof BackupRefused || error instanceof DataFolderInUseError
+    ) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
+}
+
 /**
  * Opens the stores for a command that needs them, or prints one line and answers exit code 1.
  * Every command opens the store here and only here: the exclusive lock on an embedded DATA_DIR
@@ -317,6 +395,8 @@ async function generateBackendCommand(args: string[]): Promise<number> {
 }
 
 const HANDLERS: Record<CommandName, (args: string[]) => Promise<number>> = {
+  backup,
+  restore,
   bootstrap,
   credential,
   "generate-backend": generateBackendCommand,

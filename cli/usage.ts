@@ -118,6 +118,36 @@ export const COMMANDS = {
     options: {},
     required: [],
   },
+  backup: {
+    summary:
+      "Copy the embedded store (database, KV, media, form attachments) into a new folder",
+    options: {
+      out: {
+        type: "string",
+        value: "<folder>",
+        help: "A new or empty folder for the backup",
+      },
+    },
+    required: ["out"],
+    notes: [
+      "Stop the service first: it holds DATA_DIR, and the command refuses while it runs.",
+      "With DATABASE_URL, back up PostgreSQL with pg_dump instead (docs/deploy.md).",
+    ].join("\n"),
+  },
+  restore: {
+    summary:
+      "Fill an empty DATA_DIR from a backup made by svc backup, after checking every file",
+    options: {
+      from: {
+        type: "string",
+        value: "<folder>",
+        help: "The backup's folder",
+      },
+    },
+    required: ["from"],
+    notes:
+      "DATA_DIR must hold no database yet; nothing is written when a file is missing or damaged.",
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 /** A command name of `deno task svc`. */

@@ -92,6 +92,8 @@ Deno.test({
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
         OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
         OTEL_SERVICE_NAME: "stave",
+        // Gauges (pool connections) are read at each export; the pools are closed before the last.
+        OTEL_METRIC_EXPORT_INTERVAL: "500",
       });
       let stopped;
       try {
@@ -131,6 +133,13 @@ Deno.test({
         );
         await manage.body?.cancel();
         equal(manage.status, 401);
+        // The periodic export that reads the pool gauge while the service runs.
+        for (
+          let i = 0;
+          i < 200 && !receiver.metricNames().has("stave.db.pool.connections") &&
+          ON_POSTGRES;
+          i++
+        ) await new Promise((resolve) => setTimeout(resolve, 50));
       } finally {
         // Deno exports what is left when the process ends.
         stopped = await service.stop();
