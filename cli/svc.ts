@@ -39,6 +39,9 @@ const lazy = {
   backup: later<typeof import("../core/backup/embedded.ts")>(
     "../core/backup/embedded.ts",
   ),
+  move: later<typeof import("../core/backup/move_to_postgres.ts")>(
+    "../core/backup/move_to_postgres.ts",
+  ),
   snapshot: later<typeof import("../core/db/pglite_snapshot.ts")>(
     "../core/db/pglite_snapshot.ts",
   ),
@@ -257,6 +260,51 @@ async function backup(args: string[]): Promise<number> {
   }
 }
 
+async function moveToPostgresCommand(args: string[]): Promise<number> {
+  const values = parseCommand("move-to-postgres", args);
+  if (typeof values === "number") return values;
+  const config = commandConfig();
+  if (!config) return 1;
+  if (config.databaseUrl) {
+    console.error(
+      "svc move-to-postgres reads the embedded store: unset DATABASE_URL and give the target with --to",
+    );
+    return 1;
+  }
+  if (!/^postgres(ql)?:\/\//.test(values.to ?? "")) {
+    console.error(
+      `Invalid --to: expected a PostgreSQL URL such as "postgres://stave@db:5432/stave"\n\n${
+        commandUsage("move-to-postgres")
+      }`,
+    );
+    return 2;
+  }
+  const { BackupRefused } = await lazy.backup();
+  const { moveToPostgres } = await lazy.move();
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  try {
+    const moved = await moveToPostgres(store.services.db, values.to!);
+    console.error(
+      `Copied ${moved.rows} rows of ${moved.tables} tables into PostgreSQL; copy the media (docs/deploy.md), then start with DATABASE_URL set to it`,
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof BackupRefused) {
+      console.error(error.message);
+      return 1;
+    }
+    console.error(
+      `Cannot copy into PostgreSQL: ${
+        oneLine(error).replace(/\/\/[^/@\s]*@/g, "//")
+      }; nothing was copied`,
+    );
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
 async function restore(args: string[]): Promise<number> {
   const values = parseCommand("restore", args);
   if (typeof values === "number") return values;
@@ -397,6 +445,7 @@ async function generateBackendCommand(args: string[]): Promise<number> {
 const HANDLERS: Record<CommandName, (args: string[]) => Promise<number>> = {
   backup,
   restore,
+  "move-to-postgres": moveToPostgresCommand,
   bootstrap,
   credential,
   "generate-backend": generateBackendCommand,

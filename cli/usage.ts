@@ -134,6 +134,23 @@ export const COMMANDS = {
       "With DATABASE_URL, back up PostgreSQL with pg_dump instead (docs/deploy.md).",
     ].join("\n"),
   },
+  "move-to-postgres": {
+    summary:
+      "Copy everything of the embedded store into an empty PostgreSQL database",
+    options: {
+      to: {
+        type: "string",
+        value: "<postgres url>",
+        help: "The target database (migrated on the way; it must hold no site)",
+      },
+    },
+    required: ["to"],
+    notes: [
+      "Stop the service first. Sites, entries with their versions and history, settings, menus,",
+      "roles, people, credentials and audit are copied in one transaction; copy the media as",
+      "docs/deploy.md says, then start with DATABASE_URL set to the target.",
+    ].join("\n"),
+  },
   restore: {
     summary:
       "Fill an empty DATA_DIR from a backup made by svc backup, after checking every file",
