@@ -15,15 +15,17 @@ import {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{8,64}$/;
 
 /**
- * Gives the request an id (the `X-Request-Id` it came with when well formed, else a new one),
- * answers it, and adds it to every log line of the request. With telemetry on, Deno's span of
+ * Gives the request an id (the `X-Request-Id` it came with when well formed, else a new one) and
+ * adds it to every log line of the request; an id the request brought is answered back (one made
+ * here is not: public answers stay byte-identical for caches and conditional requests). With telemetry on, Deno's span of
  * the request is named `METHOD /route/:pattern`, its URL attributes lose the query string (it
  * may carry a preview token or a cursor), and the request is counted by route pattern.
  */
 export function requestTelemetry(): MiddlewareHandler<AppEnv> {
   return async function identifyRequest(c, next) {
     const sent = c.req.header("x-request-id");
-    const id = sent && REQUEST_ID.test(sent) ? sent : crypto.randomUUID();
+    const echo = sent !== undefined && REQUEST_ID.test(sent);
+    const id = echo ? sent : crypto.randomUUID();
     const span = TELEMETRY_ON ? requestSpan() : undefined;
     const traceId = span?.spanContext().traceId;
     const log = c.var.log;
@@ -37,7 +39,7 @@ export function requestTelemetry(): MiddlewareHandler<AppEnv> {
     try {
       await next();
     } finally {
-      c.header("X-Request-Id", id);
+      if (echo) c.header("X-Request-Id", id);
       if (TELEMETRY_ON) {
         const route = routeOf(c);
         const status = c.res.status;

@@ -116,11 +116,12 @@ Deno.test({
         await list.body?.cancel();
         equal(list.headers.get("x-request-id"), requestId);
         for (let i = 0; i < 2; i++) {
-          const again = await fetch(
+          const again: Response = await fetch(
             `http://localhost:${service.port}/v1/posts?limit=1`,
           );
           await again.body?.cancel();
-          ok(/^[0-9a-f-]{36}$/.test(again.headers.get("x-request-id") ?? ""));
+          // An id made by the service is logged, not answered: answers stay byte-identical.
+          equal(again.headers.get("x-request-id"), null);
         }
         // Readiness reads KV (and the database and storage).
         const ready = await fetch(
