@@ -19,6 +19,7 @@ import {
   type TemplateCompanion,
 } from "./core/templates/companion.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
+import { cronRuns, inSpan } from "./core/telemetry/mod.ts";
 import type { Services } from "./core/services.ts";
 import {
   closingBlock,
@@ -35,32 +36,33 @@ const startedAt = performance.now();
 const step = stepPrinter((line) => console.log(line));
 // Every start-up failure is one line on stderr naming the setting and the cause, then exit 1.
 let config: Config;
-let opened: { services: Services; close: () => Promise<void> };
 try {
   config = loadConfig();
-  opened = await openServices(config, { step });
 } catch (error) {
   console.error(startupMessage(error));
   Deno.exit(1);
 }
-const { services, close } = opened;
-
-let demo: DemoFacts | null = null;
-if (config.demoSite) demo = await demoStep(services, step);
-
-const app = createApp(services);
 const shutdown = new AbortController();
-services.stopping = shutdown.signal;
-// Deno.cron runs once per deployment on Deno Deploy and once per process locally; the work
-// is idempotent either way. The signal ends it with the server, so Ctrl-C exits the process.
+// The companion's tick, set once the scheduling plugin beside the demo has started.
+let companion: Companion | null = null;
+const opening = Promise.withResolvers<Services>();
+// Promise.withResolvers leaves a rejection unhandled when no cron has awaited it yet.
+opening.promise.catch(() => {});
+
+// Deno Deploy takes cron registrations only from the top level of the entry module, before it
+// waits for anything, so they are made here and each tick waits for the stores. Deno.cron runs
+// once per deployment on Deploy and once per process elsewhere; the work is idempotent either
+// way. The signal ends them with the server, so Ctrl-C exits the process.
 Deno.cron(
   "daily maintenance",
   "17 3 * * *",
   { signal: shutdown.signal },
-  async () => {
-    const done = await runDailyMaintenance(services);
-    services.log({ level: "info", msg: "maintenance", ...done });
-  },
+  () =>
+    countedRun("daily maintenance", async () => {
+      const services = await opening.promise;
+      const done = await runDailyMaintenance(services);
+      services.log({ level: "info", msg: "maintenance", ...done });
+    }),
 );
 // Lifecycle notifications wait in the database (queued with each effect); a minute's tick
 // delivers what is due, so a restart loses nothing (spec 1 parts 6, 7).
@@ -68,17 +70,66 @@ Deno.cron(
   "plugin notifications",
   "* * * * *",
   { signal: shutdown.signal },
-  async () => {
-    const done = await drainNotifications({
-      db: services.db,
-      now: () => services.clock.now(),
-      call: pluginCallOf(services),
-    }, { limit: 200 });
-    if (done.delivered + done.retrying + done.failed > 0) {
-      services.log({ level: "info", msg: "plugin notifications", ...done });
-    }
-  },
+  () =>
+    countedRun("plugin notifications", async () => {
+      const services = await opening.promise;
+      const done = await drainNotifications({
+        db: services.db,
+        now: () => services.clock.now(),
+        call: pluginCallOf(services),
+      }, { limit: 200 });
+      if (done.delivered + done.retrying + done.failed > 0) {
+        services.log({ level: "info", msg: "plugin notifications", ...done });
+      }
+    }),
 );
+if (config.schedulerCompanion) {
+  Deno.cron(
+    "scheduling tick",
+    "* * * * *",
+    { signal: shutdown.signal },
+    () =>
+      countedRun("scheduling tick", async () => {
+        const services = await opening.promise;
+        if (!companion) return;
+        const report = await companion.tick();
+        if (
+          report.claimed + report.releases.done + report.releases.failed > 0
+        ) {
+          services.log({ level: "info", msg: "scheduling tick", ...report });
+        }
+      }),
+  );
+}
+
+/** Runs one cron job in a span and counts it by outcome; a failure is still Deno's to log. */
+function countedRun(job: string, run: () => Promise<void>): Promise<void> {
+  return inSpan(`cron ${job}`, { "stave.cron.job": job }, async () => {
+    try {
+      await run();
+      cronRuns.add(1, { job, outcome: "ok" });
+    } catch (error) {
+      cronRuns.add(1, { job, outcome: "error" });
+      throw error;
+    }
+  });
+}
+
+let opened: { services: Services; close: () => Promise<void> };
+try {
+  opened = await openServices(config, { step });
+} catch (error) {
+  console.error(startupMessage(error));
+  Deno.exit(1);
+}
+const { services, close } = opened;
+services.stopping = shutdown.signal;
+opening.resolve(services);
+
+let demo: DemoFacts | null = null;
+if (config.demoSite) demo = await demoStep(services, step);
+
+const app = createApp(services);
 let server: Deno.HttpServer<Deno.NetAddr>;
 try {
   server = Deno.serve(
@@ -108,8 +159,17 @@ try {
   Deno.exit(1);
 }
 
+// Registered as soon as the server listens: a stop asked while the companions start is still graceful.
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  Deno.addSignalListener(signal, () => {
+    console.log(`Stopping (${signal})`);
+    shutdown.abort();
+    // Stops the listener at once; server.finished settles when requests in flight are done.
+    server.shutdown().catch(() => {});
+  });
+}
+
 // The scheduling plugin beside the embedded demo; a failure to start it never stops the service.
-let companion: Companion | null = null;
 if (config.schedulerCompanion) {
   const { port } = config.schedulerCompanion;
   try {
@@ -117,20 +177,6 @@ if (config.schedulerCompanion) {
       "Scheduling plugin",
       () => startSchedulerCompanion(services, port),
       (c) => `${c.origin}, ${c.installed} on the demo site`,
-    );
-    const running = companion;
-    Deno.cron(
-      "scheduling tick",
-      "* * * * *",
-      { signal: shutdown.signal },
-      async () => {
-        const report = await running.tick();
-        if (
-          report.claimed + report.releases.done + report.releases.failed > 0
-        ) {
-          services.log({ level: "info", msg: "scheduling tick", ...report });
-        }
-      },
     );
   } catch (error) {
     console.log(
@@ -188,14 +234,6 @@ if (config.rendererCompanion) {
   }
 }
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  Deno.addSignalListener(signal, () => {
-    console.log(`Stopping (${signal})`);
-    shutdown.abort();
-    // Stops the listener at once; server.finished settles when requests in flight are done.
-    server.shutdown().catch(() => {});
-  });
-}
 const facts = await closingFacts(
   services.db,
   config.demoSite ? config.demoDomain : null,

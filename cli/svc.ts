@@ -1,4 +1,5 @@
-// deno task svc <command>: operator commands for scripts and CI (bootstrap, credential, migrate).
+// deno task svc <command>: operator commands for scripts and CI (bootstrap, credential, migrate,
+// backup and restore of the embedded store).
 import { parseArgs } from "node:util";
 import { SCOPES } from "../core/access/scopes.ts";
 import type { openServices } from "../core/boot.ts";
@@ -34,6 +35,15 @@ const lazy = {
   ),
   backend: later<typeof import("../core/backend/generate/mod.ts")>(
     "../core/backend/generate/mod.ts",
+  ),
+  backup: later<typeof import("../core/backup/embedded.ts")>(
+    "../core/backup/embedded.ts",
+  ),
+  move: later<typeof import("../core/backup/move_to_postgres.ts")>(
+    "../core/backup/move_to_postgres.ts",
+  ),
+  snapshot: later<typeof import("../core/db/pglite_snapshot.ts")>(
+    "../core/db/pglite_snapshot.ts",
   ),
 };
 
@@ -202,6 +212,122 @@ async function migrate(args: string[]): Promise<number> {
   return 0;
 }
 
+/** Settings, or one line on stderr and null. */
+function commandConfig(): Config | null {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    return null;
+  }
+}
+
+async function backup(args: string[]): Promise<number> {
+  const values = parseCommand("backup", args);
+  if (typeof values === "number") return values;
+  const config = commandConfig();
+  if (!config) return 1;
+  const { backupEmbedded, BackupRefused } = await lazy.backup();
+  if (config.databaseUrl) {
+    console.error(
+      "svc backup copies the embedded store; with DATABASE_URL use pg_dump and back up the media (docs/deploy.md)",
+    );
+    return 1;
+  }
+  const { isEmptyDataFolder } = await lazy.snapshot();
+  if (await isEmptyDataFolder(`${config.dataDir}/pglite`)) {
+    console.error(
+      `DATA_DIR "${config.dataDir}" holds no database to back up; nothing was written`,
+    );
+    return 1;
+  }
+  // Takes the data folder's lock: with the service running on it, this refuses and says so.
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  try {
+    const made = await backupEmbedded(store.services, values.out!);
+    console.error(
+      `Backed up the database, ${made.counts.kvEntries} KV entries, ${made.counts.media} media files and ${made.counts.attachments} form attachments to ${values.out}`,
+    );
+    return 0;
+  } catch (error) {
+    if (!(error instanceof BackupRefused)) throw error;
+    console.error(error.message);
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+async function moveToPostgresCommand(args: string[]): Promise<number> {
+  const values = parseCommand("move-to-postgres", args);
+  if (typeof values === "number") return values;
+  const config = commandConfig();
+  if (!config) return 1;
+  if (config.databaseUrl) {
+    console.error(
+      "svc move-to-postgres reads the embedded store: unset DATABASE_URL and give the target with --to",
+    );
+    return 1;
+  }
+  if (!/^postgres(ql)?:\/\//.test(values.to ?? "")) {
+    console.error(
+      `Invalid --to: expected a PostgreSQL URL such as "postgres://stave@db:5432/stave"\n\n${
+        commandUsage("move-to-postgres")
+      }`,
+    );
+    return 2;
+  }
+  const { BackupRefused } = await lazy.backup();
+  const { moveToPostgres } = await lazy.move();
+  const store = await openCommandStore();
+  if (typeof store === "number") return store;
+  try {
+    const moved = await moveToPostgres(store.services.db, values.to!);
+    console.error(
+      `Copied ${moved.rows} rows of ${moved.tables} tables into PostgreSQL; copy the media (docs/deploy.md), then start with DATABASE_URL set to it`,
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof BackupRefused) {
+      console.error(error.message);
+      return 1;
+    }
+    console.error(
+      `Cannot copy into PostgreSQL: ${
+        oneLine(error).replace(/\/\/[^/@\s]*@/g, "//")
+      }; nothing was copied`,
+    );
+    return 1;
+  } finally {
+    await store.close();
+  }
+}
+
+async function restore(args: string[]): Promise<number> {
+  const values = parseCommand("restore", args);
+  if (typeof values === "number") return values;
+  const config = commandConfig();
+  if (!config) return 1;
+  const { restoreEmbedded, BackupRefused } = await lazy.backup();
+  try {
+    const made = await restoreEmbedded(config, values.from!);
+    console.error(
+      `Restored the database, ${made.counts.kvEntries} KV entries, ${made.counts.media} media files and ${made.counts.attachments} form attachments into ${config.dataDir}`,
+    );
+    return 0;
+  } catch (error) {
+    if (
+      error instanceof BackupRefused || error instanceof DataFolderInUseError
+    ) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
+  }
+}
+
 /**
  * Opens the stores for a command that needs them, or prints one line and answers exit code 1.
  * Every command opens the store here and only here: the exclusive lock on an embedded DATA_DIR
@@ -317,6 +443,9 @@ async function generateBackendCommand(args: string[]): Promise<number> {
 }
 
 const HANDLERS: Record<CommandName, (args: string[]) => Promise<number>> = {
+  backup,
+  restore,
+  "move-to-postgres": moveToPostgresCommand,
   bootstrap,
   credential,
   "generate-backend": generateBackendCommand,

@@ -118,6 +118,53 @@ export const COMMANDS = {
     options: {},
     required: [],
   },
+  backup: {
+    summary:
+      "Copy the embedded store (database, KV, media, form attachments) into a new folder",
+    options: {
+      out: {
+        type: "string",
+        value: "<folder>",
+        help: "A new or empty folder for the backup",
+      },
+    },
+    required: ["out"],
+    notes: [
+      "Stop the service first: it holds DATA_DIR, and the command refuses while it runs.",
+      "With DATABASE_URL, back up PostgreSQL with pg_dump instead (docs/deploy.md).",
+    ].join("\n"),
+  },
+  "move-to-postgres": {
+    summary:
+      "Copy everything of the embedded store into an empty PostgreSQL database",
+    options: {
+      to: {
+        type: "string",
+        value: "<postgres url>",
+        help: "The target database (migrated on the way; it must hold no site)",
+      },
+    },
+    required: ["to"],
+    notes: [
+      "Stop the service first. Sites, entries with their versions and history, settings, menus,",
+      "roles, people, credentials and audit are copied in one transaction; copy the media as",
+      "docs/deploy.md says, then start with DATABASE_URL set to the target.",
+    ].join("\n"),
+  },
+  restore: {
+    summary:
+      "Fill an empty DATA_DIR from a backup made by svc backup, after checking every file",
+    options: {
+      from: {
+        type: "string",
+        value: "<folder>",
+        help: "The backup's folder",
+      },
+    },
+    required: ["from"],
+    notes:
+      "DATA_DIR must hold no database yet; nothing is written when a file is missing or damaged.",
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 /** A command name of `deno task svc`. */

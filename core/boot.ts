@@ -8,6 +8,9 @@ import {
   lockDataFolders,
 } from "./db/data_lock.ts";
 import type { Db } from "./db/database.ts";
+import { ReadReplicas } from "./db/read_replicas.ts";
+import { TELEMETRY_ON } from "./telemetry/mod.ts";
+import { instrumentKv } from "./telemetry/kv.ts";
 import {
   openMigratedDatabase,
   silentStep,
@@ -20,17 +23,21 @@ import {
   preparedDemoFingerprint,
 } from "./sites/demo_prepared.ts";
 import { causeOf, describeDatabaseUrl, StartupError } from "./startup_error.ts";
-import { openKvStore } from "./kv/open.ts";
+import { openDeploymentKv, openKvStore } from "./kv/open.ts";
 import { PROJECT_ROOT } from "./server.ts";
 import { jsonLineLogger, type LogEntry, type Services } from "./services.ts";
 import { buildIslands, type IslandAssets } from "./web/islands_build.ts";
+import { readPrebuiltIslands } from "./web/islands_prebuilt.ts";
 import { manifest } from "../routes.gen.ts";
 
 /** Options of {@link openServices}. */
 export interface OpenServicesOptions {
   clock?: Clock;
   log?: (entry: LogEntry) => void;
-  /** Skip the esbuild step (commands that serve no pages). */
+  /**
+   * Skip the esbuild step (commands that serve no pages). On Deno Deploy the bundles of
+   * `deno task build` are read instead of built.
+   */
   buildIslands?: boolean;
   /** Times and reports each start-up step (core/startup_report.ts); silent by default. */
   step?: StepRunner;
@@ -45,11 +52,14 @@ export async function openServices(
 ): Promise<{ services: Services; close: () => Promise<void> }> {
   const lock = prepareDataFolder(config);
   // esbuild bundles in its own process while this one opens the database: the two overlap.
+  const islands = { root: PROJECT_ROOT, islands: manifest.islands };
   const building: Promise<IslandAssets> = options.buildIslands === false
     ? Promise.resolve({ boot: "", chunks: {} })
+    : config.deployment
+    ? readPrebuilt(islands)
     : (options.step ?? silentStep)(
       "Admin scripts built",
-      () => buildIslands({ root: PROJECT_ROOT, islands: manifest.islands }),
+      () => buildIslands(islands),
     );
   // Awaited below; a failure to open the database first must not leave it unhandled.
   building.catch(() => {});
@@ -77,10 +87,17 @@ export async function openServices(
     lock?.release();
     throw error;
   }
+  const reads = config.databaseUrl && config.databaseReadUrls.length > 0
+    ? new ReadReplicas(db, config.databaseReadUrls, {
+      maxLagMs: config.databaseReadMaxLagMs,
+      poolMax: config.databasePoolMax,
+    })
+    : undefined;
   const services: Services = {
     config,
     db,
-    kv,
+    kv: TELEMETRY_ON ? instrumentKv(kv) : kv,
+    reads,
     clock: options.clock ?? systemClock,
     log: options.log ?? jsonLineLogger,
     assets,
@@ -89,6 +106,7 @@ export async function openServices(
     services,
     close: async () => {
       kv.close();
+      await reads?.close();
       await db.destroy();
       lock?.release();
     },
@@ -101,11 +119,17 @@ export async function openServices(
  * (docs/deploy.md), so nothing is locked.
  */
 function prepareDataFolder(config: Config): DataLock | null {
+  // Deploy has no writable disk, and with PostgreSQL and its own KV nothing needs one.
+  if (config.deployment) return null;
   try {
     Deno.mkdirSync(config.dataDir, { recursive: true });
     if (config.databaseUrl) return null;
-    const kvFolder = config.kvPath.replace(/[^/]*$/, "") || ".";
-    return lockDataFolders([config.dataDir, kvFolder]);
+    const folders = [config.dataDir];
+    // A KV server's URL or the deployment's store is no folder of this machine.
+    if (config.kvPath !== null && !/^https?:\/\//.test(config.kvPath)) {
+      folders.push(config.kvPath.replace(/[^/]*$/, "") || ".");
+    }
+    return lockDataFolders(folders);
   } catch (error) {
     if (error instanceof DataFolderInUseError) throw error;
     throw new StartupError(
@@ -165,7 +189,30 @@ async function openStartupDatabase(
   }
 }
 
-async function openKv(path: string): Promise<Deno.Kv> {
+async function readPrebuilt(
+  islands: Parameters<typeof readPrebuiltIslands>[0],
+): Promise<IslandAssets> {
+  try {
+    return await readPrebuiltIslands(islands);
+  } catch (error) {
+    throw new StartupError(`DENO_DEPLOYMENT_ID is set: ${causeOf(error)}`);
+  }
+}
+
+async function openKv(path: string | null): Promise<Deno.Kv> {
+  if (path === null) {
+    try {
+      const kv = await openDeploymentKv();
+      await kv.get(["stave", "startup-check"]);
+      return kv;
+    } catch (error) {
+      throw new StartupError(
+        `setting KV_PATH: cannot open the deployment's KV store: ${
+          causeOf(error)
+        }`,
+      );
+    }
+  }
   try {
     const kv = await openKvStore(path);
     // SQLite reads the file lazily: one read proves it is a readable KV store.

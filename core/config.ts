@@ -6,6 +6,10 @@ import { parseSiteRenderers } from "./sites/site_address.ts";
 
 /** PostgreSQL connections the service holds open at most, unless `DATABASE_POOL_MAX` says. */
 export const DEFAULT_POOL_MAX = 10;
+/** Read replicas one process reads from at most (`DATABASE_READ_URL`). */
+export const MAX_READ_REPLICAS = 8;
+/** How far behind the primary a replica may be and still answer public reads, unless set. */
+export const DEFAULT_READ_MAX_LAG_MS = 2_000;
 /** The admin's upload limit unless the plan says otherwise (spec 2 part 8: 100 MB). */
 export const DEFAULT_MEDIA_REQUEST_BODY_LIMIT_BYTES = 100_000_000;
 /** The largest plan limit the spec allows (5 GB). */
@@ -30,8 +34,34 @@ const configSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(
     DEFAULT_POOL_MAX,
   ),
+  DATABASE_READ_URL: z.string().max(10_000).transform((value, ctx) => {
+    const urls = value.split(",").map((u) => u.trim()).filter((u) => u !== "");
+    for (const url of urls) {
+      if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url)) {
+        ctx.addIssue({
+          code: "custom",
+          message:
+            'expected comma-separated PostgreSQL URLs such as "postgres://reader@replica-1:5432/stave"',
+        });
+        return z.NEVER;
+      }
+    }
+    if (urls.length > MAX_READ_REPLICAS) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          `expected at most ${MAX_READ_REPLICAS} URLs, found ${urls.length}`,
+      });
+      return z.NEVER;
+    }
+    return urls;
+  }).optional(),
+  DATABASE_READ_MAX_LAG_MS: z.coerce.number().int().min(0).max(600_000)
+    .default(DEFAULT_READ_MAX_LAG_MS),
   KV_PATH: z.string().min(1).optional(),
-  DEMO_SITE: bool.default(true),
+  // Set by Deno Deploy in every deployment; its presence selects the Deploy entry (docs/deploy.md).
+  DENO_DEPLOYMENT_ID: z.string().max(200).optional(),
+  DEMO_SITE: bool.optional(),
   DEMO_DOMAIN: z.string().regex(
     /^[a-z0-9.-]+$/,
     "expected a lowercase host name without port",
@@ -185,8 +215,22 @@ export interface Config {
   databaseUrl?: string;
   /** Connections the service holds open to PostgreSQL at most (`DATABASE_URL` only). */
   databasePoolMax: number;
-  /** Deno KV file; defaults to `dataDir/kv.sqlite3`. */
-  kvPath: string;
+  /**
+   * PostgreSQL read replicas for public reads (`DATABASE_READ_URL`); empty reads the primary only.
+   */
+  databaseReadUrls: string[];
+  /** A replica further behind than this is skipped until it catches up (`DATABASE_READ_MAX_LAG_MS`). */
+  databaseReadMaxLagMs: number;
+  /**
+   * Deno KV file or `http(s)://` URL of a KV server; defaults to `dataDir/kv.sqlite3`. Null on
+   * Deno Deploy without `KV_PATH`: the deployment's own KV (`Deno.openKv()` without a path).
+   */
+  kvPath: string | null;
+  /**
+   * The Deno Deploy deployment this process runs in (`DENO_DEPLOYMENT_ID`), or null elsewhere.
+   * Set, nothing is written to the local disk and island bundles come from `deno task build`.
+   */
+  deployment: string | null;
   demoSite: boolean;
   demoDomain: string;
   logRequests: boolean;
@@ -264,10 +308,14 @@ export function loadConfig(
   }
   const v = parsed.data;
   const mediaS3 = mediaS3Of(v);
+  const deployment = v.DENO_DEPLOYMENT_ID ?? null;
+  if (deployment) assertDeployable(v, mediaS3);
+  // Deploy has no disk for the demo's password note or an embedded store: off unless asked.
+  const demoSite = v.DEMO_SITE ?? !deployment;
   // Unset, the public URL follows the port, so `PORT=9000` alone gives working links.
   const publicUrl = v.PUBLIC_URL ?? `http://localhost:${v.PORT}`;
   const environment = v.ENVIRONMENT ??
-    (v.DEMO_SITE && !v.DATABASE_URL ? "development" : "production");
+    (demoSite && !v.DATABASE_URL ? "development" : "production");
   const pluginDevOrigins = environment === "development"
     ? v.PLUGIN_DEV_ORIGINS ?? []
     : [];
@@ -284,7 +332,8 @@ export function loadConfig(
     }
   }
   const rendererCompanion =
-    environment === "development" && v.DEMO_SITE && v.RENDERER_COMPANION
+    environment === "development" && demoSite && v.RENDERER_COMPANION &&
+      !deployment
       ? { port: v.RENDERER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 2) }
       : null;
   const siteRenderers = { ...v.SITE_RENDERER_URLS };
@@ -299,8 +348,11 @@ export function loadConfig(
     dataDir: v.DATA_DIR,
     databaseUrl: v.DATABASE_URL,
     databasePoolMax: v.DATABASE_POOL_MAX,
-    kvPath: v.KV_PATH ?? `${v.DATA_DIR}/kv.sqlite3`,
-    demoSite: v.DEMO_SITE,
+    databaseReadUrls: v.DATABASE_READ_URL ?? [],
+    databaseReadMaxLagMs: v.DATABASE_READ_MAX_LAG_MS,
+    kvPath: v.KV_PATH ?? (deployment ? null : `${v.DATA_DIR}/kv.sqlite3`),
+    deployment,
+    demoSite,
     demoDomain: v.DEMO_DOMAIN,
     logRequests: v.LOG_REQUESTS,
     secureCookies: publicUrl.startsWith("https:"),
@@ -309,7 +361,8 @@ export function loadConfig(
     pluginDevOrigins,
     pluginCatalogues,
     schedulerCompanion:
-      environment === "development" && v.DEMO_SITE && v.SCHEDULER_COMPANION
+      environment === "development" && demoSite && v.SCHEDULER_COMPANION &&
+        !deployment
         ? { port: v.SCHEDULER_PORT ?? (v.PORT === 0 ? 0 : v.PORT + 1) }
         : null,
     rendererCompanion,
@@ -324,6 +377,35 @@ export function loadConfig(
       ),
     ),
   };
+}
+
+/**
+ * Deno Deploy has no writable disk: the embedded store, files under DATA_DIR and the demo's
+ * password note would fail or vanish with the isolate, so their absence is refused at start.
+ */
+function assertDeployable(
+  v: z.output<typeof configSchema>,
+  mediaS3: MediaS3Config | null,
+): void {
+  const problems: string[] = [];
+  if (!v.DATABASE_URL) {
+    problems.push(
+      "setting DATABASE_URL: required on Deno Deploy (no disk for the embedded database)",
+    );
+  }
+  if (!mediaS3) {
+    problems.push(
+      "setting MEDIA_S3_ENDPOINT: required on Deno Deploy (media cannot be kept on its disk); set the MEDIA_S3_* settings",
+    );
+  }
+  if (v.DEMO_SITE) {
+    problems.push(
+      "setting DEMO_SITE: must be false on Deno Deploy (the demo writes its password note to DATA_DIR)",
+    );
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration: ${problems.join("; ")}`);
+  }
 }
 
 /** The S3 settings as one value: all of endpoint, bucket and keys, or none of the MEDIA_S3_* settings. */

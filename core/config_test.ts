@@ -1,4 +1,4 @@
-import { deepEqual, equal, match, throws } from "node:assert/strict";
+import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { ConfigError, loadConfig } from "./config.ts";
 
 Deno.test("loadConfig() answers the embedded defaults for an empty environment", () => {
@@ -12,7 +12,10 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     dataDir: "./data",
     databaseUrl: undefined,
     databasePoolMax: 10,
+    databaseReadUrls: [],
+    databaseReadMaxLagMs: 2_000,
     kvPath: "./data/kv.sqlite3",
+    deployment: null,
     demoSite: true,
     demoDomain: "localhost",
     logRequests: true,
@@ -389,5 +392,120 @@ Deno.test("RENDERER_FORWARDING_KEY: 32 characters or more; the renderer beside t
   equal(
     loadConfig({ RENDERER_COMPANION: "false" }).rendererForwardingKey,
     null,
+  );
+});
+
+const S3_SETTINGS = {
+  MEDIA_S3_ENDPOINT: "https://s3.eu-central-1.amazonaws.com",
+  MEDIA_S3_BUCKET: "stave-media",
+  MEDIA_S3_ACCESS_KEY_ID: "AKIAEXAMPLE",
+  MEDIA_S3_SECRET_ACCESS_KEY: "do-not-print-me",
+};
+
+Deno.test("On Deno Deploy (DENO_DEPLOYMENT_ID) KV is the deployment's own, the demo and companions are off, and production is the default (issue 47 item 1)", () => {
+  const config = loadConfig({
+    DENO_DEPLOYMENT_ID: "abc123",
+    DATABASE_URL: "postgres://stave:secret@db.example.com/stave",
+    ...S3_SETTINGS,
+  });
+  equal(config.deployment, "abc123");
+  equal(config.kvPath, null, "Deno.openKv() without a path");
+  equal(config.demoSite, false);
+  equal(config.environment, "production");
+  equal(config.schedulerCompanion, null);
+  equal(config.rendererCompanion, null);
+  equal(config.mediaS3?.bucket, "stave-media");
+  // A KV server's URL still wins when given.
+  equal(
+    loadConfig({
+      DENO_DEPLOYMENT_ID: "abc123",
+      DATABASE_URL: "postgres://db.example.com/stave",
+      KV_PATH: "https://kv.example.com",
+      ...S3_SETTINGS,
+    }).kvPath,
+    "https://kv.example.com",
+  );
+});
+
+Deno.test("On Deno Deploy a missing DATABASE_URL or MEDIA_S3_* and DEMO_SITE=true are refused at start, every problem at once, no secret printed (issue 47 item 1)", () => {
+  throws(
+    () =>
+      loadConfig({
+        DENO_DEPLOYMENT_ID: "abc123",
+        DEMO_SITE: "true",
+      }),
+    (error: Error) => {
+      ok(error instanceof ConfigError);
+      match(error.message, /setting DATABASE_URL: required on Deno Deploy/);
+      match(
+        error.message,
+        /setting MEDIA_S3_ENDPOINT: required on Deno Deploy/,
+      );
+      match(error.message, /setting DEMO_SITE: must be false on Deno Deploy/);
+      return true;
+    },
+  );
+  throws(
+    () =>
+      loadConfig({
+        DENO_DEPLOYMENT_ID: "abc123",
+        DATABASE_URL: "postgres://stave:secret@db.example.com/stave",
+      }),
+    (error: Error) => {
+      match(error.message, /MEDIA_S3_ENDPOINT/);
+      ok(!error.message.includes("secret"));
+      return true;
+    },
+  );
+});
+
+Deno.test("DATABASE_READ_URL takes up to 8 comma-separated PostgreSQL URLs and refuses the 9th or a non-PostgreSQL URL, never printing one (issue 47 item 2)", () => {
+  const url = (n: number) => `postgres://reader:pw${n}@replica-${n}:5432/stave`;
+  deepEqual(
+    loadConfig({
+      DATABASE_URL: "postgres://db/stave",
+      DATABASE_READ_URL: ` ${url(1)}, ${url(2)} `,
+    }).databaseReadUrls,
+    [url(1), url(2)],
+  );
+  const eight = Array.from({ length: 8 }, (_, i) => url(i)).join(",");
+  equal(
+    loadConfig({
+      DATABASE_URL: "postgres://db/stave",
+      DATABASE_READ_URL: eight,
+    })
+      .databaseReadUrls.length,
+    8,
+  );
+  throws(
+    () =>
+      loadConfig({
+        DATABASE_URL: "postgres://db/stave",
+        DATABASE_READ_URL: `${eight},${url(9)}`,
+      }),
+    /setting DATABASE_READ_URL: expected at most 8 URLs, found 9/,
+  );
+  throws(
+    () =>
+      loadConfig({
+        DATABASE_URL: "postgres://db/stave",
+        DATABASE_READ_URL: "mysql://reader:pw@replica/stave",
+      }),
+    (error: Error) => {
+      match(
+        error.message,
+        /setting DATABASE_READ_URL: expected comma-separated PostgreSQL URLs/,
+      );
+      ok(!error.message.includes("reader:pw"));
+      return true;
+    },
+  );
+  equal(
+    loadConfig({ DATABASE_READ_MAX_LAG_MS: "600000" }).databaseReadMaxLagMs,
+    600_000,
+  );
+  throws(
+    () => loadConfig({ DATABASE_READ_MAX_LAG_MS: "600001" }),
+    /setting DATABASE_READ_MAX_LAG_MS/,
   );
 });

@@ -7,6 +7,7 @@ import type { Services } from "./services.ts";
 import { registerRoutes } from "./web/app.ts";
 import type { AppEnv } from "./web/env.ts";
 import { requestLog } from "./web/request_log.ts";
+import { requestTelemetry } from "./telemetry/request.ts";
 import { serveStaticFile } from "./web/static_files.ts";
 import { refuseUnsafeUrlText } from "./web/request_text.ts";
 import { csrfProtection } from "./auth/csrf.ts";
@@ -30,6 +31,8 @@ export function createApp(services: Services): Hono<AppEnv> {
     c.set("responseKind", "json");
     await next();
   });
+  // Before the request log, so its line carries the request id.
+  app.use("*", requestTelemetry());
   // Off (LOG_REQUESTS=false), the step is left out: every request would pay for it.
   if (services.config.logRequests) app.use("*", requestLog(services.clock));
   // Public parameters are checked once here: no route sees NUL, lone surrogates or bad UTF-8.

@@ -2,6 +2,7 @@
 import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import type { Db } from "./db/database.ts";
+import type { ReadReplicas } from "./db/read_replicas.ts";
 import type { IslandAssets } from "./web/islands_build.ts";
 import type { MediaStorage } from "./media/storage.ts";
 import type { OutboundOptions } from "./plugins/outbound.ts";
@@ -16,6 +17,11 @@ export interface Services {
   config: Config;
   db: Db;
   kv: Deno.Kv;
+  /**
+   * PostgreSQL read replicas (`DATABASE_READ_URL`): public reads take their handle from here
+   * (core/public/replica_reads.ts); absent, everything reads `db`.
+   */
+  reads?: ReadReplicas;
   clock: Clock;
   log: (entry: LogEntry) => void;
   assets: IslandAssets;

@@ -2,7 +2,7 @@
 // payload in base64url, signed with HMAC-SHA256 under an installation key kept in `instance_keys`.
 import { Buffer } from "node:buffer";
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Db } from "../db/database.ts";
+import { type Db, primaryOf } from "../db/database.ts";
 import { randomToken } from "./secrets.ts";
 
 // Keys never change once created, so each database handle reads each one once.
@@ -22,13 +22,18 @@ export function instanceKey(db: Db, name: string): Promise<Uint8Array> {
 }
 
 async function loadKey(db: Db, name: string): Promise<Uint8Array> {
-  await db.insertInto("instance_keys").values({
+  const kept = await db.selectFrom("instance_keys").select("secret")
+    .where("name", "=", name).executeTakeFirst();
+  if (kept) return new TextEncoder().encode(kept.secret);
+  // A read replica cannot write: the key is made on the primary and read back from it.
+  const primary = primaryOf(db);
+  await primary.insertInto("instance_keys").values({
     name,
     secret: randomToken(),
     created_at: new Date(),
   })
     .onConflict((oc) => oc.column("name").doNothing()).execute();
-  const row = await db.selectFrom("instance_keys").select("secret")
+  const row = await primary.selectFrom("instance_keys").select("secret")
     .where("name", "=", name).executeTakeFirstOrThrow();
   return new TextEncoder().encode(row.secret);
 }

@@ -1,5 +1,10 @@
 // Opens the database: real PostgreSQL through `pg` when a URL is given, embedded PGlite otherwise.
-import { type CompiledQuery, Kysely, PostgresDialect } from "kysely";
+import {
+  type CompiledQuery,
+  Kysely,
+  type KyselyConfig,
+  PostgresDialect,
+} from "kysely";
 import pg from "pg";
 import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -7,6 +12,22 @@ import { PGliteDialect } from "./pglite_dialect.ts";
 import type { Database } from "./schema.ts";
 import { DEFAULT_POOL_MAX } from "../config.ts";
 import { guardPool } from "../../plugins/sdk/pg_faults.ts";
+import {
+  forgetPool,
+  observePool,
+  recordQuery,
+  TELEMETRY_ON,
+} from "../telemetry/mod.ts";
+
+/** With telemetry on, each statement Kysely runs becomes a span (core/telemetry/mod.ts). */
+const queryLog: KyselyConfig["log"] = TELEMETRY_ON
+  ? (event) =>
+    recordQuery(
+      event.query.sql,
+      event.queryDurationMillis,
+      event.level === "error",
+    )
+  : undefined;
 
 /** The typed query builder every service receives. */
 export type Db = Kysely<Database>;
@@ -56,12 +77,29 @@ export async function executeNamed<R>(
 ): Promise<R[]> {
   const pool = db.isTransaction ? undefined : pools.get(db);
   if (!pool) return (await db.executeQuery(query)).rows;
+  if (!TELEMETRY_ON) return await runNamed(pool, name, query);
+  const started = performance.now();
+  try {
+    const rows = await runNamed(pool, name, query);
+    recordQuery(query.sql, performance.now() - started, false, name);
+    return rows;
+  } catch (error) {
+    recordQuery(query.sql, performance.now() - started, true, name);
+    throw error;
+  }
+}
+
+function runNamed<R>(
+  pool: pg.Pool,
+  name: string,
+  query: CompiledQuery<R>,
+): Promise<R[]> {
   const config = { name, text: query.sql, values: [...query.parameters] };
   // Callbacks, as `pool.query` runs a query: the connection goes back to the pool the moment
   // the answer is in, before the caller resumes. Awaiting each step instead cost 58-68 us per
   // statement against 41-51 us (16 callers on 10 connections, a one-row statement). An error
   // while the connection is out discards it, as `pool.query` does.
-  return await new Promise<R[]>((resolve, reject) => {
+  return new Promise<R[]>((resolve, reject) => {
     pool.connect((
       connectError: Error | undefined,
       client: pg.PoolClient | undefined,
@@ -136,9 +174,13 @@ function serverPlanned(pool: pg.Pool) {
 class PoolDb extends Kysely<Database> {
   readonly #pool: pg.Pool;
 
-  constructor(pool: pg.Pool) {
-    super({ dialect: new PostgresDialect({ pool: serverPlanned(pool) }) });
+  constructor(pool: pg.Pool, name: string) {
+    super({
+      dialect: new PostgresDialect({ pool: serverPlanned(pool) }),
+      log: queryLog,
+    });
     this.#pool = pool;
+    observePool(pool, name);
   }
 
   override async destroy(): Promise<void> {
@@ -147,6 +189,7 @@ class PoolDb extends Kysely<Database> {
     // pool directly (executeNamed), and after them alone the pool's idle connections, which
     // never time out, kept the process alive after destroy.
     if (!this.#pool.ending) await this.#pool.end();
+    forgetPool(this.#pool);
   }
 }
 
@@ -172,7 +215,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
         `PostgreSQL connection lost: ${error.message}; the pool opens a new one on the next query`,
       );
     });
-    const db = new PoolDb(pool);
+    const db = new PoolDb(pool, "primary");
     pools.set(db, pool);
     return db;
   }
@@ -196,7 +239,101 @@ export function dbOverPglite(
 ): Db {
   const db = new Kysely<Database>({
     dialect: new PGliteDialect(pglite, options),
+    log: queryLog,
   });
   pglites.set(db, pglite);
+  return db;
+}
+
+// The primary behind each replica handle, for the rare read path that must write (a key
+// created on first use) and for answers that must see the newest commits.
+const primaries = new WeakMap<Db, Db>();
+
+/** The primary of a read-replica handle, or `db` itself when it is the primary. */
+export function primaryOf(db: Db): Db {
+  return primaries.get(db) ?? db;
+}
+
+/** Options of {@link openReplicaDb}. */
+export interface ReplicaDbOptions {
+  /** Connections held open to the replica at most. */
+  poolMax?: number;
+  /** Called when a connection to the replica cannot be made (the read went to the primary). */
+  onUnreachable?: (error: Error) => void;
+}
+
+/**
+ * A handle that reads from a PostgreSQL replica at `url`. When no connection to the replica can
+ * be made (it stopped, it is restarting, its address does not answer within 1 s) the query runs
+ * on a connection of `primary` instead, so a replica that goes away fails no read.
+ */
+export function openReplicaDb(
+  url: string,
+  primary: Db,
+  options: ReplicaDbOptions = {},
+): Db {
+  const primaryPool = pools.get(primary);
+  if (!primaryPool) {
+    throw new Error(
+      "Cannot open a read replica: the primary is not PostgreSQL",
+    );
+  }
+  const replicaPool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax ?? DEFAULT_POOL_MAX,
+    idleTimeoutMillis: 0,
+    connectionTimeoutMillis: 1_000,
+    fallback_application_name: "stave-reader",
+  });
+  guardPool(replicaPool, (error) => {
+    console.error(
+      `PostgreSQL read replica connection lost: ${error.message}; reads use the primary until it answers again`,
+    );
+  });
+  const connect = async (): Promise<pg.PoolClient> => {
+    try {
+      return await replicaPool.connect();
+    } catch (error) {
+      options.onUnreachable?.(error as Error);
+      return await primaryPool.connect();
+    }
+  };
+  // What PoolDb and executeNamed use of a pg.Pool: connect (as a promise or with a callback),
+  // end, and what Kysely needs to cancel a query.
+  const failover = {
+    connect(
+      callback?: (
+        error: Error | undefined,
+        client: pg.PoolClient | undefined,
+        release: (error?: Error | boolean) => void,
+      ) => void,
+    ) {
+      const connecting = connect();
+      if (!callback) return connecting;
+      connecting.then(
+        (client) =>
+          callback(undefined, client, (error) => client.release(error)),
+        (error) => callback(error, undefined, () => {}),
+      );
+    },
+    get ending() {
+      return replicaPool.ending;
+    },
+    get totalCount() {
+      return replicaPool.totalCount;
+    },
+    get idleCount() {
+      return replicaPool.idleCount;
+    },
+    get waitingCount() {
+      return replicaPool.waitingCount;
+    },
+    end: () => replicaPool.end(),
+    Client: replicaPool.Client,
+    options: replicaPool.options,
+  } as unknown as pg.Pool;
+  const db = new PoolDb(failover, "replica");
+  pools.set(db, failover);
+  primaries.set(db, primary);
   return db;
 }

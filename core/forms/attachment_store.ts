@@ -43,3 +43,29 @@ export function folderAttachmentStore(root: string): AttachmentStore {
     },
   };
 }
+
+/**
+ * Attachments as objects of the media storage under `form-attachments/` (S3-compatible storage,
+ * where a host has no disk of its own to keep them on, such as Deno Deploy). The media library
+ * never lists that prefix: its keys are its own.
+ */
+export function storageAttachmentStore(storage: {
+  put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  read(key: string): Promise<ReadableStream<Uint8Array> | null>;
+  delete(key: string): Promise<void>;
+}): AttachmentStore {
+  const keyOf = (key: string) => {
+    if (!KEY.test(key)) throw new Error(`Invalid attachment key "${key}"`);
+    return `form-attachments/${key}`;
+  };
+  return {
+    put: (key, bytes) =>
+      storage.put(keyOf(key), bytes, "application/octet-stream"),
+    async get(key) {
+      const stream = await storage.read(keyOf(key));
+      if (!stream) return null;
+      return new Uint8Array(await new Response(stream).arrayBuffer());
+    },
+    delete: (key) => storage.delete(keyOf(key)),
+  };
+}

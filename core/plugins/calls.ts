@@ -9,6 +9,13 @@ import {
   type OutboundResult,
   type OutboundStreamResult,
 } from "./outbound.ts";
+import {
+  inSpan,
+  pluginCalls,
+  SpanKind,
+  SpanStatusCode,
+  TELEMETRY_ON,
+} from "../telemetry/mod.ts";
 
 /** Calls a plugin; remote faults are values (`plugin_unreachable`, `plugin_timeout`...), never thrown. */
 export type PluginCall = (
@@ -22,11 +29,49 @@ export function pluginCallOf(
 ): PluginCall {
   const policy = outboundPolicyFromConfig(services.config);
   return (request, options = {}) =>
-    outboundFetch(request, {
-      ...services.pluginOutbound,
-      ...options,
-      policy,
-    });
+    tracedCall(request, () =>
+      outboundFetch(request, {
+        ...services.pluginOutbound,
+        ...options,
+        policy,
+      }));
+}
+
+/**
+ * With telemetry on, a call is a client span (`plugin call <purpose>`) naming the plugin's host,
+ * method and path (never the query string, headers or body) and the outcome, and is counted.
+ */
+function tracedCall<R extends OutboundResult | OutboundStreamResult>(
+  request: OutboundRequest,
+  call: () => Promise<R>,
+): Promise<R> {
+  if (!TELEMETRY_ON) return call();
+  let url: URL | null = null;
+  try {
+    url = new URL(request.url);
+  } catch { /* refused by the call itself */ }
+  return inSpan(
+    `plugin call ${request.purpose}`,
+    {
+      "http.request.method": request.method,
+      "server.address": url?.hostname ?? "",
+      "url.path": url?.pathname ?? "",
+      "stave.plugin.purpose": request.purpose,
+    },
+    async (span) => {
+      const result = await call();
+      const outcome = result.ok ? String(result.status) : result.code;
+      if (result.ok) {
+        span.setAttribute("http.response.status_code", result.status);
+      } else {
+        span.setAttribute("error.type", result.code);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+      }
+      pluginCalls.add(1, { purpose: request.purpose, outcome });
+      return result;
+    },
+    SpanKind.CLIENT,
+  );
 }
 
 /** Downloads a plugin's file (a media source's `copy`) as a stream, within `maxBytes`. */
@@ -41,12 +86,13 @@ export function pluginDownloadOf(
 ): PluginDownload {
   const policy = outboundPolicyFromConfig(services.config);
   return (request, options) =>
-    outboundDownload(request, {
-      ...services.pluginOutbound,
-      limits: {
-        ...services.pluginOutbound?.limits,
-        maxBytes: options.maxBytes,
-      },
-      policy,
-    });
+    tracedCall(request, () =>
+      outboundDownload(request, {
+        ...services.pluginOutbound,
+        limits: {
+          ...services.pluginOutbound?.limits,
+          maxBytes: options.maxBytes,
+        },
+        policy,
+      }));
 }

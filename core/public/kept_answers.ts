@@ -19,6 +19,7 @@ import type { PublicAnswer, PublicReadContext } from "./read_answer.ts";
 import { onConfirmedContext } from "./context_refresh.ts";
 import type { PublicContext } from "./request_context.ts";
 import { tokenScope } from "./site_tokens.ts";
+import { answerCache, TELEMETRY_ON } from "../telemetry/mod.ts";
 
 /**
  * How long a kept answer may be reused even when nothing changed: answers carry cursors stamped
@@ -152,12 +153,14 @@ export class KeptAnswers {
     if (!kept || age < 0 || age > KEPT_REUSE_MS) {
       if (kept) this.#forget(key, kept);
       this.misses++;
+      if (TELEMETRY_ON) answerCache.add(1, { result: "miss" });
       return null;
     }
     // Most recently used last: eviction takes the front of the map.
     this.#entries.delete(key);
     this.#entries.set(key, kept);
     this.hits++;
+    if (TELEMETRY_ON) answerCache.add(1, { result: "hit" });
     return kept.answer;
   }
 

@@ -20,8 +20,24 @@ export interface BuildIslandsOptions {
 export async function buildIslands(
   options: BuildIslandsOptions,
 ): Promise<IslandAssets> {
+  return (await bundleIslands(options)).assets;
+}
+
+/** What one build made: the assets, every source file it read and every file it wrote (paths relative to the root). */
+export interface IslandBundle {
+  assets: IslandAssets;
+  inputs: string[];
+  outputs: string[];
+}
+
+/** Builds the bundles and says which sources went in, so a later check can tell they changed. */
+export async function bundleIslands(
+  options: BuildIslandsOptions,
+): Promise<IslandBundle> {
   const outDir = options.outDir ?? "static/build";
-  if (options.islands.length === 0) return { boot: "", chunks: {} };
+  if (options.islands.length === 0) {
+    return { assets: { boot: "", chunks: {} }, inputs: [], outputs: [] };
+  }
   const entryPoints = [
     { in: `${options.root}/core/web/client/boot.ts`, out: "boot" },
     ...options.islands.map((i) => ({
@@ -65,7 +81,11 @@ export async function buildIslands(
     for (const island of options.islands) {
       chunks[island.name] = byEntry.get(island.file)!;
     }
-    return { boot: byEntry.get("core/web/client/boot.ts")!, chunks };
+    return {
+      assets: { boot: byEntry.get("core/web/client/boot.ts")!, chunks },
+      inputs: Object.keys(result.metafile.inputs).sort(),
+      outputs: Object.keys(result.metafile.outputs).sort(),
+    };
   } finally {
     await esbuild.stop();
   }

@@ -166,6 +166,12 @@ Deno.test("every environment setting a doc sets (`NAME=value`, README settings t
       "DENO_KV_ACCESS_TOKEN",
       "DENO_DEPLOYMENT_ID",
       "DENO_JOBS",
+      // Deno's built-in OpenTelemetry exporter (docs/deploy.md, issue 47 item 3).
+      "OTEL_DENO",
+      "OTEL_DENO_CONSOLE",
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "OTEL_EXPORTER_OTLP_PROTOCOL",
+      "OTEL_SERVICE_NAME",
     ]
   ) {
     known.add(name);

@@ -9,10 +9,11 @@ import type { SiteTokenScope } from "../../../core/public/site_tokens.ts";
 import { modelsInScope } from "../../../core/sync/models_in_scope.ts";
 import { expandMedia } from "../../../core/public/media_expand.ts";
 import { localeChain } from "../../../core/sites/locale_chain.ts";
+import { syncReaderFor } from "../../../core/sync/replica_fresh.ts";
 
 export const handler = {
   async GET(c: Context<AppEnv>) {
-    const { db, clock } = c.var.services;
+    const { clock } = c.var.services;
     const site = c.var.site;
     const parsed = singleParams(
       new URL(c.req.url),
@@ -32,6 +33,8 @@ export const handler = {
         max: SYNC_LIMITS.max,
       });
     }
+    // On a read replica, a checkpoint newer than what it has replayed is answered by the primary.
+    const db = await syncReaderFor(c.var.services.db, site.id, params.cursor);
     // Verified (or refused 404) by the /v1 middleware.
     const token: SiteTokenScope | null = c.get("siteToken");
     const models = await modelsInScope(db, site.id, token?.modelIds ?? []);
