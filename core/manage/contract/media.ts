@@ -2,63 +2,24 @@
 import { z } from "zod";
 import { languageCode } from "./languages.ts";
 import { operation } from "./operation.ts";
+import { altTexts, KINDS, mediaItem } from "./media_item.ts";
+import {
+  importMediaSourceItem,
+  listMediaSourceItems,
+  listMediaSources,
+} from "./media_sources.ts";
+
+export { mediaItem, type MediaItemAnswer } from "./media_item.ts";
+export {
+  importMediaSourceItem,
+  listMediaSourceItems,
+  listMediaSources,
+} from "./media_sources.ts";
 
 /** Largest multipart body of an upload: the 32 MiB file plus room for the other parts. */
 export const MEDIA_UPLOAD_BODY_LIMIT = 32 * 1024 * 1024 + 64 * 1024;
 
-const KINDS = ["image", "document", "audio", "video", "file"] as const;
-const focal = z.strictObject({
-  x: z.number().min(0).max(1),
-  y: z.number().min(0).max(1),
-}).describe("Fractions of the image, 0 to 1 from the top left");
-
-/** A library item (spec 2 part 2.4). */
-export const mediaItem = z.strictObject({
-  id: z.uuid(),
-  kind: z.enum(KINDS),
-  folder_id: z.uuid().nullable().describe("null: Unfiled"),
-  file_name: z.string(),
-  mime_type: z.string().describe("Read from the bytes, never from the name"),
-  format: z.string().describe("png, jpg, pdf, mp4, txt, bin, …"),
-  byte_length: z.int().min(0),
-  width: z.int().nullable(),
-  height: z.int().nullable(),
-  aspect_ratio: z.string().nullable(),
-  digest: z.string().describe("SHA-256 of the bytes (hex)"),
-  object_id: z.uuid().describe("The stored bytes; a replace changes it"),
-  url: z.string().nullable().describe(
-    "Public delivery address; null for a private original",
-  ),
-  alt_texts: z.record(z.string(), z.string()),
-  default_focal: focal.nullable(),
-  loading: z.enum(["eager", "lazy"]),
-  fetch_priority: z.enum(["high", "low", "auto"]),
-  tags: z.array(z.string()),
-  credit: z.string().nullable(),
-  attribution: z.unknown().describe("null for files not added from a source"),
-  external: z.boolean().describe("true for reference imports"),
-  external_source: z.strictObject({
-    installation_id: z.uuid(),
-    plugin_id: z.string(),
-    source_id: z.string(),
-    item_id: z.string(),
-  }).optional().describe(
-    "A reference import only: the plugin, source and item it stands for",
-  ),
-  edited_from: z.uuid().nullable(),
-  placeholder: z.string().nullable().describe(
-    "An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds",
-  ),
-  dominant_color: z.string().nullable().describe(
-    "An image's dominant colour as #rrggbb; null for other kinds",
-  ),
-  revision: z.int().min(1),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
 const idParams = z.strictObject({ id: z.uuid() });
-const altTexts = z.record(languageCode, z.string().max(1000));
 
 /** Text parts of an upload: each a string in the multipart body, read as these types. */
 const uploadParts = z.strictObject({
@@ -337,7 +298,7 @@ export const updateMedia = operation({
     alt_texts: altTexts.optional().describe(
       "Omitted languages keep their text; an empty string clears one",
     ),
-    default_focal: focal.nullable().optional(),
+    default_focal: mediaItem.shape.default_focal.optional(),
     loading: z.enum(["eager", "lazy"]).optional(),
     fetch_priority: z.enum(["high", "low", "auto"]).optional(),
   }).refine(
@@ -495,125 +456,6 @@ export const removeMedia = operation({
   errors: ["not_found", "media_in_use", "media_usage_unreadable"],
 });
 
-/** `GET /media/sources` (MED-035). */
-export const listMediaSources = operation({
-  name: "list-media-sources",
-  method: "GET",
-  path: "/media/sources",
-  summary:
-    "List the media sources of installed plugins this credential may import from",
-  tag: "media",
-  scope: "media:write",
-  key: null,
-  status: 200,
-  answer: z.strictObject({
-    data: z.array(z.strictObject({
-      installation_id: z.uuid(),
-      plugin_id: z.string(),
-      plugin_name: z.string(),
-      source_id: z.string(),
-      label: z.string(),
-      description: z.string().nullable(),
-      modes: z.array(z.enum(["copy", "reference"])),
-    })),
-  }),
-});
-
-const sourceParams = z.strictObject({
-  installationId: z.uuid(),
-  source: z.string().min(1).max(64).describe("The source's id in its manifest"),
-});
-
-/** `GET /media/sources/{installationId}/{source}/items` (MED-036). */
-export const listMediaSourceItems = operation({
-  name: "list-media-source-items",
-  method: "GET",
-  path: "/media/sources/{installationId}/{source}/items",
-  summary:
-    "One page (at most 24) of a media source's items, asked of its plugin",
-  tag: "media",
-  scope: "media:write",
-  key: null,
-  status: 200,
-  params: sourceParams,
-  query: z.strictObject({
-    q: z.string().min(1).max(200).optional(),
-    cursor: z.string().min(1).max(500).optional().describe(
-      "next_cursor of the page before, unchanged",
-    ),
-  }),
-  answer: z.strictObject({
-    data: z.array(z.strictObject({
-      id: z.string(),
-      title: z.string(),
-      file_name: z.string(),
-      type: z.string().nullable(),
-      size: z.int().nullable(),
-      width: z.int().nullable(),
-      height: z.int().nullable(),
-      thumbnail_url: z.string(),
-      attribution: z.strictObject({
-        plugin_id: z.string(),
-        source_id: z.string(),
-        alt: z.string().nullable(),
-      }),
-      modes: z.array(z.enum(["copy", "reference"])),
-    })),
-    next_cursor: z.string().nullable(),
-  }),
-  errors: [
-    "media_source_unavailable",
-    "plugin_unreachable",
-    "plugin_timeout",
-    "plugin_response_invalid",
-  ],
-});
-
-/** `POST /media/sources/{installationId}/{source}/import` (MED-037 to MED-039). */
-export const importMediaSourceItem = operation({
-  name: "import-media-source-item",
-  method: "POST",
-  path: "/media/sources/{installationId}/{source}/import",
-  summary:
-    "Import a source's item: copy downloads and checks it like an upload; reference stores its delivery URL only",
-  tag: "media",
-  scope: "media:write",
-  key: { retention: "short", settle: "prove" },
-  status: 201,
-  params: sourceParams,
-  body: z.strictObject({
-    item_id: z.string().min(1).max(200),
-    mode: z.enum(["copy", "reference"]).describe(
-      "Required: one of the source's modes, never inferred",
-    ),
-    folder_id: z.uuid().nullable().optional(),
-    on_duplicate: z.enum(["ask", "use_existing", "copy"]).optional(),
-    alt_texts: altTexts.optional(),
-  }),
-  answer: mediaItem.extend({
-    reused: z.literal(true).optional().describe(
-      "on_duplicate=use_existing found the same file or item (status 200)",
-    ),
-    replayed: z.literal(true).optional(),
-  }),
-  errors: [
-    "media_source_unavailable",
-    "media_source_mode_unsupported",
-    "media_source_file_unreachable",
-    "plugin_unreachable",
-    "plugin_timeout",
-    "plugin_response_invalid",
-    "executable_file",
-    "unsupported_media_type",
-    "media_too_large",
-    "media_format_not_enabled",
-    "media_kind_not_enabled",
-    "media_duplicate",
-    "media_folder_not_found",
-    "unknown_locale",
-  ],
-});
-
 /** Every media operation, in the order of the docs. */
 export const MEDIA_OPERATIONS = [
   listMedia,
@@ -635,6 +477,3 @@ export const MEDIA_OPERATIONS = [
   deleteMediaOriginal,
   removeMedia,
 ] as const;
-
-/** A media item as answered (the type of {@link mediaItem}). */
-export type MediaItemAnswer = z.input<typeof mediaItem>;
