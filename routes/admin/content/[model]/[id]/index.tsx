@@ -7,7 +7,11 @@ import {
   relationChoices,
 } from "../../../../../core/admin/editor.ts";
 import { draftState, dropDraft } from "../../../../../core/admin/autosave.ts";
-import { rawValues } from "../../../../../core/admin/entry_form.ts";
+import {
+  type FieldControl,
+  type RawValues,
+  rawValues,
+} from "../../../../../core/admin/entry_form.ts";
 import {
   conflictRows,
   refusalErrors,
@@ -67,6 +71,12 @@ async function editorData(
   );
   const done = c.req.query("done") ?? "";
   const drafts = await draftState(ctx, editor.groupId, editor.locale);
+  if (drafts.own && sameAsSaved(editor, drafts.own.fields)) {
+    // An autosave that reached the service after the save it was part of holds nothing the
+    // saved version lacks: offering it back would be a phantom, so it is dropped.
+    await dropDraft(ctx, editor.groupId, editor.locale);
+    drafts.own = null;
+  }
   let restored = false;
   if (drafts.own && c.req.query("draft") === "restore") {
     // The form starts from the autosaved values, pinned to the version the work began on, so
@@ -132,6 +142,18 @@ async function editorData(
       ? renderedHref(ctx, model.slug, editor) ?? undefined
       : undefined,
   };
+}
+
+/** True when a working draft's values are the ones the form already holds from the saved version. */
+function sameAsSaved(
+  editor: { controls: FieldControl[]; raw: RawValues },
+  fields: Record<string, unknown>,
+): boolean {
+  const drafted = rawValues(editor.controls, fields);
+  return editor.controls.every((c) =>
+    JSON.stringify(drafted[c.key] ?? "") ===
+      JSON.stringify(editor.raw[c.key] ?? "")
+  );
 }
 
 /** The rendered address of this entry language on the site's renderer, when one serves it. */
