@@ -39,7 +39,9 @@ function RichTextField(props: RichTextFieldProps) {
   const area = useRef<HTMLTextAreaElement>(null);
   const mount = useRef<HTMLDivElement>(null);
   const editor = useRef<RichTextEditor | null>(null);
-  const [mode, setMode] = useState<"text" | "rich">("text");
+  // "text" until the editor's chunk runs ("plain" when it cannot load): the page's formatted copy
+  // of the text stands in for the source meanwhile.
+  const [mode, setMode] = useState<"text" | "plain" | "rich">("text");
   const [, setTick] = useState(0);
   const dialog = useRef<HTMLDialogElement>(null);
   const [link, setLink] = useState({ href: "", editing: false, error: "" });
@@ -92,6 +94,8 @@ function RichTextField(props: RichTextFieldProps) {
         onLinkRequest: openLink,
       });
       setMode("rich");
+    }).catch(() => {
+      if (!cancelled) setMode("plain");
     });
     return () => {
       cancelled = true;

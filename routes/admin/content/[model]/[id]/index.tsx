@@ -196,14 +196,20 @@ export const handler = {
   },
 
   async POST(c: Context<AppEnv>) {
-    const form = await c.req.parseBody({ all: true });
-    const action = String(form.action ?? "save");
+    const posted = await c.req.parseBody({ all: true });
+    let action = String(posted.action ?? "save");
+    let form: Record<string, unknown> = posted;
+    /** Set when the action bar's Publish or Preview first saved the form. */
+    let savedFirst = false;
     const locale = String(form.lang ?? "");
     const ctx = await adminContext(c);
     const model = await modelBySlug(ctx, c.req.param("model")!);
     const groupId = c.req.param("id")!;
     const base = `/admin/content/${model.slug}/${groupId}`;
-    if (action === "save") {
+    if (
+      action === "save" || action === "save_publish" ||
+      action === "save_preview"
+    ) {
       const data = await editorData(c, locale);
       const saved = await saveFromForm(ctx, {
         model,
@@ -216,47 +222,68 @@ export const handler = {
         // The autosaved work is in the saved version now.
         await dropDraft(ctx, saved.groupId, data.editor.locale);
         const notes = await keepNotes(ctx, policyLines(saved.policyResults));
-        return c.redirect(
-          `${base}?lang=${encodeURIComponent(data.editor.locale)}&done=saved${
-            notes ? `&notes=${notes}` : ""
-          }`,
-          303,
+        if (action !== "save") {
+          // The action bar's Publish and Preview act on what the form held: the version just
+          // saved, pinned as the sidebar's buttons pin the version they show.
+          const fresh = await loadEditor(
+            ctx,
+            model,
+            groupId,
+            data.editor.locale,
+          );
+          action = action === "save_publish" ? "publish" : "preview";
+          form = {
+            lang: fresh.locale,
+            revision: String(fresh.revision),
+            expected_current_version_id: fresh.currentVersionId ?? "",
+            related_drafts: posted.related_drafts,
+          };
+          savedFirst = true;
+        } else {
+          return c.redirect(
+            `${base}?lang=${encodeURIComponent(data.editor.locale)}&done=saved${
+              notes ? `&notes=${notes}` : ""
+            }`,
+            303,
+          );
+        }
+      }
+      if (!saved.ok) {
+        // Keep what the person typed; read-only fields keep their stored text.
+        data.editor.raw = { ...data.editor.raw, ...saved.parsed.raw };
+        data.editor.mediaChoices = await mediaChoices(
+          ctx,
+          data.editor.controls,
+          data.editor.raw,
+          data.editor.locale,
         );
+        data.editor.relationChoices = await relationChoices(
+          ctx,
+          data.editor.controls,
+          data.editor.raw,
+        );
+        data.editor.slug = String(form.slug ?? data.editor.slug);
+        data.errors = saved.errors;
+        data.notice = undefined;
+        data.alert = saved.alert ??
+          (saved.code === "form_invalid"
+            ? "Some fields need attention: see the messages beside them"
+            : refusalMessage(saved.code));
+        if (saved.current) {
+          data.conflict = {
+            rows: conflictRows(
+              data.editor.controls,
+              saved.parsed,
+              saved.current.values,
+            ),
+          };
+          // Saving again keeps this person's version, pinned to the one they have now seen.
+          data.editor.currentVersionId = saved.current.versionId;
+        }
+        return editorPage(data, {
+          status: saved.code === "form_invalid" ? 422 : statusOf(saved.code),
+        });
       }
-      // Keep what the person typed; read-only fields keep their stored text.
-      data.editor.raw = { ...data.editor.raw, ...saved.parsed.raw };
-      data.editor.mediaChoices = await mediaChoices(
-        ctx,
-        data.editor.controls,
-        data.editor.raw,
-        data.editor.locale,
-      );
-      data.editor.relationChoices = await relationChoices(
-        ctx,
-        data.editor.controls,
-        data.editor.raw,
-      );
-      data.editor.slug = String(form.slug ?? data.editor.slug);
-      data.errors = saved.errors;
-      data.notice = undefined;
-      data.alert = saved.alert ??
-        (saved.code === "form_invalid"
-          ? "Some fields need attention: see the messages beside them"
-          : refusalMessage(saved.code));
-      if (saved.current) {
-        data.conflict = {
-          rows: conflictRows(
-            data.editor.controls,
-            saved.parsed,
-            saved.current.values,
-          ),
-        };
-        // Saving again keeps this person's version, pinned to the one they have now seen.
-        data.editor.currentVersionId = saved.current.versionId;
-      }
-      return editorPage(data, {
-        status: saved.code === "form_invalid" ? 422 : statusOf(saved.code),
-      });
     }
     if (action === "preview") {
       // The link carries the token, so it is shown on this answer only, never redirected to.
@@ -270,7 +297,7 @@ export const handler = {
         relatedDrafts,
       });
       const slug = data.editor.liveSlug ?? data.editor.slug;
-      data.notice = undefined;
+      data.notice = savedFirst ? NOTICES.saved : undefined;
       const rendered = renderedHref(ctx, model.slug, data.editor);
       data.preview = {
         href: `/v1/${model.slug}/${encodeURIComponent(slug)}?locale=${
@@ -307,7 +334,7 @@ export const handler = {
       );
     }
     const data = await editorData(c, locale);
-    data.notice = undefined;
+    data.notice = savedFirst ? NOTICES.saved : undefined;
     data.alert = outcome.code === "field_validation_failed"
       ? "This language cannot be published yet: fix the fields marked below, save, then publish"
       : refusalMessage(outcome.code);
