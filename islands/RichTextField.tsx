@@ -45,8 +45,11 @@ function RichTextField(props: RichTextFieldProps) {
   const [, setTick] = useState(0);
   const dialog = useRef<HTMLDialogElement>(null);
   const [link, setLink] = useState({ href: "", editing: false, error: "" });
+  // The text the dialog links: the selection when it opened, since the dialog takes the focus.
+  const linked = useRef<{ from: number; to: number } | undefined>(undefined);
   const openLink = () => {
     const current = editor.current?.linkHref() ?? null;
+    linked.current = editor.current?.selection();
     setLink({ href: current ?? "", editing: current !== null, error: "" });
     dialog.current?.showModal();
   };
@@ -54,8 +57,7 @@ function RichTextField(props: RichTextFieldProps) {
     dialog.current?.close();
     editor.current?.focus();
   };
-  const applyLink = (event: Event) => {
-    event.preventDefault();
+  const applyLink = () => {
     const href = safeLinkHref(link.href);
     if (href === null) {
       setLink({
@@ -66,11 +68,11 @@ function RichTextField(props: RichTextFieldProps) {
       return;
     }
     dialog.current?.close();
-    editor.current?.setLink(href);
+    editor.current?.setLink(href, linked.current);
   };
   const removeLink = () => {
     dialog.current?.close();
-    editor.current?.setLink(null);
+    editor.current?.setLink(null, linked.current);
   };
   useEffect(() => {
     if (props.readOnly) return;
@@ -135,7 +137,8 @@ function RichTextField(props: RichTextFieldProps) {
         aria-labelledby={`${props.id}-link-title`}
         onClose={() => editor.current?.focus()}
       >
-        <form class="stack" onSubmit={applyLink} noValidate>
+        {/* Not a form: the field sits inside the editor's form, and forms cannot nest. */}
+        <div class="stack">
           <h2 id={`${props.id}-link-title`}>
             {link.editing ? "Edit link" : "Add link"}
           </h2>
@@ -150,6 +153,12 @@ function RichTextField(props: RichTextFieldProps) {
             aria-describedby={`${props.id}-link-hint`}
             onInput={(e) =>
               setLink({ ...link, href: e.currentTarget.value, error: "" })}
+            onKeyDown={(e) => {
+              if (e.key !== "Enter") return;
+              // Enter applies the link; it must not submit the editor's form.
+              e.preventDefault();
+              applyLink();
+            }}
           />
           <p
             class={link.error ? "field-error" : "hint"}
@@ -159,7 +168,7 @@ function RichTextField(props: RichTextFieldProps) {
               "A web address, an email address, tel:… or a path on this site such as /about"}
           </p>
           <p class="buttons">
-            <button type="submit">
+            <button type="button" onClick={applyLink}>
               {link.editing ? "Save link" : "Add link"}
             </button>
             {link.editing && (
@@ -171,7 +180,7 @@ function RichTextField(props: RichTextFieldProps) {
               Cancel
             </button>
           </p>
-        </form>
+        </div>
       </dialog>
       <div ref={mount} hidden={mode !== "rich"} />
       <textarea

@@ -486,8 +486,13 @@ export interface RichTextEditor {
   isActive(tool: ToolName): boolean;
   /** The address of the link at the cursor or selection; null outside a link. */
   linkHref(): string | null;
-  /** Sets (an address already checked with safeLinkHref) or removes (null) the link. */
-  setLink(href: string | null): void;
+  /** The selection now, to give back to {@link setLink} after a dialog took the focus. */
+  selection(): { from: number; to: number };
+  /**
+   * Sets (an address already checked with safeLinkHref) or removes (null) the link, on the
+   * selection `at` (as {@link selection} answered it) or the current one.
+   */
+  setLink(href: string | null, at?: { from: number; to: number }): void;
   /** Gives the editor the keyboard focus back (after the link dialog closes). */
   focus(): void;
   destroy(): void;
@@ -564,7 +569,21 @@ export function createRichTextEditor(
       })();
       return found ? String(found.attrs.href) : null;
     },
-    setLink(href) {
+    selection: () => ({
+      from: view.state.selection.from,
+      to: view.state.selection.to,
+    }),
+    setLink(href, at) {
+      if (at) {
+        const size = view.state.doc.content.size;
+        const from = Math.min(at.from, size);
+        const to = Math.min(at.to, size);
+        view.dispatch(
+          view.state.tr.setSelection(
+            TextSelection.create(view.state.doc, from, to),
+          ),
+        );
+      }
       setLinkCommand(href)(
         view.state,
         (tr) => view.dispatch(closeHistory(tr)),

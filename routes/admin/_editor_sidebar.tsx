@@ -48,6 +48,17 @@ export interface EditorData {
     minutes: number;
     relatedDrafts: boolean;
     siteHref?: string;
+    /** The site's own front end: a form posting the token to its preview address. */
+    post?: { action: string; fields: Record<string, string> };
+  };
+  /** The site's front-end preview address (public models' existing entries). */
+  previewAddress?: {
+    url: string | null;
+    mayChange: boolean;
+    /** True when the built-in renderer serves the site: its pages are the preview. */
+    rendered: boolean;
+    /** What was typed, shown again after a refusal. */
+    typed?: string;
   };
   /** The published language on the site's renderer, when one serves the site. */
   siteHref?: string;
@@ -220,42 +231,11 @@ export function Sidebar({ data }: { data: EditorData }) {
               <span class="hint">(the published {editor.locale} page)</span>
             </p>
           )}
-          {data.preview
-            ? (
-              <p>
-                <a
-                  href={data.preview.href}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                >
-                  Open the {editor.locale} draft as the public API serves it
-                </a>{" "}
-                {data.preview.siteHref && (
-                  <>
-                    or{" "}
-                    <a
-                      href={data.preview.siteHref}
-                      target="_blank"
-                      rel="noopener noreferrer"
-                    >
-                      as the rendered page
-                    </a>
-                    {" "}
-                  </>
-                )}
-                (for {data.preview.minutes}{" "}
-                minutes; share it only with people who may see drafts
-                {data.preview.relatedDrafts
-                  ? ", including the drafts of linked items you may read"
-                  : ""}).
-              </p>
-            )
-            : (
-              <p class="hint">
-                The current draft as readers would get it, before it is
-                published.
-              </p>
-            )}
+          <p class="hint">
+            {data.preview
+              ? "The preview's links are at the top of the page."
+              : "The current draft as readers would get it, before it is published."}
+          </p>
           <ActionForm
             data={data}
             action="preview"
@@ -272,6 +252,7 @@ export function Sidebar({ data }: { data: EditorData }) {
               Show linked items as their saved drafts (those you may read)
             </label>
           </ActionForm>
+          <PreviewAddressForm data={data} />
         </section>
       )}
       <section class="card" aria-labelledby="history-heading">
@@ -347,5 +328,99 @@ export function PolicyNotes({ lines }: { lines?: string[] }) {
       <p>Plugin policies said:</p>
       <ul>{lines.map((line, n) => <li key={n}>{line}</li>)}</ul>
     </div>
+  );
+}
+
+/**
+ * The site's front-end preview address, for people who may change site settings: where Preview
+ * opens a draft when no built-in renderer serves the site.
+ */
+function PreviewAddressForm({ data }: { data: EditorData }) {
+  const address = data.previewAddress;
+  if (!address || !address.mayChange) return null;
+  return (
+    <details class="preview-address" open={address.typed !== undefined}>
+      <summary>Your site's preview address</summary>
+      <form method="post" class="stack">
+        <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
+        <input type="hidden" name="action" value="preview_address" />
+        <input type="hidden" name="lang" value={data.editor.locale} />
+        <label for="preview-address">Preview address</label>
+        <input
+          id="preview-address"
+          name="preview_address"
+          type="url"
+          value={address.typed ?? address.url ?? ""}
+          placeholder="https://www.example.com/api/preview"
+          aria-describedby="preview-address-hint"
+        />
+        <p class="hint" id="preview-address-hint">
+          {address.rendered
+            ? "The built-in renderer serves this site, so Preview opens its pages; this address is used when it does not. "
+            : ""}
+          Preview posts the draft's preview token, model, slug, language and
+          path to this address of your front end (the token never appears in an
+          address). Leave it empty to preview as JSON.
+        </p>
+        <button type="submit" class="secondary">Save address</button>
+      </form>
+    </details>
+  );
+}
+
+/** The preview just made: the rendered page, the site's own front end, or the JSON answer. */
+export function PreviewReady({ data }: { data: EditorData }) {
+  const preview = data.preview;
+  if (!preview) return null;
+  const locale = data.editor.locale;
+  const note =
+    `The link works for ${preview.minutes} minutes; share it only with people who may see drafts${
+      preview.relatedDrafts
+        ? ", including the drafts of linked items you may read"
+        : ""
+    }.`;
+  return (
+    <section
+      class="card preview-ready"
+      aria-labelledby="preview-ready-heading"
+    >
+      <h2 id="preview-ready-heading">Preview of the {locale} draft</h2>
+      {preview.siteHref
+        ? (
+          <p>
+            <a
+              class="button"
+              href={preview.siteHref}
+              target="_blank"
+              rel="noopener noreferrer"
+            >
+              Open the preview
+            </a>
+          </p>
+        )
+        : preview.post
+        ? (
+          <form
+            method="post"
+            action={preview.post.action}
+            target="_blank"
+            rel="noopener noreferrer"
+          >
+            {Object.entries(preview.post.fields).map(([name, value]) => (
+              <input key={name} type="hidden" name={name} value={value} />
+            ))}
+            <button type="submit">Open the preview on your site</button>
+          </form>
+        )
+        : null}
+      <p>
+        <a href={preview.href} target="_blank" rel="noopener noreferrer">
+          {preview.siteHref || preview.post
+            ? "Read it as JSON from the public API"
+            : `Open the ${locale} draft as the public API serves it`}
+        </a>
+      </p>
+      <p class="hint">{note}</p>
+    </section>
   );
 }

@@ -152,6 +152,11 @@ Deno.test({
       await page.keyboard.press("Enter");
       await page.keyboard.type("Read the guide");
       await page.keyboard.press("Control+Shift+ArrowLeft");
+      // The editor reads a selection made from the keyboard on the next selectionchange event.
+      await page.waitForFunction(() => getSelection()?.toString() === "guide");
+      await page.evaluate(() =>
+        new Promise((done) => requestAnimationFrame(() => done(null)))
+      );
       await page.keyboard.press("Control+k");
       const dialog = page.getByRole("dialog", { name: "Add link" });
       await dialog.waitFor();
@@ -245,22 +250,26 @@ Deno.test({
       await title.fill("Links and lists, saved");
       const held = deferred();
       const saving = deferred();
+      const editorUrl = (url: URL) =>
+        url.pathname === `/admin/content/posts/${groupId}`;
       await page.route(
-        `**/admin/content/posts/${groupId}`,
+        editorUrl,
         async (route: Route) => {
           if (route.request().method() !== "POST") {
             return await route.fallback();
           }
+          console.log("held save: fetching");
           const answer = await route.fetch({ maxRedirects: 0 });
+          console.log("held save:", answer.status());
           saving.resolve();
           await held.promise;
           await route.fulfill({ response: answer });
         },
       );
-      const saved = navigated(
-        page,
-        () => page.getByRole("button", { name: "Save draft" }).click(),
-      );
+      // Ctrl+S submits at once (a click would wait for the held navigation).
+      page.on("request", (r) => console.log("request", r.method(), r.url()));
+      const saved = navigated(page, () => page.keyboard.press("Control+s"));
+      saved.catch(() => {});
       await saving.promise;
       await page.clock.runFor(2000);
       const late = await draftWrites();
@@ -295,6 +304,134 @@ Deno.test({
       const published = await answer.json();
       equal(published.data.title, "Links and lists, published");
       equal(published.data.body, expected);
+
+      // --- Task: preview (the JSON answer, the site's own front end, the rendered page) ---
+      await navigated(
+        page,
+        () =>
+          page.getByRole("button", { name: "Preview", exact: true }).click(),
+      );
+      const ready = page.getByRole("region", {
+        name: "Preview of the en draft",
+      });
+      await ready.waitFor();
+      const json = await ready.getByRole("link", {
+        name: "Open the en draft as the public API serves it",
+      }).getAttribute("href");
+      ok(
+        /^\/v1\/posts\/[^?]+\?locale=en&preview=sv_prev_/.test(json ?? ""),
+        `JSON preview as the last fallback: ${json}`,
+      );
+      // The site's preview address: the token is posted in a form's body, never in an address.
+      await page.getByText("Your site's preview address").click();
+      await page.getByLabel("Preview address").fill("ftp://example.com/x");
+      await navigated(
+        page,
+        () => page.getByRole("button", { name: "Save address" }).click(),
+      );
+      await page.getByRole("alert").filter({ hasText: "https://" }).waitFor();
+      await page.getByLabel("Preview address").fill(
+        "https://front.example/api/preview",
+      );
+      await navigated(
+        page,
+        () => page.getByRole("button", { name: "Save address" }).click(),
+      );
+      equal(new URL(page.url()).searchParams.get("done"), "preview_address");
+      await navigated(
+        page,
+        () =>
+          page.getByRole("button", { name: "Preview", exact: true }).click(),
+      );
+      const onSite = ready.locator("form");
+      equal(
+        await onSite.getAttribute("action"),
+        "https://front.example/api/preview",
+      );
+      equal(await onSite.getAttribute("method"), "post");
+      ok(
+        (await onSite.locator('input[name="preview"]').inputValue())
+          .startsWith("sv_prev_"),
+      );
+      await ready.getByRole("button", { name: "Open the preview on your site" })
+        .waitFor();
+      await visit("editor-preview-ready");
+      // With the built-in renderer serving the site, Preview opens the rendered page.
+      (t.services.config.siteRenderers as Record<string, string>)["127.0.0.1"] =
+        "http://127.0.0.1:9";
+      await navigated(
+        page,
+        () =>
+          page.getByRole("button", { name: "Preview", exact: true }).click(),
+      );
+      const rendered = await ready.getByRole("link", {
+        name: "Open the preview",
+      })
+        .getAttribute("href");
+      ok(
+        /^http:\/\/127\.0\.0\.1:9\/.*\?preview=sv_prev_/.test(rendered ?? ""),
+        `the rendered page: ${rendered}`,
+      );
+      delete (t.services.config.siteRenderers as Record<string, string>)[
+        "127.0.0.1"
+      ];
+
+      console.log("stage: sections");
+      // --- Task: reorder a page's sections (keyboard) and publish (mouse) ---
+      const home = await t.services.db.selectFrom("entries as e")
+        .innerJoin("models as m", "m.id", "e.model_id")
+        .select("e.group_id").where("m.site_id", "=", demo.siteId)
+        .where("m.slug", "=", "pages").where("e.slug", "=", "home")
+        .where("e.locale", "=", "en").executeTakeFirstOrThrow();
+      await page.goto(
+        `${base}/admin/content/pages/${home.group_id}/sections?lang=en`,
+      );
+      const rows = () =>
+        page.locator("#section-rows > li").evaluateAll((items) =>
+          items.map((r) => (r as HTMLElement).dataset.sectionId ?? "")
+        );
+      const before = await rows();
+      ok(before.length >= 2, "the home page has sections to reorder");
+      await page.locator("#section-rows > li").first().getByRole("button", {
+        name: /down$/,
+      }).focus();
+      await navigated(page, () => page.keyboard.press("Enter"));
+      const after = await rows();
+      deepEqual(after.slice(0, 2), [before[1], before[0]]);
+      await visit("page-sections-publish");
+      await navigated(
+        page,
+        () => page.getByRole("button", { name: "Publish en" }).click(),
+      );
+      equal(new URL(page.url()).searchParams.get("done"), "published");
+      const homeAnswer = await t.app.request("/v1/pages/home?locale=en", {
+        headers: { host: "127.0.0.1" },
+      });
+      equal(homeAnswer.status, 200);
+      const homeText = await homeAnswer.text();
+      const at = (id: string) => homeText.indexOf(`"id":"${id}"`);
+      ok(at(after[0]) >= 0 && at(after[1]) >= 0, "both sections are published");
+      ok(at(after[0]) < at(after[1]), "readers get the new order");
+
+      // --- Task: search the list (keyboard) ---
+      await page.goto(`${base}/admin/content/posts`);
+      await page.getByLabel("Search").fill("Links and lists");
+      await navigated(page, () => page.getByLabel("Search").press("Enter"));
+      await page.getByRole("link", { name: "Links and lists, published" })
+        .waitFor();
+      await visit("posts-search");
+
+      // --- Task: restore a version (mouse) ---
+      await page.goto(
+        `${base}/admin/content/posts/${groupId}/versions?lang=en`,
+      );
+      await navigated(
+        page,
+        () => page.getByRole("button", { name: "Restore version 1" }).click(),
+      );
+      equal(new URL(page.url()).searchParams.get("done"), "restored_version");
+      equal((await storedBody(groupId)).title, "Links and lists");
+      equal((await storedBody(groupId)).body, expected);
     } catch (error) {
       console.error(problems, a11y);
       throw error;

@@ -8,6 +8,7 @@ import { AdminShell } from "../../_shell.tsx";
 import {
   type EditorData,
   PolicyNotes,
+  PreviewReady,
   Sidebar,
 } from "../../_editor_sidebar.tsx";
 
@@ -201,6 +202,7 @@ export function EditorPage({ data }: { data: EditorData }) {
       {data.alert && (
         <p class="alert" role="alert" id="editor-alert">{data.alert}</p>
       )}
+      <PreviewReady data={data} />
       <ConflictView data={data} />
       <LanguageTabs data={data} />
       {!editor.exists && !data.isNew && (

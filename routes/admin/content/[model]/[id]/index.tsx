@@ -31,6 +31,11 @@ import { isPageField } from "../../../../../core/models/validate_values.ts";
 import { mintPreviewToken } from "../../../../../core/public/preview_tokens.ts";
 import type { Config } from "../../../../../core/config.ts";
 import { renderedPath } from "../../../../../core/sites/site_address.ts";
+import {
+  getPreviewAddress,
+  setPreviewAddress,
+} from "../../../../../core/sites/preview_address.ts";
+import { decide } from "../../../../../core/access/decide.ts";
 import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
 import { runnableOperations } from "../../../../../core/admin/plugin_operations.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
@@ -56,6 +61,7 @@ const NOTICES: Record<string, string> = {
   assign: "Assignee saved.",
   restored_version: "The older version is now the current draft.",
   applied: "Proposal applied as a new draft version.",
+  preview_address: "The site's preview address is saved.",
 };
 
 async function editorData(
@@ -136,6 +142,13 @@ async function editorData(
       : undefined,
     operations: instance && operations > 0
       ? { count: operations, instanceId: instance.id }
+      : undefined,
+    previewAddress: model.isPublic && editor.exists
+      ? {
+        url: await getPreviewAddress(ctx.services.db, ctx.site.id),
+        mayChange: decide(ctx.authority, { action: "settings.write" }).ok,
+        rendered: Boolean(ctx.services.config.siteRenderers[ctx.site.domain]),
+      }
       : undefined,
     siteHref: model.isPublic &&
         editor.languages.some((l) => l.code === editor.locale && l.published)
@@ -285,6 +298,32 @@ export const handler = {
         });
       }
     }
+    if (action === "preview_address") {
+      if (!decide(ctx.authority, { action: "settings.write" }).ok) {
+        const data = await editorData(c, locale);
+        data.notice = undefined;
+        data.alert = "Changing the site's preview address needs site:settings";
+        return editorPage(data, { status: 403 });
+      }
+      const typed = String(form.preview_address ?? "").trim();
+      const set = await setPreviewAddress({
+        db: ctx.services.db,
+        clock: ctx.services.clock,
+        siteId: ctx.site.id,
+        personId: ctx.user.id,
+      }, typed === "" ? null : typed);
+      if (!set.ok) {
+        const data = await editorData(c, locale);
+        data.notice = undefined;
+        data.alert = set.message;
+        if (data.previewAddress) data.previewAddress.typed = typed;
+        return editorPage(data, { status: 422 });
+      }
+      return c.redirect(
+        `${base}?lang=${encodeURIComponent(locale)}&done=preview_address`,
+        303,
+      );
+    }
     if (action === "preview") {
       // The link carries the token, so it is shown on this answer only, never redirected to.
       const data = await editorData(c, locale);
@@ -304,6 +343,22 @@ export const handler = {
           encodeURIComponent(data.editor.locale)
         }&preview=${minted.token}`,
         siteHref: rendered ? `${rendered}?preview=${minted.token}` : undefined,
+        // The site's own front end gets the token in a form's body, never in its address.
+        post: !rendered && data.previewAddress?.url
+          ? {
+            action: data.previewAddress.url,
+            fields: {
+              preview: minted.token,
+              model: model.slug,
+              slug,
+              locale: data.editor.locale,
+              path: renderedPath(
+                { model: model.slug, slug, locale: data.editor.locale },
+                ctx.site.defaultLanguage,
+              ) ?? "",
+            },
+          }
+          : undefined,
         minutes: Math.round(
           (minted.expiresAt.getTime() - clock.now().getTime()) / 60_000,
         ),
