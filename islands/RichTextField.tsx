@@ -154,10 +154,13 @@ function RichTextField(props: RichTextFieldProps) {
             onInput={(e) =>
               setLink({ ...link, href: e.currentTarget.value, error: "" })}
             onKeyDown={(e) => {
-              if (e.key !== "Enter") return;
-              // Enter applies the link; it must not submit the editor's form.
-              e.preventDefault();
-              applyLink();
+              // Enter applies the link (when released); it must not submit the editor's form.
+              if (e.key === "Enter") e.preventDefault();
+            }}
+            onKeyUp={(e) => {
+              // Applied once the key is up: closing the dialog on the key's way down would move
+              // the focus to the text while the key still acts, and it would type there.
+              if (e.key === "Enter") applyLink();
             }}
           />
           <p

@@ -78,6 +78,19 @@ const MOVE_LABELS: Record<string, string> = {
   withdraw: "Withdraw from review",
 };
 
+/**
+ * True when the editor's action bar offers Publish (the form can be saved and the person may
+ * publish), so the sidebar does not offer a second one.
+ */
+export function actionBarPublishes(data: EditorData): boolean {
+  const { editor } = data;
+  const editable = data.isNew || (editor.mayUpdate && !editor.trashed);
+  return editable && editor.exists &&
+    (editor.transitions.includes("publish") ||
+      (editor.publishedVersionId !== null &&
+        editor.transitions.includes("unpublish")));
+}
+
 /** A one-button workflow action, pinned to the versions the page shows. */
 export function ActionForm(
   props: {
@@ -157,7 +170,7 @@ export function Sidebar({ data }: { data: EditorData }) {
         </p>
         {editor.exists && (
           <div class="stack">
-            {has("publish") && (
+            {has("publish") && !actionBarPublishes(data) && (
               <ActionForm
                 data={data}
                 action="publish"

@@ -6,6 +6,7 @@ import { FieldInput } from "../../_fields.tsx";
 import { AdminShell } from "../../_shell.tsx";
 
 import {
+  actionBarPublishes,
   type EditorData,
   PolicyNotes,
   PreviewReady,
@@ -143,10 +144,7 @@ function DraftNotice({ data }: { data: EditorData }) {
  */
 function ActionBar({ data }: { data: EditorData }) {
   const { editor } = data;
-  const publishes = editor.exists &&
-    (editor.transitions.includes("publish") ||
-      (editor.publishedVersionId !== null && !editor.trashed &&
-        editor.transitions.includes("unpublish")));
+  const publishes = actionBarPublishes(data);
   return (
     <div class="action-bar" role="group" aria-label="Save and publish">
       <button type="submit" name="action" value="save" id="action-save">
