@@ -9,6 +9,7 @@ import {
 import { draftState, dropDraft } from "../../../../../core/admin/autosave.ts";
 import {
   type FieldControl,
+  parseEntryForm,
   type RawValues,
   rawValues,
 } from "../../../../../core/admin/entry_form.ts";
@@ -169,6 +170,34 @@ function sameAsSaved(
   );
 }
 
+/** True when a posted editor form holds exactly the saved version the page showed. */
+function formUnchanged(
+  editor: {
+    exists: boolean;
+    controls: FieldControl[];
+    raw: RawValues;
+    slug: string;
+    currentVersionId: string | null;
+  },
+  form: Record<string, unknown>,
+): boolean {
+  if (!editor.exists) return false;
+  if (
+    String(form.expected_current_version_id ?? "") !==
+      (editor.currentVersionId ?? "")
+  ) {
+    return false;
+  }
+  if (String(form.slug ?? editor.slug) !== editor.slug) return false;
+  const parsed = parseEntryForm(editor.controls, form);
+  if (parsed.problems.length > 0) return false;
+  const text = (v: unknown) =>
+    JSON.stringify(v ?? "").replaceAll("\\r\\n", "\\n");
+  return Object.keys(parsed.raw).every((key) =>
+    text(parsed.raw[key]) === text(editor.raw[key])
+  );
+}
+
 /** The rendered address of this entry language on the site's renderer, when one serves it. */
 function renderedHref(
   ctx: {
@@ -224,13 +253,21 @@ export const handler = {
       action === "save_preview"
     ) {
       const data = await editorData(c, locale);
-      const saved = await saveFromForm(ctx, {
-        model,
-        controls: data.editor.controls,
-        groupId: data.editor.groupId,
-        locale: data.editor.locale,
-        form,
-      });
+      // Publish or Preview of a form nobody changed acts on the saved version as it is, without
+      // a version that repeats it.
+      const saved = action !== "save" && formUnchanged(data.editor, form)
+        ? {
+          ok: true as const,
+          groupId: data.editor.groupId,
+          policyResults: [],
+        }
+        : await saveFromForm(ctx, {
+          model,
+          controls: data.editor.controls,
+          groupId: data.editor.groupId,
+          locale: data.editor.locale,
+          form,
+        });
       if (saved.ok) {
         // The autosaved work is in the saved version now.
         await dropDraft(ctx, saved.groupId, data.editor.locale);
