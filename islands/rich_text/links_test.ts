@@ -35,7 +35,7 @@ Deno.test("safeLinkHref() refuses what the service's sanitiser refuses", () => {
   ) {
     equal(safeLinkHref(bad), null, bad);
   }
-  // Whatever it answers, the server's rule for `a[href]` accepts.
+  // Whatever it answers, the server's rule for `a[href]` accepts (MOD-052: the write reads it strictly).
   for (const typed of ["example.com", "a@b.co", "/x", "https://x.y/z"]) {
     equal(RULES.a.attrs.href(safeLinkHref(typed)!), null, typed);
   }

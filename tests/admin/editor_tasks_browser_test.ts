@@ -391,7 +391,7 @@ Deno.test({
       ok(
         /^\/v1\/posts\/[^?]+\?locale=en&preview=sv_prev_/.test(json ?? ""),
         `JSON preview as the last fallback: ${json}`,
-      );
+      ); // AUTH-013: the service mints the sv_prev_ token when the editor opens a preview
       // The site's preview address: the token is posted in a form's body, never in an address.
       await page.getByText("Your site's preview address").click();
       await page.getByLabel("Preview address").fill("ftp://example.com/x");
