@@ -187,12 +187,15 @@ try {
             kind: type === "script" ? "js" : "css",
             raw: response.body().then((b) => b.byteLength),
             // The body's size on the wire: compressed when the service compressed it.
-            sent: response.request().sizes().then((s) => s.responseBodySize),
+            sent: response.request().sizes().then((s) =>
+              Math.max(0, s.responseBodySize)
+            ),
           });
         };
         page.on("response", onResponse);
         // A fresh cache per page, so each page's bytes are counted as a first visit's.
         const cdp = await context.newCDPSession(page);
+        await cdp.send("Network.enable");
         await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
         await page.goto(`${service.origin}${path}`, {
           waitUntil: "networkidle",
