@@ -14,6 +14,10 @@ import {
   type RendererCompanion,
   startRendererCompanion,
 } from "./core/renderer_companion.ts";
+import {
+  startTemplateCompanion,
+  type TemplateCompanion,
+} from "./core/templates/companion.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import type { Services } from "./core/services.ts";
 import {
@@ -83,8 +87,10 @@ try {
       hostname: config.host,
       // No signal here: aborting Deno.serve's signal cuts requests in flight, while
       // server.shutdown() (called on SIGTERM below) lets them finish.
+      // A bare host:port answers no site (a site is chosen by Host): the closing block names
+      // the addresses that answer.
       onListen: ({ hostname, port }) =>
-        console.log(`Stave listening on http://${hostname}:${port}`),
+        console.log(`✓ Listening on port ${port} (${hostname})`),
     },
     app.fetch,
   );
@@ -131,6 +137,31 @@ if (config.schedulerCompanion) {
       `Scheduling plugin: not started (${
         causeOf(error)
       }); set SCHEDULER_PORT or SCHEDULER_COMPANION=false`,
+    );
+  }
+}
+
+// The template services beside the demo: settings left unset are filled to reach them.
+let templates: TemplateCompanion | null = null;
+if (
+  config.rendererCompanion && Deno.env.get("TEMPLATES_COMPANION") !== "false"
+) {
+  const port = config.port === 0 ? 0 : config.port + 3;
+  try {
+    templates = await step(
+      "Template services",
+      () => startTemplateCompanion(port, config.dataDir),
+      (t) => t.origin,
+    );
+    config.templateSettings = {
+      ...templates.settings,
+      ...config.templateSettings,
+    };
+  } catch (error) {
+    console.log(
+      `Template services: not started (${
+        causeOf(error)
+      }); set TEMPLATES_COMPANION=false to skip them`,
     );
   }
 }
@@ -199,6 +230,7 @@ if (!drained) {
 }
 await companion?.close();
 await renderer?.close();
+await templates?.close();
 if (drained) await close();
 console.log("Stopped");
 // A request that outlived the grace may hold a database connection the pool would wait for.

@@ -1,6 +1,9 @@
 // `deno task bench:media`: upload throughput of a 5 MiB image through the Management API (MiB/s and the
-// service's memory over 100 uploads), and public media delivery req/s beside Deno.serve serving the same
-// bytes from a file. Runs the service in this process on PGlite (or DATABASE_URL) in a temporary DATA_DIR.
+// service's memory over 100 uploads), public media delivery req/s beside Deno.serve serving the same
+// bytes from a file, and image variants: first requests for a 1200 px WebP of a 12-megapixel JPEG at
+// concurrency 8 (latency, peak memory) and repeat requests beside the original of the same bytes.
+// Runs the service in this process on PGlite (or DATABASE_URL) in a temporary DATA_DIR.
+import sharp from "sharp";
 import { openServices } from "../core/boot.ts";
 import { loadConfig } from "../core/config.ts";
 import { encodePng } from "../core/media/png.ts";
@@ -106,6 +109,65 @@ async function measure(base: string, path: string): Promise<RunStats> {
 const service = await measure(origin, mediaPath);
 const baseline = await measure(plainOrigin, "/plain.png");
 
+// Variants. A 12-megapixel photo-like JPEG (smoothed noise), uploaded 8 times so that 8 first
+// requests at once each make their own variant.
+const VARIANT_CONCURRENCY = 8;
+const photo = new Uint8Array(
+  await sharp({
+    create: {
+      width: 4000,
+      height: 3000,
+      channels: 3,
+      background: "#808080",
+      noise: { type: "gaussian", mean: 128, sigma: 40 },
+    },
+  }).blur(1.5).jpeg({ quality: 85 }).toBuffer(),
+);
+const photos: string[] = [];
+for (let i = 0; i < VARIANT_CONCURRENCY; i++) {
+  photos.push(await upload(photo, `photo-${i}.jpg`));
+}
+const query = "?width=1200&format=webp";
+let peak = Deno.memoryUsage().rss;
+const before = peak;
+const sampler = setInterval(() => {
+  peak = Math.max(peak, Deno.memoryUsage().rss);
+}, 20);
+const firstStarted = performance.now();
+const firstTimes = await Promise.all(photos.map(async (u) => {
+  const t0 = performance.now();
+  const res = await fetch(`${origin}${new URL(u).pathname}${query}`);
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`Variant answered ${res.status}`);
+  return performance.now() - t0;
+}));
+const firstWall = performance.now() - firstStarted;
+clearInterval(sampler);
+firstTimes.sort((a, b) => a - b);
+const variantPath = `${new URL(photos[0]).pathname}${query}`;
+const variantBytes = new Uint8Array(
+  await (await fetch(`${origin}${variantPath}`)).arrayBuffer(),
+);
+// The same bytes as an original, to compare a stored variant with a stored original.
+const sameBytes = new URL(await upload(variantBytes, "variant-copy.webp"))
+  .pathname;
+async function measureAt(base: string, path: string): Promise<RunStats> {
+  if (await hasWrk()) {
+    return await runWrk(base, [path], VARIANT_CONCURRENCY, SECONDS);
+  }
+  const perWorker = Math.max(
+    1,
+    Math.round(200 * SECONDS / VARIANT_CONCURRENCY),
+  );
+  return await runLoad(VARIANT_CONCURRENCY, perWorker, async () => {
+    const res = await fetch(`${base}${path}`);
+    await res.arrayBuffer();
+    return res.ok;
+  });
+}
+const repeat = await measureAt(origin, variantPath);
+const original = await measureAt(origin, sameBytes);
+
 console.log(JSON.stringify(
   {
     upload: {
@@ -121,6 +183,21 @@ console.log(JSON.stringify(
       service,
       deno_serve_file: baseline,
       ratio: Number((service.rps / baseline.rps).toFixed(2)),
+    },
+    variants: {
+      source: { width: 4000, height: 3000, bytes: photo.length },
+      variant: { query, bytes: variantBytes.length },
+      first_requests: {
+        concurrency: VARIANT_CONCURRENCY,
+        wall_ms: Math.round(firstWall),
+        median_ms: Math.round(firstTimes[firstTimes.length >> 1]),
+        slowest_ms: Math.round(firstTimes[firstTimes.length - 1]),
+        rss_before_mib: Math.round(before / MiB),
+        rss_peak_mib: Math.round(peak / MiB),
+      },
+      repeat_requests: repeat,
+      same_bytes_as_original: original,
+      ratio: Number((repeat.rps / original.rps).toFixed(2)),
     },
   },
   null,

@@ -234,6 +234,11 @@ export interface Config {
    * takes, and a ceiling under the API's 32 MiB on every other door (docs/media.md).
    */
   mediaRequestBodyLimitBytes: number;
+  /**
+   * The raw TEMPLATE_*, MANAGED_RENDER_* and MANAGED_IMAGE_* settings: a value that does not qualify counts as
+   * unset for the operation that needs it (core/templates/settings.ts), never a start-up error.
+   */
+  templateSettings: Readonly<Record<string, string | undefined>>;
 }
 
 /** Raised when a setting is invalid; its message names the setting but never echoes the value. */
@@ -313,6 +318,11 @@ export function loadConfig(
       (rendererCompanion ? randomToken() : null),
     mediaS3,
     mediaRequestBodyLimitBytes: v.MEDIA_REQUEST_BODY_LIMIT_BYTES,
+    templateSettings: Object.fromEntries(
+      Object.entries(env).filter(([key, value]) =>
+        /^(TEMPLATE|MANAGED_RENDER|MANAGED_IMAGE)_/.test(key) && value
+      ),
+    ),
   };
 }
 

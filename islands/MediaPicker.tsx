@@ -3,6 +3,7 @@
 // select gives way to a filterable thumbnail grid (one visible control for the choice, the select
 // still posting it), where each image shows its alt text in the editor's language.
 import { useEffect, useState } from "preact/hooks";
+import { variantSrcset, variantUrl } from "../core/media/variant_url.ts";
 import { island } from "../core/web/island.ts";
 
 /** One library item the picker offers (build it with `pickerItems()` of core/media/picker_items.ts). */
@@ -149,7 +150,14 @@ export function MediaPicker(props: MediaPickerProps) {
                   onClick={() => toggle(i.id)}
                 >
                   {i.kind === "image"
-                    ? <img src={i.url} alt="" loading="lazy" />
+                    ? (
+                      <img
+                        src={variantUrl(i.url, 160)}
+                        srcset={variantSrcset(i.url, 160)}
+                        alt=""
+                        loading="lazy"
+                      />
+                    )
                     : <span class="media-kind">{i.kind}</span>}
                   <span class="media-name">{i.file_name}</span>
                   {i.kind === "image" && (

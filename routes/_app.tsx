@@ -2,10 +2,19 @@
 import type { LayoutProps } from "../core/web/manifest.ts";
 import { adminStylesheetHref } from "../core/web/static_files.ts";
 
+// A page without its own title is named by the last crumb of its admin shell, so no signed-in
+// page is a bare "Stave" among a person's tabs.
 function titleOf(data: unknown): string {
-  if (data && typeof data === "object" && "title" in data) {
-    const title = (data as { title: unknown }).title;
-    if (typeof title === "string" && title !== "") return `${title} · Stave`;
+  if (data && typeof data === "object") {
+    const d = data as {
+      title?: unknown;
+      shell?: { crumbs?: { label?: unknown }[] };
+    };
+    if (typeof d.title === "string" && d.title !== "") {
+      return `${d.title} · Stave`;
+    }
+    const crumb = d.shell?.crumbs?.at(-1)?.label;
+    if (typeof crumb === "string" && crumb !== "") return `${crumb} · Stave`;
   }
   return "Stave";
 }

@@ -1,4 +1,4 @@
-// deno task gen:plugin: writes manifest-v1.schema.json and protocol-v1.schema.json from core/plugins/.
+// deno task gen:plugin: writes generated/manifest-v1.schema.json and generated/protocol-v1.schema.json from core/plugins/.
 import { generatePluginSchemaFiles } from "../core/plugins/schema_files.ts";
 
 const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");

@@ -158,6 +158,9 @@ function scopeGate(
   authority: Authority,
   action: ModelAction | SystemPermission,
 ): Decision {
+  // Scopes narrow credentials only: a person (scopes null) passes even a permission no scope
+  // lists, such as site:deploy, and is then judged by their role alone.
+  if (authority.scopes === null) return { ok: true };
   const scopes = ACTION_SCOPES[action];
   if (scopes.some((scope) => scopeHeld(authority.scopes, scope))) {
     return { ok: true };

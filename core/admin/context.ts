@@ -45,6 +45,7 @@ export async function adminContext(c: Context<AppEnv>): Promise<AdminContext> {
       clock: services.clock,
       siteId: site.id,
       actor,
+      authority: loaded.authority,
       validate: modelValidator(),
     },
   };

@@ -1,4 +1,5 @@
 // What the entry editor reads: the entry in one language, its languages' states, workflow, relation choices.
+import { singularOf } from "./labels.ts";
 import { decide, readableFields, readReach } from "../access/decide.ts";
 import { readWorkflow, type WorkflowBlock } from "../entries/workflow.ts";
 import { pendingAddresses } from "../pages/pending_address.ts";
@@ -359,7 +360,7 @@ export async function newEditor(
   const raw = rawValues(controls, {});
   return {
     groupId: "",
-    title: `New ${model.name.toLowerCase()}`,
+    title: `New ${singularOf(model.name)}`,
     locale,
     exists: false,
     startedFrom: null,

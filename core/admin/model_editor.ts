@@ -15,6 +15,7 @@ import {
 } from "../models/mod.ts";
 import { reindexModel } from "../search/index_documents.ts";
 import type { AdminContext } from "./context.ts";
+import { settingsFromForm } from "./field_settings.ts";
 import { one } from "./form_values.ts";
 
 /** Field types a person can add from the model editor. */
@@ -60,6 +61,14 @@ export function definitionFromForm(
     if (form[`validation.${id}`] !== undefined) {
       next.validation = one(form[`validation.${id}`]) || "{}";
     }
+    // The settings controls of the field's kind, over the advanced JSON.
+    Object.assign(
+      next,
+      settingsFromForm(String(field.type), form, `f.${id}`, {
+        config: String(next.config ?? "{}"),
+        validation: String(next.validation ?? "{}"),
+      }),
+    );
     return [{ position, index, field: next }];
   });
   kept.sort((a, b) => a.position - b.position || a.index - b.index);
@@ -74,8 +83,12 @@ export function definitionFromForm(
       required: form["new.required"] !== undefined,
       localized: form["new.localized"] !== undefined,
     };
-    const config = one(form["new.config"]).trim();
-    if (config !== "") added.config = config;
+    const typed = settingsFromForm(type, form, "new", {
+      config: one(form["new.config"]).trim() || "{}",
+      validation: "{}",
+    });
+    if (typed.config !== "{}") added.config = typed.config;
+    if (typed.validation !== "{}") added.validation = typed.validation;
     const position = Number(one(form["new.position"]));
     if (Number.isInteger(position) && position >= 1) {
       fields.splice(position - 1, 0, added);

@@ -40,7 +40,13 @@ export interface ShellData {
   folders: ShellFolder[];
   sites: ShellSite[];
   /** Sections of the sidebar the person may open. */
-  may: { settings: boolean; models: boolean; people: boolean; media: boolean };
+  may: {
+    settings: boolean;
+    models: boolean;
+    people: boolean;
+    media: boolean;
+    forms: boolean;
+  };
   /** Path of the page, to mark the current sidebar link. */
   path: string;
   crumbs: Crumb[];
@@ -77,8 +83,9 @@ export async function loadShell(
     .select(["sites.id", "sites.name", "sites.domain"])
     .where("site_members.user_id", "=", ctx.user.id)
     .orderBy("sites.name").execute();
-  const holds = (p: "site:settings" | "model:apply" | "role:manage") =>
-    decide(ctx.authority, { action: p }).ok;
+  const holds = (
+    p: "site:settings" | "model:apply" | "role:manage" | "site:infra",
+  ) => decide(ctx.authority, { action: p }).ok;
   return {
     siteName: ctx.site.name,
     user: { displayName: ctx.user.displayName, email: ctx.user.email },
@@ -99,6 +106,7 @@ export async function loadShell(
       models: holds("model:apply"),
       people: holds("role:manage"),
       media: true,
+      forms: holds("site:infra"),
     },
     path: options.url.pathname,
     crumbs: options.crumbs,

@@ -1,3 +1,4 @@
+// Long on purpose: the one Database interface names every table, so adding a table stays a one-place change.
 // Typed table interfaces: one per table, named after it, matching the migrations.
 import type { ColumnType, Generated } from "kysely";
 
@@ -226,6 +227,11 @@ export interface Database {
   site_api_tokens: SiteApiTokensTable;
   deployed_read_tokens: DeployedReadTokensTable;
   site_preview_addresses: SitePreviewAddressesTable;
+  template_candidates: TemplateCandidatesTable;
+  template_acceptances: TemplateAcceptancesTable;
+  registered_section_versions: RegisteredSectionVersionsTable;
+  managed_releases: ManagedReleasesTable;
+  managed_addresses: ManagedAddressesTable;
   preview_tokens: PreviewTokensTable;
   shared_content_grants: SharedContentGrantsTable;
   form_submissions: FormSubmissionsTable;
@@ -704,6 +710,18 @@ export interface MediaFilesTable {
   revision: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** An image's ThumbHash (base64), null for other kinds or where it could not be made (migration 0257). */
+  placeholder: ColumnType<
+    string | null,
+    string | null | undefined,
+    string | null
+  >;
+  /** An image's dominant colour as `#rrggbb` (migration 0257). */
+  dominant_color: ColumnType<
+    string | null,
+    string | null | undefined,
+    string | null
+  >;
 }
 
 /** A per-language override of a media item's original (migration 0150). */
@@ -917,4 +935,68 @@ export interface SavedQueriesTable {
   revision: number;
   created_at: Timestamp;
   updated_at: Timestamp;
+}
+
+/** A checked template candidate; its files live under TEMPLATE_ARTIFACTS (migration 0267). */
+export interface TemplateCandidatesTable {
+  id: string;
+  site_id: string;
+  digest: string;
+  name: string;
+  manifest: Json;
+  sections: Json;
+  contract: number;
+  origin: string;
+  build_id: string;
+  sandbox_image: string;
+  source_digest: string;
+  compiled_digest: string;
+  report_digest: string;
+  created_by: string | null;
+  created_at: Timestamp;
+}
+
+/** One acceptance of a template on a site, in order (migration 0267). */
+export interface TemplateAcceptancesTable {
+  site_id: string;
+  sequence: number;
+  candidate_id: string;
+  accepted_by: string | null;
+  accepted_at: Timestamp;
+}
+
+/** A promoted, immutable version of a registered section (migration 0267). */
+export interface RegisteredSectionVersionsTable {
+  site_id: string;
+  key: string;
+  version: number;
+  identity: string;
+  digest: string;
+  definition: Json;
+  candidate_id: string;
+  promoted_at: Timestamp;
+}
+
+/** A managed renderer release (migration 0268). */
+export interface ManagedReleasesTable {
+  site_id: string;
+  number: number;
+  candidate_id: string;
+  state: "proven" | "active" | "retired";
+  origin: string;
+  installation_id: string;
+  digest: string;
+  signature: string;
+  prepared_at: Timestamp;
+  activated_at: Timestamp | null;
+  retired_at: Timestamp | null;
+}
+
+/** The host serving a site, and the previous one kept for going back (migration 0268). */
+export interface ManagedAddressesTable {
+  site_id: string;
+  host: string;
+  role: "active" | "previous";
+  switched_at: Timestamp;
+  rollback_until: Timestamp | null;
 }

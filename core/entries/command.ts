@@ -93,10 +93,9 @@ export async function runCommandOver<T extends { ok: true }>(
   body: (scope: CommandScope) => Promise<T | LifecycleRefusal>,
   groupsOf: (result: T) => readonly string[],
 ): Promise<T | LifecycleRefusal> {
-  const loaded = await loadAuthority(ctx.db, {
-    siteId: ctx.siteId,
-    actor: ctx.actor,
-  });
+  const loaded = ctx.authority
+    ? { ok: true as const, authority: ctx.authority }
+    : await loadAuthority(ctx.db, { siteId: ctx.siteId, actor: ctx.actor });
   if (!loaded.ok) return { ok: false, code: loaded.code };
   const newId = ctx.newId ?? (() => crypto.randomUUID());
   const writer = ctx.audit ?? ledgerAuditWriter;

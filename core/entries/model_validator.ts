@@ -1,5 +1,5 @@
 // Field validation of entry values against the site's stored model, through the models module.
-import { getModel } from "../models/store.ts";
+import { getModelOnce } from "../models/model_reads.ts";
 import { isPageField, validateEntryValues } from "../models/validate_values.ts";
 import { checkPageMediaKinds } from "../pages/media_check.ts";
 import { checkSharedSections } from "../pages/shared.ts";
@@ -24,7 +24,7 @@ export function modelValidator(
   options: ModelValidatorOptions = {},
 ): EntryValidator {
   return async function validateWithModel(request) {
-    const found = await getModel(
+    const found = await getModelOnce(
       {
         db: request.db,
         siteId: request.siteId,

@@ -1,6 +1,6 @@
 // The entry rules a save keeps, in its transaction: single-entry models, unique values, relation links.
 import type { Db } from "../db/database.ts";
-import { getModel } from "../models/model_reads.ts";
+import { getModelOnce } from "../models/model_reads.ts";
 import { inspectEntryValues } from "../models/validate_values.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { CommandScope } from "./command.ts";
@@ -19,7 +19,7 @@ export async function loadRuleModel(
   siteId: string,
   modelId: string,
 ): Promise<StoredModel | null> {
-  const found = await getModel(
+  const found = await getModelOnce(
     { db, siteId, clock: { now: () => new Date(0) } },
     modelId,
   );

@@ -1,6 +1,6 @@
 // The shapes the entry lifecycle speaks: its context, refusals, actor snapshots and workflow states.
 import type { Actor } from "../access/actor.ts";
-import type { AuthorityRefusalCode } from "../access/authority.ts";
+import type { Authority, AuthorityRefusalCode } from "../access/authority.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import type { ValueProblem } from "../models/validate_values.ts";
@@ -44,6 +44,11 @@ export interface LifecycleContext {
    * would have answered: how plugin policies learn that the service's own checks passed.
    */
   dryRun?: boolean;
+  /**
+   * The actor's authority when the caller loaded it a moment ago for its own checks (a plugin's
+   * delegation): the command uses it instead of reading the same role again.
+   */
+  authority?: Authority;
 }
 
 /** Request facts kept with the audit of a command; never the raw idempotency key. */

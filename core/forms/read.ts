@@ -4,6 +4,7 @@ import { personHolding } from "../access/person_authority.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import type { AttachmentStore } from "./attachment_store.ts";
+import { isId } from "../entries/store.ts";
 
 /** Who reads: a person of the site. */
 export interface SubmissionReadContext {
@@ -121,8 +122,7 @@ export async function readAttachment(
   | { ok: false; code: "missing_permission" | "not_found" }
 > {
   if (!(await mayRead(ctx))) return { ok: false, code: "missing_permission" };
-  const uuid = /^[0-9a-f-]{36}$/i;
-  if (!uuid.test(ids.submissionId) || !uuid.test(ids.attachmentId)) {
+  if (!isId(ids.submissionId) || !isId(ids.attachmentId)) {
     return { ok: false, code: "not_found" };
   }
   const row = await ctx.db.selectFrom("form_attachments as a")

@@ -29,6 +29,7 @@ import {
   type SentAnswer,
 } from "./idempotency.ts";
 import { decodeMultipart } from "./multipart.ts";
+import { resolveModelKeys } from "./model_keys.ts";
 import { requireContentType } from "../web/json_body.ts";
 import {
   decodeBody,
@@ -178,6 +179,10 @@ async function serve(
     decoded = decodeBody(operation, rawBody, c.req.raw.headers);
   }
   refuseSiteNaming("body", decoded);
+  await resolveModelKeys(services.db, caller.site.id, operation, {
+    query: rawQuery,
+    body: decoded,
+  });
   const input: OperationInput<AnyOperation> = {
     params: parseParams(operation, c.req.param() as Record<string, string>),
     query: parseQuery(operation, rawQuery),

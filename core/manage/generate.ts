@@ -18,15 +18,15 @@ export interface GeneratedFile {
 }
 
 /** Path of the OpenAPI document, from the project root. */
-export const OPENAPI_PATH = "openapi-v1.json";
+export const OPENAPI_PATH = "generated/openapi-v1.json";
 /** Path of the client types, from the project root. */
-export const CLIENT_TYPES_PATH = "core/manage/client_types.gen.ts";
+export const CLIENT_TYPES_PATH = "generated/manage_client_types.ts";
 
 /** Path of the MCP tool list, from the project root. */
-export const MCP_TOOLS_PATH = "mcp-tools-v1.json";
+export const MCP_TOOLS_PATH = "generated/mcp-tools-v1.json";
 
 /** Path of the command-line client, from the project root. */
-export const CLI_PATH = "svc-manage.mjs";
+export const CLI_PATH = "generated/svc-manage.mjs";
 
 /** Builds every generated file of the contracts, the public read API's document included (`deno task gen:manage` writes them). */
 export async function generateManageFiles(

@@ -2,6 +2,7 @@
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import type { MediaStorage } from "./storage.ts";
+import { variantObjectId } from "./variants.ts";
 
 /** What cleanup needs. */
 export interface CleanupContext {
@@ -21,6 +22,7 @@ export async function releaseObjects(
   let state: "complete" | "pending" = "complete";
   for (const key of keys) {
     try {
+      await deleteVariantsOf(ctx.storage, key);
       await ctx.storage.delete(key);
       await ctx.db.deleteFrom("media_cleanup").where("storage_key", "=", key)
         .execute();
@@ -32,6 +34,15 @@ export async function releaseObjects(
     }
   }
   return state;
+}
+
+/** Deletes the stored variants of the original at `key` (they live under its object id). */
+async function deleteVariantsOf(storage: MediaStorage, key: string) {
+  const m = /^(sites\/[0-9a-f-]{36}\/)([0-9a-f-]{36})\.[a-z0-9-]+$/.exec(key);
+  if (!m) return;
+  for await (const variant of storage.list(`${m[1]}variants/${m[2]}/`)) {
+    await storage.delete(variant.key);
+  }
 }
 
 /** Finishes every pending deletion storage accepts now; answers how many finished and how many remain. */
@@ -76,12 +87,21 @@ async function sweepSite(
 ) {
   for await (const object of ctx.storage.list(prefix)) {
     if (object.lastModified.getTime() > cutoff) continue;
-    const named = await ctx.db.selectFrom("media_files").select("id")
-      .where("storage_key", "=", object.key)
-      .union(
-        ctx.db.selectFrom("media_originals").select("media_id as id")
-          .where("storage_key", "=", object.key),
-      ).executeTakeFirst();
+    // A variant belongs to its original's object id: it stays while a row names that object.
+    const variantOf = variantObjectId(object.key);
+    const named = variantOf
+      ? await ctx.db.selectFrom("media_files").select("id")
+        .where("object_id", "=", variantOf)
+        .union(
+          ctx.db.selectFrom("media_originals").select("media_id as id")
+            .where("object_id", "=", variantOf),
+        ).executeTakeFirst()
+      : await ctx.db.selectFrom("media_files").select("id")
+        .where("storage_key", "=", object.key)
+        .union(
+          ctx.db.selectFrom("media_originals").select("media_id as id")
+            .where("storage_key", "=", object.key),
+        ).executeTakeFirst();
     if (named) continue;
     await ctx.storage.delete(object.key);
     await ctx.db.deleteFrom("media_cleanup").where(

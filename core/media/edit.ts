@@ -1,4 +1,5 @@
 // Changes to library items: metadata, replacing the bytes, per-language originals, moving files.
+import { imageFacts } from "./placeholder.ts";
 import {
   deliveryUrl,
   type Focal,
@@ -133,10 +134,15 @@ export async function replaceMedia(
   const objectId = crypto.randomUUID();
   const key = storageKeyOf(ctx.siteId, objectId, detected.format);
   await ctx.storage.put(key, file.bytes, detected.mimeType);
+  const facts = detected.kind === "image"
+    ? await imageFacts(file.bytes, detected.format)
+    : null;
   const now = ctx.clock.now();
   const headerHasSize = detected.width !== null && detected.height !== null;
   const next = {
     ...row,
+    placeholder: facts?.placeholder ?? null,
+    dominant_color: facts?.dominant_color ?? null,
     object_id: objectId,
     storage_key: key,
     file_name: file.fileName ? file.fileName.slice(0, 200) : row.file_name,
@@ -170,6 +176,8 @@ export async function replaceMedia(
         height: next.height,
         aspect_ratio: next.aspect_ratio,
         digest,
+        placeholder: next.placeholder,
+        dominant_color: next.dominant_color,
         alt_texts: JSON.stringify(next.alt_texts),
         revision: next.revision,
         updated_at: now,

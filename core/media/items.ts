@@ -58,6 +58,10 @@ export interface MediaItem {
     item_id: string;
   };
   edited_from: string | null;
+  /** An image's ThumbHash (base64): a blurred preview a front end decodes in a few microseconds. */
+  placeholder: string | null;
+  /** An image's dominant colour, `#rrggbb`. */
+  dominant_color: string | null;
   revision: number;
   created_at: string;
   updated_at: string;
@@ -117,6 +121,8 @@ export function toItem(publicUrl: string, row: MediaRow): MediaItem {
       }
       : {}),
     edited_from: row.edited_from,
+    placeholder: row.placeholder ?? null,
+    dominant_color: row.dominant_color ?? null,
     revision: row.revision,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),

@@ -1,6 +1,7 @@
 // SYNC-003: a change to a public media item is a change of every served item showing it, in the sync log.
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { advanceSyncSeq } from "../sync/change_log.ts";
 
 /**
  * Appends one `upsert` to the sync log for each served language instance whose values name
@@ -23,17 +24,8 @@ export async function logPublicMediaChange(
   `.execute(tx);
   const rows = shown.rows;
   if (rows.length === 0) return 0;
-  await tx.insertInto("sync_sites").values({
-    site_id: siteId,
-    last_seq: 0,
-    pruned_through: 0,
-  }).onConflict((oc) => oc.column("site_id").doNothing()).execute();
-  // The same per-site counter under its row lock as entry changes: sequence order is commit order.
-  const bumped = await tx.updateTable("sync_sites")
-    .set({ last_seq: sql`last_seq + ${rows.length}` })
-    .where("site_id", "=", siteId).returning("last_seq")
-    .executeTakeFirstOrThrow();
-  const first = Number(bumped.last_seq) - rows.length + 1;
+  // The same per-site counter as entry changes: sequence order is commit order.
+  const first = await advanceSyncSeq(tx, siteId, rows.length);
   await tx.insertInto("sync_changes").values(rows.map((r, i) => ({
     site_id: siteId,
     seq: first + i,

@@ -5,6 +5,7 @@ import { queueMediaNotifications } from "../plugins/notifications.ts";
 import { getSettings } from "../sites/settings.ts";
 import { SETTINGS_SCHEMAS } from "../sites/settings_documents.ts";
 import { type DetectedFile, detectFile } from "./detect.ts";
+import { imageFacts } from "./placeholder.ts";
 import {
   type MediaContext,
   type MediaItem,
@@ -233,6 +234,9 @@ export async function uploadMedia(
   const objectId = crypto.randomUUID();
   const key = storageKeyOf(ctx.siteId, objectId, detected.format);
   await ctx.storage.put(key, file.bytes, detected.mimeType);
+  const facts = detected.kind === "image"
+    ? await imageFacts(file.bytes, detected.format)
+    : null;
   const now = ctx.clock.now();
   const headerHasSize = detected.width !== null && detected.height !== null;
   const row: MediaRow = {
@@ -267,6 +271,8 @@ export async function uploadMedia(
     revision: 1,
     created_at: now,
     updated_at: now,
+    placeholder: facts?.placeholder ?? null,
+    dominant_color: facts?.dominant_color ?? null,
   };
   const item = toItem(ctx.publicUrl, row);
   try {

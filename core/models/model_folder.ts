@@ -2,7 +2,7 @@
 import { UUID } from "./field_types.ts";
 import { recordModelWrite } from "./model_record.ts";
 import { charLength } from "./problems.ts";
-import type { ModelContext } from "./store_rows.ts";
+import { forgetModelsRead, type ModelContext } from "./store_rows.ts";
 
 /** A folder label holds 1 to this many characters after trimming (spec 2 part 8). */
 export const MAX_FOLDER_LENGTH = 40;
@@ -49,6 +49,7 @@ export async function setModelFolder(
         .orderBy("created_at").limit(1).executeTakeFirst();
       label = same?.folder ?? label;
     }
+    forgetModelsRead(trx);
     const row = await trx.updateTable("models").set({ folder: label })
       .where("site_id", "=", ctx.siteId).where("id", "=", id)
       .where("deleted_at", "is", null)

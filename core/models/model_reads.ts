@@ -1,6 +1,7 @@
 // Reads the live models of a site: one by id, or all grouped by folder.
 import { UUID } from "./field_types.ts";
 import {
+  loadModelOnce,
   loadModels,
   type ModelContext,
   type StoredModel,
@@ -18,6 +19,19 @@ export async function getModel(
 ): Promise<{ ok: true; model: StoredModel } | ModelNotFound> {
   if (!UUID.test(modelId)) return NOT_FOUND;
   const [model] = await loadModels(ctx.db, ctx.siteId, [modelId.toLowerCase()]);
+  return model ? { ok: true, model } : NOT_FOUND;
+}
+
+/**
+ * {@linkcode getModel} for the steps of one entry command: inside a transaction the model is
+ * read once and every later step gets the same one.
+ */
+export async function getModelOnce(
+  ctx: ModelContext,
+  modelId: string,
+): Promise<{ ok: true; model: StoredModel } | ModelNotFound> {
+  if (!UUID.test(modelId)) return NOT_FOUND;
+  const model = await loadModelOnce(ctx.db, ctx.siteId, modelId.toLowerCase());
   return model ? { ok: true, model } : NOT_FOUND;
 }
 

@@ -8,6 +8,7 @@ import { walkFields } from "./definition.ts";
 import { UUID } from "./field_types.ts";
 import { recordModelWrite, removedAnswer } from "./model_record.ts";
 import {
+  forgetModelsRead,
   loadModels,
   type ModelContext,
   type StoredModel,
@@ -175,6 +176,7 @@ export async function removeModel(
         saved_queries: queries.map((q) => ({ id: q.id, name: q.name })),
       } as const;
     }
+    forgetModelsRead(trx);
     await trx.updateTable("models").set({ deleted_at: now, updated_at: now })
       .where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
     // Its backend access rules describe only this model and nothing names them: they go with it.

@@ -29,6 +29,7 @@ import {
   collisionFromError,
   definitionOf,
   findCollision,
+  forgetModelsRead,
   loadModels,
   loadRetainedKeys,
   missingTargets,
@@ -129,6 +130,7 @@ export async function createModel(
       if (collision) return collision;
       const id = crypto.randomUUID();
       const now = ctx.clock.now();
+      forgetModelsRead(trx);
       await trx.insertInto("models").values({
         id,
         site_id: ctx.siteId,
@@ -283,6 +285,7 @@ async function save(
   }
   const now = ctx.clock.now();
   const info = after.model;
+  forgetModelsRead(trx);
   await trx.updateTable("models").set({
     slug: info.slug,
     name: info.name,

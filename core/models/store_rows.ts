@@ -62,6 +62,42 @@ export async function loadModels(
   );
 }
 
+// Models read inside one transaction, by transaction: an entry command reads its model for
+// validation, for its rules and for the search index; one read serves them all, and all three
+// see the same model. Writers of models forget them (forgetModelsRead).
+const readInTransaction = new WeakMap<
+  Db,
+  Map<string, Promise<StoredModel | undefined>>
+>();
+
+/**
+ * One live model by id, read once per transaction (outside a transaction, every call reads).
+ * `modelId` must be a UUID.
+ */
+export function loadModelOnce(
+  db: Db,
+  siteId: string,
+  modelId: string,
+): Promise<StoredModel | undefined> {
+  const read = async () => (await loadModels(db, siteId, [modelId]))[0];
+  if (!db.isTransaction) return read();
+  let models = readInTransaction.get(db);
+  if (!models) readInTransaction.set(db, models = new Map());
+  const key = `${siteId}/${modelId}`;
+  let found = models.get(key);
+  if (!found) {
+    found = read();
+    models.set(key, found);
+    found.catch(() => models.delete(key));
+  }
+  return found;
+}
+
+/** Forgets the models {@linkcode loadModelOnce} read in this transaction: call after writing one. */
+export function forgetModelsRead(db: Db): void {
+  readInTransaction.delete(db);
+}
+
 /** A model row as the database answers it, as a row or inside JSON (dates then as text). */
 export interface ModelRowLike {
   id: string;
@@ -150,6 +186,7 @@ export async function writeFields(
   modelId: string,
   fields: readonly FieldDefinition[],
 ): Promise<void> {
+  forgetModelsRead(db);
   await db.deleteFrom("model_fields").where("site_id", "=", siteId)
     .where("model_id", "=", modelId).execute();
   if (fields.length === 0) return;

@@ -11,6 +11,7 @@ import {
   SETTINGS_DEFAULTS,
   SETTINGS_SCHEMAS,
 } from "../sites/settings_documents.ts";
+import { forgetSettingsRead } from "../sites/settings.ts";
 import { isReservedPageSlug } from "./addresses.ts";
 import { addressHeld, recordPendingAddress } from "./address_store.ts";
 
@@ -183,6 +184,7 @@ async function addRedirect(
     updated_at: now,
     updated_by: null,
   };
+  forgetSettingsRead(tx);
   if (stored) {
     await tx.updateTable("site_settings").set(row).where("site_id", "=", siteId)
       .where("key", "=", "seo").execute();

@@ -455,6 +455,7 @@ export async function applyTransition(
     clock: ctx.clock,
     siteId: ctx.installation.siteId,
     actor: delegation.actor,
+    authority: delegation.authority,
     validate: modelValidator(),
     audit: ctx.audit,
     trace: {

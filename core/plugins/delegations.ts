@@ -4,7 +4,7 @@ import { type Authority, loadAuthority } from "../access/authority.ts";
 import { decide, readReach } from "../access/decide.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
-import { type GroupRow, readGroup } from "../entries/store.ts";
+import { type GroupRow, isId, readGroup } from "../entries/store.ts";
 import { OneTimeCodes } from "../kv/one_time_codes.ts";
 import { type PluginRefusal, pluginRefusal } from "./api_support.ts";
 import {
@@ -185,7 +185,7 @@ export async function createLaunch(
         `The plugin declares no content action "${request.action}"`,
       );
     }
-    const entry = /^[0-9a-f-]{36}$/i.test(request.instance_id)
+    const entry = isId(request.instance_id)
       ? await ctx.db.selectFrom("entries").select(["group_id"])
         .where("site_id", "=", ctx.siteId)
         .where("id", "=", request.instance_id).executeTakeFirst()
@@ -391,7 +391,7 @@ export async function useDelegation(
     "requester_unauthorized",
     "The delegation is not usable: a person with authority must launch the plugin again",
   );
-  if (!/^[0-9a-f-]{36}$/i.test(delegationId)) return unusable;
+  if (!isId(delegationId)) return unusable;
   const row = await db.selectFrom("plugin_delegations").selectAll()
     .where("id", "=", delegationId).executeTakeFirst();
   if (

@@ -1,15 +1,5 @@
 // Installation lifecycle (spec 1 part 3.1): install, hand-off, rotate, disable, enable, uninstall, grant, upgrade.
-import { personActor } from "../access/actor.ts";
-import { personHolding } from "../access/person_authority.ts";
-import type { Clock } from "../clock.ts";
-import type { Db } from "../db/database.ts";
-import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { isId } from "../entries/store.ts";
-import {
-  type AuditEntryInput,
-  type AuditWriter,
-  ledgerAuditWriter,
-} from "../entries/audit.ts";
 import type { PluginCall } from "./calls.ts";
 import {
   type Installation,
@@ -19,56 +9,33 @@ import {
   type PolicyMode,
   readInstallation,
 } from "./installation_store.ts";
-import {
-  type ManifestIssue,
-  type ManifestV1,
-  parseManifest,
-} from "./manifest.ts";
-import { type ManifestChanges, manifestChanges } from "./manifest_changes.ts";
-import { answerJson } from "./outbound.ts";
+import type { ManifestV1 } from "./manifest.ts";
 import { type Capability, LIMITS } from "./protocol.ts";
 import { mintToken, tokenDigest } from "./tokens.ts";
+import {
+  allowed,
+  audited,
+  changeableRow,
+  current,
+  ledgerTakes,
+  type Outcome,
+  type PluginAdminContext,
+  type PluginAdminRefusal,
+  refused,
+} from "./installation_acts.ts";
+import { fetchManifest } from "./installation_upgrades.ts";
+export {
+  fetchManifest,
+  previewUpgrade,
+  upgradePlugin,
+} from "./installation_upgrades.ts";
+export type { UpgradeDiff, UpgradeReview } from "./installation_upgrades.ts";
 
-/** What every administrative act needs: the site, the acting person, the stores and the plugin door. */
-export interface PluginAdminContext {
-  db: Db;
-  clock: Clock;
-  siteId: string;
-  /** The signed-in person acting; they must hold `site:plugins` now. */
-  userId: string;
-  call: PluginCall;
-  /** The service's own address, sent in hand-offs so the plugin knows where to call. */
-  serviceUrl: string;
-  /** The admin audit ledger writer; a failing writer refuses the act with `audit_unavailable`. */
-  audit?: AuditWriter;
-  newId?: () => string;
-}
-
-/** Refusals of administrative acts. */
-export type PluginAdminRefusalCode =
-  | "site_access_denied"
-  | "missing_permission"
-  | "not_found"
-  | "invalid_request"
-  | "audit_unavailable"
-  | "installation_state"
-  | "already_installed"
-  | "manifest_identity_changed"
-  | "activation_refused"
-  | "url_not_https"
-  | "url_destination_refused"
-  | "remote_redirect_refused"
-  | "plugin_unreachable"
-  | "plugin_timeout"
-  | "plugin_response_invalid";
-
-/** A refused act; nothing changed. */
-export interface PluginAdminRefusal {
-  ok: false;
-  code: PluginAdminRefusalCode;
-  message: string;
-  issues?: ManifestIssue[];
-}
+export type {
+  PluginAdminContext,
+  PluginAdminRefusal,
+  PluginAdminRefusalCode,
+} from "./installation_acts.ts";
 
 /** The grant an administrator chooses: capabilities and model ids (never slugs). */
 export interface Grant {
@@ -82,181 +49,6 @@ export interface InstallOptions {
   /** The one-time activation code the plugin issued; sent once in the hand-off, never stored. */
   activation_code: string;
   grant: Grant;
-}
-
-/** The differences an upgrade would bring (spec 1 part 2.1 rule 4). */
-export interface UpgradeDiff {
-  from_version: string;
-  to_version: string;
-  name: { from: string; to: string };
-  /** Capabilities the new release requests that the old one did not: they stay ungranted. */
-  capabilities_added: Capability[];
-  /** Capabilities no longer requested: they leave the grant. */
-  capabilities_removed: Capability[];
-  manifest: ManifestV1;
-}
-
-/** The whole review of an upgrade: version, name, capabilities, declarations and URLs. */
-export type UpgradeReview = UpgradeDiff & ManifestChanges;
-
-type Outcome<T> = ({ ok: true } & T) | PluginAdminRefusal;
-
-function refused(
-  code: PluginAdminRefusalCode,
-  message: string,
-  extra: { issues?: ManifestIssue[] } = {},
-): PluginAdminRefusal {
-  return { ok: false, code, message, ...extra };
-}
-
-class AuditDown extends Error {}
-
-async function allowed(
-  ctx: PluginAdminContext,
-): Promise<PluginAdminRefusal | null> {
-  const held = await personHolding(ctx.db, {
-    siteId: ctx.siteId,
-    personId: ctx.userId,
-    permission: "site:plugins",
-  });
-  if (held.ok) return null;
-  return held.code === "missing_permission"
-    ? refused(
-      "missing_permission",
-      "Managing plugins needs the site:plugins permission",
-    )
-    : refused("site_access_denied", "No access to this site");
-}
-
-/** Runs `body` in one transaction with the act's audit entry; a failed audit write changes nothing. */
-async function audited<T>(
-  ctx: PluginAdminContext,
-  installation: { id: string; plugin_id: string },
-  action: string,
-  details: Record<string, unknown>,
-  body: (tx: Db, now: Date) => Promise<T>,
-): Promise<T | PluginAdminRefusal> {
-  const newId = ctx.newId ?? (() => crypto.randomUUID());
-  const writer = ctx.audit ?? ledgerAuditWriter;
-  try {
-    return await ctx.db.transaction().execute(async (tx) => {
-      const now = ctx.clock.now();
-      const result = await body(tx, now);
-      const actor = await snapshotActor(
-        tx,
-        ctx.siteId,
-        personActor(ctx.userId),
-      );
-      const entry: AuditEntryInput = {
-        id: newId(),
-        siteId: ctx.siteId,
-        actor,
-        action,
-        target: {
-          kind: "installation",
-          installation_id: installation.id,
-          plugin_id: installation.plugin_id,
-        },
-        details,
-        at: now,
-      };
-      try {
-        await writer.write(tx, entry);
-      } catch {
-        throw new AuditDown();
-      }
-      return result;
-    });
-  } catch (error) {
-    if (error instanceof AuditDown) {
-      return refused(
-        "audit_unavailable",
-        "The audit ledger is unavailable: nothing was changed",
-      );
-    }
-    throw error;
-  }
-}
-
-class ProbeRolledBack extends Error {}
-
-/**
- * Whether the ledger takes the act's entry now: written and rolled back. A hand-off gives the
- * plugin a token before the act is recorded, so an unwritable ledger must stop it first, or the
- * plugin would hold a token the service never accepts.
- */
-async function ledgerTakes(
-  ctx: PluginAdminContext,
-  installation: { id: string; plugin_id: string },
-  action: string,
-): Promise<PluginAdminRefusal | null> {
-  const writer = ctx.audit ?? ledgerAuditWriter;
-  try {
-    await ctx.db.transaction().execute(async (tx) => {
-      const actor = await snapshotActor(
-        tx,
-        ctx.siteId,
-        personActor(ctx.userId),
-      );
-      try {
-        await writer.write(tx, {
-          // Rolled back: an injected id source is kept for the real entry.
-          id: crypto.randomUUID(),
-          siteId: ctx.siteId,
-          actor,
-          action,
-          target: {
-            kind: "installation",
-            installation_id: installation.id,
-            plugin_id: installation.plugin_id,
-          },
-          details: {},
-          at: ctx.clock.now(),
-        });
-      } catch {
-        throw new AuditDown();
-      }
-      throw new ProbeRolledBack();
-    });
-  } catch (error) {
-    if (error instanceof ProbeRolledBack) return null;
-    if (error instanceof AuditDown) {
-      return refused(
-        "audit_unavailable",
-        "The audit ledger is unavailable: nothing was changed",
-      );
-    }
-    throw error;
-  }
-  return null;
-}
-
-/** Fetches and validates a manifest through the guarded fetch (32 KB, 5 s, no redirects). */
-export async function fetchManifest(
-  ctx: Pick<PluginAdminContext, "call">,
-  manifestUrl: string,
-): Promise<Outcome<{ manifest: ManifestV1 }>> {
-  const answer = await ctx.call({
-    url: manifestUrl,
-    method: "GET",
-    purpose: "manifest",
-  });
-  if (!answer.ok) return refused(answer.code, answer.message);
-  if (answer.status < 200 || answer.status > 299) {
-    return refused(
-      "plugin_response_invalid",
-      `The manifest URL answered ${answer.status}`,
-    );
-  }
-  const json = answerJson(answer);
-  if (!json.ok) return refused(json.code, json.message);
-  const parsed = parseManifest(json.json, { manifestUrl });
-  if (!parsed.ok) {
-    return refused(parsed.code, "The manifest is not a valid manifest v1", {
-      issues: parsed.issues,
-    });
-  }
-  return { ok: true, manifest: parsed.manifest };
 }
 
 async function checkGrant(
@@ -491,15 +283,6 @@ async function handOff(
   return await current(ctx, row.id);
 }
 
-async function current(
-  ctx: PluginAdminContext,
-  id: string,
-): Promise<Outcome<{ installation: Installation }>> {
-  const row = await readInstallation(ctx.db, ctx.siteId, id);
-  if (!row) return refused("not_found", "No such installation on this site");
-  return { ok: true, installation: installationOf(row) };
-}
-
 async function move(
   ctx: PluginAdminContext,
   id: string,
@@ -577,21 +360,6 @@ export function uninstallPlugin(ctx: PluginAdminContext, id: string) {
   );
 }
 
-/** The row of an installation an administrator may still change: not revoked. */
-async function changeableRow(
-  ctx: PluginAdminContext,
-  id: string,
-): Promise<InstallationRow | PluginAdminRefusal> {
-  const denied = await allowed(ctx);
-  if (denied) return denied;
-  const row = await readInstallation(ctx.db, ctx.siteId, id);
-  if (!row) return refused("not_found", "No such installation on this site");
-  if (row.state === "revoked") {
-    return refused("installation_state", "A revoked installation is final");
-  }
-  return row;
-}
-
 /** Replaces the grant; a narrowed grant applies to the very next plugin request. */
 export async function changeGrant(
   ctx: PluginAdminContext,
@@ -666,95 +434,6 @@ export async function setPolicyMode(
   );
   if (typeof done === "object") return done;
   return await current(ctx, id);
-}
-
-/**
- * What an upgrade would change: fetches the manifest again from the installation's
- * manifest URL and compares identity, version and requested capabilities.
- */
-export async function previewUpgrade(
-  ctx: PluginAdminContext,
-  id: string,
-): Promise<Outcome<{ diff: UpgradeReview }>> {
-  const row = await changeableRow(ctx, id);
-  if ("ok" in row) return row;
-  const fetched = await fetchManifest(ctx, row.manifest_url);
-  if (!fetched.ok) return fetched;
-  if (fetched.manifest.id !== row.plugin_id) {
-    return refused(
-      "manifest_identity_changed",
-      `The release carries plugin id "${fetched.manifest.id}", not "${row.plugin_id}"`,
-    );
-  }
-  const old = installationOf(row).manifest;
-  const had = new Set<string>(old.capabilities);
-  const has = new Set<string>(fetched.manifest.capabilities);
-  return {
-    ok: true,
-    diff: {
-      from_version: row.version,
-      to_version: fetched.manifest.version,
-      name: { from: row.name, to: fetched.manifest.name },
-      capabilities_added: fetched.manifest.capabilities.filter((c) =>
-        !had.has(c)
-      ),
-      capabilities_removed: old.capabilities.filter((c) => !has.has(c)),
-      ...manifestChanges(old, fetched.manifest),
-      manifest: fetched.manifest,
-    },
-  };
-}
-
-/**
- * Accepts the release the administrator reviewed: `expected_version` must still be what
- * the manifest URL serves. The new manifest is pinned; capabilities it adds stay
- * ungranted and capabilities it drops leave the grant.
- */
-export async function upgradePlugin(
-  ctx: PluginAdminContext,
-  id: string,
-  options: { expected_version: string },
-): Promise<Outcome<{ installation: Installation; diff: UpgradeReview }>> {
-  const preview = await previewUpgrade(ctx, id);
-  if (!preview.ok) return preview;
-  const { diff } = preview;
-  if (diff.to_version !== options.expected_version) {
-    return refused(
-      "invalid_request",
-      `The manifest now carries version "${diff.to_version}", not the reviewed "${options.expected_version}": review again`,
-    );
-  }
-  const row = (await readInstallation(ctx.db, ctx.siteId, id))!;
-  const before = installationOf(row);
-  const kept = before.capabilities.filter((c) =>
-    diff.manifest.capabilities.includes(c)
-  );
-  const done = await audited(
-    ctx,
-    row,
-    "plugin.upgrade",
-    {
-      from_version: diff.from_version,
-      to_version: diff.to_version,
-      capabilities_added: diff.capabilities_added,
-      capabilities_removed: diff.capabilities_removed,
-    },
-    async (tx, now) => {
-      await tx.updateTable("plugin_installations").set({
-        name: diff.manifest.name,
-        version: diff.manifest.version,
-        protocol_version: diff.manifest.protocol_version,
-        manifest: JSON.stringify(diff.manifest),
-        grant_capabilities: JSON.stringify(kept),
-        updated_at: now,
-      }).where("site_id", "=", ctx.siteId).where("id", "=", id).execute();
-      return true;
-    },
-  );
-  if (typeof done === "object") return done;
-  const after = await current(ctx, id);
-  if (!after.ok) return after;
-  return { ok: true, installation: after.installation, diff };
 }
 
 /** Every installation of the site, for people holding `site:plugins`. */

@@ -35,23 +35,42 @@ export function refusedCommand(refusal: PluginRefusal): KeyedCommandAnswer {
 }
 
 /**
+ * The capabilities a command needs: fixed, or read off its parsed body (a publish needs
+ * `workflow:publish`, an unpublish `workflow:unpublish`), where the body may also be refused.
+ */
+export type NeededCapabilities<T> =
+  | readonly Capability[]
+  | ((body: T) => readonly Capability[] | PluginRefusal);
+
+/**
  * Checks the installation's grant for `needed`, reads the Idempotency-Key and the body against
- * `schema`, then runs `run` once under the key (replays answer the first result).
+ * `schema`, then runs `run` once under the key (replays answer the first result). Fixed
+ * capabilities are checked first; capabilities read off the body once the body is parsed.
  */
 export async function keyedCommand<S extends z.ZodType>(
   c: Context<AppEnv>,
-  needed: readonly Capability[],
+  needed: NeededCapabilities<z.output<S>>,
   schema: S,
   run: (input: KeyedCommandInput<z.output<S>>) => Promise<KeyedCommandAnswer>,
 ): Promise<Response> {
   const installation = installationOf(c);
-  const denied = requireCapabilities(installation, needed);
-  if (denied) return refusalResponse(denied);
+  if (typeof needed !== "function") {
+    const denied = requireCapabilities(installation, needed);
+    if (denied) return refusalResponse(denied);
+  }
   const key = commandKey(c.req.raw.headers);
   if (key instanceof Response) return key;
   const rawBody = await c.req.text();
   const parsed = await parseBody(c, schema);
   if (!parsed.ok) return refusalResponse(parsed);
+  if (typeof needed === "function") {
+    const wanted = needed(parsed.value);
+    if (!Array.isArray(wanted)) {
+      return refusalResponse(wanted as PluginRefusal);
+    }
+    const denied = requireCapabilities(installation, wanted);
+    if (denied) return refusalResponse(denied);
+  }
   const { kv, clock } = c.var.services;
   return await runPluginCommand({
     store: new IdempotencyStore(kv, { clock }),

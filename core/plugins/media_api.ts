@@ -27,6 +27,7 @@ import {
 } from "./api_support.ts";
 import { useDelegation } from "./delegations.ts";
 import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
+import { isId } from "../entries/store.ts";
 
 /** The form fields the upload takes; any other name is refused. */
 const FIELDS = new Set([
@@ -108,7 +109,7 @@ async function readForm(
   }
   const folder = text("folder_id");
   if (
-    folder !== undefined && folder !== "" && !/^[0-9a-f-]{36}$/i.test(folder)
+    folder !== undefined && folder !== "" && !isId(folder)
   ) {
     return invalid("folder_id: a media folder id, or empty for Unfiled");
   }

@@ -489,6 +489,9 @@ async function referenceItem(
     revision: 1,
     created_at: now,
     updated_at: now,
+    // A reference's bytes live on the plugin's origin: nothing here to make a placeholder of.
+    placeholder: null,
+    dominant_color: null,
   };
   const stored: MediaItem = toItem(media.publicUrl, row);
   await media.db.transaction().execute(async (tx) => {

@@ -7,16 +7,11 @@ import { modelValidator } from "../entries/model_validator.ts";
 import { runCommandOver } from "../entries/command.ts";
 import { publishInScope, unpublishInScope } from "../entries/lifecycle.ts";
 import type { LifecycleOutcome, LifecycleResult } from "../entries/types.ts";
-import { IdempotencyStore } from "../kv/idempotency_store.ts";
 import type { AppEnv } from "../web/env.ts";
 import {
-  installationOf,
   outcomeWith,
-  parseBody,
   type PluginRefusal,
   pluginRefusal,
-  refusalResponse,
-  requireCapabilities,
 } from "./api_support.ts";
 import {
   checkTransition,
@@ -25,7 +20,7 @@ import {
   scopedItem,
 } from "./content_api.ts";
 import type { UsableDelegation } from "./delegations.ts";
-import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
+import { keyedCommand, refusedCommand } from "./keyed_command.ts";
 import { type Capability, LIMITS } from "./protocol.ts";
 
 const versionId = z.uuid().nullable();
@@ -77,41 +72,26 @@ function atChange(index: number, refusal: PluginRefusal): PluginRefusal {
 export async function releaseCommitRoute(
   c: Context<AppEnv>,
 ): Promise<Response> {
-  const installation = installationOf(c);
-  const key = commandKey(c.req.raw.headers);
-  if (key instanceof Response) return key;
-  const rawBody = await c.req.text();
-  const parsed = await parseBody(c, releaseCommitSchema);
-  if (!parsed.ok) return refusalResponse(parsed);
-  const command = parsed.value;
-  const needed = new Set<Capability>(["workflow:release"]);
-  for (const change of command.changes) {
-    needed.add(
-      change.kind === "publish" ? "workflow:publish" : "workflow:unpublish",
-    );
-    if (change.locale !== undefined) needed.add("workflow:locale");
-  }
-  const denied = requireCapabilities(installation, [...needed]);
-  if (denied) return refusalResponse(denied);
-  const { db, kv, clock } = c.var.services;
-  const digest = keyDigest(installation, key);
-  return await runPluginCommand({
-    store: new IdempotencyStore(kv, { clock }),
-    installation,
-    key,
-    method: "POST",
-    path: new URL(c.req.url).pathname,
-    rawBody,
-    async run() {
-      const refused = (refusal: PluginRefusal) => ({
-        applied: false,
-        response: refusalResponse(refusal),
-      });
+  const { db, clock } = c.var.services;
+  return await keyedCommand(
+    c,
+    (command) => {
+      const needed = new Set<Capability>(["workflow:release"]);
+      for (const change of command.changes) {
+        needed.add(
+          change.kind === "publish" ? "workflow:publish" : "workflow:unpublish",
+        );
+        if (change.locale !== undefined) needed.add("workflow:locale");
+      }
+      return [...needed];
+    },
+    releaseCommitSchema,
+    async ({ body: command, installation, digest }) => {
       // Every item is read and checked before anything is written.
       const items: ScopedItem[] = [];
       for (const [i, change] of command.changes.entries()) {
         const item = await scopedItem(db, installation, change.instance_id);
-        if (!("instance" in item)) return refused(atChange(i, item));
+        if (!("instance" in item)) return refusedCommand(atChange(i, item));
         items.push(item);
       }
       // A group is moved whole or by distinct languages, never twice in one release.
@@ -123,7 +103,7 @@ export async function releaseCommitRoute(
           taken.has(locale) || taken.has("*") ||
           (locale === "*" && taken.size > 0)
         ) {
-          return refused(atChange(
+          return refusedCommand(atChange(
             i,
             pluginRefusal(
               "invalid_request",
@@ -149,7 +129,7 @@ export async function releaseCommitRoute(
           ...change,
           delegation_id: command.delegation_id,
         }, { dependentsExcept: withdrawn, needs: ["workflow:release"] });
-        if (!result.ok) return refused(atChange(i, result));
+        if (!result.ok) return refusedCommand(atChange(i, result));
         checked.push({ change, item: items[i], delegation: result.delegation });
       }
       const actor = checked[0].delegation.actor;
@@ -158,6 +138,7 @@ export async function releaseCommitRoute(
         clock,
         siteId: installation.siteId,
         actor,
+        authority: checked[0].delegation.authority,
         validate: modelValidator(),
         trace: {
           idempotency_key_digest: digest,
@@ -199,7 +180,7 @@ export async function releaseCommitRoute(
         return { ok: true as const, results };
       }, (r) => r.results.map((x) => x.group_id));
       if (!outcome.ok) {
-        return refused(atChange(
+        return refusedCommand(atChange(
           Math.max(failed, 0),
           pluginRefusal(
             outcomeOfLifecycle(outcome.code),
@@ -235,5 +216,5 @@ export async function releaseCommitRoute(
         ),
       };
     },
-  });
+  );
 }

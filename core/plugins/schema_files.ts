@@ -146,11 +146,11 @@ export function generatePluginSchemaFiles(): GeneratedFile[] {
   return [
     { path: "plugins/sdk/outcomes.gen.ts", text: sdkOutcomesModule() },
     {
-      path: "manifest-v1.schema.json",
+      path: "generated/manifest-v1.schema.json",
       text: `${JSON.stringify(manifestSchemaDocument(), null, 2)}\n`,
     },
     {
-      path: "protocol-v1.schema.json",
+      path: "generated/protocol-v1.schema.json",
       text: `${JSON.stringify(protocolSchemaDocument(), null, 2)}\n`,
     },
   ];

@@ -1,23 +1,15 @@
 // The transition command at the plugin door: capability, key, body, pins, then the one lifecycle service.
 import type { Context } from "hono";
 import { z } from "zod";
-import { IdempotencyStore } from "../kv/idempotency_store.ts";
 import type { AppEnv } from "../web/env.ts";
-import {
-  installationOf,
-  outcomeWith,
-  parseBody,
-  pluginRefusal,
-  refusalResponse,
-  requireCapabilities,
-} from "./api_support.ts";
+import { outcomeWith, pluginRefusal } from "./api_support.ts";
 import {
   applyTransition,
   checkTransition,
   scopedItem,
   type TransitionCommand,
 } from "./content_api.ts";
-import { commandKey, keyDigest, runPluginCommand } from "./keyed.ts";
+import { keyedCommand, refusedCommand } from "./keyed_command.ts";
 import type { Capability } from "./protocol.ts";
 
 const versionId = z.uuid().nullable();
@@ -60,63 +52,44 @@ const TARGET: Record<TransitionCommand["kind"], string> = {
 
 /** Serves `POST /content/{instance_id}/transitions/{target_state}`. */
 export async function transitionRoute(c: Context<AppEnv>): Promise<Response> {
-  const installation = installationOf(c);
-  const key = commandKey(c.req.raw.headers);
-  if (key instanceof Response) return key;
-  const rawBody = await c.req.text();
-  const parsed = await parseBody(c, transitionSchema);
-  if (!parsed.ok) return refusalResponse(parsed);
-  const command = parsed.value as TransitionCommand;
   const target = c.req.param("target_state") ?? "";
-  if (TARGET[command.kind] !== target) {
-    return refusalResponse(pluginRefusal(
-      "invalid_request",
-      `A ${command.kind} moves to "${TARGET[command.kind]}", not "${target}"`,
-    ));
-  }
-  const needed: Capability[] = [
-    command.kind === "publish" ? "workflow:publish" : "workflow:unpublish",
-  ];
-  if (command.locale !== undefined) needed.push("workflow:locale");
-  const denied = requireCapabilities(installation, needed);
-  if (denied) return refusalResponse(denied);
-  const { db, kv, clock } = c.var.services;
-  const digest = keyDigest(installation, key);
-  return await runPluginCommand({
-    store: new IdempotencyStore(kv, { clock }),
-    installation,
-    key,
-    method: "POST",
-    path: new URL(c.req.url).pathname,
-    rawBody,
-    async run() {
+  const { db, clock } = c.var.services;
+  return await keyedCommand(
+    c,
+    (command) => {
+      if (TARGET[command.kind] !== target) {
+        return pluginRefusal(
+          "invalid_request",
+          `A ${command.kind} moves to "${
+            TARGET[command.kind]
+          }", not "${target}"`,
+        );
+      }
+      const needed: Capability[] = [
+        command.kind === "publish" ? "workflow:publish" : "workflow:unpublish",
+      ];
+      if (command.locale !== undefined) needed.push("workflow:locale");
+      return needed;
+    },
+    transitionSchema,
+    async ({ body, installation, digest }) => {
+      const command = body as TransitionCommand;
       const item = await scopedItem(
         db,
         installation,
         c.req.param("instance_id") ?? "",
       );
-      if (!("instance" in item)) {
-        return { applied: false, response: refusalResponse(item) };
-      }
-      const ctx = {
-        db,
-        clock,
-        installation,
-        keyDigest: digest,
-      };
+      if (!("instance" in item)) return refusedCommand(item);
+      const ctx = { db, clock, installation, keyDigest: digest };
       const checked = await checkTransition(ctx, item, command);
-      if (!checked.ok) {
-        return { applied: false, response: refusalResponse(checked) };
-      }
+      if (!checked.ok) return refusedCommand(checked);
       const result = await applyTransition(
         ctx,
         item,
         command,
         checked.delegation,
       );
-      if (!result.ok) {
-        return { applied: false, response: refusalResponse(result) };
-      }
+      if (!result.ok) return refusedCommand(result);
       const { ok: _ok, ...facts } = result;
       return {
         applied: true,
@@ -127,5 +100,5 @@ export async function transitionRoute(c: Context<AppEnv>): Promise<Response> {
         ),
       };
     },
-  });
+  );
 }

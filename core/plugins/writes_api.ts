@@ -132,6 +132,7 @@ export function savePluginContent(c: Context<AppEnv>): Promise<Response> {
       clock: c.var.services.clock,
       siteId: installation.siteId,
       actor: delegation.actor,
+      authority: delegation.authority,
       validate: modelValidator(),
       trace: {
         idempotency_key_digest: digest,

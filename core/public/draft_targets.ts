@@ -8,10 +8,9 @@ import type { StoredModel } from "../models/store_rows.ts";
 import type { DraftReach, ReadScope } from "./read_scope.ts";
 import { type PublicRow, relationIds } from "./items.ts";
 import type { DraftGrant } from "./preview_tokens.ts";
+import { isId } from "../entries/store.ts";
 
 export type { DraftReach };
-
-const UUID = /^[0-9a-f-]{36}$/;
 
 /**
  * The grant's reach now: the creator's read permission per type, re-read on every request. A
@@ -48,7 +47,7 @@ async function reachableDrafts(
   ids: string[],
   modelIds: string[],
 ): Promise<Map<string, DraftRow>> {
-  const wanted = [...new Set(ids.filter((id) => UUID.test(id)))];
+  const wanted = [...new Set(ids.filter((id) => isId(id)))];
   const models = modelIds.filter((m) => reach.all.has(m) || reach.own.has(m));
   if (wanted.length === 0 || models.length === 0) return new Map();
   const rows = await scope.db.selectFrom("entries as e")
@@ -126,7 +125,7 @@ export async function draftTargetPage(
     ids: relationIds(s.fields[field.key]),
   }));
   const all = lists.flatMap((l) =>
-    l.ids.filter((id, i) => i > options.after && UUID.test(id))
+    l.ids.filter((id, i) => i > options.after && isId(id))
   );
   const drafts = await reachableDrafts(scope, reach, all, [target]);
   const rest = all.filter((id) => !drafts.has(id));

@@ -15,6 +15,7 @@ import type { ReadableModels } from "./read_context.ts";
 import type { ReadScope } from "./read_scope.ts";
 import type { SiteTokenScope } from "./site_tokens.ts";
 import { draftTargetPage, draftVisibleTargets } from "./draft_targets.ts";
+import { isId } from "../entries/store.ts";
 
 /** At most this many targets are inlined per expanded field (spec 3 part 8). */
 export const EXPAND_INLINE = 25;
@@ -54,7 +55,7 @@ export async function visibleTargets(
       }
     }
   }
-  const wanted = [...ids].filter((id) => /^[0-9a-f-]{36}$/.test(id));
+  const wanted = [...ids].filter((id) => isId(id));
   if (wanted.length === 0) return new Set();
   if (scope.drafts) {
     const published = await visibleTargets(
@@ -102,7 +103,7 @@ export async function targetPage(
   const pos: number[] = [];
   for (const s of sources) {
     relationIds(s.fields[field.key]).forEach((id, i) => {
-      if (i <= options.after || !/^[0-9a-f-]{36}$/.test(id)) return;
+      if (i <= options.after || !isId(id)) return;
       src.push(s.group_id);
       ids.push(id);
       pos.push(i);

@@ -72,6 +72,12 @@ export function shapeItem(
       (fields ??= {})[field.key] = page(row, options)?.document ?? null;
     } else {
       (fields ??= {})[field.key] = publicValue(field, value);
+      // The library items a public rich-text value shows, expanded like media fields, so a front
+      // end can draw them; a private field's media stay out with the field (issue 46).
+      if (field.type === "rich_text" && typeof value === "string") {
+        const ids = richTextMediaIds(value);
+        if (ids.length > 0) (media ??= {})[field.key] = ids;
+      }
     }
   }
   const item: Record<string, unknown> = {
@@ -173,6 +179,16 @@ function visibleRelation(value: unknown, options: ShapeOptions): unknown {
 }
 
 /** A component value without the private fields below it; other values pass through. */
+/** The media ids a rich-text value names (media figures and gallery images), each once, in order. */
+export function richTextMediaIds(html: string): string[] {
+  if (!html.includes("data-media")) return [];
+  const ids = new Set<string>();
+  for (const m of html.matchAll(/\sdata-media="([0-9a-fA-F-]{36})"/g)) {
+    ids.add(m[1].toLowerCase());
+  }
+  return [...ids];
+}
+
 function publicValue(field: FieldDefinition, value: unknown): unknown {
   if (
     field.type !== "component" || value === null || typeof value !== "object"

@@ -19,6 +19,10 @@ export interface PublicMedia {
   focal: { x: number; y: number } | null;
   loading: "eager" | "lazy";
   fetch_priority: "high" | "low" | "auto";
+  /** An image's ThumbHash (base64), to paint before the image arrives; null for other kinds. */
+  placeholder: string | null;
+  /** An image's dominant colour, `#rrggbb`; null for other kinds. */
+  dominant_color: string | null;
 }
 
 interface Row {
@@ -38,6 +42,8 @@ interface Row {
   fetch_priority: "high" | "low" | "auto";
   external: boolean;
   external_url: string | null;
+  placeholder: string | null;
+  dominant_color: string | null;
   originals: {
     lang: string;
     object_id: string;
@@ -89,7 +95,7 @@ export async function expandMedia(
   const rows = await sql<Row>`
     select f.id, f.kind, f.object_id, f.format, f.mime_type, f.file_name, f.byte_length,
       f.width, f.height, f.aspect_ratio, f.alt_texts, f.default_focal, f.loading,
-      f.fetch_priority, f.external, f.external_url,
+      f.fetch_priority, f.external, f.external_url, f.placeholder, f.dominant_color,
       (select json_agg(json_build_object('lang', o.lang, 'object_id', o.object_id,
           'format', o.format, 'mime_type', o.mime_type, 'byte_length', o.byte_length,
           'width', o.width, 'height', o.height))
@@ -139,6 +145,8 @@ function shape(row: Row, options: ExpandMediaOptions): PublicMedia {
     focal: row.default_focal ?? null,
     loading: row.loading,
     fetch_priority: row.fetch_priority,
+    placeholder: row.placeholder,
+    dominant_color: row.dominant_color,
   };
 }
 

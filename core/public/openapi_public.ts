@@ -14,7 +14,7 @@ import { PUBLIC_EXAMPLES } from "./openapi_public_examples.ts";
 export const PUBLIC_API_VERSION = "1.0.0";
 
 /** Path of the public read API document, from the project root. */
-export const PUBLIC_OPENAPI_PATH = "openapi-public-v1.json";
+export const PUBLIC_OPENAPI_PATH = "generated/openapi-public-v1.json";
 
 interface ParameterDoc {
   description: string;
@@ -197,6 +197,38 @@ const SLUG_PARAM = {
   example: "hello",
 };
 
+/** A target of a relation field that may point at items of several models. */
+const RELATION_TARGET: Json = {
+  type: "object",
+  description:
+    "A target of a relation field that may point at several models: its model's slug and its id",
+  properties: {
+    model: { type: "string" },
+    id: { type: "string", format: "uuid" },
+  },
+  required: ["model", "id"],
+};
+
+/** What one relation field carries, for every relation shape a model may declare. */
+const RELATION_VALUE: Json = {
+  description:
+    "One relation field. To-one: the target's id, or `{ model, id }` when the field may point at several models; `null` when empty or when the target is not readable here. To-many: a list of the same, in order, `[]` when empty; unreadable targets are left out",
+  anyOf: [
+    { type: "string", format: "uuid" },
+    { $ref: "#/components/schemas/RelationTarget" },
+    {
+      type: "array",
+      items: {
+        anyOf: [
+          { type: "string", format: "uuid" },
+          { $ref: "#/components/schemas/RelationTarget" },
+        ],
+      },
+    },
+    { type: "null" },
+  ],
+};
+
 const ITEM: Json = {
   type: "object",
   description:
@@ -211,8 +243,9 @@ const ITEM: Json = {
     fields: { type: "object", additionalProperties: true },
     relations: {
       type: "object",
-      description: "Relation fields: the ids of their targets, in order",
-      additionalProperties: { type: "array", items: { type: "string" } },
+      description:
+        "Relation fields by key, each a `RelationValue` (to-one: an id or null; to-many: a list)",
+      additionalProperties: { $ref: "#/components/schemas/RelationValue" },
     },
     media: { type: "object", additionalProperties: true },
     alternates: {
@@ -560,7 +593,38 @@ const ROUTES: RouteDoc[] = [
     errors: { 400: ["public_filter_invalid"], 404: ["not_found"] },
     answer: {
       type: "object",
-      properties: { data: { type: "object", additionalProperties: true } },
+      properties: {
+        data: {
+          type: "object",
+          properties: {
+            contract_version: { type: "integer" },
+            schema_identity: { type: "string" },
+            site: { type: "string" },
+            url: {
+              type: "string",
+              format: "uri",
+              description:
+                "This API's address as the request reached it (the site's host on the service's public scheme)",
+            },
+            models: { type: "array", items: { type: "string" } },
+            contract: { type: "object", additionalProperties: true },
+            source: {
+              type: "string",
+              description:
+                "TypeScript source of a small fetch client with one fields type per model",
+            },
+          },
+          required: [
+            "contract_version",
+            "schema_identity",
+            "site",
+            "url",
+            "models",
+            "contract",
+            "source",
+          ],
+        },
+      },
       required: ["data"],
     },
   },
@@ -662,6 +726,8 @@ export function buildPublicOpenApi(): Json {
   }
   const schemas = {
     Error: ERROR_SCHEMA,
+    RelationValue: RELATION_VALUE,
+    RelationTarget: RELATION_TARGET,
     ...extractComponents(
       bodies,
       new Map([[JSON.stringify(ITEM), "Item"], [

@@ -2,6 +2,7 @@
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { randomToken, sha256Hex } from "../auth/secrets.ts";
+import { isId } from "../entries/store.ts";
 
 /** How long a preview token answers (spec 3 part 8). */
 export const PREVIEW_TOKEN_LIFE_MS = 30 * 60 * 1000;
@@ -87,7 +88,7 @@ export async function liveDraftGrant(
   siteId: string,
   id: string,
 ): Promise<(DraftGrant & { groupId: string }) | null> {
-  if (!/^[0-9a-f-]{36}$/.test(id)) return null;
+  if (!isId(id)) return null;
   const row = await ctx.db.selectFrom("preview_tokens")
     .select([
       "site_id",

@@ -8,6 +8,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import { SHARED_SECTION_MODEL } from "../pages/shared.ts";
+import { isId } from "../entries/store.ts";
 
 /** A person acting on the source site. */
 export interface SharedGrantContext {
@@ -106,8 +107,7 @@ export async function grantSharedContent(
 ): Promise<{ ok: true; id: string } | SharedGrantRefusal> {
   const refused = await mayManage(ctx);
   if (refused) return refused;
-  const uuid = /^[0-9a-f-]{36}$/;
-  if (!uuid.test(input.granteeSiteId) || !uuid.test(input.modelId)) {
+  if (!isId(input.granteeSiteId) || !isId(input.modelId)) {
     return {
       ok: false,
       code: "input_invalid",
@@ -198,7 +198,7 @@ export async function revokeSharedContent(
 ): Promise<{ ok: true } | SharedGrantRefusal> {
   const refused = await mayManage(ctx);
   if (refused) return refused;
-  if (!/^[0-9a-f-]{36}$/.test(id)) return { ok: false, code: "not_found" };
+  if (!isId(id)) return { ok: false, code: "not_found" };
   const actor = await snapshotActor(ctx.db, ctx.siteId, {
     kind: "person",
     userId: ctx.personId,

@@ -3,7 +3,11 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { UUID } from "../models/field_types.ts";
-import { loadModels, type StoredModel } from "../models/store_rows.ts";
+import {
+  loadModelOnce,
+  loadModels,
+  type StoredModel,
+} from "../models/store_rows.ts";
 import {
   hiddenFromSearch,
   plainText,
@@ -75,7 +79,7 @@ async function indexGroup(
   if (!group || group.trashed_at !== null) return;
   // A model id that is not a UUID names no model (and must not abort the transaction).
   if (!UUID.test(group.model_id)) return;
-  const [model] = await loadModels(tx, siteId, [group.model_id]);
+  const model = await loadModelOnce(tx, siteId, group.model_id);
   if (!model || !model.isPublic) return;
   const live = await tx.selectFrom("entries as e")
     .innerJoin(

@@ -46,8 +46,41 @@ export interface SettingsContext {
 /** The audit action of a settings write made with a {@link SettingsContext.record}. */
 export const SETTINGS_PUT_ACTION = "settings.put";
 
-/** Reads one document, or its defaults with revision 0. */
+// Documents read inside one transaction, by transaction: an entry command reads the editorial
+// settings for its review state, its checks and its validation; one read serves them all.
+// Writers forget them (forgetSettingsRead).
+const readInTransaction = new WeakMap<
+  Db,
+  Map<string, Promise<StoredSettings<SettingsKey>>>
+>();
+
+/** Forgets the documents {@linkcode getSettings} read in this transaction: call after writing one. */
+export function forgetSettingsRead(db: Db): void {
+  readInTransaction.delete(db);
+}
+
+/**
+ * Reads one document, or its defaults with revision 0. Inside a transaction a document is read
+ * once; each caller gets its own copy.
+ */
 export async function getSettings<K extends SettingsKey>(
+  ctx: { db: Db; siteId: string },
+  key: K,
+): Promise<StoredSettings<K>> {
+  if (!ctx.db.isTransaction) return await readSettings(ctx, key);
+  let documents = readInTransaction.get(ctx.db);
+  if (!documents) readInTransaction.set(ctx.db, documents = new Map());
+  const name = `${ctx.siteId}/${key}`;
+  let found = documents.get(name);
+  if (!found) {
+    found = readSettings(ctx, key);
+    documents.set(name, found);
+    found.catch(() => documents.delete(name));
+  }
+  return structuredClone(await found) as StoredSettings<K>;
+}
+
+async function readSettings<K extends SettingsKey>(
   ctx: { db: Db; siteId: string },
   key: K,
 ): Promise<StoredSettings<K>> {
@@ -109,6 +142,7 @@ export async function putSettings<K extends SettingsKey>(
   }
   const now = ctx.clock.now();
   return await ctx.db.transaction().execute(async (trx) => {
+    forgetSettingsRead(trx);
     const current = await trx.selectFrom("site_settings").select("revision")
       .where("site_id", "=", ctx.siteId).where("key", "=", key).forUpdate()
       .executeTakeFirst();

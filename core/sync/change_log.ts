@@ -66,16 +66,7 @@ export async function refreshSyncLog(
   }
   if (changes.length === 0) return;
   changes.sort((a, b) => a.locale < b.locale ? -1 : 1);
-  await tx.insertInto("sync_sites").values({
-    site_id: siteId,
-    last_seq: 0,
-    pruned_through: 0,
-  }).onConflict((oc) => oc.column("site_id").doNothing()).execute();
-  const bumped = await tx.updateTable("sync_sites")
-    .set({ last_seq: sql`last_seq + ${changes.length}` })
-    .where("site_id", "=", siteId).returning("last_seq")
-    .executeTakeFirstOrThrow();
-  const first = Number(bumped.last_seq) - changes.length + 1;
+  const first = await advanceSyncSeq(tx, siteId, changes.length);
   const at = new Date();
   await tx.insertInto("sync_changes").values(changes.map((c, i) => ({
     site_id: siteId,
@@ -86,26 +77,49 @@ export async function refreshSyncLog(
     kind: c.kind,
     created_at: at,
   }))).execute();
-  for (const c of changes) {
-    if (c.fingerprint === null) {
-      await tx.deleteFrom("sync_entry_state").where("site_id", "=", siteId)
-        .where("group_id", "=", groupId).where("locale", "=", c.locale)
-        .execute();
-    } else {
-      await tx.insertInto("sync_entry_state").values({
-        site_id: siteId,
-        group_id: groupId,
-        locale: c.locale,
-        model_id: c.model_id,
-        fingerprint: c.fingerprint,
-      }).onConflict((oc) =>
-        oc.columns(["site_id", "group_id", "locale"]).doUpdateSet({
-          model_id: c.model_id,
-          fingerprint: c.fingerprint!,
-        })
-      ).execute();
-    }
+  const gone = changes.filter((c) => c.fingerprint === null);
+  if (gone.length > 0) {
+    await tx.deleteFrom("sync_entry_state").where("site_id", "=", siteId)
+      .where("group_id", "=", groupId)
+      .where("locale", "in", gone.map((c) => c.locale)).execute();
   }
+  const kept = changes.filter((c) => c.fingerprint !== null);
+  if (kept.length > 0) {
+    await tx.insertInto("sync_entry_state").values(kept.map((c) => ({
+      site_id: siteId,
+      group_id: groupId,
+      locale: c.locale,
+      model_id: c.model_id,
+      fingerprint: c.fingerprint!,
+    }))).onConflict((oc) =>
+      oc.columns(["site_id", "group_id", "locale"]).doUpdateSet((eb) => ({
+        model_id: eb.ref("excluded.model_id"),
+        fingerprint: eb.ref("excluded.fingerprint"),
+      }))
+    ).execute();
+  }
+}
+
+/**
+ * Takes `count` sequence numbers from the site's counter row and answers the first. One
+ * upsert, under the row's lock until the transaction ends, so sequence order is commit order
+ * and a reader never sees a gap fill in behind it.
+ */
+export async function advanceSyncSeq(
+  tx: Db,
+  siteId: string,
+  count: number,
+): Promise<number> {
+  const bumped = await tx.insertInto("sync_sites").values({
+    site_id: siteId,
+    last_seq: count,
+    pruned_through: 0,
+  }).onConflict((oc) =>
+    oc.column("site_id").doUpdateSet({
+      last_seq: sql`sync_sites.last_seq + excluded.last_seq`,
+    })
+  ).returning("last_seq").executeTakeFirstOrThrow();
+  return Number(bumped.last_seq) - count + 1;
 }
 
 /**

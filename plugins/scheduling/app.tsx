@@ -19,19 +19,7 @@ import {
   readInstallation,
   storeHandoff,
 } from "./core/installations.ts";
-import { type Fold, resolveLocalTime } from "./core/local_time.ts";
-import {
-  cancelSchedule,
-  createSchedule,
-  type DelegatedItem,
-  itemTitle,
-  readSchedule,
-  rescheduleSchedule,
-  type Schedule,
-  type ScheduleRefusal,
-  schedulesBetween,
-  schedulesOfGroup,
-} from "./core/schedules.ts";
+import { type DelegatedItem } from "./core/schedules.ts";
 import {
   csrfMatches,
   openSession,
@@ -43,7 +31,9 @@ import { installationClient } from "./core/tick.ts";
 import { isConnectionError } from "../sdk/pg_faults.ts";
 import type { TokenBox } from "./core/token_box.ts";
 import { schedulingManifest } from "./manifest.ts";
-import { AddToRelease, mountReleasePages } from "./release_pages.tsx";
+import { mountReleasePages } from "./release_pages.tsx";
+import { mountManageViews } from "./manage_views.tsx";
+import { mountSchedulePages } from "./schedule_pages.tsx";
 import type { OpenedPage } from "./opened_page.ts";
 import {
   type BoundRun,
@@ -68,15 +58,7 @@ const OPERATIONS = [
   "release-run",
   "timeline-preview",
 ];
-import {
-  Csrf,
-  describe,
-  Message,
-  renderPage,
-  ScheduleTable,
-  TimeFields,
-  When,
-} from "./pages.tsx";
+import { renderPage, staveReturn } from "./pages.tsx";
 
 /** What the plugin's handler needs. */
 export interface SchedulingAppOptions {
@@ -101,18 +83,6 @@ const PAGE_HEADERS = {
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
-};
-
-const STATUS: Record<string, 400 | 403 | 404 | 409 | 422> = {
-  transition_unavailable: 409,
-  locale_unavailable: 422,
-  execution_in_progress: 409,
-  schedule_finished: 409,
-  not_found: 404,
-  capability_refused: 403,
-  invalid_instant: 422,
-  unknown_timezone: 422,
-  past_time: 422,
 };
 
 // `UTC` first: Intl lists only geographic zones.
@@ -145,8 +115,12 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     );
   }
 
+  // The way back to Stave of each request a session opened, read when its page is drawn.
+  const backTo = new WeakMap<Request, string>();
+
   function page(c: Context, status: number, title: string, body: unknown) {
-    return c.body(renderPage(title, body as never), status as 200, {
+    const back = backTo.get(c.req.raw);
+    return c.body(renderPage(title, body as never, back), status as 200, {
       ...PAGE_HEADERS,
       "content-type": "text/html; charset=utf-8",
     });
@@ -505,6 +479,10 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     }
     const session = await sessionOf(c);
     if (!session) return noSession(c);
+    backTo.set(
+      c.req.raw,
+      staveReturn(installation.serviceUrl, session.instanceId),
+    );
     if (session.instanceId === null) {
       return await agenda(c, installation, session);
     }
@@ -523,190 +501,15 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     });
   });
 
-  async function contentPage(
-    c: Context,
-    installation: { id: string; serviceUrl: string },
-    session: PluginSession,
-    state: {
-      notice?: string | null;
-      alert?: string | null;
-      status?: number;
-      defaults?: {
-        kind: string;
-        locale: string;
-        local: string;
-        timezone: string;
-        fold: Fold;
-      };
-    },
-  ) {
-    const read = await readItem(installation, session, session.instanceId!);
-    if (!read.ok) {
-      return problem(
-        c,
-        read.code === "content_not_found" ? 404 : 403,
-        "Cannot schedule",
-        read.message,
-      );
-    }
-    const item = read.item;
-    const workflow = item.workflow;
-    const kinds = (["publish", "unpublish"] as const).filter((k) =>
-      workflow?.transitions.some((t) => t.kind === k) ||
-      Object.values(workflow?.locales ?? {}).some((l) =>
-        l.transitions.some((t) => t.kind === k)
-      )
-    );
-    const chooseLocale = session.capabilities.includes("workflow:locale") &&
-      item.languages.length > 1;
-    const openReleases = await db.selectFrom("releases").select(["id", "name"])
-      .where("installation_id", "=", installation.id)
-      .where("state", "in", ["draft", "scheduled"])
-      .orderBy("created_at", "desc").limit(50).execute();
-    const inReleases = await db.selectFrom("release_items")
-      .innerJoin("releases", "releases.id", "release_items.release_id")
-      .select([
-        "release_items.id as item_id",
-        "release_items.release_id",
-        "release_items.kind",
-        "release_items.locale",
-        "releases.name",
-        "releases.state",
-      ])
-      .where("release_items.installation_id", "=", installation.id)
-      .where("release_items.group_id", "=", item.group_id)
-      .orderBy("release_items.created_at", "desc").limit(50).execute();
-    const schedules = await schedulesOfGroup(
-      db,
-      installation.id,
-      item.group_id,
-    );
-    const d = state.defaults ?? {
-      kind: kinds[0] ?? "publish",
-      locale: "",
-      local: "",
-      timezone: "UTC",
-      fold: "later" as Fold,
-    };
-    return page(
-      c,
-      state.status ?? 200,
-      itemTitle(item),
-      <>
-        <h1>{itemTitle(item)}</h1>
-        <p class="muted">Signed in through Stave as {session.email}</p>
-        <Message notice={state.notice} alert={state.alert} />
-        <section class="card" aria-labelledby="new-schedule">
-          <h2 id="new-schedule">Schedule a change</h2>
-          {kinds.length === 0
-            ? (
-              <p>
-                You may not publish or unpublish this entry now, so there is
-                nothing to schedule.
-              </p>
-            )
-            : (
-              <form
-                method="post"
-                action={`/installations/${installation.id}/schedules`}
-                data-time-preview
-              >
-                <Csrf token={session.csrf} />
-                <div class="field">
-                  <label for="kind">Change</label>
-                  <select id="kind" name="kind">
-                    {kinds.map((k) => (
-                      <option value={k} selected={k === d.kind}>
-                        {k === "publish"
-                          ? "Publish the current version"
-                          : "Unpublish"}
-                      </option>
-                    ))}
-                  </select>
-                </div>
-                {chooseLocale && (
-                  <div class="field">
-                    <label for="locale">Languages</label>
-                    <select id="locale" name="locale">
-                      <option value="" selected={d.locale === ""}>
-                        All languages
-                      </option>
-                      {item.languages.map((l) => (
-                        <option
-                          value={l.locale}
-                          selected={l.locale === d.locale}
-                        >
-                          Only {l.locale}
-                        </option>
-                      ))}
-                    </select>
-                  </div>
-                )}
-                <TimeFields
-                  idPrefix="new"
-                  zones={ZONES}
-                  defaults={{
-                    local: d.local,
-                    timezone: d.timezone,
-                    fold: d.fold,
-                  }}
-                />
-                <button type="submit">Schedule</button>
-              </form>
-            )}
-        </section>
-        <h2>Schedules of this entry</h2>
-        <ScheduleTable
-          installationId={installation.id}
-          schedules={schedules}
-          showTitle={false}
-        />
-        {session.capabilities.includes("workflow:release") &&
-          kinds.length > 0 && (
-          <AddToRelease
-            installationId={installation.id}
-            csrf={session.csrf}
-            releases={openReleases}
-            languages={item.languages.map((l) => l.locale)}
-            chooseLocale={chooseLocale}
-            kinds={kinds}
-          />
-        )}
-        {inReleases.length > 0 && (
-          <>
-            <h2>In releases</h2>
-            <ul>
-              {inReleases.map((r) => (
-                <li key={r.item_id}>
-                  {r.name}: {r.kind === "publish" ? "publish" : "unpublish"}
-                  {" "}
-                  {r.locale === "" ? "all languages" : r.locale} ({r.state})
-                  {(r.state === "draft" || r.state === "scheduled") && (
-                    <form
-                      method="post"
-                      action={`/installations/${installation.id}/releases/${r.release_id}/items/${r.item_id}/remove`}
-                    >
-                      <Csrf token={session.csrf} />
-                      <button type="submit" class="secondary">
-                        Remove from {r.name}
-                      </button>
-                    </form>
-                  )}
-                </li>
-              ))}
-            </ul>
-          </>
-        )}
-      </>,
-    );
-  }
-
-  // A page request's installation and plugin session, and on POST its form with the CSRF
   // token checked; a Response when any of them is missing.
   async function openPage(c: Context): Promise<OpenedPage | Response> {
     const installation = await readInstallation(db, c.req.param("id") ?? "");
     const session = installation ? await sessionOf(c) : null;
     if (!installation || !session) return noSession(c);
+    backTo.set(
+      c.req.raw,
+      staveReturn(installation.serviceUrl, session.instanceId),
+    );
     let form: Record<string, unknown> = {};
     if (c.req.method === "POST") {
       form = await c.req.parseBody();
@@ -722,509 +525,24 @@ export function createSchedulingApp(options: SchedulingAppOptions) {
     return { installation, session, form };
   }
 
-  function timeFrom(form: Record<string, unknown>) {
-    const fold: Fold = form.fold === "earlier" ? "earlier" : "later";
-    return resolveLocalTime(
-      String(form.local ?? "").slice(0, 16),
-      String(form.timezone ?? ""),
-      fold,
-      new Date(now()),
-    );
-  }
-
-  app.post("/installations/:id/schedules", async (c) => {
-    const opened = await openPage(c);
-    if (opened instanceof Response) return opened;
-    const { installation, session, form } = opened;
-    if (session.instanceId === null) {
-      return problem(
-        c,
-        403,
-        "Open an entry first",
-        "A schedule is made from an entry's Schedule button in Stave.",
-      );
-    }
-    const kind = form.kind === "unpublish" ? "unpublish" : "publish";
-    const locale = String(form.locale ?? "");
-    const defaults = {
-      kind,
-      locale,
-      local: String(form.local ?? "").slice(0, 16),
-      timezone: String(form.timezone ?? "UTC").slice(0, 64),
-      fold: (form.fold === "earlier" ? "earlier" : "later") as Fold,
-    };
-    const time = timeFrom(form);
-    if (!time.ok) {
-      return await contentPage(c, installation, session, {
-        alert: `${time.message} (${time.code})`,
-        status: STATUS[time.code],
-        defaults,
-      });
-    }
-    const read = await readItem(installation, session, session.instanceId);
-    if (!read.ok) return problem(c, 403, "Cannot schedule", read.message);
-    const created = await createSchedule(db, {
-      installationId: installation.id,
-      delegationId: session.delegationId,
-      requesterEmail: session.email,
-      item: read.item,
-      kind,
-      locale,
-      mayChooseLocale: session.capabilities.includes("workflow:locale"),
-      time: {
-        local: time.local,
-        timezone: time.timezone,
-        fold: time.fold,
-        dueAt: time.dueAt,
-      },
-      now: new Date(now()),
-    });
-    if (!created.ok) {
-      return await contentPage(c, installation, session, {
-        alert: `${created.message} (${created.code})`,
-        status: STATUS[created.code],
-        defaults,
-      });
-    }
-    return c.body(null, 303, {
-      ...PAGE_HEADERS,
-      location:
-        `/installations/${installation.id}/schedules/${created.schedule.id}?done=created`,
-    });
+  const { contentPage, timeFrom } = mountSchedulePages(app, {
+    db,
+    now,
+    zones: ZONES,
+    headers: PAGE_HEADERS,
+    open: openPage,
+    page,
+    problem,
+    readItem,
   });
 
-  // A session may see a schedule of its own entry (content launch) or of a model it reaches.
-  function reaches(session: PluginSession, s: Schedule): boolean {
-    return session.groupId !== null
-      ? s.group_id === session.groupId
-      : session.models.some((m) => m.model_id === s.model_id);
-  }
-
-  app.get("/installations/:id/schedules/:sid", async (c) => {
-    const opened = await openPage(c);
-    if (opened instanceof Response) return opened;
-    const { installation, session } = opened;
-    const s = await readSchedule(db, installation.id, c.req.param("sid"));
-    if (!s || !reaches(session, s)) {
-      return problem(c, 404, "Not found", "No such schedule here.");
-    }
-    const preview = await readItem(installation, session, s.instance_id);
-    const live = s.status === "pending" || s.status === "retrying";
-    const done = c.req.query("done");
-    return page(
-      c,
-      200,
-      describe(s),
-      <>
-        <p>
-          <a href={`/installations/${installation.id}`}>
-            {session.instanceId === null ? "Agenda" : "Back to the entry"}
-          </a>
-        </p>
-        <h1>{describe(s)}: {s.title}</h1>
-        <Message
-          notice={done === "created"
-            ? "Scheduled."
-            : done === "moved"
-            ? "Moved to the new time."
-            : null}
-        />
-        <section class="card">
-          <dl>
-            <dt>When</dt>
-            <dd>
-              <When s={s} />
-            </dd>
-            <dt>Status</dt>
-            <dd>{s.status}{s.last_code ? ` (${s.last_code})` : ""}</dd>
-            {s.last_message && (
-              <>
-                <dt>Last message</dt>
-                <dd>{s.last_message}</dd>
-              </>
-            )}
-            <dt>Pinned version</dt>
-            <dd>
-              <code>{s.pinned_version_id ?? "none"}</code>
-            </dd>
-            <dt>Requested by</dt>
-            <dd>{s.requester_email}</dd>
-            <dt>Attempts</dt>
-            <dd>{s.attempts}</dd>
-          </dl>
-        </section>
-        <section class="card" aria-labelledby="preview">
-          <h2 id="preview">Preview</h2>
-          {preview.ok
-            ? (
-              <dl>
-                {Object.entries(preview.item.fields).slice(0, 12).map((
-                  [k, v],
-                ) => (
-                  <>
-                    <dt>{k}</dt>
-                    <dd>
-                      {typeof v === "string"
-                        ? v.slice(0, 300)
-                        : JSON.stringify(v).slice(0, 300)}
-                    </dd>
-                  </>
-                ))}
-              </dl>
-            )
-            : <p>{preview.message}</p>}
-        </section>
-        {live && (
-          <section class="card" aria-labelledby="change">
-            <h2 id="change">Change this schedule</h2>
-            <form
-              method="post"
-              action={`/installations/${installation.id}/schedules/${s.id}/reschedule`}
-              data-time-preview
-            >
-              <Csrf token={session.csrf} />
-              <TimeFields
-                idPrefix="move"
-                zones={ZONES}
-                defaults={{
-                  local: s.local_datetime,
-                  timezone: s.timezone,
-                  fold: s.fold,
-                }}
-              />
-              <button type="submit">Move</button>
-            </form>
-            <form
-              method="post"
-              action={`/installations/${installation.id}/schedules/${s.id}/cancel`}
-            >
-              <Csrf token={session.csrf} />
-              <p>
-                <button type="submit" class="secondary">
-                  Cancel this schedule
-                </button>
-              </p>
-            </form>
-          </section>
-        )}
-      </>,
-    );
-  });
-
-  async function changeSchedule(
-    c: Context,
-    act: (
-      installationId: string,
-      s: Schedule,
-      form: Record<string, unknown>,
-    ) => Promise<
-      { ok: true; schedule: Schedule } | ScheduleRefusal | {
-        ok: false;
-        code: string;
-        message: string;
-      }
-    >,
-    done: string,
-  ) {
-    const opened = await openPage(c);
-    if (opened instanceof Response) return opened;
-    const { installation, session, form } = opened;
-    const s = await readSchedule(db, installation.id, c.req.param("sid") ?? "");
-    if (!s || !reaches(session, s)) {
-      return problem(c, 404, "Not found", "No such schedule here.");
-    }
-    // The person must still be able to make this change now.
-    const read = await readItem(installation, session, s.instance_id);
-    if (!read.ok) {
-      return problem(c, 403, "Cannot change this schedule", read.message);
-    }
-    const outcome = await act(installation.id, s, form);
-    if (!outcome.ok) {
-      return problem(
-        c,
-        STATUS[outcome.code] ?? 422,
-        "Cannot change this schedule",
-        `${outcome.message} (${outcome.code})`,
-      );
-    }
-    const target = session.instanceId === null
-      ? `/installations/${installation.id}/schedules/${outcome.schedule.id}?done=${done}`
-      : done === "moved"
-      ? `/installations/${installation.id}/schedules/${outcome.schedule.id}?done=${done}`
-      : `/installations/${installation.id}?done=${done}`;
-    return c.body(null, 303, { ...PAGE_HEADERS, location: target });
-  }
-
-  app.post(
-    "/installations/:id/schedules/:sid/cancel",
-    (c) =>
-      changeSchedule(
-        c,
-        (id, s) => cancelSchedule(db, id, s.id, new Date(now())),
-        "cancelled",
-      ),
-  );
-
-  app.post(
-    "/installations/:id/schedules/:sid/reschedule",
-    (c) =>
-      changeSchedule(c, async (id, s, form) => {
-        const time = timeFrom(form);
-        if (!time.ok) return time;
-        return await rescheduleSchedule(db, id, s.id, {
-          local: time.local,
-          timezone: time.timezone,
-          fold: time.fold,
-          dueAt: time.dueAt,
-        }, new Date(now()));
-      }, "moved"),
-  );
-
-  // ---------- Manage views: agenda and calendar ----------
-
-  function monthRange(c: Context) {
-    const zone = c.req.query("zone") ?? "UTC";
-    const timezone = ZONES.includes(zone) ? zone : "UTC";
-    const today = Temporal.Instant.fromEpochMilliseconds(now())
-      .toZonedDateTimeISO(timezone);
-    const month = /^\d{4}-\d{2}$/.test(c.req.query("month") ?? "")
-      ? Temporal.PlainYearMonth.from(c.req.query("month")!)
-      : today.toPlainDate().toPlainYearMonth();
-    const first = month.toPlainDate({ day: 1 });
-    const from = new Date(first.toZonedDateTime(timezone).epochMilliseconds);
-    const to = new Date(
-      first.add({ months: 1 }).toZonedDateTime(timezone).epochMilliseconds,
-    );
-    return { timezone, month, from, to };
-  }
-
-  // The calendar and its days belong to a manage launch; a content session sees its entry.
-  function manageOnly(
-    c: Context,
-    opened: OpenedPage | Response,
-  ): OpenedPage | Response {
-    if (opened instanceof Response || opened.session.instanceId === null) {
-      return opened;
-    }
-    return problem(
-      c,
-      403,
-      "Open the calendar",
-      "The calendar opens from the plugin's page in Stave's Settings → Plugins.",
-    );
-  }
-
-  // The manage views' filters: `model` (one of the delegation's models), `lang`, `state`.
-  function viewFilter(c: Context, session: PluginSession) {
-    const reachable = session.instanceId === null
-      ? session.models.map((m) => m.model_id)
-      : [];
-    const model = c.req.query("model");
-    const state = c.req.query("state");
-    return {
-      modelIds: model ? reachable.filter((m) => m === model) : reachable,
-      locale: c.req.query("lang")?.slice(0, 35) || undefined,
-      statuses: state ? [state] : undefined,
-    };
-  }
-
-  async function agenda(
-    c: Context,
-    installation: { id: string },
-    session: PluginSession,
-  ) {
-    const { timezone, month, from, to } = monthRange(c);
-    const schedules = await schedulesBetween(db, installation.id, {
-      from,
-      to,
-      ...viewFilter(c, session),
-    });
-    // One month grouped by day in the viewer's zone, days in due order.
-    const days = new Map<string, Schedule[]>();
-    for (const s of schedules) {
-      const day = Temporal.Instant.fromEpochMilliseconds(s.due_at.getTime())
-        .toZonedDateTimeISO(timezone).toPlainDate().toString();
-      days.set(day, [...(days.get(day) ?? []), s]);
-    }
-    return page(
-      c,
-      200,
-      "Agenda",
-      <>
-        <h1>Agenda, {month.toString()}</h1>
-        <nav class="views" aria-label="Views">
-          <a
-            href={`/installations/${installation.id}?month=${
-              month.subtract({ months: 1 })
-            }&zone=${timezone}`}
-          >
-            Previous month
-          </a>
-          <a
-            href={`/installations/${installation.id}?month=${
-              month.add({ months: 1 })
-            }&zone=${timezone}`}
-          >
-            Next month
-          </a>
-          <a
-            href={`/installations/${installation.id}/calendar?month=${month}&zone=${timezone}`}
-          >
-            Calendar
-          </a>
-          <a href={`/installations/${installation.id}/releases`}>Releases</a>
-        </nav>
-        <p class="muted">
-          Times in {timezone}. Schedules of the models you can read.
-        </p>
-        {days.size === 0 && (
-          <ScheduleTable
-            installationId={installation.id}
-            schedules={[]}
-            showTitle
-          />
-        )}
-        {[...days].map(([day, list]) => (
-          <section key={day} aria-labelledby={`day-${day}`}>
-            <h2 id={`day-${day}`}>{day}</h2>
-            <ScheduleTable
-              installationId={installation.id}
-              schedules={list}
-              showTitle
-              zone={timezone}
-            />
-          </section>
-        ))}
-      </>,
-    );
-  }
-
-  app.get("/installations/:id/calendar", async (c) => {
-    const opened = manageOnly(c, await openPage(c));
-    if (opened instanceof Response) return opened;
-    const { installation, session } = opened;
-    const { timezone, month, from, to } = monthRange(c);
-    const schedules = await schedulesBetween(db, installation.id, {
-      from,
-      to,
-      ...viewFilter(c, session),
-    });
-    const counts = new Map<number, number>();
-    for (const s of schedules) {
-      const day = Temporal.Instant.fromEpochMilliseconds(s.due_at.getTime())
-        .toZonedDateTimeISO(timezone).day;
-      counts.set(day, (counts.get(day) ?? 0) + 1);
-    }
-    const lead = month.toPlainDate({ day: 1 }).dayOfWeek - 1;
-    return page(
-      c,
-      200,
-      "Calendar",
-      <>
-        <h1>Calendar, {month.toString()}</h1>
-        <nav class="views" aria-label="Views">
-          <a
-            href={`/installations/${installation.id}/calendar?month=${
-              month.subtract({ months: 1 })
-            }&zone=${timezone}`}
-          >
-            Previous month
-          </a>
-          <a
-            href={`/installations/${installation.id}/calendar?month=${
-              month.add({ months: 1 })
-            }&zone=${timezone}`}
-          >
-            Next month
-          </a>
-          <a
-            href={`/installations/${installation.id}?month=${month}&zone=${timezone}`}
-          >
-            Agenda
-          </a>
-          <a href={`/installations/${installation.id}/releases`}>Releases</a>
-        </nav>
-        <div
-          class="month"
-          role="list"
-          aria-label={`Schedules per day in ${month}`}
-        >
-          {["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map((d) => (
-            <div key={d} class="weekday" aria-hidden="true">{d}</div>
-          ))}
-          {Array.from(
-            { length: lead },
-            (_, i) => <div key={`lead-${i}`} class="day" aria-hidden="true" />,
-          )}
-          {Array.from(
-            { length: month.daysInMonth },
-            (_, i) => (
-              <div class="day" role="listitem">
-                {counts.get(i + 1)
-                  ? (
-                    <a
-                      href={`/installations/${installation.id}/calendar/${
-                        month.toPlainDate({ day: i + 1 })
-                      }?zone=${timezone}`}
-                    >
-                      {i + 1}
-                      <span class="count">
-                        {counts.get(i + 1)}
-                        <span class="sr-only">scheduled</span>
-                      </span>
-                    </a>
-                  )
-                  : i + 1}
-              </div>
-            ),
-          )}
-        </div>
-      </>,
-    );
-  });
-
-  app.get("/installations/:id/calendar/:day", async (c) => {
-    const opened = manageOnly(c, await openPage(c));
-    if (opened instanceof Response) return opened;
-    const { installation, session } = opened;
-    let day: Temporal.PlainDate;
-    try {
-      day = Temporal.PlainDate.from(c.req.param("day"), { overflow: "reject" });
-      if (!/^\d{4}-\d{2}-\d{2}$/.test(c.req.param("day"))) throw new Error();
-    } catch {
-      return problem(c, 404, "Not found", "A day is written YYYY-MM-DD.");
-    }
-    const zone = c.req.query("zone") ?? "UTC";
-    const timezone = ZONES.includes(zone) ? zone : "UTC";
-    const schedules = await schedulesBetween(db, installation.id, {
-      from: new Date(day.toZonedDateTime(timezone).epochMilliseconds),
-      to: new Date(
-        day.add({ days: 1 }).toZonedDateTime(timezone).epochMilliseconds,
-      ),
-      ...viewFilter(c, session),
-    });
-    return page(
-      c,
-      200,
-      day.toString(),
-      <>
-        <p>
-          <a
-            href={`/installations/${installation.id}/calendar?month=${day.toPlainYearMonth()}&zone=${timezone}`}
-          >
-            Back to the calendar
-          </a>
-        </p>
-        <h1>{day.toString()}</h1>
-        <p class="muted">Times in {timezone}, by due time.</p>
-        <ScheduleTable
-          installationId={installation.id}
-          schedules={schedules}
-          showTitle
-          zone={timezone}
-        />
-      </>,
-    );
+  const { agenda } = mountManageViews(app, {
+    db,
+    now,
+    zones: ZONES,
+    open: openPage,
+    page,
+    problem,
   });
 
   mountReleasePages(app, {

@@ -249,6 +249,21 @@ export function schedulingManifest(origin: string) {
       body: "Publish or unpublish this entry at a time you choose.",
       button_label: "Schedule",
       opens: { kind: "content_action", id: "schedule" },
+    }, {
+      // Settings draws these, so the calendar and releases open from the admin.
+      id: "calendar-row",
+      placement: "settings_row",
+      title: "Schedule calendar",
+      body: "Every scheduled change by day, in your time zone.",
+      button_label: "Open the calendar",
+      opens: { kind: "manage_view", id: "calendar" },
+    }, {
+      id: "releases-row",
+      placement: "settings_row",
+      title: "Releases",
+      body: "Publish several entries together at one time.",
+      button_label: "Open releases",
+      opens: { kind: "manage_view", id: "releases" },
     }],
   };
 }

@@ -14,8 +14,15 @@ const STATUS_LABEL: Record<string, string> = {
   superseded: "Replaced",
 };
 
-/** Renders a whole page. */
-export function renderPage(title: string, body: ComponentChildren): string {
+/**
+ * Renders a whole page; `back` is the way back to Stave's admin for a page a launch opened (the
+ * plugin's page returns to the admin instead of staying open beside it).
+ */
+export function renderPage(
+  title: string,
+  body: ComponentChildren,
+  back?: string,
+): string {
   return "<!doctype html>" + renderToString(
     <html lang="en">
       <head>
@@ -28,11 +35,26 @@ export function renderPage(title: string, body: ComponentChildren): string {
       <body>
         <header class="top">
           <span class="brand">Scheduling</span>
+          {back && <a class="back" href={back}>Back to Stave</a>}
         </header>
         <main id="main">{body}</main>
       </body>
     </html>,
   );
+}
+
+/**
+ * Stave's address for returning from a session's pages: the entry the content launch was for,
+ * or the admin's plugin settings for a manage launch. Built on the service URL the installation
+ * was activated with, so it never points anywhere a launch did not come from.
+ */
+export function staveReturn(serviceUrl: string, instanceId: string | null) {
+  const url = new URL(
+    "admin/plugins/return",
+    serviceUrl.endsWith("/") ? serviceUrl : `${serviceUrl}/`,
+  );
+  if (instanceId) url.searchParams.set("instance", instanceId);
+  return url.toString();
 }
 
 /** A notice or an alert above the page content. */
@@ -52,6 +74,11 @@ export interface TimeDefaults {
   local: string;
   timezone: string;
   fold: "earlier" | "later";
+  /**
+   * No zone was chosen yet: the page's script picks the person's own (their browser's) zone,
+   * so a new schedule starts in the editor's time, not UTC; without script `timezone` stays.
+   */
+  guessZone?: boolean;
 }
 
 /** Date and time, zone and the fold choice. */
@@ -73,7 +100,11 @@ export function TimeFields(
       </div>
       <div class="field">
         <label for={`${p}-zone`}>Time zone</label>
-        <select id={`${p}-zone`} name="timezone">
+        <select
+          id={`${p}-zone`}
+          name="timezone"
+          data-guess-zone={props.defaults.guessZone ? "" : undefined}
+        >
           {props.zones.map((z) => (
             <option value={z} selected={z === props.defaults.timezone}>
               {z}
@@ -149,7 +180,7 @@ export function ScheduleTable(
     return <p class="muted">No schedules yet.</p>;
   }
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Schedules">
       <table>
         <thead>
           <tr>

@@ -3,8 +3,6 @@
 // and `timeline-preview` (automation) answers what will have changed by a release's time. Each
 // runs for the person of the run's delegation, over the same release store as the plugin's pages.
 import { z } from "zod";
-import type { PluginClient } from "../sdk/mod.ts";
-import type { SchedulerDb } from "./core/db.ts";
 import {
   type Fold,
   knownTimeZone,
@@ -19,9 +17,7 @@ import {
   listReleases,
   readRelease,
   type Release,
-  type ReleaseItem,
   releaseItems,
-  type ReleaseRefusal,
   removeReleaseItem,
   renameRelease,
   runRelease,
@@ -36,62 +32,17 @@ import {
   refused,
   timeOfInstant,
 } from "./operations.ts";
+import {
+  id,
+  ok,
+  refusedBy,
+  releaseJson,
+  type ReleaseOperationDeps,
+  transition,
+} from "./release_operation_support.ts";
+export { timelinePreviewOperation } from "./timeline_operation.ts";
 
-/** What the release operations reach. */
-export interface ReleaseOperationDeps {
-  db: SchedulerDb;
-  kv: Deno.Kv;
-  client: PluginClient;
-  installationId: string;
-  now: () => number;
-  leaseMs: number;
-}
-
-const id = z.string().max(64);
-const transition = z.enum(["publish:published", "unpublish:draft"]);
-
-function refusedBy(r: ReleaseRefusal): OperationAnswer {
-  return refused(r.code, r.message);
-}
-
-function ok(blocks: unknown[]): OperationAnswer {
-  return { status: "ok", blocks };
-}
-
-/** A release as its JSON file shows it; items only those the person may read. */
-function releaseJson(release: Release, items?: ReleaseItem[]) {
-  const receipt = typeof release.receipt === "string"
-    ? JSON.parse(release.receipt)
-    : release.receipt;
-  return {
-    release_id: release.id,
-    name: release.name,
-    state: release.state,
-    due_at: release.due_at?.toISOString() ?? null,
-    timezone: release.timezone,
-    local_datetime: release.local_datetime,
-    attempt: release.attempt,
-    last_code: release.last_code,
-    receipt: receipt ?? null,
-    ...(items
-      ? {
-        items: items.map((i) => ({
-          item_id: i.id,
-          instance_id: i.instance_id,
-          title: i.title,
-          transition: `${i.kind}:${i.target_state}`,
-          locale: i.locale === "" ? null : i.locale,
-          version_mode: i.version_mode,
-          status: i.status,
-          // Spec 1 part 2's release item: the attempt that sent it and what it published.
-          attempt: i.attempt,
-          published_version_id: i.published_version_id,
-          last_code: i.last_code,
-        })),
-      }
-      : {}),
-  };
-}
+export type { ReleaseOperationDeps } from "./release_operation_support.ts";
 
 const releasesInput = z.strictObject({ release_id: id.optional() });
 
@@ -509,121 +460,4 @@ function releaseTime(
       dueAt: resolved.dueAt,
     },
   };
-}
-
-const timelineInput = z.strictObject({ release_id: id });
-
-/**
- * `timeline-preview` (automation): every scheduled release and pending schedule due up to and
- * including the named release's time, in order, with the changes each makes: what the site
- * will have changed by then. Reads only.
- */
-export async function timelinePreviewOperation(
-  deps: ReleaseOperationDeps,
-  run: BoundRun,
-): Promise<OperationAnswer> {
-  const input = timelineInput.safeParse(run.input);
-  if (!input.success) {
-    return refused("invalid_request", "Input is { release_id }");
-  }
-  const target = await readRelease(
-    deps.db,
-    deps.installationId,
-    input.data.release_id,
-  );
-  if (!target) return refused("not_found", "No such release");
-  if (target.state !== "scheduled" || !target.due_at) {
-    return refused(
-      "release_time_required",
-      "The release has no time: schedule it first",
-    );
-  }
-  const until = target.due_at;
-  const releases = (await deps.db.selectFrom("releases").selectAll()
-    .where("installation_id", "=", deps.installationId)
-    .where("state", "=", "scheduled").where("due_at", "<=", until)
-    .orderBy("due_at").orderBy("created_at").execute()) as Release[];
-  const schedules = await deps.db.selectFrom("schedules").selectAll()
-    .where("installation_id", "=", deps.installationId)
-    .where("status", "in", ["pending", "retrying"])
-    .where("due_at", "<=", until).orderBy("due_at").execute();
-  const steps: {
-    at: string;
-    kind: "release" | "schedule";
-    id: string;
-    name: string;
-    changes: {
-      instance_id: string;
-      transition: string;
-      locale: string | null;
-    }[];
-  }[] = [];
-  // Each step's language scopes, to find two changes of one entry at one instant.
-  const scopes: { at: number; step: string; group: string; locale: string }[] =
-    [];
-  for (const r of releases) {
-    const items = await releaseItems(deps.db, r.id);
-    for (const i of items) {
-      scopes.push({
-        at: r.due_at!.getTime(),
-        step: r.id,
-        group: i.group_id,
-        locale: i.locale,
-      });
-    }
-    steps.push({
-      at: r.due_at!.toISOString(),
-      kind: "release",
-      id: r.id,
-      name: r.name,
-      changes: items.map((i) => ({
-        instance_id: i.instance_id,
-        transition: `${i.kind}:${i.target_state}`,
-        locale: i.locale === "" ? null : i.locale,
-      })),
-    });
-  }
-  for (const s of schedules) {
-    scopes.push({
-      at: s.due_at.getTime(),
-      step: s.id,
-      group: s.group_id,
-      locale: s.locale,
-    });
-    steps.push({
-      at: s.due_at.toISOString(),
-      kind: "schedule",
-      id: s.id,
-      name: s.title,
-      changes: [{
-        instance_id: s.instance_id,
-        transition: `${s.kind}:${s.target_state}`,
-        locale: s.locale === "" ? null : s.locale,
-      }],
-    });
-  }
-  // Steps at one instant have no order, so two of them changing the same entry and language
-  // leave what the site holds afterwards unknowable.
-  const clash = scopes.find((a, n) =>
-    scopes.slice(n + 1).some((b) =>
-      a.at === b.at && a.step !== b.step && a.group === b.group &&
-      (a.locale === "" || b.locale === "" || a.locale === b.locale)
-    )
-  );
-  if (clash) {
-    return refused(
-      "release_time_ambiguous",
-      `Two changes of one entry fall on ${
-        new Date(clash.at).toISOString()
-      }: move one of them`,
-    );
-  }
-  steps.sort((a, b) =>
-    a.at.localeCompare(b.at) || a.kind.localeCompare(b.kind)
-  );
-  return ok([{
-    type: "json",
-    filename: "timeline.json",
-    data: { through: target.id, until: until.toISOString(), steps },
-  }]);
 }

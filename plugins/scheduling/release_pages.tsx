@@ -5,7 +5,6 @@ import type { Context, Hono } from "hono";
 import type { PluginClient } from "../sdk/mod.ts";
 import type { SchedulerDb } from "./core/db.ts";
 import type { ResolvedTime } from "./core/local_time.ts";
-import { localReading } from "./core/local_time.ts";
 import {
   addReleaseItem,
   cancelRelease,
@@ -15,7 +14,6 @@ import {
   listReleases,
   readRelease,
   receiptOf,
-  type Release,
   releaseItems,
   type ReleaseRefusal,
   removeReleaseItem,
@@ -28,7 +26,13 @@ import {
 import type { DelegatedItem } from "./core/schedules.ts";
 import type { PluginSession } from "./core/sessions.ts";
 import type { OpenedPage } from "./opened_page.ts";
-import { Csrf, Message, TimeFields } from "./pages.tsx";
+import { Csrf } from "./pages.tsx";
+import {
+  receiptText,
+  ReleaseDetail,
+  STATE_LABEL,
+  when,
+} from "./release_detail.tsx";
 
 /** What the release pages borrow from the app. */
 export interface ReleaseDeps {
@@ -75,54 +79,6 @@ const REFUSAL_STATUS: Record<string, number> = {
   unknown_timezone: 422,
   past_time: 422,
 };
-
-const STATE_LABEL: Record<string, string> = {
-  draft: "Draft",
-  scheduled: "Scheduled",
-  running: "Running",
-  done: "Done",
-  failed: "Failed",
-  unknown: "Outcome unknown",
-  cancelled: "Cancelled",
-};
-
-const utc = (iso: unknown) =>
-  typeof iso === "string" ? `${iso.slice(0, 16).replace("T", " ")} UTC` : "";
-
-/** The receipt in words: a commit, a blocked attempt, or a stop and what its command came to. */
-function receiptText(release: Release): string | null {
-  const receipt = receiptOf(release);
-  if (!receipt) return null;
-  if (receipt.kind === "applied") {
-    return receipt.stopped_at === undefined
-      ? `Committed at ${utc(receipt.at)}`
-      : `Committed at ${utc(receipt.at)}, after the stop at ${
-        utc(receipt.stopped_at)
-      }: the command was already in flight and a stop cannot reverse it`;
-  }
-  if (receipt.kind === "stopped") {
-    const outcome = receipt.outcome === "not_sent"
-      ? "nothing was sent"
-      : receipt.outcome === "refused"
-      ? `the command in flight was refused (${receipt.code}); nothing changed`
-      : `a command sent before the stop may have committed${
-        receipt.code ? ` (last answer ${receipt.code})` : ""
-      }; Retry first repeats it under the same key ${receipt.key}`;
-    return `Stopped at ${utc(receipt.at)}${
-      receipt.by ? ` by ${receipt.by}` : ""
-    }: ${outcome}`;
-  }
-  return `Blocked attempt at ${utc(receipt.at)}`;
-}
-
-function when(release: Release): string {
-  if (!release.due_at || !release.timezone) return "No time set";
-  return `${
-    localReading(release.due_at, release.timezone)
-  } ${release.timezone} (${
-    release.due_at.toISOString().slice(0, 16).replace("T", " ")
-  } UTC)`;
-}
 
 /** Adds the release routes to the app. */
 export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
@@ -203,7 +159,12 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
             </p>
           )
           : (
-            <div class="table-wrap">
+            <div
+              class="table-wrap"
+              tabIndex={0}
+              role="region"
+              aria-label="Releases"
+            >
               <table>
                 <thead>
                   <tr>
@@ -295,219 +256,29 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
       readinessOf.get(i.id)?.readiness !== "unreadable"
     );
     const done = c.req.query("done");
-    const action = (name: string) =>
-      `${base(installation.id)}/${release.id}/${name}`;
     const receipt = receiptText(release);
     return deps.page(
       c,
       200,
       release.name,
-      <>
-        <p>
-          <a href={base(installation.id)}>All releases</a>
-        </p>
-        <h1>{release.name}</h1>
-        <Message
-          notice={done ? NOTICES[done] ?? null : null}
-          alert={release.last_message &&
-              (release.state === "failed" || release.state === "unknown" ||
-                release.state === "cancelled")
-            ? `${release.last_message} (${release.last_code})`
-            : null}
-        />
-        <section class="card">
-          <dl>
-            <dt>State</dt>
-            <dd>
-              <span class={`badge ${release.state}`}>
-                {STATE_LABEL[release.state]}
-              </span>
-              {release.blocked_at &&
-                " · blocked at its time; fix the items and schedule it again"}
-            </dd>
-            <dt>When</dt>
-            <dd>{when(release)}</dd>
-            <dt>Progress</dt>
-            <dd>
-              {items.filter((i) => i.status === "done").length} of{" "}
-              {items.length} items done
-              {release.attempt > 0 && `, attempt ${release.attempt}`}
-            </dd>
-            {receipt && (
-              <>
-                <dt>Receipt</dt>
-                <dd>{receipt}</dd>
-              </>
-            )}
-          </dl>
-        </section>
-        <h2>Items</h2>
-        {unreadable > 0 && (
-          <p class="muted">
-            {unreadable} item(s) you cannot read are part of this release.
-          </p>
-        )}
-        {visible.length === 0
-          ? (
-            <p class="muted">
-              No items yet: open an entry in Stave, choose Schedule, and add it
-              to this release.
-            </p>
-          )
-          : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Entry</th>
-                    <th scope="col">Change</th>
-                    <th scope="col">{editable ? "Readiness" : "Outcome"}</th>
-                    {editable && (
-                      <th scope="col">
-                        <span class="sr-only">Remove</span>
-                      </th>
-                    )}
-                  </tr>
-                </thead>
-                <tbody>
-                  {visible.map((i) => {
-                    const check = readinessOf.get(i.id);
-                    return (
-                      <tr key={i.id}>
-                        <td>{i.title}</td>
-                        <td>
-                          {i.kind === "publish" ? "Publish" : "Unpublish"}{" "}
-                          {i.locale === "" ? "all languages" : i.locale}
-                          {i.version_mode === "future" && " (future version)"}
-                        </td>
-                        <td>
-                          {editable
-                            ? (
-                              <span
-                                class={`badge ${
-                                  check?.readiness === "ready"
-                                    ? "completed"
-                                    : check?.readiness === "blocked"
-                                    ? "refused"
-                                    : "retrying"
-                                }`}
-                              >
-                                {check?.readiness ?? "unknown"}
-                              </span>
-                            )
-                            : (
-                              <span
-                                class={`badge ${
-                                  i.status === "done"
-                                    ? "completed"
-                                    : i.status === "failed"
-                                    ? "refused"
-                                    : ""
-                                }`}
-                              >
-                                {i.status}
-                              </span>
-                            )}
-                          {check?.reason && (
-                            <span class="muted">{check.reason}</span>
-                          )}
-                          {!editable && i.last_code && (
-                            <span class="muted">{i.last_code}</span>
-                          )}
-                        </td>
-                        {editable && (
-                          <td>
-                            <form
-                              method="post"
-                              action={action(`items/${i.id}/remove`)}
-                            >
-                              <Csrf token={session.csrf} />
-                              <button
-                                type="submit"
-                                class="secondary"
-                                aria-label={`Remove ${i.title}`}
-                              >
-                                Remove
-                              </button>
-                            </form>
-                          </td>
-                        )}
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
-            </div>
-          )}
-        {editable && (
-          <section class="card" aria-labelledby="release-time">
-            <h2 id="release-time">Time</h2>
-            <form method="post" action={action("schedule")} data-time-preview>
-              <Csrf token={session.csrf} />
-              <TimeFields
-                idPrefix="release"
-                zones={deps.zones}
-                defaults={{
-                  local: release.local_datetime ?? "",
-                  timezone: release.timezone ?? "UTC",
-                  fold: release.fold ?? "later",
-                }}
-              />
-              <button type="submit">
-                {release.state === "scheduled" ? "Move" : "Schedule"}
-              </button>
-            </form>
-          </section>
-        )}
-        <section class="card" aria-labelledby="release-actions">
-          <h2 id="release-actions">Actions</h2>
-          <div class="row">
-            {editable && (
-              <form method="post" action={action("run")}>
-                <Csrf token={session.csrf} />
-                <button
-                  type="submit"
-                  disabled={blocked > 0 || items.length === 0}
-                >
-                  Run now
-                </button>
-              </form>
-            )}
-            {(release.state === "scheduled" || release.state === "running") && (
-              <form method="post" action={action("cancel")}>
-                <Csrf token={session.csrf} />
-                <button type="submit" class="secondary">
-                  {release.state === "running" ? "Stop" : "Unschedule"}
-                </button>
-              </form>
-            )}
-            {((retryable && pending.length > 0) || recovers) && (
-              <form method="post" action={action("retry")}>
-                <Csrf token={session.csrf} />
-                <button type="submit" disabled={blocked > 0}>Retry</button>
-              </form>
-            )}
-          </div>
-          {blocked > 0 && (
-            <p class="muted">
-              {editable ? "Run now" : "Retry"} is off while {blocked}{" "}
-              item(s) are blocked.
-            </p>
-          )}
-          <form method="post" action={action("rename")} class="row">
-            <Csrf token={session.csrf} />
-            <label for="rename">Name</label>
-            <input
-              id="rename"
-              name="name"
-              required
-              maxLength={80}
-              value={release.name}
-            />
-            <button type="submit" class="secondary">Rename</button>
-          </form>
-        </section>
-      </>,
+      <ReleaseDetail
+        listHref={base(installation.id)}
+        actionBase={`${base(installation.id)}/${release.id}`}
+        csrf={session.csrf}
+        zones={deps.zones}
+        release={release}
+        items={items}
+        visible={visible}
+        readinessOf={readinessOf}
+        editable={editable}
+        recovers={recovers}
+        retryable={retryable}
+        pending={pending}
+        blocked={blocked}
+        unreadable={unreadable}
+        done={done}
+        receipt={receipt}
+      />,
     );
   });
 
@@ -664,23 +435,6 @@ export function mountReleasePages(app: Hono, deps: ReleaseDeps): void {
     return back(c, `/installations/${installation.id}?done=added`);
   });
 }
-
-const NOTICES: Record<string, string> = {
-  created: "Release created. Add entries from their Schedule button in Stave.",
-  renamed: "Renamed.",
-  scheduled: "Scheduled: the release runs at its time if every item is ready.",
-  unscheduled: "Unscheduled: the release is a draft again.",
-  stopped:
-    "Stopped: nothing more is sent. A command already sent cannot be called back; the receipt shows what it came to.",
-  cancelled:
-    "The release was stopped while it ran; the receipt shows what its command came to.",
-  removed: "Item removed.",
-  done: "Committed: every item changed together.",
-  failed: "Stave refused the release; nothing changed.",
-  unknown:
-    "No answer established whether the release was committed. Retry repeats the same command safely.",
-  blocked: "Blocked.",
-};
 
 /** The content page's "Add to a release" form. */
 export function AddToRelease(

@@ -96,7 +96,7 @@ const transition = {
 
 Deno.test("PluginClient.assertProtocol() accepts the service's published table and names every difference (PLG-034)", async () => {
   const published = JSON.parse(
-    await Deno.readTextFile(`${root}/protocol-v1.schema.json`),
+    await Deno.readTextFile(`${root}/generated/protocol-v1.schema.json`),
   );
   let doc: unknown = published;
   const service = scriptedService(() => Response.json(doc));

@@ -1,13 +1,14 @@
 // Where plugin UI goes in the admin: sidebar cards of the entry editor and badge columns of entry lists.
 //
 // Cards are the installations' declared `ui_extensions` (spec 1 part 2.1), loaded by the page
-// (core/plugins/cards.ts) and drawn with core controls only: a title, a sentence and a button
-// that posts to /admin/plugins/launch, and a card that declares a reviewed frame draws it sandboxed
+// (core/plugins/cards.ts) and drawn with core controls only: a title, a sentence, what the
+// plugin's read-only entry operations answer about the entry (core/admin/plugin_cards.ts), and a
+// button that posts to /admin/plugins/launch, and a card that declares a reviewed frame draws it sandboxed
 // (islands/PluginFrame.tsx). Without plugins they render nothing, so pages look and
 // weigh the same. List columns are the column operations granted on the list's model, run once
 // per list page for the entries it shows (core/admin/plugin_operations.ts, listColumns).
 import type { PluginColumn } from "../../core/admin/plugin_operations.ts";
-import type { PluginCard } from "../../core/plugins/cards.ts";
+import type { CardStatus, PluginCard } from "../../core/plugins/cards.ts";
 import PluginFrame from "../../islands/PluginFrame.tsx";
 
 /** Props of {@link PluginCards}: the entry language the editor shows, and its cards. */
@@ -51,7 +52,11 @@ export function PluginCards(props: PluginCardsProps) {
               }}
             />
           )}
-          <form method="post" action="/admin/plugins/launch" target="_blank">
+          {card.status?.map((status) => (
+            <CardStatusList key={status.label} status={status} />
+          ))}
+          {/* The same tab: the plugin's page links back to this editor when the person is done. */}
+          <form method="post" action="/admin/plugins/launch">
             <input type="hidden" name="_csrf" value={props.csrfToken ?? ""} />
             <input
               type="hidden"
@@ -67,6 +72,37 @@ export function PluginCards(props: PluginCardsProps) {
         </section>
       ))}
     </>
+  );
+}
+
+/**
+ * A card's status answer as a list (a sidebar is too narrow for a table): each row's first
+ * column leads, the others follow labelled.
+ */
+function CardStatusList({ status }: { status: CardStatus }) {
+  const [lead, ...rest] = status.columns;
+  return (
+    <div class="card-status">
+      <h3>{status.label}</h3>
+      {status.error
+        ? <p class="muted">Not available now: {status.error}</p>
+        : status.rows.length === 0 || !lead
+        ? <p class="muted">None.</p>
+        : (
+          <ul class="plain">
+            {status.rows.map((row, i) => (
+              <li key={i}>
+                <strong>{row[lead.key]}</strong>
+                {rest.filter((c) => row[c.key]).map((c) => (
+                  <span key={c.key} class="card-status-cell">
+                    {c.label}: {row[c.key]}
+                  </span>
+                ))}
+              </li>
+            ))}
+          </ul>
+        )}
+    </div>
   );
 }
 

@@ -34,14 +34,15 @@ export function AdminShell(props: AdminShellProps) {
   return (
     <>
       <a class="skip-link" href="#main">Skip to content</a>
-      <input
-        type="checkbox"
-        id="nav-toggle"
-        class="nav-toggle visually-hidden"
-        aria-controls="sidebar"
-        aria-label="Menu"
-      />
       <header class="topbar">
+        {/* Inside the banner landmark, so the phone menu's control belongs to a region too. */}
+        <input
+          type="checkbox"
+          id="nav-toggle"
+          class="nav-toggle visually-hidden"
+          aria-controls="sidebar"
+          aria-label="Menu"
+        />
         <label for="nav-toggle" class="nav-toggle-label button secondary">
           Menu
         </label>
@@ -137,6 +138,16 @@ export function AdminShell(props: AdminShellProps) {
                   aria-current={current(shell.path, "/admin/people")}
                 >
                   People
+                </a>
+              </li>
+            )}
+            {shell.may.forms && (
+              <li>
+                <a
+                  href="/admin/forms"
+                  aria-current={current(shell.path, "/admin/forms")}
+                >
+                  Form submissions
                 </a>
               </li>
             )}

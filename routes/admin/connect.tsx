@@ -16,6 +16,7 @@ import { page, type PageProps } from "../../core/web/manifest.ts";
 
 /** What the connect page shows. */
 interface ConnectData {
+  title: string;
   csrfToken: string;
   email: string;
   clientName: string;
@@ -67,6 +68,7 @@ async function pageData(
   error?: string,
 ): Promise<ConnectData> {
   return {
+    title: `Connect ${checked.client.name}`,
     csrfToken: c.var.csrfToken,
     email: c.var.user!.email,
     clientName: checked.client.name,

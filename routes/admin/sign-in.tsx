@@ -17,6 +17,7 @@ import { page, type PageProps } from "../../core/web/manifest.ts";
 /** What the sign-in page shows. */
 interface SignInData {
   siteName: string;
+  title: string;
   csrfToken: string;
   /** The email typed last time, so a failed attempt does not make the person retype it. */
   email: string;
@@ -48,6 +49,7 @@ function signInPage(
   } = {},
 ) {
   const data: SignInData = {
+    title: "Sign in",
     siteName: c.var.site.name,
     csrfToken: c.var.csrfToken,
     email: options.email ?? "",

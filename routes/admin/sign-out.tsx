@@ -12,6 +12,7 @@ import { page, type PageProps } from "../../core/web/manifest.ts";
 /** What the confirmation page shows. */
 interface SignOutData {
   siteName: string;
+  title: string;
   displayName: string;
   csrfToken: string;
 }
@@ -21,6 +22,7 @@ export const handler = {
     const user = c.var.user;
     if (!user) return c.redirect(SIGN_IN_PATH, 303);
     const data: SignOutData = {
+      title: "Sign out",
       siteName: c.var.site.name,
       displayName: user.displayName,
       csrfToken: c.var.csrfToken,

@@ -87,6 +87,11 @@ export interface RendererConfig {
   logRequests: boolean;
   /** Sent with each forwarded form post beside the visitor's address; null sends neither. */
   forwardingKey: string | null;
+  /**
+   * Where the active release of this site's host is read (the deploy service and its key), or
+   * null: the built-in template draws every page.
+   */
+  releases: { url: string; key: string } | null;
 }
 
 /** Raised for a bad setting; the message names the setting, never its value. */
@@ -140,5 +145,12 @@ export function loadRendererConfig(
     installationId: v.MANAGED_RENDER_INSTALLATION_ID ?? null,
     logRequests: v.RENDERER_LOG_REQUESTS,
     forwardingKey: v.RENDERER_FORWARDING_KEY ?? null,
+    releases: v.MANAGED_RENDER_DEPLOY_SERVICE_URL &&
+        v.MANAGED_RENDER_DEPLOY_SERVICE_KEY
+      ? {
+        url: v.MANAGED_RENDER_DEPLOY_SERVICE_URL.replace(/\/$/, ""),
+        key: v.MANAGED_RENDER_DEPLOY_SERVICE_KEY,
+      }
+      : null,
   };
 }

@@ -1,6 +1,7 @@
 // The managed renderer's entry point: `deno run -A services/renderer/main.ts`. It reads the site
 // only through the public API (STAVE_API_URL) and serves its pages on RENDERER_PORT.
 import { loadRendererConfig } from "./config.ts";
+import { releaseTemplate } from "./release.ts";
 import { createRenderer } from "./server.ts";
 import { builtInTemplate } from "./template/builtin/mod.tsx";
 
@@ -28,10 +29,19 @@ const server = Deno.serve({
     console.log(`renderer: listening on http://${shown}:${port}`);
   },
 }, (request, info) => handler(request, info));
+const siteUrl = config.siteUrl ?? `http://localhost:${server.addr.port}`;
 handler = createRenderer({
   config,
-  template: builtInTemplate,
-  siteUrl: config.siteUrl ?? `http://localhost:${server.addr.port}`,
+  // With a deploy service, the host's active release draws; the built-in template otherwise.
+  template: config.releases
+    ? releaseTemplate({
+      ...config.releases,
+      host: new URL(siteUrl).hostname,
+      fallback: builtInTemplate,
+      workRoot: await Deno.makeTempDir({ prefix: "stave-renderer-" }),
+    })
+    : builtInTemplate,
+  siteUrl,
 });
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   Deno.addSignalListener(signal, () => shutdown.abort());

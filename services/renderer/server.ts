@@ -154,7 +154,7 @@ export function createRenderer(
       hrefOf: (item) => addressOf(item, ctx.defaultLocale),
     };
     return html(
-      template.error({
+      await template.error({
         site: fallback,
         seo: plainSeo(fallback, `${status}`, true),
         status,
@@ -222,6 +222,19 @@ export function createRenderer(
         },
       });
     }
+    // A release's files keep their names from one release to the next: ask again each time.
+    const released = rawPath.startsWith("/_site/") && template.asset
+      ? await template.asset(rawPath.slice("/_site/".length))
+      : null;
+    if (released) {
+      return new Response(released.body, {
+        headers: {
+          "content-type": released.type,
+          "cache-control": "no-cache",
+          "x-content-type-options": "nosniff",
+        },
+      });
+    }
     const rootChrome = await api.chrome();
     const defaultLocale = rootChrome.body?.data?.locale ?? "en";
     const base = {
@@ -280,9 +293,13 @@ export function createRenderer(
         rawPath,
         false,
       );
-      return html(template.search(await searchPage(api, url, site)), 200, {
-        "x-robots-tag": "noindex",
-      });
+      return html(
+        await template.search(await searchPage(api, url, site)),
+        200,
+        {
+          "x-robots-tag": "noindex",
+        },
+      );
     }
     if (segments[0] === "posts" && segments.length <= 2) {
       const site = await siteView(
@@ -305,15 +322,17 @@ export function createRenderer(
             page: { next_cursor: string | null };
           };
           const here = locale === defaultLocale ? "/posts" : `/${locale}/posts`;
-          return html(template.posts({
-            site,
-            seo: plainSeo(site, "Blog", false),
-            items: body.data,
-            nextHref: body.page.next_cursor
-              ? `${here}?cursor=${encodeURIComponent(body.page.next_cursor)}`
-              : null,
-            firstHref: cursor ? here : null,
-          }));
+          return html(
+            await template.posts({
+              site,
+              seo: plainSeo(site, "Blog", false),
+              items: body.data,
+              nextHref: body.page.next_cursor
+                ? `${here}?cursor=${encodeURIComponent(body.page.next_cursor)}`
+                : null,
+              firstHref: cursor ? here : null,
+            }),
+          );
         }
         if (answer.status === 400) return await errorPage(400, ctx);
       } else {
@@ -324,7 +343,7 @@ export function createRenderer(
         if (answer.status === 200) {
           const item = answer.body.data;
           return html(
-            template.post({ site, seo: postSeo(site, item), item }),
+            await template.post({ site, seo: postSeo(site, item), item }),
             200,
             preview ? { ...noStore, "x-robots-tag": "noindex" } : {},
           );
@@ -364,7 +383,7 @@ export function createRenderer(
           preview,
         );
         return html(
-          template.page({
+          await template.page({
             site,
             seo: homeSeo(pageSeo(site, item, doc.value), isHome, site),
             item,

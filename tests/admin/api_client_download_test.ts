@@ -40,7 +40,7 @@ Deno.test("Settings → API links svc-manage.mjs, which downloads as the generat
       /filename="svc-manage\.mjs"/,
     );
     const committed = await Deno.readTextFile(
-      new URL("../../svc-manage.mjs", import.meta.url),
+      new URL("../../generated/svc-manage.mjs", import.meta.url),
     );
     equal(await file.text(), committed);
   } finally {

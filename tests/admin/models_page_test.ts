@@ -9,18 +9,41 @@ import {
 } from "./helpers.ts";
 import { setupDemo } from "./demo_helpers.ts";
 
-/** The form as a browser would post it: text inputs and the checked boxes. */
-function formOf(html: string): Record<string, string> {
-  const form: Record<string, string> = {};
+/** The form as a browser would post it: text inputs, the checked boxes, text areas and selects. */
+function formOf(html: string): Record<string, string | string[]> {
+  const form: Record<string, string | string[]> = {};
+  const add = (name: string, value: string) => {
+    const had = form[name];
+    form[name] = had === undefined
+      ? value
+      : [...(Array.isArray(had) ? had : [had]), value];
+  };
   for (const m of html.matchAll(/<input ([^>]*)\/?>/g)) {
     const attrs = m[1];
     const name = /name="([^"]+)"/.exec(attrs)?.[1];
     if (!name) continue;
     const isBox = /type="checkbox"/.test(attrs);
     if (isBox && !/\bchecked\b/.test(attrs)) continue;
-    form[name] = isBox ? "on" : /value="([^"]*)"/.exec(attrs)?.[1] ?? "";
+    const value = /value="([^"]*)"/.exec(attrs)?.[1];
+    add(name, value === undefined ? (isBox ? "on" : "") : unescape(value));
+  }
+  for (const m of html.matchAll(/<textarea ([^>]*)>([^<]*)<\/textarea>/g)) {
+    const name = /name="([^"]+)"/.exec(m[1])?.[1];
+    if (name) add(name, unescape(m[2]));
+  }
+  for (const m of html.matchAll(/<select ([^>]*)>(.*?)<\/select>/gs)) {
+    const name = /name="([^"]+)"/.exec(m[1])?.[1];
+    const options = [...m[2].matchAll(/<option ([^>]*)>/g)].map((o) => o[1]);
+    const chosen = options.find((o) => /\bselected\b/.test(o)) ?? options[0];
+    const value = chosen && /value="([^"]*)"/.exec(chosen)?.[1];
+    if (name && value !== undefined) add(name, unescape(value));
   }
   return form;
+}
+
+function unescape(text: string): string {
+  return text.replaceAll("&quot;", '"').replaceAll("&#39;", "'")
+    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
 }
 
 Deno.test("the model editor shows what a change would do to existing content and offers no save when it cannot survive (MOD change safety)", async () => {

@@ -122,6 +122,7 @@ export async function createFixtureSite(
       },
       text("secret", { private: true }),
       { key: "contract", label: "Contract", type: "media", private: true },
+      { key: "dossier", label: "Dossier", type: "rich_text", private: true },
       {
         key: "seo",
         label: "SEO",

@@ -6,6 +6,8 @@ import pg from "pg";
 import { fixtureBackend, whereId } from "./fixture_backend.ts";
 
 type Row = Record<string, unknown>;
+// The first bytes of a PNG: enough for a file the route serves as an image.
+const PNG = new Uint8Array([137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13]);
 const code = (body: unknown) => (body as { code: string }).code;
 
 Deno.test("generated fixture backend: fields, access and translations over HTTP", async (t) => {
@@ -379,6 +381,100 @@ Deno.test("generated fixture backend: fields, access and translations over HTTP"
         assert.equal(res.headers.get("cache-control"), "private, no-store");
         assert.equal(res.headers.get("content-type"), "application/pdf");
         assert.equal(res.headers.get("content-disposition"), "inline");
+      },
+    );
+
+    await t.step(
+      "GEN-033: ?media= serves a private rich-text field's file, &variant=thumb|preview its variant",
+      async () => {
+        const id = article.id as string;
+        const path = `/api/article/files/dossier/${id}`;
+        const media = crypto.randomUUID();
+        const object = crypto.randomUUID();
+        // A rich-text field has no file of its own: without ?media= there is no marker.
+        assert.equal((await b.call(path)).status, 404);
+        assert.equal((await b.call(`${path}?media=${media}`)).status, 404);
+        // Bad combinations are refused before anything is read.
+        for (
+          const query of [
+            `?variant=thumb`,
+            `?media=${media}&variant=large`,
+          ]
+        ) {
+          const res = await b.call(`${path}${query}`);
+          assert.equal(res.status, 400, query);
+          assert.equal(code(res.body), "invalid_request");
+        }
+        const onMediaField = await b.call(
+          `/api/article/files/contract/${id}?media=${media}`,
+        );
+        assert.equal(onMediaField.status, 400);
+        if (!b.databaseUrl) return; // The map is set from outside, which needs PostgreSQL.
+        const client = new pg.Client({ connectionString: b.databaseUrl });
+        await client.connect();
+        try {
+          await client.query(
+            "update article set dossier_media = $1 where id = $2",
+            [JSON.stringify({ [media]: `private-file:${object}.png` }), id],
+          );
+        } finally {
+          await client.end();
+        }
+        assert.equal((await b.call(`${path}?media=${media}`)).status, 404); // no object yet
+        await Deno.writeFile(`${b.filesDir}/${object}.png`, PNG);
+        await Deno.writeFile(
+          `${b.filesDir}/${object}.thumb.webp`,
+          new TextEncoder().encode("RIFF-thumb"),
+        );
+        const get = (query: string, as = b.bearer) =>
+          fetch(`${b.url}${path}${query}`, {
+            headers: { authorization: `Bearer ${as}` },
+          });
+        const original = await get(`?media=${media}`);
+        assert.equal(original.status, 200);
+        assert.deepEqual(new Uint8Array(await original.arrayBuffer()), PNG);
+        assert.equal(original.headers.get("content-type"), "image/png");
+        assert.equal(
+          original.headers.get("cache-control"),
+          "private, no-store",
+        );
+        const thumb = await get(`?media=${media}&variant=thumb`);
+        assert.equal(thumb.status, 200);
+        assert.equal(await thumb.text(), "RIFF-thumb");
+        assert.equal(thumb.headers.get("content-type"), "image/webp");
+        assert.equal(thumb.headers.get("content-disposition"), "inline");
+        // No preview was copied: that variant does not exist, and the original is not sent instead.
+        const preview = await get(`?media=${media}&variant=preview`);
+        assert.equal(preview.status, 404);
+        await preview.body?.cancel();
+        // The media id is matched whatever its case; another id is not in the map.
+        assert.equal(
+          (await get(`?media=${media.toUpperCase()}&variant=thumb`)).status,
+          200,
+        );
+        assert.equal(
+          (await b.call(`${path}?media=${crypto.randomUUID()}`)).status,
+          404,
+        );
+        // The field is private: a reader, even one with a wildcard token, finds nothing.
+        assert.equal(
+          (await b.call(`${path}?media=${media}`, { as: "anonymous" })).status,
+          404,
+        );
+        assert.equal(
+          (await b.call(`${path}?media=${media}`, { as: b.wildcardReader }))
+            .status,
+          404,
+        );
+        // A write cannot set the map: it is the generator's.
+        const write = await b.call("/api/article", {
+          method: "PUT",
+          body: JSON.stringify({
+            where: { id },
+            data: { dossier_media: {} },
+          }),
+        });
+        assert.equal(write.status, 400);
       },
     );
   } finally {

@@ -40,7 +40,7 @@ async function startUntilReady(env: Record<string, string>) {
     throw error;
   }
   const port = Number(
-    /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)![1],
+    /Listening on port (\d+)/.exec(printed)![1],
   );
   return { printed, port, stop };
 }
@@ -78,7 +78,7 @@ Deno.test("the first start prints each step with its duration and a closing bloc
         } else ok(!out.includes("Prepared demo"), out);
       }
       // Steps come before the server listens; the closing block after.
-      ok(out.indexOf("✓ Demo site") < out.indexOf("listening on"));
+      ok(out.indexOf("✓ Demo site") < out.indexOf("Listening on port"));
       const block = out.slice(out.indexOf("Stave is ready after"));
       match(block, /^Stave is ready after \d+\.\d s$/m);
       match(block, /^ {2}Admin: +http:\/\/localhost:\d+\/admin$/m);

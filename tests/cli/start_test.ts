@@ -28,7 +28,7 @@ Deno.test("main.ts starts with its defaults, serves the demo site, prints how to
       }
       printed += value;
       port = Number(
-        /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(printed)?.[1] ?? 0,
+        /Listening on port (\d+)/.exec(printed)?.[1] ?? 0,
       );
     }
     match(

@@ -21,7 +21,7 @@ export async function runCli(
   args: string[],
   options: RunCliOptions = {},
 ): Promise<CliRun> {
-  const file = `${PROJECT_ROOT}/svc-manage.mjs`;
+  const file = `${PROJECT_ROOT}/generated/svc-manage.mjs`;
   const [command, prefix] = options.runtime === "deno"
     ? [Deno.execPath(), ["run", "-A", file]]
     : ["node", [file]];
@@ -77,7 +77,7 @@ export function startLogin(
 ) {
   const child = new Deno.Command("node", {
     args: [
-      `${PROJECT_ROOT}/svc-manage.mjs`,
+      `${PROJECT_ROOT}/generated/svc-manage.mjs`,
       "login",
       "--no-open",
       "--url",

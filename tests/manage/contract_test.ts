@@ -35,7 +35,7 @@ Deno.test("generated client types open with the generated-file marker", async ()
 
 Deno.test("openapi-v1.json validates against the OpenAPI 3.1 schema", async () => {
   const document = JSON.parse(
-    await Deno.readTextFile(`${root}/openapi-v1.json`),
+    await Deno.readTextFile(`${root}/generated/openapi-v1.json`),
   );
   const validator = new Validator();
   const result = await validator.validate(document);
@@ -46,7 +46,7 @@ Deno.test("openapi-v1.json validates against the OpenAPI 3.1 schema", async () =
 
 Deno.test("openapi-v1.json is structurally sound: ids, responses, path parameters, $refs", async () => {
   const document = JSON.parse(
-    await Deno.readTextFile(`${root}/openapi-v1.json`),
+    await Deno.readTextFile(`${root}/generated/openapi-v1.json`),
   ) as Json;
   assert.match(document.openapi as string, /^3\.1\.\d+$/);
   // MAPI-024: versioned in the path; the contract is the spec's minor, 1.12.0.

@@ -3,9 +3,11 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import { SCOPES } from "../../core/access/scopes.ts";
+import { OUTPUT_SCHEMA } from "../../core/manage/mcp/tools.ts";
 import { openManageApp } from "./helpers.ts";
 
-Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write tool; every structuredContent validates against its outputSchema", async () => {
+Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write tool; every structuredContent validates against the one answer shape", async () => {
   const t = await openManageApp();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
@@ -32,10 +34,7 @@ Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write
 
     const validator = new AjvJsonSchemaValidator();
     const check = (name: string, structured: unknown) => {
-      const tool = tools.find((x: { name: string }) => x.name === name)!;
-      const outcome = validator.getValidator(
-        tool.outputSchema as Record<string, unknown>,
-      )(structured);
+      const outcome = validator.getValidator(OUTPUT_SCHEMA)(structured);
       assert.equal(outcome.valid, true, `${name}: ${outcome.errorMessage}`);
     };
 
@@ -84,6 +83,19 @@ Deno.test("the MCP SDK client initializes, lists tools, calls a read and a write
     assert.equal(refused.isError, true);
     check("add_language", refused.structuredContent);
 
+    // An argument mistake is a tool result too, naming the argument to correct.
+    const mistaken = await client.callTool({
+      name: "add_language",
+      arguments: { body: { code: 5 } },
+    });
+    assert.equal(mistaken.isError, true);
+    check("add_language", mistaken.structuredContent);
+    assert.match(
+      (mistaken.structuredContent as { body: { error: { message: string } } })
+        .body.error.message,
+      /body\.code:/,
+    );
+
     const languages = await client.callTool({
       name: "list_languages",
       arguments: {},
@@ -107,7 +119,7 @@ const INSPECTOR = "@modelcontextprotocol/inspector@2.12.0";
 
 Deno.test({
   name:
-    "the MCP Inspector's --cli mode lists the tools of the endpoint (MAPI-022)",
+    "the MCP Inspector's --cli mode lists the tools of the endpoint and finds no schema portability problem (MAPI-022, MCP-009)",
   // npx fetches the Inspector from npm on first use; later runs use its cache.
   sanitizeResources: false,
   async fn() {
@@ -116,6 +128,8 @@ Deno.test({
       { hostname: "127.0.0.1", port: 0, onListen() {} },
       t.app.fetch,
     );
+    // Every tool: a credential holding every scope.
+    const everything = await t.credential([...SCOPES]);
     const home = await Deno.makeTempDir({ prefix: "stave-inspector-" });
     try {
       const url = `http://127.0.0.1:${server.addr.port}/api/manage/mcp`;
@@ -129,8 +143,9 @@ Deno.test({
           "http",
           "--method",
           "tools/list",
+          "--strict",
           "--header",
-          `Authorization: Bearer ${t.secret}`,
+          `Authorization: Bearer ${everything.secret}`,
         ],
         env: { MCP_CATALOG_PATH: `${home}/mcp.json`, NO_COLOR: "1" },
         stdout: "piped",
@@ -139,10 +154,14 @@ Deno.test({
       const stdout = new TextDecoder().decode(output.stdout);
       const stderr = new TextDecoder().decode(output.stderr);
       assert.equal(output.code, 0, stderr);
+      // --strict prints each schema portability finding; there must be none (MCP-009).
+      assert.doesNotMatch(stderr, /^(Warning|Error): tool/m, stderr);
+      assert.doesNotMatch(stderr, /[1-9]\d* (errors?|warnings?)/, stderr);
       const listed = JSON.parse(stdout) as { tools: { name: string }[] };
       const names = listed.tools.map((tool) => tool.name);
       assert.ok(names.includes("get_site"), stdout.slice(0, 500));
       assert.ok(names.includes("add_language"));
+      assert.ok(names.includes("create_model"));
     } finally {
       await server.shutdown();
       await t.close();

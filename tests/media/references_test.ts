@@ -1,5 +1,5 @@
 // MOD-055 media references checked on save, and /v1 answers expanding them into the item's public fields.
-import { deepEqual, equal } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import { refusal } from "../manage/helpers.ts";
 import { type MediaFixture, png, withMediaApp } from "./support.ts";
 
@@ -210,7 +210,12 @@ Deno.test("/v1 answers expand media references into URL, kind, dimensions, alt t
       focal: { x: 0.3, y: 0.6 },
       loading: "lazy",
       fetch_priority: "auto",
+      placeholder: image.placeholder,
+      dominant_color: image.dominant_color,
     });
+    // A PNG gets its placeholder facts on upload (issue 46).
+    ok(/^[A-Za-z0-9+/]+=*$/.test(image.placeholder));
+    ok(/^#[0-9a-f]{6}$/.test(image.dominant_color));
     equal(en.media.gallery.length, 1);
     const deItem = await read("/v1/posts/hallo?locale=de");
     equal(deItem.media.cover.alt, "A red door"); // de has none: falls back to en

@@ -70,7 +70,9 @@ Deno.test("example plugin: its manifest passes parseManifest() and the published
     ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.issues));
     const ajv = new Ajv2020({ strict: false });
     const validate = ajv.compile(
-      JSON.parse(await Deno.readTextFile(`${root}/manifest-v1.schema.json`)),
+      JSON.parse(
+        await Deno.readTextFile(`${root}/generated/manifest-v1.schema.json`),
+      ),
     );
     ok(validate(json.json), JSON.stringify(validate.errors));
   } finally {

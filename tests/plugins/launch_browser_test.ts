@@ -1,5 +1,5 @@
 // A content launch in headless Chromium: the card's button opens the plugin's own management
-// page on the plugin's origin, which never receives the admin session cookie nor a referrer,
+// page on the plugin's origin in the same tab, which never receives the admin session cookie nor a referrer,
 // and lands on a URL without the launch code (LAU-011, LAU-012).
 import { deepEqual, equal, ok } from "node:assert/strict";
 import {
@@ -31,12 +31,14 @@ Deno.test({
         const page = await context.newPage();
         page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
         await page.goto(`${base}/admin/content/posts/${groupId}?lang=en`);
-        const [opened] = await Promise.all([
-          context.waitForEvent("page"),
+        // The plugin's page opens in the same tab (it links back to the admin when done).
+        await Promise.all([
+          page.waitForURL((url) => url.origin === w.plugin.origin),
           page.locator(".plugin-card button").click(),
         ]);
-        await opened.waitForLoadState();
-        const landed = new URL(opened.url());
+        await page.waitForLoadState();
+        equal(context.pages().length, 1);
+        const landed = new URL(page.url());
         equal(landed.origin, w.plugin.origin);
         equal(landed.pathname, `/installations/${id}`);
         equal(landed.searchParams.has("svc_launch"), false);

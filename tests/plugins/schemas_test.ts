@@ -44,7 +44,7 @@ Deno.test("GET /api/plugin-schemas/… serves both schema files publicly, and 40
       equal(res.headers.get("access-control-allow-origin"), "*");
       deepEqual(
         await res.json(),
-        JSON.parse(await Deno.readTextFile(`${root}/${name}`)),
+        JSON.parse(await Deno.readTextFile(`${root}/generated/${name}`)),
       );
     }
     const first = await t.app.request(
@@ -75,7 +75,7 @@ Deno.test("GET /api/plugin-schemas/… serves both schema files publicly, and 40
 
 Deno.test("protocol-v1.schema.json carries the outcomes table, capabilities, states and limits", async () => {
   const doc = JSON.parse(
-    await Deno.readTextFile(`${root}/protocol-v1.schema.json`),
+    await Deno.readTextFile(`${root}/generated/protocol-v1.schema.json`),
   );
   // PAPI-038: the published outcomes table is the service's own (the full spec set, checked in protocol_test.ts).
   deepEqual(doc.outcomes, OUTCOMES);
@@ -103,7 +103,7 @@ Deno.test("protocol-v1.schema.json carries the outcomes table, capabilities, sta
 Deno.test("the published manifest schema accepts the sample manifests and refuses unknown keys, like the zod source", async () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   const schema = JSON.parse(
-    await Deno.readTextFile(`${root}/manifest-v1.schema.json`),
+    await Deno.readTextFile(`${root}/generated/manifest-v1.schema.json`),
   );
   const validate = ajv.compile(schema);
   ok(validate(minimalManifest()), JSON.stringify(validate.errors));
@@ -113,7 +113,7 @@ Deno.test("the published manifest schema accepts the sample manifests and refuse
   (badScope.operations![0] as Record<string, unknown>).scope = "global";
   equal(validate(badScope), false);
   const protocol = JSON.parse(
-    await Deno.readTextFile(`${root}/protocol-v1.schema.json`),
+    await Deno.readTextFile(`${root}/generated/protocol-v1.schema.json`),
   );
   const envelope = ajv.compile({
     ...protocol,
@@ -155,7 +155,7 @@ Deno.test("the SDK's hand-off and envelope parsers agree with the published prot
   );
   const ajv = new Ajv2020({ strict: false });
   const protocol = JSON.parse(
-    await Deno.readTextFile(`${root}/protocol-v1.schema.json`),
+    await Deno.readTextFile(`${root}/generated/protocol-v1.schema.json`),
   );
   ajv.addSchema(protocol);
   const handoff = ajv.compile({

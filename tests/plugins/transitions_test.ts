@@ -14,7 +14,7 @@ type Json = Record<string, unknown>;
 
 const protocol = JSON.parse(
   await Deno.readTextFile(
-    new URL("../../protocol-v1.schema.json", import.meta.url),
+    new URL("../../generated/protocol-v1.schema.json", import.meta.url),
   ),
 );
 const envelope = new Ajv2020({ strict: false }).compile(

@@ -172,7 +172,7 @@ Deno.test("loadRendererConfig(): development defaults; production needs the rele
   );
 });
 
-Deno.test("Image applies focal point and crop, and draws srcset from the first transform host", () => {
+Deno.test("TPL-029: Image applies focal point and crop, and draws srcset from the first transform host", () => {
   const source = {
     url: "https://cms.example/media/a.png",
     alt: "A boat",

@@ -45,7 +45,9 @@ Deno.test("GET /svc/manifest.json validates against manifest-v1.schema.json, is 
     };
     const ajv = new Ajv2020({ strict: false });
     const validate = ajv.compile(
-      JSON.parse(await Deno.readTextFile(`${root}/manifest-v1.schema.json`)),
+      JSON.parse(
+        await Deno.readTextFile(`${root}/generated/manifest-v1.schema.json`),
+      ),
     );
     ok(validate(manifest), JSON.stringify(validate.errors));
     // The service's own reading of a manifest agrees with the schema.

@@ -40,7 +40,7 @@ Deno.test("the scheduling plugin's views, action and operations are MCP tools th
       "plugins:use",
     ]);
     const listed = (await rpc("tools/list", {})).result as {
-      tools: { name: string; inputSchema: Json; outputSchema: Json }[];
+      tools: { name: string; inputSchema: Json }[];
     };
     const names = listed.tools.map((t) => t.name).filter((n) =>
       n.startsWith(PREFIX)
@@ -86,8 +86,13 @@ Deno.test("the scheduling plugin's views, action and operations are MCP tools th
       name: `${PREFIX}op_schedule_status`,
       arguments: { instance_id: instances.en, surprise: 1 },
     });
-    equal((bad.error as Json).code, -32602);
-    match(String((bad.error as Json).message), /surprise: unknown argument/);
+    // An argument mistake is a tool result the agent can read and correct.
+    const badResult = bad.result as Json;
+    equal(badResult.isError, true);
+    match(
+      JSON.stringify(badResult.structuredContent),
+      /surprise: unknown argument/,
+    );
   }));
 
 Deno.test("without plugins:use a credential sees and reaches no plugin tool", () =>

@@ -12,6 +12,7 @@ import { openTestApp, type TestApp } from "../support/app.ts";
 import { saveTestEntry, siteWithPosts } from "../support/entries.ts";
 
 export const SITE_HOST = "schedules.test";
+const DEFAULT_SITE_HOST = SITE_HOST;
 const CSRF = "c".repeat(43);
 
 /** Every transition command the plugin sent, and a hook to answer one instead of Stave. */
@@ -64,8 +65,20 @@ export interface PluginBrowser {
   post(path: string, fields: Record<string, string>): Promise<Response>;
 }
 
+/** Where the world's Stave answers: its site's host, and the service's public URL. */
+export interface SchedulingWorldOptions {
+  /** The site's domain (default `schedules.test`, reached only in process). */
+  siteHost?: string;
+  /** The service's public URL (default `http://<siteHost>`); a browser test serves it there. */
+  publicUrl?: string;
+}
+
 /** Opens the world with the plugin installed and active for the `posts` model. */
-export async function openSchedulingWorld(): Promise<SchedulingWorld> {
+export async function openSchedulingWorld(
+  options: SchedulingWorldOptions = {},
+): Promise<SchedulingWorld> {
+  const SITE_HOST = options.siteHost ?? DEFAULT_SITE_HOST;
+  const publicUrl = options.publicUrl ?? `http://${SITE_HOST}`;
   const wire: Wire = { transitions: [], commits: [] };
   const holder: { t?: TestApp } = {};
   const kv = await Deno.openKv(":memory:");
@@ -107,7 +120,7 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     kv,
     servicePolicy: {
       development: true,
-      devOrigins: [`http://${SITE_HOST}`],
+      devOrigins: [new URL(publicUrl).origin],
     },
     now: () => holder.t!.clock.now().getTime(),
     random: () => 0.5,
@@ -122,7 +135,7 @@ export async function openSchedulingWorld(): Promise<SchedulingWorld> {
     env: {
       ENVIRONMENT: "development",
       PLUGIN_DEV_ORIGINS: scheduler.origin,
-      PUBLIC_URL: `http://${SITE_HOST}`,
+      PUBLIC_URL: publicUrl,
     },
   });
   holder.t = t;
@@ -276,8 +289,9 @@ export async function openLaunch(url: string): Promise<PluginBrowser> {
 /** Runs `fn` in a fresh world and closes it afterwards. */
 export async function withSchedulingWorld(
   fn: (w: SchedulingWorld) => Promise<void>,
+  options: SchedulingWorldOptions = {},
 ): Promise<void> {
-  const world = await openSchedulingWorld();
+  const world = await openSchedulingWorld(options);
   try {
     await fn(world);
   } finally {

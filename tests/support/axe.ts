@@ -18,12 +18,14 @@ export interface A11yProblem {
 }
 
 /**
- * Runs axe-core on the page as it is now and answers its serious and critical violations.
+ * Runs axe-core on the page as it is now and answers its serious and critical violations (every
+ * violation, minor and moderate too, with `everyImpact`).
  * axe is evaluated through the DevTools protocol, so the page's CSP stays as it is.
  */
 export async function axeProblems(
   page: Page,
   name: string,
+  options: { everyImpact?: boolean } = {},
 ): Promise<A11yProblem[]> {
   const loaded = await page.evaluate(() =>
     typeof (globalThis as { axe?: unknown }).axe !== "undefined"
@@ -43,7 +45,7 @@ export async function axeProblems(
     }));
   }) as Omit<A11yProblem, "page">[];
   return violations.filter((v) =>
-    v.impact === "serious" || v.impact === "critical"
+    options.everyImpact || v.impact === "serious" || v.impact === "critical"
   ).map((v) => ({ page: name, ...v }));
 }
 
@@ -88,14 +90,19 @@ export function scrollsSideways(page: Page): Promise<string[] | null> {
 export async function assertPageAtBothWidths(
   page: Page,
   name: string,
-  options: { axeAt390?: boolean } = {},
+  options: { axeAt390?: boolean; everyImpact?: boolean } = {},
 ): Promise<void> {
-  deepEqual(await axeProblems(page, name), [], name);
+  const impacts = { everyImpact: options.everyImpact };
+  deepEqual(await axeProblems(page, name, impacts), [], name);
   await screenshots(page, name);
   await page.setViewportSize({ width: 390, height: 900 });
   equal(await scrollsSideways(page), null, name);
   if (options.axeAt390) {
-    deepEqual(await axeProblems(page, `${name}-390`), [], `${name}-390`);
+    deepEqual(
+      await axeProblems(page, `${name}-390`, impacts),
+      [],
+      `${name}-390`,
+    );
   }
   await page.setViewportSize({ width: 1440, height: 900 });
 }

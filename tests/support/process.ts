@@ -110,7 +110,7 @@ export async function spawnService(
       );
     }
     printed += value;
-    port = Number(/listening on http:\/\/[^:]+:(\d+)/.exec(printed)?.[1] ?? 0);
+    port = Number(/Listening on port (\d+)/.exec(printed)?.[1] ?? 0);
   }
   const drained = (async () => {
     for (;;) {

@@ -30,7 +30,7 @@ Deno.test("GET /docs/openapi-v1.json and /docs/openapi-public-v1.json serve the 
       assert.match(res.headers.get("content-type")!, /application\/json/);
       assert.deepEqual(
         await res.json(),
-        JSON.parse(await Deno.readTextFile(`${root}/${name}`)),
+        JSON.parse(await Deno.readTextFile(`${root}/generated/${name}`)),
       );
     }
     const page = await t.app.request("/docs");
@@ -62,7 +62,7 @@ Deno.test("both OpenAPI documents are valid OpenAPI 3.1", async () => {
   for (const name of DOCUMENTS) {
     const validator = new Validator();
     const result = await validator.validate(
-      JSON.parse(await Deno.readTextFile(`${root}/${name}`)),
+      JSON.parse(await Deno.readTextFile(`${root}/generated/${name}`)),
     );
     assert.deepEqual(result.errors ?? [], [], name);
     assert.equal(result.valid, true, name);
@@ -71,7 +71,9 @@ Deno.test("both OpenAPI documents are valid OpenAPI 3.1", async () => {
 
 Deno.test("every operation of both documents has a summary, a description and tags with descriptions", async () => {
   for (const name of DOCUMENTS) {
-    const doc = JSON.parse(await Deno.readTextFile(`${root}/${name}`)) as Json;
+    const doc = JSON.parse(
+      await Deno.readTextFile(`${root}/generated/${name}`),
+    ) as Json;
     for (const [path, item] of Object.entries(doc.paths as Json)) {
       for (const [method, op] of Object.entries(item as Json)) {
         const o = op as Json;
@@ -88,7 +90,9 @@ Deno.test("every operation of both documents has a summary, a description and ta
 
 Deno.test("every shape used more than once is a named component, and every request and answer body is one", async () => {
   for (const name of DOCUMENTS) {
-    const doc = JSON.parse(await Deno.readTextFile(`${root}/${name}`)) as Json;
+    const doc = JSON.parse(
+      await Deno.readTextFile(`${root}/generated/${name}`),
+    ) as Json;
     const seen = new Map<string, string>();
     const walk = (node: unknown, where: string) => {
       if (typeof node !== "object" || node === null) return;
@@ -144,7 +148,7 @@ Deno.test("every shape used more than once is a named component, and every reque
 
 Deno.test("the Idempotency-Key parameter states its length as minLength and maxLength (issue 10 point 14)", async () => {
   const doc = JSON.parse(
-    await Deno.readTextFile(`${root}/openapi-v1.json`),
+    await Deno.readTextFile(`${root}/generated/openapi-v1.json`),
   ) as Json;
   const key = ((doc.components as Json).parameters as Json)
     .IdempotencyKey as Json;
@@ -158,7 +162,7 @@ Deno.test("the Idempotency-Key parameter states its length as minLength and maxL
 
 Deno.test("the public document lists exactly the query parameters each public parser accepts, with its limits", async () => {
   const doc = JSON.parse(
-    await Deno.readTextFile(`${root}/openapi-public-v1.json`),
+    await Deno.readTextFile(`${root}/generated/openapi-public-v1.json`),
   ) as Json;
   const paths = doc.paths as Record<string, { get: Json }>;
   const byRoute: Record<string, string> = {
@@ -290,7 +294,7 @@ Deno.test("every recorded Management API example names an operation and parses w
     }
   }
   const doc = JSON.parse(
-    await Deno.readTextFile(`${root}/openapi-v1.json`),
+    await Deno.readTextFile(`${root}/generated/openapi-v1.json`),
   ) as Json;
   const createEntry = ((doc.paths as Json)["/entries"] as Json).post as Json;
   assert.deepEqual(

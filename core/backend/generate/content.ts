@@ -196,6 +196,13 @@ export async function seedOf(
           );
           continue;
         }
+        if (field.type === "rich_text") {
+          row[`${field.key}_media`] = richTextMedia(
+            [...versions.values()].map((v) => v[field.key]),
+            media,
+            field.private,
+          );
+        }
         const translated = spec.translation?.columns.some((c) =>
           c.field === field.key
         );
@@ -300,6 +307,30 @@ async function mediaFacts(options: SeedOptions) {
     };
   }
   return facts;
+}
+
+const DATA_MEDIA = /\sdata-media="([0-9a-fA-F-]{36})"/g;
+
+/**
+ * `{ <media id>: address }` of the media every language's HTML of a rich-text field shows; a
+ * private field's media get private-file markers instead, served by the files route with
+ * `?media=` (and `&variant=thumb|preview`). Media the site no longer holds are left out.
+ */
+export function richTextMedia(
+  htmls: readonly unknown[],
+  media: ReadonlyMap<string, { url: string; key: string }>,
+  isPrivate: boolean,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const html of htmls) {
+    if (typeof html !== "string") continue;
+    for (const [, raw] of html.matchAll(DATA_MEDIA)) {
+      const id = raw.toLowerCase();
+      const item = media.get(id);
+      if (item) out[id] = isPrivate ? `private-file:${item.key}` : item.url;
+    }
+  }
+  return out;
 }
 
 /** `{ <locale>: { <media id>: facts } }` for the retained per-language originals. */

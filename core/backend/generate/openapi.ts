@@ -22,6 +22,12 @@ const JSON_TYPES: Record<ColumnSpec["kind"], Record<string, unknown>> = {
   media_list: { type: "array", items: { type: "string", format: "uuid" } },
   media_url: { type: ["string", "null"] },
   media_originals: { type: "object" },
+  rich_media: {
+    type: "object",
+    additionalProperties: { type: "string" },
+    description:
+      "Media id to address (or private-file marker) of the media the HTML shows",
+  },
   relation: { type: "string", format: "uuid" },
   point: {
     type: "object",

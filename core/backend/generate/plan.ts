@@ -150,9 +150,18 @@ function columnsOf(
     case "date":
     case "datetime":
     case "json":
-    case "rich_text":
     case "point":
       return [column(field, field.key, field.type)];
+    case "rich_text":
+      // `<field>_media` maps each media id the HTML shows to its address, or to a private-file
+      // marker for a private field, whose files the files route serves (`?media=`).
+      return [
+        column(field, field.key, "rich_text"),
+        column(field, `${field.key}_media`, "rich_media", {
+          required: false,
+          readOnly: true,
+        }),
+      ];
     case "component":
       return [column(field, field.key, "json")];
     case "select":
@@ -249,7 +258,10 @@ export function planModels(
       const columns = columnsOf(field, model, tables);
       const perLanguage = model.enableI18n && field.localized &&
         field.type !== "relation" && field.type !== "media";
-      (perLanguage ? translated : base).push(...columns);
+      // One media map per row serves every language's HTML, so it stays on the row.
+      for (const c of columns) {
+        (perLanguage && c.kind !== "rich_media" ? translated : base).push(c);
+      }
     }
     const rules = access.find((a) => a.model_id === model.id);
     const ops = [

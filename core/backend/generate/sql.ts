@@ -22,6 +22,7 @@ const SQL_TYPES: Record<ColumnSpec["kind"], string> = {
   media_list: "jsonb",
   media_url: "text",
   media_originals: "jsonb",
+  rich_media: "jsonb",
   relation: "uuid",
   point: "jsonb",
 };
@@ -30,7 +31,7 @@ const ID = "  id uuid primary key default gen_random_uuid()";
 
 function columnLine(column: ColumnSpec): string {
   const type = SQL_TYPES[column.kind];
-  if (column.kind === "media_originals") {
+  if (column.kind === "media_originals" || column.kind === "rich_media") {
     return `  ${column.name} ${type} not null default '{}'`;
   }
   return `  ${column.name} ${type}${column.required ? " not null" : ""}`;

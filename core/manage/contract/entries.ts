@@ -8,12 +8,22 @@ import { operation } from "./operation.ts";
 export const entryId = z.uuid();
 
 /**
- * A model named by id in a query or body. Anything else (a slug, a typo) is refused with
+ * A model named in a query or body: its id, or its api key (`posts`), which the API resolves
+ * to the id before the handler runs (core/manage/model_keys.ts). An api key no model has is
+ * `404 not_found`; anything else (a typo with spaces, a number) is refused with
  * `invalid_request` naming the parameter, never read as a model that holds nothing.
  */
-export const modelRef = z.uuid({
-  error: "Expected a model id (a UUID); GET /models lists them",
-}).describe("A model id, as GET /models answers it");
+export const modelRef = z.union([
+  z.uuid(),
+  z.string().regex(/^(?:[a-z][a-z0-9-]{0,63}|shared_section)$/),
+], {
+  error:
+    'Expected a model id or api key (e.g. "posts"); GET /models lists both',
+}).meta({
+  "x-model-ref": true,
+  description:
+    'A model id, or its api key (e.g. "posts"), as GET /models answers them',
+});
 
 /** `{id}` of `/entries/{id}/...`. */
 export const entryParams = z.strictObject({ id: entryId });
@@ -199,7 +209,7 @@ const slug = z.string().regex(
 export const listEntries = operation({
   name: "list-entries",
   description:
-    "`model_id` must be a model id from `GET /models` (a slug is refused with `400 invalid_request`; an id of no model of this site is `404 not_found`). Each entry shows every language's current values; fields the credential's creator cannot read are left out. Page with `limit` and `cursor`.",
+    "`model_id` is a model's id or its api key (`posts`), both as `GET /models` answers them; an id or api key of no model of this site is `404 not_found`. Each entry shows every language's current values; fields the credential's creator cannot read are left out. Page with `limit` and `cursor`.",
   method: "GET",
   path: "/entries",
   summary:
@@ -379,15 +389,18 @@ const PIN_ERRORS: ErrorCode[] = [
   "audit_unavailable",
 ];
 
+/** The pin value that means "what is there when the request arrives" (publish only). */
+export const CURRENT_PIN = "current";
+
 /** `POST /entries/{id}/publish`. */
 export const publishEntry = operation({
   name: "publish-entry",
   description:
-    "Pinned to the workflow revision and to the version read, so a publish never ships an edit nobody reviewed. Without `locale`, every language with an unpublished change is published.",
+    'Pinned to the workflow revision and to the version read, so a publish never ships an edit nobody reviewed. Without `locale`, every language with an unpublished change is published. A script that means "publish what is there now" sends `"current"` for a pin: the service reads it when the request arrives and publishes pinned to it, so a save or move that lands while the publish runs is still refused (`409 version_conflict` or `workflow_conflict`), and the answer names the version published.',
   method: "POST",
   path: "/entries/{id}/publish",
   summary:
-    "Publish one language, or every language with an unpublished change, pinned (spec 1 part 2.7)",
+    "Publish one language, or every language with an unpublished change, pinned to what was read",
   tag: "entries",
   scope: "lifecycle:publish",
   key: { retention: "long", settle: "rerun" },
@@ -395,10 +408,19 @@ export const publishEntry = operation({
   params: entryParams,
   body: z.strictObject({
     locale: languageCode.optional(),
-    expected_current_version_id: entryId.nullable().describe(
-      "The language's current version, or the entry's without locale",
+    expected_current_version_id: z.union([
+      entryId,
+      z.null(),
+      z.literal(CURRENT_PIN),
+    ]).describe(
+      "The language's current version, or the entry's without locale; \"current\" for the one there when the request arrives",
     ),
-    expected_workflow_revision: z.int().min(0),
+    expected_workflow_revision: z.union([
+      z.int().min(0),
+      z.literal(CURRENT_PIN),
+    ]).describe(
+      'The workflow revision read; "current" for the one there when the request arrives',
+    ),
   }),
   answer: z.strictObject({
     ...entryWritten.shape,
@@ -421,7 +443,7 @@ export const unpublishEntry = operation({
   method: "POST",
   path: "/entries/{id}/unpublish",
   summary:
-    "Take one language, or every language, out of publication, pinned (spec 1 part 2.7)",
+    "Take one language, or every language, out of publication, pinned to what was read",
   tag: "entries",
   scope: "lifecycle:publish",
   key: { retention: "long", settle: "rerun" },

@@ -223,6 +223,38 @@ export const purgeEntry = operation({
   errors: MOVE_ERRORS,
 });
 
+/**
+ * One target of a relation write form, checked by the relation service (which names the
+ * refused ids); the schema says only what a target is, for readers and tool clients.
+ */
+const relationTarget = z.unknown().meta({
+  anyOf: [
+    { type: "string", format: "uuid" },
+    {
+      type: "object",
+      properties: {
+        id: { type: "string", format: "uuid" },
+        model: {
+          type: "string",
+          description: "The target's model id, on a field of several models",
+        },
+        position: {
+          anyOf: [
+            { type: "string", enum: ["start", "end"] },
+            {
+              type: "object",
+              description: "{ before: <entry id> } or { after: <entry id> }",
+            },
+          ],
+        },
+      },
+      required: ["id"],
+    },
+  ],
+  description:
+    "An entry id (a connect adds it at the end), or { id, model?, position } to place it",
+});
+
 /** `POST /entries/relate`. */
 export const relateEntries = operation({
   name: "relate-entries",
@@ -241,10 +273,10 @@ export const relateEntries = operation({
     locale: languageCode,
     field: z.string().min(1).max(200),
     expected_current_version_id: entryId,
-    set: z.array(z.unknown()).optional(),
-    connect: z.array(z.unknown()).optional(),
-    disconnect: z.array(z.unknown()).optional(),
-    move: z.array(z.unknown()).optional(),
+    set: z.array(relationTarget).optional(),
+    connect: z.array(relationTarget).optional(),
+    disconnect: z.array(relationTarget).optional(),
+    move: z.array(relationTarget).optional(),
   }),
   answer: entryWritten,
   errors: [

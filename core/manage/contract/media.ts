@@ -46,6 +46,12 @@ export const mediaItem = z.strictObject({
     "A reference import only: the plugin, source and item it stands for",
   ),
   edited_from: z.uuid().nullable(),
+  placeholder: z.string().nullable().describe(
+    "An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds",
+  ),
+  dominant_color: z.string().nullable().describe(
+    "An image's dominant colour as #rrggbb; null for other kinds",
+  ),
   revision: z.int().min(1),
   created_at: z.string(),
   updated_at: z.string(),

@@ -61,7 +61,18 @@ export const putMenu = operation({
   key: { retention: "short", settle: "prove" },
   status: 200,
   params,
-  body: z.strictObject({ items: z.array(z.unknown()).max(100) }),
+  // Each item is checked by the menu service, which names the item's path in `input_invalid`;
+  // the schema only says what an item is, for readers and tool clients.
+  body: z.strictObject({
+    items: z.array(
+      z.unknown().meta({
+        type: "object",
+        additionalProperties: true,
+        description:
+          "A menu item as the menu read answers it: labels by language, its target, and child items one level down",
+      }),
+    ).max(100),
+  }),
   answer: menu,
   errors: ["input_invalid"],
 });

@@ -17,9 +17,14 @@ const pageSlug = z.string().regex(
   "expected a slug such as about-us",
 ).max(200);
 
-const pageDocument = z.unknown().describe(
-  "A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md)",
-);
+// Checked by the page parser, which names the path of each problem; the schema says only that
+// a document is an object, for readers and tool clients.
+const pageDocument = z.unknown().meta({
+  type: "object",
+  additionalProperties: true,
+  description:
+    "A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md)",
+});
 
 const pageError = z.strictObject({
   code: z.string(),
@@ -158,8 +163,7 @@ export const setPageAddress = operation({
     "Writes a new draft version of the language (same values) that records the address. The live page keeps its address until that language is published; publication then moves it and adds a 301 redirect from the old address to the SEO settings. `address: null` takes the address away: publishing the language is then refused `409 page_address_required` until an address is set again.",
   method: "POST",
   path: "/pages/{id}/address",
-  summary:
-    "Set or change a page's address in a new draft version (spec 3 part 4.7)",
+  summary: "Set or change a page's address in a new draft version",
   tag: "pages",
   scope: "pages:write",
   key: { retention: "short", settle: "rerun" },

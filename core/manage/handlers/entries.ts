@@ -345,6 +345,7 @@ export const publishEntry = defineHandler(contract.publishEntry, {
       owner: group.created_by,
       languages: body.locale ? [body.locale] : undefined,
     });
+    const pins = await publishPins(ctx, group, body);
     const { result, policy_results } = await underPolicies(ctx, {
       kind: "transition",
       transition: "publish",
@@ -355,10 +356,47 @@ export const publishEntry = defineHandler(contract.publishEntry, {
       await publish({ ...lifecycleOf(ctx), dryRun }, {
         group_id: group.id,
         ...body,
+        ...pins,
       }));
     return { body: { ...writtenAnswer(result), policy_results } };
   },
 });
+
+/**
+ * The pins of a publish, with `"current"` read now: the lifecycle service then compares them
+ * inside its transaction, so a change landing meanwhile is a conflict, never published unseen.
+ */
+async function publishPins(
+  ctx: ManageContext,
+  group: { id: string; revision: number; current_version_id: string | null },
+  body: {
+    locale?: string;
+    expected_current_version_id: string | null;
+    expected_workflow_revision: number | typeof contract.CURRENT_PIN;
+  },
+): Promise<
+  {
+    expected_current_version_id: string | null;
+    expected_workflow_revision: number;
+  }
+> {
+  let version = body.expected_current_version_id;
+  if (version === contract.CURRENT_PIN) {
+    if (body.locale === undefined) version = group.current_version_id;
+    else {
+      const instances = await requireLocale(ctx, group.id, body.locale);
+      version = instances.find((i) => i.locale === body.locale)!
+        .current_version_id;
+    }
+  }
+  const revision = body.expected_workflow_revision === contract.CURRENT_PIN
+    ? group.revision
+    : body.expected_workflow_revision;
+  return {
+    expected_current_version_id: version,
+    expected_workflow_revision: revision,
+  };
+}
 
 /** `unpublish-entry`: pinned to the published version and the workflow revision. */
 export const unpublishEntry = defineHandler(contract.unpublishEntry, {

@@ -26,6 +26,7 @@ export function lifecycleOf(ctx: ManageContext): LifecycleContext {
     clock: ctx.services.clock,
     siteId: ctx.site.id,
     actor: ctx.actor,
+    authority: ctx.authority,
     validate: modelValidator(),
     trace: ctx.keyDigest
       ? { idempotency_key_digest: ctx.keyDigest }

@@ -1,5 +1,6 @@
 // Runs one MCP tool call as the Management API request it stands for, through the whole app in-process.
 import { BASE_PATH, pathParams } from "../contract/mod.ts";
+import { operationNames } from "../route_names.ts";
 import {
   BODY_ARGUMENT,
   IDEMPOTENCY_ARGUMENT,
@@ -127,6 +128,11 @@ export async function callTool(
     answer = {
       error: { code: "internal_error", message: "The answer was not JSON" },
     };
+  }
+  // A refusal's hint names routes; an agent reads tool names ("list_models").
+  const error = (answer as { error?: { message?: unknown } } | null)?.error;
+  if (response.status >= 400 && typeof error?.message === "string") {
+    error.message = operationNames(error.message, "snake");
   }
   return key === undefined
     ? { status: response.status, body: answer }

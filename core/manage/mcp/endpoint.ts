@@ -29,6 +29,10 @@ import {
   type ManageTool,
 } from "./tools.ts";
 
+/** What `initialize` tells an agent once, instead of repeating it in every tool. */
+export const INSTRUCTIONS =
+  'Tools are the Management API\'s operations for the site of your credential. Every call answers structuredContent { status, idempotency_key?, body }: status is the HTTP status, body the answer or { error: { code, message } }; isError is true from status 400. Writes take an optional idempotency_key: send the returned one again to retry safely. Start with get_site and list_models; models are named by id or by api key (e.g. "posts"). To publish what is there now, call publish_entry with expected_current_version_id and expected_workflow_revision set to "current".';
+
 /** Protocol versions this endpoint speaks, newest first (spec 2 part 4.5). */
 export const PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26"] as const;
 /** The header a client names its protocol version in after `initialize`. */
@@ -218,8 +222,7 @@ async function answerRequest(
           title: "Stave Management API",
           version: CONTRACT_VERSION,
         },
-        instructions:
-          "Tools are the Management API's operations for the site of your credential. Writes take an optional idempotency_key: send the returned one again to retry safely.",
+        instructions: INSTRUCTIONS,
       });
     case "ping":
       return result(id, {});
@@ -280,11 +283,7 @@ async function answerCall(
       ? entry.bind(raw as Record<string, unknown>)
       : { ok: false as const, message: "arguments: expected an object" };
     if (!bound.ok) {
-      return rpcError(
-        id,
-        INVALID_PARAMS,
-        `Invalid arguments of "${name}": ${bound.message}`,
-      );
+      return argumentRefusal(id, name, bound.message, []);
     }
     return toolResult(
       id,
@@ -302,13 +301,11 @@ async function answerCall(
         }))
         : [{ path: issue.path.join("."), message: issue.message }]
     );
-    return rpcError(
+    return argumentRefusal(
       id,
-      INVALID_PARAMS,
-      `Invalid arguments of "${name}": ${issues[0].path || "arguments"}: ${
-        issues[0].message
-      }`,
-      { issues },
+      name,
+      `${issues[0].path || "arguments"}: ${issues[0].message}`,
+      issues,
     );
   }
   // Arguments are sent as given (the route parses them itself); zod only vetted them.
@@ -316,6 +313,30 @@ async function answerCall(
     id,
     await callTool(tool, raw as Record<string, unknown>, callOptions(ctx)),
   );
+}
+
+/**
+ * Arguments that do not fit the tool's schema: a tool result with `isError`, as current MCP
+ * guidance asks, so the agent reads which argument to correct and calls again. Nothing was
+ * sent to the API. Unknown tools and malformed requests stay JSON-RPC errors.
+ */
+function argumentRefusal(
+  id: RequestId,
+  name: string,
+  detail: string,
+  issues: { path: string; message: string }[],
+) {
+  return toolResult(id, {
+    status: 400,
+    body: {
+      error: {
+        code: "input_invalid",
+        message:
+          `Invalid arguments of "${name}": ${detail}. Correct that argument (the tool's inputSchema lists them) and call again`,
+        issues,
+      },
+    },
+  });
 }
 
 // A tool call's answer: the route's status and body, as text and as structured content.

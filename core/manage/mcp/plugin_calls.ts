@@ -118,7 +118,6 @@ export async function pluginToolEntries(
             required: needsEntry ? ["instance_id"] : [],
             additionalProperties: false,
           },
-          outputSchema: invoke.outputSchema,
           annotations: {
             readOnlyHint: false,
             destructiveHint: op.destructive,
@@ -179,7 +178,6 @@ export async function pluginToolEntries(
               required: needsEntry ? ["instance_id"] : [],
               additionalProperties: false,
             },
-            outputSchema: through.outputSchema,
             annotations: {
               readOnlyHint: false,
               destructiveHint: false,

@@ -1,8 +1,9 @@
 // The MCP tools of the Management API, derived from the contract: one tool per operation, named in snake case.
 import { z } from "zod";
-import { type AnyOperation, errorBody, pathParams } from "../contract/mod.ts";
-import { answerSchemaOf, type Json, jsonSchemaOf } from "../openapi.ts";
+import { type AnyOperation, pathParams } from "../contract/mod.ts";
+import { type Json, jsonSchemaOf } from "../openapi.ts";
 import { CONTENT_ARGUMENT, FILE_NAME_ARGUMENT } from "./upload.ts";
+import { operationNames } from "../route_names.ts";
 
 /** Argument naming the `Idempotency-Key` of a write tool. */
 export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
@@ -16,10 +17,11 @@ export interface ManageTool {
   description: string;
   inputSchema: Json;
   outputSchema: Json;
+  /** Hints a client reads; the MCP defaults stand for what is left out (a read is never destructive). */
   annotations: {
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint: boolean;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
     openWorldHint: false;
   };
   operation: AnyOperation;
@@ -80,61 +82,97 @@ export function argumentSchemaOf(operation: AnyOperation): z.ZodObject {
     );
   }
   if (operation.key) {
-    shape[IDEMPOTENCY_ARGUMENT] = z.string().regex(
-      /^[\x21-\x7E]{1,128}$/,
-      "expected 1 to 128 visible ASCII characters",
-    ).optional().describe(
-      "Idempotency-Key of this write; sent again with the same arguments it answers the first result. Left out, one is made and returned",
-    );
+    shape[IDEMPOTENCY_ARGUMENT] = z.string().max(128).regex(
+      /^[\x21-\x7E]+$/,
+      "expected visible ASCII characters",
+    ).optional().describe("Retry key; a made one is returned");
   }
   return z.strictObject(shape);
 }
 
-/** What every tool call answers as `structuredContent`, around the operation's own answer. */
-export function outputSchemaOf(operation: AnyOperation): Json {
-  const properties: Json = {
-    status: {
-      type: "integer",
-      description: "HTTP status the Management API answered",
-    },
-  };
-  if (operation.key) {
-    properties[IDEMPOTENCY_ARGUMENT] = {
-      type: "string",
-      description: "The Idempotency-Key this call used; send it again to retry",
-    };
+/**
+ * What every tool call answers as `structuredContent`, shared by all tools: the operation's own
+ * answer shape is in the Management API's OpenAPI document, and repeating it per tool made
+ * `tools/list` about 370 KB, more than most agents can afford to read.
+ */
+export const OUTPUT_SCHEMA: Json = {
+  type: "object",
+  properties: {
+    status: { type: "integer" },
+    idempotency_key: { type: "string" },
+    body: { type: "object" },
+  },
+  required: ["status", "body"],
+};
+
+/** The shared `structuredContent` schema of `operation`'s tool (kept as a function for callers). */
+export function outputSchemaOf(_operation: AnyOperation): Json {
+  return OUTPUT_SCHEMA;
+}
+
+// Patterns longer than this are left out of listed schemas when a `format` or the description
+// already says what is expected: the argument schema still checks them on every call, and an
+// agent gets a readable refusal naming the argument.
+const LONG_PATTERN = 32;
+
+/**
+ * A listed input schema without what costs an agent tokens and buys it nothing: long patterns
+ * beside a `format`, nested `additionalProperties: false`, `propertyNames` (not every client
+ * reads it), titles, extensions and the `default`s the route applies itself; type lists
+ * become `anyOf`. Never changes what a call accepts: the full schema checks every call.
+ */
+export function compactSchema(schema: unknown, root = true): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => compactSchema(s, false));
+  if (typeof schema !== "object" || schema === null) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema as Json)) {
+    if (key === "propertyNames" || key === "default" || key === "title") {
+      continue;
+    }
+    // Closed objects are refused naming the unknown key; the root says it once per tool.
+    if (key === "additionalProperties" && value === false && !root) continue;
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
+    // Extensions (`x-model-ref`) are for the service's own readers, not for agents.
+    if (key.startsWith("x-")) continue;
+    // An agent calls tools, not routes: "GET /models" reads "list_models".
+    if (key === "description" && typeof value === "string") {
+      out.description = operationNames(value, "snake");
+      continue;
+    }
+    // A type list is an anyOf of types to every client; several do not take the list form.
+    if (key === "type" && Array.isArray(value)) {
+      out.anyOf = value.map((type) => ({ type }));
+      continue;
+    }
+    // `{}` is what an absent keyword means already.
+    if (
+      key === "additionalProperties" && typeof value === "object" &&
+      value !== null && Object.keys(value).length === 0
+    ) continue;
+    if (
+      key === "pattern" && typeof value === "string" &&
+      (value.length > LONG_PATTERN || "format" in (schema as Json))
+    ) continue;
+    out[key] = key === "properties"
+      ? Object.fromEntries(
+        Object.entries(value as Json).map((
+          [k, v],
+        ) => [k, compactSchema(v, false)]),
+      )
+      : compactSchema(value, false);
   }
-  properties.body = {
-    anyOf: [answerSchemaOf(operation), jsonSchemaOf(errorBody, "output")],
-    description:
-      "The answer on success, else the error body { error: { code, message } }",
-  };
-  return {
-    type: "object",
-    properties,
-    required: operation.key
-      ? ["status", IDEMPOTENCY_ARGUMENT, "body"]
-      : ["status", "body"],
-    additionalProperties: false,
-  };
+  return out;
 }
 
 function describe(operation: AnyOperation): string {
-  const parts = [
-    `${operation.summary}.`,
-    `${operation.method} ${operation.path}; scope ${operation.scope}.`,
-  ];
-  if (operation.key) {
-    parts.push(
-      "A write: pass idempotency_key to retry safely (one is made when left out).",
-    );
-  }
-  return parts.join(" ");
+  return operationNames(operation.summary, "snake");
 }
 
 /** The tool of one operation. */
 export function toolOf(operation: AnyOperation): ManageTool {
-  const inputSchema = jsonSchemaOf(argumentSchemaOf(operation), "input");
+  const inputSchema = compactSchema(
+    jsonSchemaOf(argumentSchemaOf(operation), "input"),
+  ) as Json;
   // A path parameter is always required, whatever its schema says about emptiness.
   const required = new Set(
     (inputSchema.required as string[] | undefined) ?? [],
@@ -148,13 +186,14 @@ export function toolOf(operation: AnyOperation): ManageTool {
     description: describe(operation),
     inputSchema,
     outputSchema: outputSchemaOf(operation),
-    annotations: {
-      readOnlyHint: !write,
-      destructiveHint: operation.method === "DELETE" ||
-        /(^|-)(remove|purge|trash|delete)(-|$)/.test(operation.name),
-      idempotentHint: !write || operation.key !== null,
-      openWorldHint: false,
-    },
+    annotations: write
+      ? {
+        destructiveHint: operation.method === "DELETE" ||
+          /(^|-)(remove|purge|trash|delete)(-|$)/.test(operation.name),
+        idempotentHint: operation.key !== null,
+        openWorldHint: false,
+      }
+      : { readOnlyHint: true, openWorldHint: false },
     operation,
   };
 }
@@ -176,14 +215,16 @@ export function buildTools(
   return tools;
 }
 
-/** A tool as `tools/list` answers it (without the operation). */
+/**
+ * A tool as `tools/list` answers it: without the operation, the title (it would repeat the
+ * description) and the output schema (one shape for every tool, `{ status, idempotency_key?,
+ * body }`, which `initialize`'s instructions state once instead of 111 times).
+ */
 export function listedTool(tool: ManageTool): Json {
   return {
     name: tool.name,
-    title: tool.title,
     description: tool.description,
     inputSchema: tool.inputSchema,
-    outputSchema: tool.outputSchema,
     annotations: tool.annotations,
   };
 }

@@ -40,6 +40,13 @@ function resolve(local, zone, fold) {
   return fold === "earlier" ? Math.min(...valid) : Math.max(...valid);
 }
 
+// A new schedule starts in the person's own time zone (their browser's), not UTC, when the
+// server had no choice of theirs to keep.
+for (const select of document.querySelectorAll("select[data-guess-zone]")) {
+  const own = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if ([...select.options].some((o) => o.value === own)) select.value = own;
+}
+
 for (const form of document.querySelectorAll("form[data-time-preview]")) {
   const output = form.querySelector("output");
   const update = () => {

@@ -1,14 +1,18 @@
 // The media library page's markup: folders, search, upload, the grid, and the selected file's panel.
+import type { ShellData } from "../../../core/admin/shell.ts";
 import type { FolderView } from "../../../core/media/folders.ts";
 import type { MediaItem } from "../../../core/media/items.ts";
 import type { MediaUsage } from "../../../core/media/usage.ts";
+import { variantSrcset, variantUrl } from "../../../core/media/variant_url.ts";
 import type { PageProps } from "../../../core/web/manifest.ts";
 import FocalPointPicker from "../../../islands/FocalPointPicker.tsx";
 import MediaUploader from "../../../islands/MediaUploader.tsx";
+import { AdminShell } from "../_shell.tsx";
 
 /** What the page shows. */
 export interface LibraryData {
-  siteName: string;
+  shell: ShellData;
+  title: string;
   csrfToken: string;
   languages: string[];
   folders: FolderView[];
@@ -125,7 +129,8 @@ function Grid({ data }: { data: LibraryData }) {
             {item.kind === "image"
               ? (
                 <img
-                  src={item.url ?? ""}
+                  src={variantUrl(item.url ?? "", 320)}
+                  srcset={variantSrcset(item.url ?? "", 320)}
                   alt=""
                   loading="lazy"
                   width={item.width ?? undefined}
@@ -195,7 +200,7 @@ function Details({ data }: { data: LibraryData }) {
             <h3>Display</h3>
             {item.kind === "image" && (
               <FocalPointPicker
-                src={item.url ?? ""}
+                src={variantUrl(item.url ?? "", 1280)}
                 alt={item.alt_texts[data.languages[0]] ?? ""}
                 x={item.default_focal?.x ?? null}
                 y={item.default_focal?.y ?? null}
@@ -297,18 +302,16 @@ export function LibraryPage({ data }: PageProps<LibraryData>) {
   const folderName = data.folders.find((f) => f.id === data.folder)?.name ??
     null;
   return (
-    <>
-      <header class="topbar">
-        <p class="brand">Stave</p>
-        <a href="/admin">{data.siteName}</a>
-      </header>
-      <main class="wide media-page">
-        <h1>Media library</h1>
-        {data.may.upload && (
-          <p>
-            <a href="/admin/media/sources">Browse plugin media sources</a>
-          </p>
-        )}
+    <AdminShell
+      shell={data.shell}
+      title={data.title}
+      actions={data.may.upload && (
+        <a class="button secondary" href="/admin/media/sources">
+          Browse plugin media sources
+        </a>
+      )}
+    >
+      <div class="media-page">
         {data.error && <p role="alert" class="alert">{data.error}</p>}
         {data.duplicate && (
           <section class="card" role="alert" aria-labelledby="dup-heading">
@@ -378,7 +381,7 @@ export function LibraryPage({ data }: PageProps<LibraryData>) {
             </section>
           </div>
         </div>
-      </main>
-    </>
+      </div>
+    </AdminShell>
   );
 }

@@ -25,6 +25,7 @@ import {
   type RouteConfig,
 } from "../../../core/web/manifest.ts";
 import { type LibraryData, LibraryPage } from "./_view.tsx";
+import { openAdminPage } from "../_shell.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -141,8 +142,13 @@ async function pageData(
       };
     }
   }
+  const { shell } = await openAdminPage(c, [
+    { label: "Media", href: "/admin/media" },
+    ...(selected ? [{ label: selected.item.file_name }] : []),
+  ]);
   return {
-    siteName: c.var.site.name,
+    shell,
+    title: "Media library",
     csrfToken: c.var.csrfToken,
     languages: c.var.site.languages,
     folders: folders.data,

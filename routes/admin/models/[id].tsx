@@ -12,12 +12,18 @@ import {
 import type { ShellData } from "../../../core/admin/shell.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import type { ModelChange } from "../../../core/models/mod.ts";
-import { getModel } from "../../../core/models/model_reads.ts";
+import { getModel, listModels } from "../../../core/models/model_reads.ts";
 import { listModelProposals } from "../../../core/proposals/mod.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../_shell.tsx";
+import { scrollRegion } from "../_table.tsx";
+import {
+  FieldSettings,
+  NewFieldSettings,
+  type TargetModel,
+} from "./_field_settings.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -28,6 +34,8 @@ interface ModelEditorData {
   slug: string;
   revision: number;
   definition: WireDefinition;
+  /** The site's models, which a relation field may link to. */
+  targets: TargetModel[];
   /** Set after "Review changes": what saving would do to existing content. */
   review?: { changes: ModelChange[]; form: [string, string][] };
   /** Open proposals that change this model. */
@@ -72,6 +80,16 @@ async function load(c: Context<AppEnv>) {
   return { ctx, shell, model: found.model };
 }
 
+async function targetModels(
+  ctx: Awaited<ReturnType<typeof openAdminPage>>["ctx"],
+): Promise<TargetModel[]> {
+  const { db, clock } = ctx.services;
+  return (await listModels({ db, clock, siteId: ctx.site.id })).map((m) => ({
+    id: m.id,
+    name: m.name,
+  }));
+}
+
 function formPairs(form: Record<string, unknown>): [string, string][] {
   return Object.entries(form).flatMap(([k, v]) =>
     k === "_csrf" || k === "step"
@@ -93,6 +111,7 @@ export const handler = {
       slug: model.slug,
       revision: model.revision,
       definition: wireDefinition(model),
+      targets: await targetModels(ctx),
       notice: c.req.query("done") === "saved" ? "Model saved." : undefined,
     };
     return page(data);
@@ -110,6 +129,7 @@ export const handler = {
       slug: model.slug,
       revision: Number(form.revision ?? model.revision),
       definition,
+      targets: await targetModels(ctx),
     };
     const assessed = await assessForm(ctx, model, definition);
     if (!assessed.ok) {
@@ -197,7 +217,18 @@ function Review({ data }: { data: ModelEditorData }) {
 export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
   const fields = data.definition.fields;
   return (
-    <AdminShell shell={data.shell} title={data.title}>
+    <AdminShell
+      shell={data.shell}
+      title={data.title}
+      actions={
+        <a
+          class="button secondary"
+          href={`/admin/models/${data.modelId}/order`}
+        >
+          Order entries
+        </a>
+      }
+    >
       {data.notice && <p class="notice" role="status">{data.notice}</p>}
       {data.alert && <p class="alert" role="alert">{data.alert}</p>}
       {data.problems && (
@@ -229,7 +260,7 @@ export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
         <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
         <input type="hidden" name="revision" value={String(data.revision)} />
         <h2>Fields</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Fields table")}>
           <table>
             <thead>
               <tr>
@@ -264,23 +295,14 @@ export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
                       />
                       <details>
                         <summary>Settings of {String(f.key)}</summary>
-                        <p class="field">
-                          <label for={`config-${id}`}>Config (JSON)</label>
-                          <textarea id={`config-${id}`} name={`config.${id}`}>
-                            {String(f.config)}
-                          </textarea>
-                        </p>
-                        <p class="field">
-                          <label for={`validation-${id}`}>
-                            Validation (JSON)
-                          </label>
-                          <textarea
-                            id={`validation-${id}`}
-                            name={`validation.${id}`}
-                          >
-                            {String(f.validation)}
-                          </textarea>
-                        </p>
+                        <FieldSettings
+                          id={id}
+                          fieldKey={String(f.key)}
+                          type={String(f.type)}
+                          config={String(f.config ?? "{}")}
+                          validation={String(f.validation ?? "{}")}
+                          models={data.targets}
+                        />
                       </details>
                     </td>
                     <td>
@@ -338,16 +360,13 @@ export default function ModelEditor({ data }: PageProps<ModelEditorData>) {
                 </option>)}
               </select>
             </p>
-            <p>
-              <label for="new-config">Config (JSON, optional)</label>
-              <input id="new-config" name="new.config" />
-            </p>
           </div>
           <p class="hint muted" id="new-key-hint">
-            Keys are lower-case letters, digits and _, starting with a letter.
-            Select fields need options in their config, such as
-            {' {"options":["a","b"]}'}.
+            Keys are lower-case letters, digits and _, starting with a letter. A
+            select field needs its choices, a relation the models it links to:
+            set them below.
           </p>
+          <NewFieldSettings models={data.targets} />
           <label class="check">
             <input type="checkbox" name="new.required" /> Required
           </label>

@@ -9,6 +9,7 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage, when } from "../_shell.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -90,7 +91,7 @@ export default function Models({ data }: PageProps<ModelsData>) {
         </section>
       )}
       <section class="card" aria-label="Models">
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Models table")}>
           <table>
             <thead>
               <tr>

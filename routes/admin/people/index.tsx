@@ -15,6 +15,7 @@ import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import CopyButton from "../../../islands/CopyButton.tsx";
 import { AdminShell, openAdminPage } from "../_shell.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -203,7 +204,7 @@ export default function People({ data }: PageProps<PeopleData>) {
           <a href="/admin/people/roles">Roles and permissions</a>: what each
           role may do, by model, field and language.
         </p>
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Members table")}>
           <table>
             <thead>
               <tr>

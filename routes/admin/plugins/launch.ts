@@ -1,9 +1,15 @@
-// POST /admin/plugins/launch: a plugin card's button (spec 1 parts 2.3, 5.7). Mints a one-time
-// launch for the signed-in person after every check, then sends the browser to the plugin's page
-// with no referrer, so the admin address never reaches the plugin.
+// POST /admin/plugins/launch: a plugin card's or Settings' button (spec 1 parts 2.3, 5.7). Mints a
+// one-time launch for the signed-in person after every check, then sends the browser to the
+// plugin's page in the same tab with no referrer, so the admin address never reaches the plugin;
+// the plugin's page links back to the admin (/admin/plugins/return) when the person is done.
+// `kind=manage` opens the management page (with `view`, one of its declared views); any other
+// form is a content action on one entry language.
 import type { Context } from "hono";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
-import { createLaunch } from "../../../core/plugins/delegations.ts";
+import {
+  createLaunch,
+  type LaunchRequest,
+} from "../../../core/plugins/delegations.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { HttpError } from "../../../core/web/errors.ts";
 
@@ -19,6 +25,18 @@ const STATUS: Record<string, 403 | 404 | 409> = {
   invalid_request: 404,
 };
 
+function requestOf(form: Record<string, unknown>): LaunchRequest {
+  if (form.kind === "manage") {
+    const view = String(form.view ?? "");
+    return view === "" ? { kind: "manage" } : { kind: "manage", view };
+  }
+  return {
+    kind: "content_action",
+    action: String(form.action ?? ""),
+    instance_id: String(form.instance_id ?? ""),
+  };
+}
+
 export const handler = {
   async POST(c: Context<AppEnv>) {
     const form = await c.req.parseBody();
@@ -26,11 +44,7 @@ export const handler = {
     const launched = await createLaunch(
       { db, kv, clock, siteId: c.var.site.id, userId: c.var.user!.id },
       String(form.installation_id ?? ""),
-      {
-        kind: "content_action",
-        action: String(form.action ?? ""),
-        instance_id: String(form.instance_id ?? ""),
-      },
+      requestOf(form),
     );
     if (!launched.ok) {
       throw new HttpError(

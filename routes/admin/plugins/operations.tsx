@@ -19,6 +19,7 @@ import type { AppEnv } from "../../../core/web/env.ts";
 import { refuse } from "../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../_shell.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -203,7 +204,11 @@ function Blocks(props: { blocks: ResultBlock[] }) {
             );
           case "rows":
             return (
-              <div key={i} class="table-wrap">
+              <div
+                key={i}
+                class="table-wrap"
+                {...scrollRegion(`${block.title ?? "Result"} table`)}
+              >
                 <table>
                   {block.title && <caption>{block.title}</caption>}
                   <thead>

@@ -2,7 +2,10 @@
 // page showed, and refusals placed beside the field they name (by the document path).
 import type { Context } from "hono";
 import { decide } from "../../../core/access/decide.ts";
-import type { AdminContext } from "../../../core/admin/context.ts";
+import {
+  type AdminContext,
+  adminContext,
+} from "../../../core/admin/context.ts";
 import type { ShellData } from "../../../core/admin/shell.ts";
 import {
   getSettings,
@@ -166,6 +169,40 @@ export async function saveAndAnswer<
     notice: undefined,
   } as Partial<D>;
   return page(await options.load(shown), { status: saved.status });
+}
+
+/**
+ * The whole handler of a settings-document page whose form maps to the document directly: GET
+ * shows `load`, POST checks the permission, reads the document from the form and saves it with
+ * {@link saveAndAnswer}. Pages with more than one kind of POST write their own.
+ */
+export function documentHandler<
+  K extends SettingsKey,
+  D extends DocumentData<K>,
+>(options: {
+  key: K;
+  path: string;
+  load(c: Context<AppEnv>, extra?: Partial<D>): Promise<D>;
+  /** The document the posted form describes; the settings service checks it. */
+  fromForm(form: Record<string, unknown>): unknown;
+}) {
+  return {
+    async GET(c: Context<AppEnv>) {
+      return page(await options.load(c));
+    },
+    async POST(c: Context<AppEnv>) {
+      const form = await c.req.parseBody({ all: true });
+      const ctx = await adminContext(c);
+      requireSettingsWrite(ctx, options.key);
+      return saveAndAnswer<K, D>(c, ctx, {
+        key: options.key,
+        path: options.path,
+        document: options.fromForm(form),
+        revision: form.revision,
+        load: (shown) => options.load(c, shown),
+      });
+    },
+  };
 }
 
 /** The messages of problems at `path` or inside it. */

@@ -1,6 +1,7 @@
 // The "Shared content" card of Settings → Public API: which public types this site shares with
 // other sites of the installation, a form to share one more, and revoke buttons.
 import type { SharedGrant } from "../../../core/public/shared_grants.ts";
+import { scrollRegion } from "../_table.tsx";
 
 /** What the card shows. */
 export interface SharedContentData {
@@ -28,7 +29,7 @@ export function SharedContentCard({ data }: { data: SharedContentData }) {
       {data.grants.length === 0
         ? <p class="muted">Nothing shared yet.</p>
         : (
-          <div class="table-wrap">
+          <div class="table-wrap" {...scrollRegion("Content types table")}>
             <table>
               <thead>
                 <tr>

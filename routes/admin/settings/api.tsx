@@ -21,6 +21,7 @@ import {
   ShownOnce,
   siteModels,
 } from "./_shared.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -180,7 +181,7 @@ export default function ApiSettings({ data }: PageProps<ApiSettingsData>) {
         {data.credentials.length === 0
           ? <p class="muted">None yet.</p>
           : (
-            <div class="table-wrap">
+            <div class="table-wrap" {...scrollRegion("Credentials table")}>
               <table>
                 <thead>
                   <tr>

@@ -1,23 +1,21 @@
 // GET/POST /admin/settings/comments: whether visitors may comment, on which public types, and
 // for how long after publication (the `comments` settings document).
 import type { Context } from "hono";
-import { adminContext } from "../../../core/admin/context.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import { MAX_COMMENT_MODELS } from "../../../core/sites/settings_documents.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
-import { page, type PageProps } from "../../../core/web/manifest.ts";
+import type { PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
 import { formList } from "../../../core/admin/form_values.ts";
 import { listModels } from "../../../core/models/model_reads.ts";
 import {
   type DocumentData,
   DocumentFormHead,
+  documentHandler,
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
   problemsAt,
-  requireSettingsWrite,
-  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -41,30 +39,19 @@ async function commentsData(
   };
 }
 
-export const handler = {
-  async GET(c: Context<AppEnv>) {
-    return page(await commentsData(c));
-  },
-
-  async POST(c: Context<AppEnv>) {
-    const form = await c.req.parseBody({ all: true });
-    const ctx = await adminContext(c);
-    requireSettingsWrite(ctx, "comments");
+export const handler = documentHandler({
+  key: "comments",
+  path: "/admin/settings/comments",
+  load: commentsData,
+  fromForm(form) {
     const days = String(form.close_after_days ?? "").trim();
-    const document = {
+    return {
       enabled: form.enabled === "true",
       models: formList(form.models),
       close_after_days: days === "" ? null : Number(days),
     };
-    return saveAndAnswer(c, ctx, {
-      key: "comments",
-      path: "/admin/settings/comments",
-      document,
-      revision: form.revision,
-      load: (shown) => commentsData(c, shown),
-    });
   },
-};
+});
 
 export default function Comments({ data }: PageProps<CommentsData>) {
   const doc = data.document;

@@ -1,21 +1,19 @@
 // GET/POST /admin/settings/editorial: version retention, whether publishing needs a review, and
 // the origins rich-text embeds may come from (the `editorial` settings document).
 import type { Context } from "hono";
-import { adminContext } from "../../../core/admin/context.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import { MAX_EMBED_ORIGINS } from "../../../core/sites/settings_documents.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
-import { page, type PageProps } from "../../../core/web/manifest.ts";
+import type { PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
 import {
   type DocumentData,
   DocumentFormHead,
+  documentHandler,
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
   problemsAt,
-  requireSettingsWrite,
-  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -30,31 +28,20 @@ async function editorialData(
   return { ...data, ...extra };
 }
 
-export const handler = {
-  async GET(c: Context<AppEnv>) {
-    return page(await editorialData(c));
-  },
-
-  async POST(c: Context<AppEnv>) {
-    const form = await c.req.parseBody();
-    const ctx = await adminContext(c);
-    requireSettingsWrite(ctx, "editorial");
+export const handler = documentHandler({
+  key: "editorial",
+  path: "/admin/settings/editorial",
+  load: editorialData,
+  fromForm(form) {
     const days = String(form.version_retention_days ?? "").trim();
-    const document = {
+    return {
       version_retention_days: days === "" ? null : Number(days),
       review_required: form.review_required === "true",
       allowed_embed_origins: String(form.allowed_embed_origins ?? "")
         .split(/\r?\n/).map((o) => o.trim()).filter(Boolean),
     };
-    return saveAndAnswer(c, ctx, {
-      key: "editorial",
-      path: "/admin/settings/editorial",
-      document,
-      revision: form.revision,
-      load: (shown) => editorialData(c, shown),
-    });
   },
-};
+});
 
 export default function Editorial({ data }: PageProps<EditorialData>) {
   const doc = data.document;

@@ -4,7 +4,12 @@ import type { ShellData } from "../../../core/admin/shell.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { page, type PageProps } from "../../../core/web/manifest.ts";
+import {
+  type SettingsCard,
+  settingsRowCards,
+} from "../../../core/plugins/cards.ts";
 import { AdminShell, openAdminPage } from "../_shell.tsx";
+import { SettingsRowCards } from "./plugins/_open.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -13,6 +18,9 @@ interface SettingsData {
   shell: ShellData;
   /** Where the site's renderer serves its pages, when one does. */
   siteUrl: string | null;
+  /** The plugins' `settings_row` cards the person may open. */
+  pluginCards: SettingsCard[];
+  csrfToken: string;
 }
 
 export const handler = {
@@ -20,7 +28,19 @@ export const handler = {
     const { shell } = await openAdminPage(c, [{ label: "Settings" }]);
     const siteUrl = c.var.services.config.siteRenderers[c.var.site.domain] ??
       null;
-    return page({ title: "Settings", shell, siteUrl } satisfies SettingsData);
+    const pluginCards = await settingsRowCards(c.var.services.db, {
+      siteId: c.var.site.id,
+      userId: c.var.user!.id,
+    });
+    return page(
+      {
+        title: "Settings",
+        shell,
+        siteUrl,
+        pluginCards,
+        csrfToken: c.var.csrfToken,
+      } satisfies SettingsData,
+    );
   },
 };
 
@@ -92,6 +112,12 @@ const PAGES = [
       "Read tokens the generated backend accepts once it is regenerated and deployed.",
   },
   {
+    href: "/admin/site/templates",
+    title: "Templates",
+    about:
+      "Upload, preview and accept site templates; releases and addresses under Site delivery.",
+  },
+  {
     href: "/admin/settings/backend",
     title: "Backend access",
     about:
@@ -121,6 +147,16 @@ export default function Settings({ data }: PageProps<SettingsData>) {
             </p>
           )}
       </section>
+      {data.pluginCards.length > 0 && (
+        <section aria-labelledby="plugin-pages-heading">
+          <h2 id="plugin-pages-heading">From plugins</h2>
+          <SettingsRowCards
+            cards={data.pluginCards}
+            csrfToken={data.csrfToken}
+            headingLevel={3}
+          />
+        </section>
+      )}
       <div class="grid">
         {PAGES.map((p) => (
           <section class="card" key={p.href}>

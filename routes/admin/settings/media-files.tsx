@@ -1,22 +1,20 @@
 // GET/POST /admin/settings/media-files: which kinds and formats of file the library takes and the
 // largest upload the admin accepts (the `media-files` settings document).
 import type { Context } from "hono";
-import { adminContext } from "../../../core/admin/context.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
-import { page, type PageProps } from "../../../core/web/manifest.ts";
+import type { PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
 import { formList } from "../../../core/admin/form_values.ts";
 import {
   codesOf,
   type DocumentData,
   DocumentFormHead,
+  documentHandler,
   DocumentMessages,
   FieldProblem,
   openDocumentPage,
   problemsAt,
-  requireSettingsWrite,
-  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -34,33 +32,22 @@ async function mediaFilesData(
   return { ...data, ...extra };
 }
 
-export const handler = {
-  async GET(c: Context<AppEnv>) {
-    return page(await mediaFilesData(c));
-  },
-
-  async POST(c: Context<AppEnv>) {
-    const form = await c.req.parseBody({ all: true });
-    const ctx = await adminContext(c);
-    requireSettingsWrite(ctx, "media-files");
+export const handler = documentHandler({
+  key: "media-files",
+  path: "/admin/settings/media-files",
+  load: mediaFilesData,
+  fromForm(form) {
     const formats = codesOf(form.enabled_formats).map((f) => f.toLowerCase());
     const megabytes = String(form.max_upload_mb ?? "").trim();
-    const document = {
+    return {
       enabled_kinds: formList(form.enabled_kinds),
       max_upload_bytes: megabytes === ""
         ? Number.NaN
         : Math.round(Number(megabytes) * MB),
       ...(formats.length > 0 ? { enabled_formats: formats } : {}),
     };
-    return saveAndAnswer(c, ctx, {
-      key: "media-files",
-      path: "/admin/settings/media-files",
-      document,
-      revision: form.revision,
-      load: (shown) => mediaFilesData(c, shown),
-    });
   },
-};
+});
 
 export default function MediaFiles({ data }: PageProps<MediaFilesData>) {
   const doc = data.document;

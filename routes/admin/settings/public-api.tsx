@@ -35,6 +35,7 @@ import {
   ShownOnce,
   siteModels,
 } from "./_shared.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -214,7 +215,7 @@ export default function PublicApiSettings({ data }: PageProps<PublicApiData>) {
         {data.tokens.length === 0
           ? <p class="muted">None yet.</p>
           : (
-            <div class="table-wrap">
+            <div class="table-wrap" {...scrollRegion("Site API tokens table")}>
               <table>
                 <thead>
                   <tr>

@@ -1,24 +1,22 @@
 // GET/POST /admin/settings/search: whether site search is on, and per public type the fields it
 // searches with their weights and how words match (the `search` settings document; site:infra).
 import type { Context } from "hono";
-import { adminContext } from "../../../core/admin/context.ts";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
 import { listModels } from "../../../core/models/model_reads.ts";
 import type { StoredModel } from "../../../core/models/store_rows.ts";
 import { searchableFields, titleField } from "../../../core/search/fields.ts";
 import { MATCHING_MODES } from "../../../core/sites/settings_documents.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
-import { page, type PageProps } from "../../../core/web/manifest.ts";
+import type { PageProps } from "../../../core/web/manifest.ts";
 import { AdminShell } from "../_shell.tsx";
 import { formList } from "../../../core/admin/form_values.ts";
 import {
   type DocumentData,
   DocumentFormHead,
+  documentHandler,
   DocumentMessages,
   openDocumentPage,
   problemsAt,
-  requireSettingsWrite,
-  saveAndAnswer,
 } from "./_document.tsx";
 
 export const middleware = requireSignedIn;
@@ -81,15 +79,11 @@ function rankedFields(text: string): { field: string; weight: number }[] {
   );
 }
 
-export const handler = {
-  async GET(c: Context<AppEnv>) {
-    return page(await searchData(c));
-  },
-
-  async POST(c: Context<AppEnv>) {
-    const form = await c.req.parseBody({ all: true });
-    const ctx = await adminContext(c);
-    requireSettingsWrite(ctx, "search");
+export const handler = documentHandler({
+  key: "search",
+  path: "/admin/settings/search",
+  load: searchData,
+  fromForm(form) {
     const chosen = formList(form.type);
     const types = chosen.map((slug) => {
       const matching = String(form[`matching.${slug}`] ?? "whole_words");
@@ -99,16 +93,9 @@ export const handler = {
         matching: matching as typeof MATCHING_MODES[number],
       };
     });
-    const document = { enabled: form.enabled === "true", types };
-    return saveAndAnswer(c, ctx, {
-      key: "search",
-      path: "/admin/settings/search",
-      document,
-      revision: form.revision,
-      load: (shown) => searchData(c, shown),
-    });
+    return { enabled: form.enabled === "true", types };
   },
-};
+});
 
 export default function Search({ data }: PageProps<SearchData>) {
   const doc = data.document;

@@ -21,6 +21,7 @@ import {
   requireSettingsWrite,
   saveAndAnswer,
 } from "./_document.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -200,7 +201,7 @@ export default function Seo({ data }: PageProps<SeoData>) {
               ))}
             </ul>
           )}
-          <div class="table-wrap">
+          <div class="table-wrap" {...scrollRegion("Redirects table")}>
             <table>
               <thead>
                 <tr>

@@ -23,6 +23,7 @@ import {
   ShownOnce,
   siteModels,
 } from "./_shared.tsx";
+import { scrollRegion } from "../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -151,7 +152,7 @@ export default function SourceDeliverySettings(
         {data.tokens.length === 0
           ? <p class="muted">None yet.</p>
           : (
-            <div class="table-wrap">
+            <div class="table-wrap" {...scrollRegion("Read tokens table")}>
               <table>
                 <thead>
                   <tr>

@@ -2,10 +2,10 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../../core/web/env.ts";
 import { noneMatchHits } from "../../../core/web/etag.ts";
-import manifestSchema from "../../../manifest-v1.schema.json" with {
+import manifestSchema from "../../../generated/manifest-v1.schema.json" with {
   type: "json",
 };
-import protocolSchema from "../../../protocol-v1.schema.json" with {
+import protocolSchema from "../../../generated/protocol-v1.schema.json" with {
   type: "json",
 };
 

@@ -27,7 +27,12 @@ export const handler = {
     const site = c.var.site;
     const models = await modelsInScope(db, site.id, token.modelIds);
     const plan = await readLocalePlan(db, site.id);
-    const data = await clientAnswer(site, models, plan?.policy ?? null);
+    // The caller's host, on the scheme of the service's public address: behind a proxy that
+    // ends TLS the request itself arrives as http.
+    const scheme = new URL(c.var.services.config.publicUrl).protocol;
+    const host = c.req.header("host") ?? new URL(c.req.url).host;
+    const apiUrl = `${scheme}//${host}/v1`;
+    const data = await clientAnswer(site, models, plan?.policy ?? null, apiUrl);
     return c.json({ data }, 200, NO_STORE);
   },
 };

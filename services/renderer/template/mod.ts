@@ -131,9 +131,11 @@ export interface TemplateAsset {
   body: string;
 }
 
-// Seam for managed template releases (issue 45): an accepted template candidate implements this
-// interface; the renderer calls nothing else, so a release swaps `builtInTemplate` for it.
-/** A template: what it draws and the files it serves. */
+/**
+ * A template: what it draws and the files it serves. The built-in template draws in process; a
+ * release of an accepted candidate draws in the sandbox, so its answers may be promises
+ * (services/renderer/release.ts).
+ */
 export interface Template {
   name: string;
   /** Models whose items have their own address (also the sitemap's models). */
@@ -141,6 +143,17 @@ export interface Template {
   /** Chrome regions the template declares (`{ key, label }`, 0 to 8). */
   regions: readonly { key: string; label: string }[];
   assets: readonly TemplateAsset[];
+  /** A file served under `/_site/` that is not among `assets` (a release's own), or null. */
+  asset?(path: string): Promise<TemplateAsset | null>;
+  page(view: PageView): string | Promise<string>;
+  post(view: PostView): string | Promise<string>;
+  posts(view: PostsView): string | Promise<string>;
+  search(view: SearchView): string | Promise<string>;
+  error(view: ErrorView): string | Promise<string>;
+}
+
+/** A template drawing in process, at once (the built-in template). */
+export interface InProcessTemplate extends Template {
   page(view: PageView): string;
   post(view: PostView): string;
   posts(view: PostsView): string;

@@ -7,6 +7,9 @@ import { danglingIds, migrate, readSeed } from "./src/migrate.ts";
 import { loadSchema } from "./src/schema.ts";
 import { changedSecurity } from "./src/security.ts";
 import { customise } from "./custom/routes.ts";
+import { openDatabase } from "./custom/database.ts";
+import { overrides } from "./custom/operations.ts";
+import { createOverridesOf, OverrideError } from "./src/overrides.ts";
 
 const root = new URL("./", import.meta.url);
 
@@ -67,6 +70,15 @@ try {
   }
   throw error;
 }
+let createOverrides;
+try {
+  createOverrides = createOverridesOf(overrides, schema);
+} catch (error) {
+  if (error instanceof OverrideError) {
+    refuseBoot("operation_override_invalid", error.message);
+  }
+  throw error;
+}
 // Relation ids of the seed are checked before the database is touched.
 const dangling = danglingIds(schema, await readSeed(root));
 if (dangling.length > 0) {
@@ -75,10 +87,12 @@ if (dangling.length > 0) {
 const openapi = JSON.parse(
   await Deno.readTextFile(new URL("openapi.json", root)),
 );
-const { db, engine } = await openDb(
-  Deno.env.get("DATABASE_URL"),
-  Deno.env.get("DATA_DIR") ?? "./data",
-);
+const { db, engine, batch, spatial } = openDatabase
+  ? await openDatabase()
+  : await openDb(
+    Deno.env.get("DATABASE_URL"),
+    Deno.env.get("DATA_DIR") ?? "./data",
+  );
 const applied = await migrate(db, root, schema);
 if (applied.length > 0) console.error(`Applied ${applied.join(", ")}`);
 if (Deno.args[0] === "migrate") {
@@ -92,6 +106,8 @@ const app = buildApp({
   openapi,
   commit: Deno.env.get("ARTIFACT_COMMIT") || schema.commit,
   privateFiles: Deno.env.get("PRIVATE_FILES_DIR") || null,
+  adapters: { batch, spatial },
+  createOverrides,
   customise,
 });
 const port = Number(Deno.env.get("PORT") ?? "8787");

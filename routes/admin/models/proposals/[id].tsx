@@ -31,6 +31,7 @@ import type { AppEnv } from "../../../../core/web/env.ts";
 import { refuse } from "../../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage, when } from "../../_shell.tsx";
+import { scrollRegion } from "../../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -244,7 +245,7 @@ export default function ModelProposalPage({ data }: PageProps<ProposalData>) {
       {data.info.length > 0 && (
         <section class="card" aria-labelledby="info-heading">
           <h2 id="info-heading">The model</h2>
-          <div class="table-wrap">
+          <div class="table-wrap" {...scrollRegion("The model table")}>
             <table>
               <thead>
                 <tr>
@@ -272,7 +273,7 @@ export default function ModelProposalPage({ data }: PageProps<ProposalData>) {
       )}
       <section class="card" aria-labelledby="fields-heading">
         <h2 id="fields-heading">Fields</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Fields table")}>
           <table>
             <thead>
               <tr>

@@ -7,6 +7,7 @@ import type {
   RoleRefusal,
 } from "../../../../core/access/roles.ts";
 import type { LanguageAction } from "../../../../core/access/permissions.ts";
+import { scrollRegion } from "../../_table.tsx";
 
 /** The role service context: the person's role is the ceiling of what a role may grant. */
 export function roleContext(ctx: AdminContext): RoleContext {
@@ -71,7 +72,7 @@ export function PermissionMatrix(props: PermissionMatrixProps) {
           applies to every model, now and later. Readable and writable fields
           limit a model to the field keys listed (empty: every field).
         </p>
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Permissions by model table")}>
           <table class="matrix">
             <thead>
               <tr>

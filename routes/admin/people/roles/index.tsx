@@ -10,6 +10,7 @@ import { refuse } from "../../../../core/web/errors.ts";
 import { page, type PageProps } from "../../../../core/web/manifest.ts";
 import { AdminShell, openAdminPage } from "../../_shell.tsx";
 import { roleContext, roleRefusalText } from "./_shared.tsx";
+import { scrollRegion } from "../../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -104,7 +105,7 @@ export default function Roles({ data }: PageProps<RolesData>) {
       {data.alert && <p class="alert" role="alert">{data.alert}</p>}
       <section class="card" aria-labelledby="roles-heading">
         <h2 id="roles-heading">Roles of this site</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Roles of this site table")}>
           <table>
             <thead>
               <tr>

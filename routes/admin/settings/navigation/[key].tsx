@@ -21,6 +21,7 @@ import {
   type StoredModel,
 } from "../../../../core/models/store_rows.ts";
 import { problemsAt, requireSettingsWrite } from "../_document.tsx";
+import { scrollRegion } from "../../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -243,7 +244,7 @@ export default function MenuPage({ data }: PageProps<MenuData>) {
           left empty is a heading, shown only while a link under it is. Fill an
           empty row to add a link; tick Remove to drop one.
         </p>
-        <div class="table-wrap">
+        <div class="table-wrap" {...scrollRegion("Menu items table")}>
           <table>
             <thead>
               <tr>

@@ -25,6 +25,7 @@ import type {
 } from "../../../../core/plugins/installation_store.ts";
 import { policyModeOf } from "../../../../core/plugins/policies.ts";
 import type { Capability } from "../../../../core/plugins/protocol.ts";
+import { readReach } from "../../../../core/access/decide.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
 import {
   page,
@@ -35,62 +36,24 @@ import { AdminShell, openAdminPage } from "../../_shell.tsx";
 import { formList } from "../../../../core/admin/form_values.ts";
 import { siteModels } from "../_shared.tsx";
 import {
-  CAPABILITY_WORDS,
   capabilityOf,
   GrantFields,
   RefusalMessage,
   refusalStatus,
 } from "./_shared.tsx";
+import {
+  ACTION_WORDS,
+  CapabilityList,
+  ManifestChangeList,
+  MODE_NAMES,
+  POLICY_KIND_WORDS,
+  STATE_WORDS,
+  who,
+} from "./_words.tsx";
+import { type OpenablePlugin, OpenPlugin } from "./_open.tsx";
+import { scrollRegion } from "../../_table.tsx";
 
 export const middleware = requireSignedIn;
-
-/** Capabilities in words, or "None." */
-function CapabilityList({ capabilities }: { capabilities: Capability[] }) {
-  if (capabilities.length === 0) return <p class="muted">None.</p>;
-  return (
-    <ul>
-      {capabilities.map((c) => (
-        <li key={c}>
-          <code>{c}</code> — {CAPABILITY_WORDS[c]}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-const LIST_WORDS: Record<string, string> = {
-  manage_views: "management view",
-  content_actions: "content action",
-  operations: "operation",
-  policies: "policy",
-  media_sources: "media source",
-  ui_extensions: "card",
-  rich_blocks: "rich-text block",
-};
-
-/** What else the release changes: declarations by kind and id, and addresses that moved. */
-function ManifestChangeList({ review }: { review: UpgradeReview }) {
-  const lines = [
-    ...review.declarations_added.map((d) =>
-      `Adds the ${LIST_WORDS[d.list]} "${d.id}"`
-    ),
-    ...review.declarations_changed.map((d) =>
-      `Changes the ${LIST_WORDS[d.list]} "${d.id}"`
-    ),
-    ...review.declarations_removed.map((d) =>
-      `Removes the ${LIST_WORDS[d.list]} "${d.id}"`
-    ),
-    ...review.urls_changed.map((u) =>
-      u.from === null
-        ? `Adds the address ${u.path}: ${u.to}`
-        : u.to === null
-        ? `Drops the address ${u.path} (was ${u.from})`
-        : `Moves ${u.path} from ${u.from} to ${u.to}`
-    ),
-  ];
-  if (lines.length === 0) return <p class="muted">None.</p>;
-  return <ul>{lines.map((line) => <li key={line}>{line}</li>)}</ul>;
-}
 
 interface TrailRow {
   action: string;
@@ -123,49 +86,12 @@ interface PluginData {
     }[];
   };
   models: { id: string; name: string; slug: string }[];
+  /** What the person may open of the plugin's own pages. */
+  open?: OpenablePlugin;
   trail: TrailRow[];
   diff?: UpgradeReview;
   notice?: string;
   refusal?: PluginAdminRefusal;
-}
-
-const ACTION_WORDS: Record<string, string> = {
-  "plugin.install": "Installed",
-  "plugin.activate": "Activated",
-  "plugin.rotate": "Token rotated",
-  "plugin.disable": "Disabled",
-  "plugin.enable": "Enabled",
-  "plugin.uninstall": "Uninstalled",
-  "plugin.grant": "Grant changed",
-  "plugin.upgrade": "Upgraded",
-  "plugin.operation.run": "Operation run",
-  "plugin.content.save": "Saved content for a person",
-  "plugin.media.upload": "Uploaded media for a person",
-  "plugin.media.remove": "Removed media for a person",
-  "plugin.proposal.create": "Proposed a change",
-  "plugin.policy.check": "Policy checked a write",
-  "plugin.policy.mode": "Policy mode changed",
-};
-
-const POLICY_KIND_WORDS: Record<string, string> = {
-  save: "Checks saves",
-  restore: "Checks version restores",
-  trash: "Checks moves into and out of Trash",
-  transition: "Checks publishing, unpublishing and review moves",
-};
-
-const MODE_NAMES: Record<PolicyMode, string> = {
-  blocking: "Blocking",
-  advisory: "Advisory",
-  off: "Off",
-};
-
-function who(actor: unknown): string {
-  const a = actor as Record<string, unknown> | null;
-  if (!a) return "";
-  return String(
-    a.email ?? a.delegated_email ?? a.creator_email ?? a.name ?? a.kind ?? "",
-  );
 }
 
 async function pageData(
@@ -176,7 +102,7 @@ async function pageData(
   const found = await installationWithTrail(adminContext(c), id);
   const models = found.ok ? await siteModels(c) : [];
   const name = found.ok ? found.installation.name : "Plugin";
-  const { shell } = await openAdminPage(c, [
+  const { ctx, shell } = await openAdminPage(c, [
     { label: "Settings", href: "/admin/settings" },
     { label: "Plugins", href: "/admin/settings/plugins" },
     { label: name },
@@ -195,6 +121,9 @@ async function pageData(
     };
   }
   const i = found.installation;
+  const readsGranted = i.modelIds.some((m) =>
+    readReach(ctx.authority, m) !== "none"
+  );
   return {
     data: {
       title: i.name,
@@ -221,6 +150,16 @@ async function pageData(
         })),
       },
       models,
+      open: {
+        id: i.id,
+        name: i.name,
+        managed: i.state === "active" &&
+          i.manifest.management_url !== undefined,
+        views: readsGranted
+          ? i.manifest.manage_views.map((v) => ({ id: v.id, label: v.label }))
+          : [],
+        closedViews: readsGranted ? 0 : i.manifest.manage_views.length,
+      },
       trail: found.trail.map((t) => ({
         action: ACTION_WORDS[t.action] ?? t.action,
         who: who(t.actor),
@@ -337,13 +276,6 @@ export const handler = {
   },
 };
 
-const STATE_WORDS: Record<string, string> = {
-  pending: "Waiting for the plugin to accept its token",
-  active: "Active",
-  disabled: "Disabled: it cannot call the service, and is not called",
-  revoked: "Uninstalled: its token no longer works; its history stays",
-};
-
 export default function PluginPage({ data }: PageProps<PluginData>) {
   const i = data.installation;
   const csrf = <input type="hidden" name="_csrf" value={data.csrfToken} />;
@@ -385,6 +317,9 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
               </div>
             )}
           </section>
+          {data.open && (
+            <OpenPlugin plugin={data.open} csrfToken={data.csrfToken} />
+          )}
           {i.state !== "revoked" && (
             <section class="card">
               <h2>Grant</h2>
@@ -575,7 +510,7 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
             {data.trail.length === 0
               ? <p class="muted">Nothing yet.</p>
               : (
-                <div class="table-wrap">
+                <div class="table-wrap" {...scrollRegion("Audit trail table")}>
                   <table>
                     <thead>
                       <tr>

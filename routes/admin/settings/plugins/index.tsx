@@ -38,6 +38,12 @@ import {
   RefusalMessage,
   refusalStatus,
 } from "./_shared.tsx";
+import { LaunchForm, SettingsRowCards } from "./_open.tsx";
+import {
+  type SettingsCard,
+  settingsRowCards,
+} from "../../../../core/plugins/cards.ts";
+import { scrollRegion } from "../../_table.tsx";
 
 export const middleware = requireSignedIn;
 
@@ -51,6 +57,8 @@ interface PluginsData {
     pluginId: string;
     version: string;
     state: string;
+    /** It declares a management page to open. */
+    managed: boolean;
     capabilities: number;
     models: string[];
   }[];
@@ -64,6 +72,8 @@ interface PluginsData {
   waitingId?: string;
   /** How many catalogues `PLUGIN_CATALOGUES` lists. */
   catalogues: number;
+  /** The plugins' `settings_row` cards the person may open. */
+  pluginCards: SettingsCard[];
   /** What the catalogues offer, read only when asked (`?discover=1`). */
   discovered?: Discovered;
 }
@@ -90,11 +100,16 @@ async function pageData(
       pluginId: i.pluginId,
       version: i.version,
       state: i.state,
+      managed: i.manifest.management_url !== undefined,
       capabilities: i.capabilities.length,
       models: i.modelIds.map(nameOf),
     })),
     models,
     catalogues: c.var.services.config.pluginCatalogues.length,
+    pluginCards: await settingsRowCards(c.var.services.db, {
+      siteId: c.var.site.id,
+      userId: c.var.user!.id,
+    }),
     ...extra,
   };
 }
@@ -130,6 +145,7 @@ async function deniedData(
     installations: [],
     models: [],
     catalogues: 0,
+    pluginCards: [],
     refusal,
   };
 }
@@ -228,7 +244,10 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
             {data.installations.length === 0
               ? <p class="muted">No plugin is installed on this site.</p>
               : (
-                <div class="table-wrap">
+                <div
+                  class="table-wrap"
+                  {...scrollRegion("Installed plugins table")}
+                >
                   <table>
                     <thead>
                       <tr>
@@ -236,6 +255,7 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
                         <th scope="col">Version</th>
                         <th scope="col">State</th>
                         <th scope="col">Grant</th>
+                        <th scope="col">Pages</th>
                       </tr>
                     </thead>
                     <tbody>
@@ -254,6 +274,19 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
                             {i.capabilities} capabilities;{" "}
                             {i.models.length ? i.models.join(", ") : "no model"}
                           </td>
+                          <td>
+                            {i.managed && i.state === "active"
+                              ? (
+                                <LaunchForm
+                                  csrfToken={data.csrfToken}
+                                  installationId={i.id}
+                                  view={null}
+                                  label={`Open ${i.name}`}
+                                  secondary
+                                />
+                              )
+                              : <span class="muted">None</span>}
+                          </td>
                         </tr>
                       ))}
                     </tbody>
@@ -261,6 +294,16 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
                 </div>
               )}
           </section>
+          {data.pluginCards.length > 0 && (
+            <section aria-labelledby="plugin-cards-heading">
+              <h2 id="plugin-cards-heading">Plugins' pages</h2>
+              <SettingsRowCards
+                cards={data.pluginCards}
+                csrfToken={data.csrfToken}
+                headingLevel={3}
+              />
+            </section>
+          )}
           {review
             ? (
               <section class="card" aria-labelledby="review-heading">
@@ -410,7 +453,10 @@ function Discover({ data }: { data: PluginsData }) {
             {found.entries.length === 0
               ? <p class="muted">The catalogues offer no plugin.</p>
               : (
-                <div class="table-wrap">
+                <div
+                  class="table-wrap"
+                  {...scrollRegion("Catalogue entries table")}
+                >
                   <table>
                     <thead>
                       <tr>
@@ -450,7 +496,10 @@ function Discover({ data }: { data: PluginsData }) {
             {found.left_out.length > 0 && (
               <>
                 <h3 id="left-out-heading">Catalogues left out</h3>
-                <div class="table-wrap">
+                <div
+                  class="table-wrap"
+                  {...scrollRegion("Catalogues left out table")}
+                >
                   <table aria-labelledby="left-out-heading">
                     <thead>
                       <tr>

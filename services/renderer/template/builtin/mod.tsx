@@ -2,7 +2,7 @@
 // pages, one stylesheet and one small script (the search page's suggestions).
 import { renderToString } from "preact-render-to-string";
 import type { VNode } from "preact";
-import type { Template, TemplateAsset } from "../mod.ts";
+import type { InProcessTemplate, TemplateAsset } from "../mod.ts";
 import {
   ErrorPage,
   PagePage,
@@ -32,7 +32,7 @@ function html(node: VNode): string {
 }
 
 /** The built-in template, the renderer's one implementation of {@link Template}. */
-export const builtInTemplate: Template = {
+export const builtInTemplate: InProcessTemplate = {
   name: "built-in",
   routableModels: ["pages", "posts"],
   regions: [],

@@ -1,6 +1,7 @@
 // The template's own pages: a composed page, a post, the posts index, search and errors.
 import type {
   ErrorView,
+  MediaObject,
   PageView,
   PostsView,
   PostView,
@@ -64,6 +65,11 @@ export function PagePage(
   );
 }
 
+/** The library items the public answer carries for the body's images. */
+function bodyMedia(value: unknown): MediaObject[] {
+  return Array.isArray(value) ? value as MediaObject[] : [];
+}
+
 /** A post: title, date, cover, body and its other media. */
 export function PostPage(
   { view, assets }: { view: PostView; assets: AssetNames },
@@ -74,8 +80,9 @@ export function PostPage(
   const minutes = typeof item.fields.reading_minutes === "number"
     ? item.fields.reading_minutes
     : null;
+  // A rich-text field's images (under the field's own key) are drawn inside the body.
   const others = Object.entries(item.media ?? {}).filter(([k, m]) =>
-    k !== "cover" && m
+    k !== "cover" && m && !(k in item.fields)
   );
   return (
     <Document site={site} seo={view.seo} css={assets.css}>
@@ -111,7 +118,11 @@ export function PostPage(
           />
         )}
         {typeof item.fields.body === "string" && (
-          <RichText html={item.fields.body} />
+          <RichText
+            html={item.fields.body}
+            media={bodyMedia(item.media?.body)}
+            origins={site.transformOrigins}
+          />
         )}
         {others.flatMap(([, m]) => (Array.isArray(m) ? m : [m!])).map((m) => (
           <div class="post-asset">

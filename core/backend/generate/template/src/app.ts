@@ -3,7 +3,8 @@
 // (authentication and access rules inside each route, error protection, the commit header).
 import { Hono } from "hono";
 import type { Gate } from "./access.ts";
-import { crudRoutes } from "./crud_routes.ts";
+import { type Adapters, crudRoutes, type RouteContext } from "./crud_routes.ts";
+import type { CreateOverride } from "./overrides.ts";
 import type { Db } from "./db.ts";
 import { type ConstraintRefusals, protectErrors, refuse } from "./errors.ts";
 import { resourcesOf } from "./resource.ts";
@@ -23,6 +24,10 @@ export interface AppOptions {
   commit: string | null;
   /** The folder of private files (PRIVATE_FILES_DIR), or null when none is configured. */
   privateFiles?: string | null;
+  /** What the database driver can do; both true unless your own database says otherwise. */
+  adapters?: Adapters;
+  /** Your create overrides by table (custom/operations.ts). */
+  createOverrides?: ReadonlyMap<string, CreateOverride>;
   /** Your own routes, mounted after the generated ones; see README "Customising". */
   customise?: (app: Hono) => void;
 }
@@ -89,7 +94,13 @@ export function buildApp(options: AppOptions): Hono {
     if (!gate.isWildcard(caller)) refuse(403, "forbidden");
     return c.json(options.openapi);
   });
-  const ctx = { db, gate, locales: schema.site.locales };
+  const ctx: RouteContext = {
+    db,
+    gate,
+    locales: schema.site.locales,
+    adapters: options.adapters ?? { batch: true, spatial: true },
+    createOverrides: options.createOverrides ?? new Map(),
+  };
   app.route("/api/_queries", savedQueryRoutes(schema, ctx));
   for (const model of schema.models) {
     app.route(`/api/${model.name}`, relationRoutes(model, ctx));

@@ -9,10 +9,22 @@ import { PGliteDialect } from "./pglite_dialect.ts";
 // deno-lint-ignore no-explicit-any
 export type Db = Kysely<any>;
 
-/** The open database and what it runs on. */
+/** The open database, what it runs on and what its driver can do. */
 export interface OpenDb {
   db: Db;
-  engine: "postgres" | "pglite";
+  /** Shown in the start-up line: `postgres`, `pglite`, or your own database's name. */
+  engine: string;
+  /**
+   * The driver runs several statements as one transaction (the batch runner). Without it
+   * relation writes (`with-relations`, `PUT relations/<field>`) answer
+   * `503 relation_writes_unavailable`.
+   */
+  batch: boolean;
+  /**
+   * The database computes great-circle distances (the spatial adapter). Without it spatial
+   * filters and nearest order answer `501 spatial_adapter_required`.
+   */
+  spatial: boolean;
 }
 
 // Counts answer as numbers and dates as `YYYY-MM-DD` on both drivers, as the API writes them.
@@ -31,6 +43,8 @@ export async function openDb(
     return {
       db: new Kysely({ dialect: new PostgresDialect({ pool }) }),
       engine: "postgres",
+      batch: true,
+      spatial: true,
     };
   }
   await Deno.mkdir(dataDir, { recursive: true });
@@ -41,5 +55,7 @@ export async function openDb(
   return {
     db: new Kysely({ dialect: new PGliteDialect(pglite) }),
     engine: "pglite",
+    batch: true,
+    spatial: true,
   };
 }

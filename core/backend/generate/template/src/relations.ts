@@ -232,6 +232,7 @@ export function relationRoutes(model: ModelSpec, ctx: RouteContext): Hono {
     const caller = await ctx.gate.callerOf(c);
     ctx.gate.admit(caller, model.access.update, "update", model.id);
     if (model.disabled.includes("update")) refuse(404, "operation_unavailable");
+    if (!ctx.adapters.batch) refuse(503, "relation_writes_unavailable");
     const body = await jsonBody(c);
     for (const key of Object.keys(body)) {
       if (!["where", "set", "connect", "disconnect", "locale"].includes(key)) {
@@ -288,6 +289,14 @@ export function relationRoutes(model: ModelSpec, ctx: RouteContext): Hono {
     const caller = await ctx.gate.callerOf(c);
     ctx.gate.admit(caller, model.access.create, "create", model.id);
     if (model.disabled.includes("create")) refuse(404, "operation_unavailable");
+    // Your create runs outside any transaction of ours, so the row and its links could not be
+    // written as one.
+    if (ctx.createOverrides.has(model.name)) {
+      refuse(501, "atomic_create_unavailable", {
+        operation: `${model.label}.create`,
+      });
+    }
+    if (!ctx.adapters.batch) refuse(503, "relation_writes_unavailable");
     const body = await jsonBody(c);
     for (const key of Object.keys(body)) {
       if (key !== "data" && key !== "relations") {

@@ -46,6 +46,7 @@ export type ColumnKind =
   | "media_list"
   | "media_url"
   | "media_originals"
+  | "rich_media"
   | "relation"
   | "point";
 

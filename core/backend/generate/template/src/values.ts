@@ -129,6 +129,7 @@ export function valueProblem(
     case "json":
     case "media_url":
     case "media_originals":
+    case "rich_media":
       return null;
   }
 }

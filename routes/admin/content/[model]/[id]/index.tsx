@@ -38,6 +38,7 @@ import {
 } from "../../../../../core/sites/preview_address.ts";
 import { decide } from "../../../../../core/access/decide.ts";
 import { pluginCardsFor } from "../../../../../core/plugins/cards.ts";
+import { withCardStatus } from "../../../../../core/admin/plugin_cards.ts";
 import { runnableOperations } from "../../../../../core/admin/plugin_operations.ts";
 import { ERROR_STATUS } from "../../../../../core/manage/contract/errors.ts";
 import type { AppEnv } from "../../../../../core/web/env.ts";
@@ -139,7 +140,13 @@ async function editorData(
       : NOTICES[done],
     policyNotes: await takeNotes(ctx, c.req.query("notes")),
     plugins: instance && cards.length > 0
-      ? { cards, instanceId: instance.id }
+      ? {
+        cards: await withCardStatus(ctx, {
+          modelId: model.id,
+          instanceId: instance.id,
+        }, cards),
+        instanceId: instance.id,
+      }
       : undefined,
     operations: instance && operations > 0
       ? { count: operations, instanceId: instance.id }

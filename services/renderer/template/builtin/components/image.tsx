@@ -1,5 +1,6 @@
 // Platform image component: applies a use's crop and focal point and, with transform hosts
-// (MANAGED_IMAGE_TRANSFORM_ORIGINS), draws `srcset` widths from the first host.
+// (MANAGED_IMAGE_TRANSFORM_ORIGINS), draws `srcset` widths from the first host; without one,
+// from the library's own image variants.
 
 /** A media reference of a page document, or an item's image media object. */
 export interface ImageSource {
@@ -34,6 +35,28 @@ export function transformUrl(
   return url.href;
 }
 
+const LIBRARY_IMAGE =
+  /\/media\/[0-9a-f-]{36}\/[0-9a-f-]{36}\.(png|jpg|gif|webp|avif|tif)$/;
+
+/**
+ * Without a transform host, a library image's own variants (`?width=`, WebP by `Accept`): the
+ * `srcset` widths up to the original's, or null for any other address or a tiny image.
+ */
+export function librarySrcset(
+  source: ImageSource,
+): { src: string; srcset: string } | null {
+  if (!LIBRARY_IMAGE.test(source.url)) return null;
+  const widths = IMAGE_WIDTHS.filter((w) =>
+    source.width == null || w <= source.width
+  );
+  if (widths.length === 0) return null;
+  const at = (w: number) => `${source.url}?width=${w}`;
+  return {
+    src: at(widths.includes(1280) ? 1280 : widths[widths.length - 1]),
+    srcset: widths.map((w) => `${at(w)} ${w}w`).join(", "),
+  };
+}
+
 /** Props of {@link Image}. */
 export interface ImageProps {
   source: ImageSource;
@@ -63,15 +86,16 @@ export function Image(props: ImageProps) {
     } ${pct(c.x)})`;
   }
   if (props.ratio) style["aspect-ratio"] = props.ratio;
+  const own = host ? null : librarySrcset(source);
   return (
     <img
       class={props.class}
-      src={host ? transformUrl(host, source, 1280) : source.url}
+      src={host ? transformUrl(host, source, 1280) : own?.src ?? source.url}
       srcset={host
         ? IMAGE_WIDTHS.map((w) => `${transformUrl(host, source, w)} ${w}w`)
           .join(", ")
-        : undefined}
-      sizes={host ? props.sizes : undefined}
+        : own?.srcset}
+      sizes={host || own ? props.sizes : undefined}
       alt={source.alt ?? ""}
       width={source.width ?? undefined}
       height={source.height ?? undefined}

@@ -1,5 +1,13 @@
 // Rich text of a post: the service's checked HTML as is, except plugin blocks, whose vendor
-// markup runs only inside a sandboxed frame with an opaque origin (no parent-document access).
+// markup runs only inside a sandboxed frame with an opaque origin (no parent-document access),
+// and library images, drawn from the media objects the public answer carries for the field.
+import type { MediaObject } from "../../mod.ts";
+import {
+  IMAGE_WIDTHS,
+  type ImageSource,
+  librarySrcset,
+  transformUrl,
+} from "./image.tsx";
 
 // Attribute values are quoted and may hold ">" (a block's JSON values), so they are read whole.
 const FIGURE = /<figure((?:\s+[a-z-]+="[^"]*")*)\s*>\s*<\/figure>/g;
@@ -61,20 +69,96 @@ export function blockFrame(attrs: Record<string, string>): string {
   }" srcdoc="${escapeHtml(blockDocument(values))}"></iframe></figure>`;
 }
 
-/** The body's HTML with every plugin block moved into its own sandboxed frame. */
-export function richTextHtml(html: string): string {
-  return html.replace(FIGURE, (whole, text: string) => {
+// A media figure's opening tag, and a gallery's image (both name a library item by id).
+const MEDIA_FIGURE = /<figure((?:\s+[a-z-]+="[^"]*")*)\s*>/g;
+const MEDIA_IMG = /<img((?:\s+[a-z-]+="[^"]*")*)\s*\/?>/g;
+
+/** How rich-text images are drawn: the field's media objects and the transform hosts. */
+export interface RichTextMedia {
+  media?: readonly MediaObject[] | null;
+  origins?: readonly string[];
+  /** The `sizes` attribute of body images. */
+  sizes?: string;
+}
+
+/**
+ * An `<img>` for a library image, with `srcset` from the first transform host or the library's
+ * own variants, and its width and height so the page does not shift while it loads.
+ */
+export function imageTag(
+  media: MediaObject,
+  alt: string | null,
+  options: RichTextMedia,
+): string {
+  const source: ImageSource = {
+    url: media.url,
+    width: media.width,
+    height: media.height,
+    focal: media.focal,
+  };
+  const host = options.origins?.[0];
+  const own = host ? null : librarySrcset(source);
+  const src = host ? transformUrl(host, source, 1280) : own?.src ?? media.url;
+  const srcset = host
+    ? IMAGE_WIDTHS.map((w) => `${transformUrl(host, source, w)} ${w}w`).join(
+      ", ",
+    )
+    : own?.srcset;
+  const attrs: [string, string | number | null | undefined][] = [
+    ["src", src],
+    ["srcset", srcset],
+    [
+      "sizes",
+      srcset ? options.sizes ?? "(min-width: 48rem) 44rem, 100vw" : null,
+    ],
+    ["width", media.width],
+    ["height", media.height],
+    ["alt", alt ?? media.alt ?? ""],
+    ["loading", "lazy"],
+    ["decoding", "async"],
+  ];
+  return `<img ${
+    attrs.filter(([, v]) => v !== null && v !== undefined)
+      .map(([k, v]) => `${k}="${escapeHtml(String(v))}"`).join(" ")
+  }>`;
+}
+
+/** The body's HTML with plugin blocks in sandboxed frames and library images drawn. */
+export function richTextHtml(
+  html: string,
+  options: RichTextMedia = {},
+): string {
+  const framed = html.replace(FIGURE, (whole, text: string) => {
     const attrs = attributes(text);
     return "data-block" in attrs ? blockFrame(attrs) : whole;
   });
+  const byId = new Map(
+    (options.media ?? []).filter((m) => m && m.kind === "image").map((
+      m,
+    ) => [m.id, m]),
+  );
+  if (byId.size === 0) return framed;
+  return framed.replace(MEDIA_FIGURE, (whole, text: string) => {
+    const attrs = attributes(text);
+    const media = attrs["data-figure"] === "media"
+      ? byId.get((attrs["data-media"] ?? "").toLowerCase())
+      : undefined;
+    return media ? `${whole}${imageTag(media, null, options)}` : whole;
+  }).replace(MEDIA_IMG, (whole, text: string) => {
+    const attrs = attributes(text);
+    const media = byId.get((attrs["data-media"] ?? "").toLowerCase());
+    return media ? imageTag(media, attrs.alt || null, options) : whole;
+  });
 }
 
-/** A rich-text field. */
-export function RichText({ html }: { html: string }) {
+/** A rich-text field; `media` are the library items the public answer carries for it. */
+export function RichText(
+  { html, ...options }: { html: string } & RichTextMedia,
+) {
   return (
     <div
       class="prose"
-      dangerouslySetInnerHTML={{ __html: richTextHtml(html) }}
+      dangerouslySetInnerHTML={{ __html: richTextHtml(html, options) }}
     />
   );
 }

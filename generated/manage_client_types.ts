@@ -2019,8 +2019,8 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
-      /** A model id, as GET /models answers it */
-      "model_id": string;
+      /** A model id, or its api key (e.g. "posts"), as GET /models answers them */
+      "model_id": string | string;
       "limit"?: number;
       "cursor"?: string;
     };
@@ -2071,8 +2071,8 @@ export interface Operations {
     params: Record<string, never>;
     query: Record<string, never>;
     body: {
-      /** A model id, as GET /models answers it */
-      "model_id": string;
+      /** A model id, or its api key (e.g. "posts"), as GET /models answers them */
+      "model_id": string | string;
       "locale": string;
       "slug": string;
       /** Field values by key; fields the credential's creator cannot read are left out */
@@ -2395,7 +2395,7 @@ export interface Operations {
       "hidden": number;
     };
   };
-  /** Publish one language, or every language with an unpublished change, pinned (spec 1 part 2.7). */
+  /** Publish one language, or every language with an unpublished change, pinned to what was read. */
   "publish-entry": {
     method: "POST";
     path: "/entries/{id}/publish";
@@ -2407,9 +2407,10 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       "locale"?: string;
-      /** The language's current version, or the entry's without locale */
-      "expected_current_version_id": string | null;
-      "expected_workflow_revision": number;
+      /** The language's current version, or the entry's without locale; "current" for the one there when the request arrives */
+      "expected_current_version_id": string | null | "current";
+      /** The workflow revision read; "current" for the one there when the request arrives */
+      "expected_workflow_revision": number | "current";
     };
     answer: {
       /** The entry (translation group) */
@@ -2453,7 +2454,7 @@ export interface Operations {
       "replayed"?: true;
     };
   };
-  /** Take one language, or every language, out of publication, pinned (spec 1 part 2.7). */
+  /** Take one language, or every language, out of publication, pinned to what was read. */
   "unpublish-entry": {
     method: "POST";
     path: "/entries/{id}/unpublish";
@@ -2646,8 +2647,8 @@ export interface Operations {
     idempotencyKey: false;
     params: Record<string, never>;
     query: {
-      /** A model id, as GET /models answers it */
-      "model_id": string;
+      /** A model id, or its api key (e.g. "posts"), as GET /models answers them */
+      "model_id": string | string;
       "limit"?: number;
       "cursor"?: string;
     };
@@ -2827,10 +2828,38 @@ export interface Operations {
       "locale": string;
       "field": string;
       "expected_current_version_id": string;
-      "set"?: Array<unknown>;
-      "connect"?: Array<unknown>;
-      "disconnect"?: Array<unknown>;
-      "move"?: Array<unknown>;
+      "set"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
+      "connect"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
+      "disconnect"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
+      "move"?: Array<
+        (string | {
+          "id": string;
+          /** The target's model id, on a field of several models */
+          "model"?: string;
+          "position"?: "start" | "end" | Record<string, never>;
+        })
+      >;
     };
     answer: {
       /** The entry (translation group) */
@@ -3138,7 +3167,7 @@ export interface Operations {
     query: Record<string, never>;
     body: {
       /** The linking entries' model */
-      "model_id": string;
+      "model_id": string | string;
       /** A top-level relation field of that model */
       "field": string;
       /** The language whose version each changed entry gets; required when the field keeps one list per language. Absent: each entry's primary language */
@@ -3597,7 +3626,9 @@ export interface Operations {
           "published_version_id": string | null;
           "published_at": string | null;
           /** The current version's page document, canonical; null when it cannot be read */
-          "document": unknown;
+          "document": {
+            [key: string]: unknown;
+          };
           /** Why the stored document cannot be read, else null */
           "document_error": {
             "code": string;
@@ -3639,7 +3670,9 @@ export interface Operations {
       "locale": string;
       "expected_current_version_id": string;
       /** A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md) */
-      "document": unknown;
+      "document": {
+        [key: string]: unknown;
+      };
       /** A new address for this language; the live page keeps its address until this language is published (see set-page-address) */
       "slug"?: string;
     };
@@ -3701,7 +3734,9 @@ export interface Operations {
       "locale": string;
       "slug": string;
       /** A page document (format 2 or 3; see static/page-document-v3.schema.json and docs/pages.md) */
-      "document": unknown;
+      "document": {
+        [key: string]: unknown;
+      };
       /** The language's other field values (the title); the page document goes in `document` */
       "fields"?: {
         [key: string]: unknown;
@@ -3735,7 +3770,7 @@ export interface Operations {
       "replayed"?: true;
     };
   };
-  /** Set or change a page's address in a new draft version (spec 3 part 4.7). */
+  /** Set or change a page's address in a new draft version. */
   "set-page-address": {
     method: "POST";
     path: "/pages/{id}/address";
@@ -3884,7 +3919,9 @@ export interface Operations {
     };
     query: Record<string, never>;
     body: {
-      "items": Array<unknown>;
+      "items": Array<{
+        [key: string]: unknown;
+      }>;
     };
     answer: {
       "key": string;
@@ -4033,6 +4070,10 @@ export interface Operations {
           "item_id": string;
         };
         "edited_from": string | null;
+        /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+        "placeholder": string | null;
+        /** An image's dominant colour as #rrggbb; null for other kinds */
+        "dominant_color": string | null;
         "revision": number;
         "created_at": string;
         "updated_at": string;
@@ -4103,6 +4144,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4235,6 +4280,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4431,6 +4480,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4527,6 +4580,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;
@@ -4595,6 +4652,10 @@ export interface Operations {
         "item_id": string;
       };
       "edited_from": string | null;
+      /** An image's ThumbHash (base64), decoded by the thumbhash library into a blurred preview; null for other kinds */
+      "placeholder": string | null;
+      /** An image's dominant colour as #rrggbb; null for other kinds */
+      "dominant_color": string | null;
       "revision": number;
       "created_at": string;
       "updated_at": string;

@@ -1,0 +1,87 @@
+// The Management API's statement budgets for a create and a publish (docs/benchmarks.md,
+// "Writes"): counts, not timings, so a change that adds reads to a write shows here.
+import assert from "node:assert/strict";
+import { createModel } from "../../core/models/store.ts";
+import { statementsOf } from "../support/statements.ts";
+import { withManageApp } from "./helpers.ts";
+
+/** Statements of one create and one publish today (44 and 48 before the reads each command
+ * repeated were shared); lower them when a change saves some. */
+const CREATE_BUDGET = 38;
+const PUBLISH_BUDGET = 43;
+
+Deno.test("a Management API create and publish run within their statement budgets (PGlite counts them)", () =>
+  withManageApp(async (t) => {
+    const made = await createModel(
+      { db: t.services.db, clock: t.clock, siteId: t.siteId },
+      {
+        model: { name: "Posts", slug: "posts" },
+        fields: [{
+          key: "title",
+          label: "Title",
+          type: "text",
+          required: true,
+        }],
+      },
+    );
+    if (!made.ok) throw new Error(JSON.stringify(made));
+    const { secret } = await t.credential([
+      "content:read",
+      "content:write",
+      "lifecycle:publish",
+    ]);
+    const created = await statementsOf(t.services.db, async () => {
+      const res = await t.call("POST", "/entries", {
+        secret,
+        key: "create",
+        body: {
+          model_id: made.model.id,
+          locale: "en",
+          slug: "hello",
+          fields: { title: "Hello" },
+        },
+      });
+      return { status: res.status, body: await res.json() };
+    });
+    assert.equal(
+      created.result.status,
+      201,
+      JSON.stringify(created.result.body),
+    );
+    const entry = created.result.body;
+    const published = await statementsOf(t.services.db, async () => {
+      const res = await t.call("POST", `/entries/${entry.id}/publish`, {
+        secret,
+        key: "publish",
+        body: {
+          expected_current_version_id: entry.current_version_id,
+          expected_workflow_revision: entry.revision,
+        },
+      });
+      return { status: res.status, body: await res.json() };
+    });
+    assert.equal(
+      published.result.status,
+      200,
+      JSON.stringify(published.result.body),
+    );
+    if (created.statements === null || published.statements === null) return;
+    console.log(
+      "create",
+      created.statements.length,
+      "publish",
+      published.statements.length,
+    );
+    assert.ok(
+      created.statements.length <= CREATE_BUDGET,
+      `create: ${created.statements.length} statements:\n${
+        created.statements.join("\n")
+      }`,
+    );
+    assert.ok(
+      published.statements.length <= PUBLISH_BUDGET,
+      `publish: ${published.statements.length} statements:\n${
+        published.statements.join("\n")
+      }`,
+    );
+  }));

@@ -1,0 +1,30 @@
+// Counts the SQL statements a piece of work sends to the embedded engine: the write budgets of
+// docs/benchmarks.md are statement counts, which do not depend on the machine's speed.
+import type { Db } from "../../core/db/database.ts";
+import { pgliteOf } from "../../core/db/database.ts";
+
+/** The statements `work` sent (PGlite only; on PostgreSQL answers null and runs `work` as is). */
+export async function statementsOf<T>(
+  db: Db,
+  work: () => Promise<T>,
+): Promise<{ result: T; statements: string[] | null }> {
+  const engine = pgliteOf(db);
+  if (!engine) return { result: await work(), statements: null };
+  const statements: string[] = [];
+  const { query, exec } = engine;
+  // The dialect calls these two methods for every statement (core/db/pglite_dialect.ts).
+  engine.query = ((sql: string, ...rest: unknown[]) => {
+    statements.push(sql);
+    return (query as (...a: unknown[]) => unknown).call(engine, sql, ...rest);
+  }) as typeof engine.query;
+  engine.exec = ((sql: string, ...rest: unknown[]) => {
+    statements.push(sql);
+    return (exec as (...a: unknown[]) => unknown).call(engine, sql, ...rest);
+  }) as typeof engine.exec;
+  try {
+    return { result: await work(), statements };
+  } finally {
+    engine.query = query;
+    engine.exec = exec;
+  }
+}
