@@ -361,10 +361,14 @@ Deno.test({
       await page.getByLabel("Category").selectOption("guide");
       await page.getByLabel("Published date").fill("2026-11-20");
       await visit("editor-action-bar");
-      await navigated(
-        page,
-        () => page.getByRole("button", { name: "Publish en" }).click(),
+      // From the title, Publish is three Shift+Tab presses away (past the slug and Preview).
+      await title.focus();
+      for (let i = 0; i < 3; i++) await page.keyboard.press("Shift+Tab");
+      equal(
+        await page.evaluate(() => document.activeElement?.textContent),
+        "Publish en",
       );
+      await navigated(page, () => page.keyboard.press("Enter"));
       equal(new URL(page.url()).searchParams.get("done"), "publish");
       const slug = await page.locator("#field-_slug").inputValue();
       const answer = await t.app.request(`/v1/posts/${slug}?locale=en`, {
