@@ -254,11 +254,12 @@ Deno.test({
       await page.keyboard.press("Enter");
       await dialog.waitFor({ state: "hidden" });
       await page.keyboard.press("End");
-      // As after the selection above: the editor takes the caret's move on the next frame.
-      await page.waitForFunction(() => getSelection()?.isCollapsed === true);
-      await page.evaluate(() =>
-        new Promise((done) => requestAnimationFrame(() => done(null)))
-      );
+      // The editor has taken the caret's move when its toolbar shows the cursor out of the link.
+      await toolbar.getByRole("button", {
+        name: "Link",
+        exact: true,
+        pressed: false,
+      }).waitFor();
       await page.keyboard.press("Enter");
       await page.keyboard.type("- first");
       await page.keyboard.press("Enter");
