@@ -252,6 +252,7 @@ export const manifest: Manifest = {
     { name: "PluginFrame", file: "islands/PluginFrame.tsx" },
     { name: "RelationPicker", file: "islands/RelationPicker.tsx" },
     { name: "RichTextField", file: "islands/RichTextField.tsx" },
+    { name: "SaveShortcut", file: "islands/SaveShortcut.tsx" },
     { name: "SlugField", file: "islands/SlugField.tsx" },
   ],
 };

@@ -27,7 +27,11 @@ function Autosave(props: AutosaveProps) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let sending = false;
     let again = false;
+    // Once the form is submitted its values go into a saved version: an autosave sent after
+    // that would come back as "unsaved changes" that were in fact saved.
+    let submitted = false;
     const send = async () => {
+      if (submitted) return;
       if (sending) {
         again = true;
         return;
@@ -68,15 +72,29 @@ function Autosave(props: AutosaveProps) {
       }
     };
     const changed = () => {
+      if (submitted) return;
       clearTimeout(timer);
       timer = setTimeout(send, QUIET_MS);
     };
+    const submitting = () => {
+      submitted = true;
+      again = false;
+      clearTimeout(timer);
+    };
+    // A page restored from the back/forward cache is a form that can be edited again.
+    const shown = (event: PageTransitionEvent) => {
+      if (event.persisted) submitted = false;
+    };
     form.addEventListener("input", changed);
     form.addEventListener("change", changed);
+    form.addEventListener("submit", submitting);
+    addEventListener("pageshow", shown);
     return () => {
       clearTimeout(timer);
       form.removeEventListener("input", changed);
       form.removeEventListener("change", changed);
+      form.removeEventListener("submit", submitting);
+      removeEventListener("pageshow", shown);
     };
   }, []);
   return (

@@ -1,5 +1,7 @@
 // This module is browser compatible.
-// A reusable media picker for forms: a labelled select that works without script, enhanced with a filterable thumbnail grid.
+// A reusable media picker for forms: a labelled select that works without script; with script the
+// select gives way to a filterable thumbnail grid (one visible control for the choice, the select
+// still posting it), where each image shows its alt text in the editor's language.
 import { useEffect, useState } from "preact/hooks";
 import { variantSrcset, variantUrl } from "../core/media/variant_url.ts";
 import { island } from "../core/web/island.ts";
@@ -90,6 +92,7 @@ export function MediaPicker(props: MediaPickerProps) {
       <select
         id={id}
         name={props.name}
+        hidden={hydrated && !props.readOnly}
         multiple={props.multiple}
         size={props.multiple
           ? Math.min(Math.max(offered.length, 2), 6)
@@ -127,6 +130,18 @@ export function MediaPicker(props: MediaPickerProps) {
             class="media-picker-grid"
             aria-label={`${props.label}: thumbnails`}
           >
+            {!props.required && !props.multiple && (
+              <li>
+                <button
+                  type="button"
+                  aria-pressed={chosen.length === 0 ? "true" : "false"}
+                  onClick={() => setChosen([])}
+                >
+                  <span class="media-kind">none</span>
+                  <span class="media-name">No {props.label.toLowerCase()}</span>
+                </button>
+              </li>
+            )}
             {shown.map((i) => (
               <li key={i.id}>
                 <button
@@ -145,6 +160,11 @@ export function MediaPicker(props: MediaPickerProps) {
                     )
                     : <span class="media-kind">{i.kind}</span>}
                   <span class="media-name">{i.file_name}</span>
+                  {i.kind === "image" && (
+                    <span class="media-alt">
+                      {i.alt ? `Alt text: ${i.alt}` : "No alt text"}
+                    </span>
+                  )}
                 </button>
               </li>
             ))}

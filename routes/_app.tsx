@@ -1,5 +1,6 @@
 // The HTML shell around every page; a page names its document title with `data.title`.
 import type { LayoutProps } from "../core/web/manifest.ts";
+import { adminStylesheetHref } from "../core/web/static_files.ts";
 
 // A page without its own title is named by the last crumb of its admin shell, so no signed-in
 // page is a bare "Stave" among a person's tabs.
@@ -25,7 +26,7 @@ export default function App({ children, data }: LayoutProps) {
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{titleOf(data)}</title>
-        <link rel="stylesheet" href="/_static/admin.css" />
+        <link rel="stylesheet" href={adminStylesheetHref()} />
       </head>
       <body>{children}</body>
     </html>

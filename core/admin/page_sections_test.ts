@@ -7,15 +7,16 @@ import { parsePageDocument } from "../pages/parse.ts";
 import { SECTION_TYPE_NAMES, type SectionType } from "../pages/vocabulary.ts";
 import {
   type FormNode,
-  paragraphFromMarkup,
-  paragraphMarkup,
+  sectionPropNodes,
+  structureNodes,
+} from "./page_sections.ts";
+import {
   placeErrors,
   readSectionProps,
   readStructure,
-  sectionPropNodes,
-  structureNodes,
   withRowAdded,
-} from "./page_sections.ts";
+} from "./page_sections_read.ts";
+import { paragraphFromMarkup, paragraphMarkup } from "./page_sections_text.ts";
 import {
   duplicateSection,
   freshSectionId,

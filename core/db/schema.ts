@@ -226,6 +226,7 @@ export interface Database {
   public_manual_order_revisions: PublicManualOrderRevisionsTable;
   site_api_tokens: SiteApiTokensTable;
   deployed_read_tokens: DeployedReadTokensTable;
+  site_preview_addresses: SitePreviewAddressesTable;
   template_candidates: TemplateCandidatesTable;
   template_acceptances: TemplateAcceptancesTable;
   registered_section_versions: RegisteredSectionVersionsTable;
@@ -532,6 +533,14 @@ export interface DeployedReadTokensTable {
   created_at: Timestamp;
   revoked_at: Timestamp | null;
   revoked_by: string | null;
+}
+
+/** A site's front-end preview address (migration 0243). */
+export interface SitePreviewAddressesTable {
+  site_id: string;
+  url: string;
+  updated_by: string | null;
+  updated_at: Timestamp;
 }
 
 /** A preview token for the current draft of one item, by digest. */

@@ -35,10 +35,16 @@ import {
   splitListItem,
   wrapInList,
 } from "@tiptap/pm/schema-list";
-import { type Command, EditorState } from "@tiptap/pm/state";
+import {
+  type Command,
+  EditorState,
+  Plugin,
+  TextSelection,
+} from "@tiptap/pm/state";
 import { findWrapping, liftTarget } from "@tiptap/pm/transform";
 import { EditorView } from "@tiptap/pm/view";
 import { toCanonical } from "./canonical.ts";
+import { linkRange, safeLinkHref } from "./links.ts";
 
 const LIST = "bullet_list | ordered_list";
 
@@ -230,6 +236,7 @@ export type ToolName =
   | "orderedList"
   | "blockquote"
   | "codeBlock"
+  | "link"
   | "rule"
   | "undo"
   | "redo";
@@ -359,10 +366,65 @@ const TOOLS: Record<
     run: toggleBlock(nodes.code_block),
     active: (s) => nodeActive(s, nodes.code_block),
   },
+  // The toolbar's Link button opens the field's link dialog instead (see RichTextEditor.setLink).
+  link: {
+    run: () => false,
+    active: (s) => markActive(s, marks.link),
+  },
   rule: { run: insertRule },
   undo: { run: undo },
   redo: { run: redo },
 };
+
+/**
+ * Links the selection to `href`; with nothing selected, changes the link the cursor is in, or
+ * writes the address itself as a linked text. `null` removes the link around the cursor or
+ * from the selection.
+ */
+function setLinkCommand(href: string | null): Command {
+  return (state, dispatch) => {
+    const { from, to, empty, $from } = state.selection;
+    const around = empty ? linkRange($from, marks.link) : null;
+    const start = around?.from ?? from;
+    const end = around?.to ?? to;
+    const tr = state.tr;
+    if (href === null) {
+      if (start === end) return false;
+      dispatch?.(tr.removeMark(start, end, marks.link).scrollIntoView());
+      return true;
+    }
+    const mark = marks.link.create({ href });
+    if (start === end) {
+      tr.insert(start, schema.text(href, [mark]));
+      tr.setSelection(TextSelection.create(tr.doc, start + href.length));
+    } else {
+      tr.removeMark(start, end, marks.link).addMark(start, end, mark);
+    }
+    dispatch?.(tr.scrollIntoView());
+    return true;
+  };
+}
+
+/** A pasted address becomes a link: over the selected text, or as the linked address itself. */
+function autoLink(): Plugin {
+  return new Plugin({
+    props: {
+      handlePaste(view, event) {
+        const text = event.clipboardData?.getData("text/plain")?.trim() ?? "";
+        // Only a whole absolute address: pasted prose that merely contains one stays text.
+        if (!/^(https?:\/\/|mailto:)\S+$/i.test(text)) return false;
+        const href = safeLinkHref(text);
+        if (href === null) return false;
+        const { state } = view;
+        if (state.selection.$from.parent.type.spec.code) return false;
+        return setLinkCommand(href)(
+          state,
+          (tr) => view.dispatch(closeHistory(tr)),
+        );
+      },
+    },
+  });
+}
 
 /** Markdown-like shortcuts typed at the start of a line. */
 function shortcuts() {
@@ -414,12 +476,25 @@ export interface RichTextEditorOptions {
   onChange(html: string): void;
   /** Called when the selection or document changes, to refresh the toolbar. */
   onState(): void;
+  /** Called on Ctrl+K (Cmd+K): the field asks for the link's address. */
+  onLinkRequest?(): void;
 }
 
 /** What the field's toolbar drives. */
 export interface RichTextEditor {
   run(tool: ToolName): void;
   isActive(tool: ToolName): boolean;
+  /** The address of the link at the cursor or selection; null outside a link. */
+  linkHref(): string | null;
+  /** The selection now, to give back to {@link setLink} after a dialog took the focus. */
+  selection(): { from: number; to: number };
+  /**
+   * Sets (an address already checked with safeLinkHref) or removes (null) the link, on the
+   * selection `at` (as {@link selection} answered it) or the current one.
+   */
+  setLink(href: string | null, at?: { from: number; to: number }): void;
+  /** Gives the editor the keyboard focus back (after the link dialog closes). */
+  focus(): void;
   destroy(): void;
 }
 
@@ -440,7 +515,12 @@ export function createRichTextEditor(
       plugins: [
         history(),
         shortcuts(),
+        autoLink(),
         keymap({
+          "Mod-k": () => {
+            options.onLinkRequest?.();
+            return true;
+          },
           "Mod-z": undo,
           "Mod-y": redo,
           "Shift-Mod-z": redo,
@@ -478,6 +558,39 @@ export function createRichTextEditor(
       view.focus();
     },
     isActive: (tool) => TOOLS[tool].active?.(view.state) ?? false,
+    linkHref() {
+      const { $from, from, to, empty } = view.state.selection;
+      const found = empty ? marks.link.isInSet($from.marks()) : (() => {
+        let mark = null;
+        view.state.doc.nodesBetween(from, to, (node) => {
+          mark ??= marks.link.isInSet(node.marks) ?? null;
+        });
+        return mark;
+      })();
+      return found ? String(found.attrs.href) : null;
+    },
+    selection: () => ({
+      from: view.state.selection.from,
+      to: view.state.selection.to,
+    }),
+    setLink(href, at) {
+      if (at) {
+        const size = view.state.doc.content.size;
+        const from = Math.min(at.from, size);
+        const to = Math.min(at.to, size);
+        view.dispatch(
+          view.state.tr.setSelection(
+            TextSelection.create(view.state.doc, from, to),
+          ),
+        );
+      }
+      setLinkCommand(href)(
+        view.state,
+        (tr) => view.dispatch(closeHistory(tr)),
+      );
+      view.focus();
+    },
+    focus: () => view.focus(),
     destroy: () => view.destroy(),
   };
 }

@@ -6,6 +6,7 @@ import {
 } from "../../core/admin/entry_form.ts";
 import type { RelationChoice } from "../../core/admin/editor.ts";
 import RichTextField from "../../islands/RichTextField.tsx";
+import { checkRichText } from "../../core/models/rich_text.ts";
 import SlugField from "../../islands/SlugField.tsx";
 import MediaPicker from "../../islands/MediaPicker.tsx";
 import RelationPicker from "../../islands/RelationPicker.tsx";
@@ -220,14 +221,12 @@ function Control(props: FieldInputProps & { describedBy: string }) {
       );
     case "rich_text":
       return (
-        <RichTextField
+        <RichText
+          {...props}
           id={id}
           name={name}
-          value={text(value)}
           readOnly={readOnly}
           describedBy={describedBy}
-          invalid={props.errors.length > 0}
-          label={control.label}
         />
       );
     case "slug":
@@ -380,6 +379,45 @@ export function FieldInput(props: FieldInputProps) {
           ].join(" · ")}
         </p>
       )}
+    </div>
+  );
+}
+
+/**
+ * A rich-text field. Where scripts run, the stored text shows formatted until the editor's
+ * chunk takes over (the stylesheet hides the HTML source meanwhile); only text that passes the
+ * rich-text rules is drawn as HTML, anything else stays source in the text area.
+ */
+function RichText(
+  props: FieldInputProps & {
+    id: string;
+    name: string;
+    readOnly: boolean;
+    describedBy: string;
+  },
+) {
+  const html = text(props.value);
+  const formatted = html !== "" && checkRichText(html).problem === null;
+  return (
+    <div
+      class="rich-text-field"
+      data-formatted={formatted ? "" : undefined}
+    >
+      {formatted && (
+        <div
+          class="rich-text-formatted"
+          dangerouslySetInnerHTML={{ __html: html }}
+        />
+      )}
+      <RichTextField
+        id={props.id}
+        name={props.name}
+        value={html}
+        readOnly={props.readOnly}
+        describedBy={props.describedBy}
+        invalid={props.errors.length > 0}
+        label={props.control.label}
+      />
     </div>
   );
 }

@@ -128,7 +128,11 @@ Deno.test("the editor creates a post, keeps typed values on a refusal and places
 
     const editor = await (await request(t, jar, location)).text();
     match(editor, /Created as a draft\./);
-    match(editor, /<button type="submit">Publish en<\/button>/);
+    // The action bar's Publish saves the form, then publishes (issue 43).
+    match(
+      editor,
+      /<button type="submit" name="action" value="save_publish" class="secondary">Publish en<\/button>/,
+    );
   } finally {
     await t.close();
   }

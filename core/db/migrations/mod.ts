@@ -34,6 +34,7 @@ import * as m0239 from "./0239_search_title_words.ts";
 import * as m0240 from "./0240_backend_access.ts";
 import * as m0241 from "./0241_public_grants.ts";
 import * as m0242 from "./0242_deployed_read_tokens.ts";
+import * as m0243 from "./0243_site_preview_addresses.ts";
 import * as m0257 from "./0257_media_placeholders.ts";
 import * as m0267 from "./0267_managed_templates.ts";
 import * as m0268 from "./0268_managed_releases.ts";
@@ -74,6 +75,7 @@ export const migrations: Record<string, Migration> = {
   "0240_backend_access": m0240,
   "0241_public_grants": m0241,
   "0242_deployed_read_tokens": m0242,
+  "0243_site_preview_addresses": m0243,
   "0257_media_placeholders": m0257,
   "0267_managed_templates": m0267,
   "0268_managed_releases": m0268,

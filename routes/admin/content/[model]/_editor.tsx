@@ -1,111 +1,20 @@
 // The entry editor page: language tabs, the field form, and the sidebar of workflow actions.
-import type { ComponentChildren } from "preact";
-import type { EditorState } from "../../../../core/admin/editor.ts";
-import type { ShellData } from "../../../../core/admin/shell.ts";
-import type { PluginCard } from "../../../../core/plugins/cards.ts";
 import SlugField from "../../../../islands/SlugField.tsx";
 import Autosave from "../../../../islands/Autosave.tsx";
-import type { DraftState } from "../../../../core/admin/autosave.ts";
+import SaveShortcut from "../../../../islands/SaveShortcut.tsx";
 import { FieldInput } from "../../_fields.tsx";
-import { PluginCards } from "../../_plugin_slots.tsx";
 import { AdminShell } from "../../_shell.tsx";
 
-/** A save refused because someone saved first: both versions, so the person can choose. */
-export interface Conflict {
-  rows: { key: string; label: string; mine: string; theirs: string }[];
-}
+import {
+  actionBarPublishes,
+  type EditorData,
+  PolicyNotes,
+  PreviewReady,
+  Sidebar,
+} from "../../_editor_sidebar.tsx";
 
-/** What the editor page shows. */
-export interface EditorData {
-  title: string;
-  shell: ShellData;
-  model: {
-    id: string;
-    slug: string;
-    name: string;
-    isPublic?: boolean;
-    /** The model holds page documents: the page editor edits their sections. */
-    isPage?: boolean;
-  };
-  /** Absent for a new entry. */
-  editor: EditorState;
-  isNew: boolean;
-  /** Field refusals by field key (the path's first segment). */
-  errors: Record<string, string[]>;
-  alert?: string;
-  notice?: string;
-  /** What plugin policies said of the last write. */
-  policyNotes?: string[];
-  conflict?: Conflict;
-  /** Working drafts of this language (existing entries only). */
-  drafts?: DraftState;
-  /** True when the form holds the person's autosaved values. */
-  restored?: boolean;
-  /** Plugin cards offered for this entry, and the entry language's own id they launch on. */
-  plugins?: { cards: PluginCard[]; instanceId: string };
-  /** Plugin operations the person may run on this entry language now. */
-  operations?: { count: number; instanceId: string };
-  /** A preview link just made: shown on this answer only (it carries its token). */
-  preview?: {
-    href: string;
-    minutes: number;
-    relatedDrafts: boolean;
-    siteHref?: string;
-  };
-  /** The published language on the site's renderer, when one serves the site. */
-  siteHref?: string;
-}
-
-const STAGE_LABELS: Record<string, string> = {
-  draft: "Draft",
-  in_review: "In review",
-  changes_requested: "Changes requested",
-  approved: "Approved",
-};
-
-const MOVE_LABELS: Record<string, string> = {
-  submit: "Submit for review",
-  approve: "Approve",
-  request_changes: "Request changes",
-  withdraw: "Withdraw from review",
-};
-
-function ActionForm(
-  props: {
-    data: EditorData;
-    action: string;
-    label: string;
-    kind?: "secondary" | "danger";
-    /** Controls shown before the button. */
-    children?: ComponentChildren;
-  },
-) {
-  const { editor } = props.data;
-  return (
-    <form method="post" class="inline">
-      <input
-        type="hidden"
-        name="_csrf"
-        value={props.data.shell.csrfToken}
-      />
-      <input type="hidden" name="action" value={props.action} />
-      <input type="hidden" name="lang" value={editor.locale} />
-      <input type="hidden" name="revision" value={String(editor.revision)} />
-      <input
-        type="hidden"
-        name="expected_current_version_id"
-        value={editor.currentVersionId ?? ""}
-      />
-      <input
-        type="hidden"
-        name="expected_published_version_id"
-        value={editor.publishedVersionId ?? ""}
-      />
-      {props.children}
-      <button type="submit" class={props.kind}>{props.label}</button>
-    </form>
-  );
-}
+export type { Conflict, EditorData } from "../../_editor_sidebar.tsx";
+export { PolicyNotes } from "../../_editor_sidebar.tsx";
 
 function LanguageTabs({ data }: { data: EditorData }) {
   const { editor, model } = data;
@@ -189,240 +98,6 @@ function ConflictView({ data }: { data: EditorData }) {
   );
 }
 
-function Sidebar({ data }: { data: EditorData }) {
-  const { editor, model } = data;
-  if (data.isNew) {
-    return (
-      <aside class="card">
-        <h2>New entry</h2>
-        <p class="muted">
-          It is saved as a draft in{" "}
-          {editor.locale}. Publish it once it is ready; translations can be
-          added after the first save.
-        </p>
-      </aside>
-    );
-  }
-  const has = (t: string) => editor.transitions.includes(t);
-  const state = editor.trashed
-    ? "trashed"
-    : editor.publishedVersionId === null
-    ? "draft"
-    : editor.publishedVersionId === editor.currentVersionId
-    ? "published"
-    : "changed";
-  const stateLabel = {
-    trashed: "In Trash",
-    draft: "Draft",
-    published: "Published",
-    changed: "Published, with unpublished changes",
-  }[state];
-  return (
-    <aside>
-      <section class="card" aria-labelledby="status-heading">
-        <h2 id="status-heading">Status</h2>
-        <p>
-          <span class={`badge ${state}`}>{stateLabel}</span>{" "}
-          {editor.stage !== "draft" && (
-            <span class="badge">{STAGE_LABELS[editor.stage]}</span>
-          )}
-        </p>
-        {editor.exists && (
-          <div class="stack">
-            {has("publish") && (
-              <ActionForm
-                data={data}
-                action="publish"
-                label={`Publish ${editor.locale}`}
-              />
-            )}
-            {has("unpublish") && (
-              <ActionForm
-                data={data}
-                action="unpublish"
-                label={`Unpublish ${editor.locale}`}
-                kind="secondary"
-              />
-            )}
-            {["submit", "approve", "request_changes", "withdraw"].filter(has)
-              .map((move) => (
-                <ActionForm
-                  key={move}
-                  data={data}
-                  action={move}
-                  label={MOVE_LABELS[move]}
-                  kind="secondary"
-                />
-              ))}
-          </div>
-        )}
-      </section>
-      {data.editor.mayAssign && (
-        <section class="card" aria-labelledby="assignee-heading">
-          <h2 id="assignee-heading">Assignee</h2>
-          <form method="post" class="stack">
-            <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
-            <input type="hidden" name="action" value="assign" />
-            <input type="hidden" name="lang" value={editor.locale} />
-            <label for="assignee">Who acts next</label>
-            <select id="assignee" name="assignee">
-              <option value="">Nobody</option>
-              {editor.assignees.map((a) => (
-                <option value={a.id} selected={a.id === editor.assigneeId}>
-                  {a.label}
-                </option>
-              ))}
-            </select>
-            <button type="submit" class="secondary">Assign</button>
-          </form>
-        </section>
-      )}
-      {editor.exists && data.model.isPage && (
-        <section class="card" aria-labelledby="sections-heading">
-          <h2 id="sections-heading">Page sections</h2>
-          <p class="hint">
-            Add, reorder and edit this page's sections in {editor.locale}{" "}
-            with a form per section.
-          </p>
-          <a
-            class="button secondary"
-            href={`/admin/content/${model.slug}/${editor.groupId}/sections?lang=${editor.locale}`}
-          >
-            Edit the sections
-          </a>
-        </section>
-      )}
-      {editor.exists && data.model.isPublic && (
-        <section class="card" aria-labelledby="preview-heading">
-          <h2 id="preview-heading">Preview</h2>
-          {data.siteHref && (
-            <p>
-              <a href={data.siteHref} target="_blank" rel="noopener">
-                View on site
-              </a>{" "}
-              <span class="hint">(the published {editor.locale} page)</span>
-            </p>
-          )}
-          {data.preview
-            ? (
-              <p>
-                <a
-                  href={data.preview.href}
-                  target="_blank"
-                  rel="noopener noreferrer"
-                >
-                  Open the {editor.locale} draft as the public API serves it
-                </a>{" "}
-                {data.preview.siteHref && (
-                  <>
-                    or{" "}
-                    <a
-                      href={data.preview.siteHref}
-                      target="_blank"
-                      rel="noopener noreferrer"
-                    >
-                      as the rendered page
-                    </a>
-                    {" "}
-                  </>
-                )}
-                (for {data.preview.minutes}{" "}
-                minutes; share it only with people who may see drafts
-                {data.preview.relatedDrafts
-                  ? ", including the drafts of linked items you may read"
-                  : ""}).
-              </p>
-            )
-            : (
-              <p class="hint">
-                The current draft as readers would get it, before it is
-                published.
-              </p>
-            )}
-          <ActionForm
-            data={data}
-            action="preview"
-            label={data.preview ? "Make a new link" : "Preview this draft"}
-            kind="secondary"
-          >
-            <label class="check">
-              <input
-                type="checkbox"
-                name="related_drafts"
-                value="on"
-                checked={data.preview?.relatedDrafts}
-              />{" "}
-              Show linked items as their saved drafts (those you may read)
-            </label>
-          </ActionForm>
-        </section>
-      )}
-      <section class="card" aria-labelledby="history-heading">
-        <h2 id="history-heading">History</h2>
-        <ul class="plain">
-          <li>
-            <a
-              href={`/admin/content/${model.slug}/${editor.groupId}/versions?lang=${editor.locale}`}
-            >
-              Versions and restore
-            </a>
-          </li>
-          <li>
-            <a
-              href={`/admin/content/${model.slug}/${editor.groupId}/proposals?lang=${editor.locale}`}
-            >
-              Proposals
-            </a>
-          </li>
-        </ul>
-        <div class="stack">
-          {has("trash") && (
-            <ActionForm
-              data={data}
-              action="trash"
-              label="Move to Trash"
-              kind="danger"
-            />
-          )}
-          {has("restore") && (
-            <ActionForm
-              data={data}
-              action="restore"
-              label="Restore from Trash"
-            />
-          )}
-        </div>
-      </section>
-      <PluginCards
-        model={model.id}
-        entry={editor.groupId}
-        locale={editor.locale}
-        instance={data.plugins?.instanceId}
-        cards={data.plugins?.cards}
-        csrfToken={data.shell.csrfToken}
-      />
-      {data.operations && (
-        <section class="card" aria-labelledby="operations-heading">
-          <h2 id="operations-heading">Plugin operations</h2>
-          <p class="hint">
-            {data.operations.count === 1
-              ? "One operation"
-              : `${data.operations.count} operations`}{" "}
-            of installed plugins can run on this entry.
-          </p>
-          <a
-            class="button secondary"
-            href={`/admin/plugins/operations?instance=${data.operations.instanceId}`}
-          >
-            Run an operation
-          </a>
-        </section>
-      )}
-    </aside>
-  );
-}
-
-/** The editor page of an entry language, or of a new entry. */
 /** The person's autosaved work offered back, and who else is editing this language. */
 function DraftNotice({ data }: { data: EditorData }) {
   const drafts = data.drafts;
@@ -463,17 +138,56 @@ function DraftNotice({ data }: { data: EditorData }) {
   );
 }
 
-/** What plugin policies said of the last write: saved, with these warnings or changes. */
-export function PolicyNotes({ lines }: { lines?: string[] }) {
-  if (!lines || lines.length === 0) return null;
+/**
+ * Save draft, Publish and Preview in one bar at the top of the form that stays in view while the
+ * form scrolls: a few Shift+Tab presses from the title reach it, and Ctrl+S saves from anywhere.
+ */
+function ActionBar({ data }: { data: EditorData }) {
+  const { editor } = data;
+  const publishes = actionBarPublishes(data);
   return (
-    <div class="warning" role="status" id="policy-notes">
-      <p>Plugin policies said:</p>
-      <ul>{lines.map((line, n) => <li key={n}>{line}</li>)}</ul>
+    <div class="action-bar" role="group" aria-label="Save and publish">
+      <button type="submit" name="action" value="save" id="action-save">
+        {data.isNew
+          ? "Create draft"
+          : editor.exists
+          ? "Save draft"
+          : `Save ${editor.locale} translation`}
+      </button>
+      {publishes && (
+        <button
+          type="submit"
+          name="action"
+          value="save_publish"
+          class="secondary"
+        >
+          Publish {editor.locale}
+        </button>
+      )}
+      {editor.exists && data.model.isPublic && (
+        <button
+          type="submit"
+          name="action"
+          value="save_preview"
+          class="secondary"
+        >
+          Preview
+        </button>
+      )}
+      <span class="hint action-bar-keys">Ctrl+S saves</span>
+      {data.drafts && editor.exists && (
+        <Autosave
+          formId="entry-form"
+          url={`/admin/content/${data.model.slug}/${editor.groupId}/draft`}
+          revisionInputId="draft-revision"
+        />
+      )}
+      <SaveShortcut formId="entry-form" buttonId="action-save" />
     </div>
   );
 }
 
+/** The editor page of an entry language, or of a new entry. */
 export function EditorPage({ data }: { data: EditorData }) {
   const { editor } = data;
   const slugError = data.errors["_slug"] ?? [];
@@ -486,6 +200,7 @@ export function EditorPage({ data }: { data: EditorData }) {
       {data.alert && (
         <p class="alert" role="alert" id="editor-alert">{data.alert}</p>
       )}
+      <PreviewReady data={data} />
       <ConflictView data={data} />
       <LanguageTabs data={data} />
       {!editor.exists && !data.isNew && (
@@ -506,7 +221,6 @@ export function EditorPage({ data }: { data: EditorData }) {
           aria-label={`Edit ${data.title}`}
         >
           <input type="hidden" name="_csrf" value={data.shell.csrfToken} />
-          <input type="hidden" name="action" value="save" />
           <input type="hidden" name="lang" value={editor.locale} />
           <input
             type="hidden"
@@ -521,6 +235,7 @@ export function EditorPage({ data }: { data: EditorData }) {
               value={data.drafts.own ? String(data.drafts.own.revision) : ""}
             />
           )}
+          {editable && <ActionBar data={data} />}
           <fieldset disabled={!editable}>
             <legend class="visually-hidden">Fields</legend>
             <div class="field" data-field="_slug">
@@ -562,24 +277,6 @@ export function EditorPage({ data }: { data: EditorData }) {
               />
             ))}
           </fieldset>
-          {editable && (
-            <p class="buttons">
-              <button type="submit">
-                {data.isNew
-                  ? "Create draft"
-                  : editor.exists
-                  ? "Save draft"
-                  : `Save ${editor.locale} translation`}
-              </button>
-              {data.drafts && editor.exists && (
-                <Autosave
-                  formId="entry-form"
-                  url={`/admin/content/${data.model.slug}/${editor.groupId}/draft`}
-                  revisionInputId="draft-revision"
-                />
-              )}
-            </p>
-          )}
           {!editable && (
             <p class="muted">
               {editor.trashed
