@@ -14,6 +14,10 @@ import {
   type RendererCompanion,
   startRendererCompanion,
 } from "./core/renderer_companion.ts";
+import {
+  LOCAL_CREDENTIAL_PATH,
+  openLocalControl,
+} from "./core/credentials/local_control.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import type { Services } from "./core/services.ts";
 import {
@@ -75,6 +79,9 @@ Deno.cron(
     }
   },
 );
+// `deno task svc credential` on this machine reaches the running service here (the store is
+// locked while it runs); set once the port is known.
+let local: Awaited<ReturnType<typeof openLocalControl>> = null;
 let server: Deno.HttpServer<Deno.NetAddr>;
 try {
   server = Deno.serve(
@@ -83,12 +90,13 @@ try {
       hostname: config.host,
       // No signal here: aborting Deno.serve's signal cuts requests in flight, while
       // server.shutdown() (called on SIGTERM below) lets them finish.
-      // A bare host:port answers no site (a site is chosen by Host): the closing block names
-      // the addresses that answer.
-      onListen: ({ hostname, port }) =>
-        console.log(`✓ Listening on port ${port} (${hostname})`),
+      // Printed below, once local commands can reach the service too.
+      onListen: () => {},
     },
-    app.fetch,
+    (request, info) =>
+      local && new URL(request.url).pathname === LOCAL_CREDENTIAL_PATH
+        ? local.handle(request)
+        : app.fetch(request, info),
   );
 } catch (error) {
   const setting = error instanceof Deno.errors.AddrInUse ? "PORT" : "HOST";
@@ -102,6 +110,23 @@ try {
   shutdown.abort();
   await close();
   Deno.exit(1);
+}
+
+{
+  const host = server.addr.hostname;
+  const reach = host === "0.0.0.0" || host === "::"
+    ? "127.0.0.1"
+    : host.includes(":")
+    ? `[${host}]`
+    : host;
+  local = await openLocalControl(
+    services,
+    config.dataDir,
+    `http://${reach}:${server.addr.port}`,
+  );
+  // A bare host:port answers no site (a site is chosen by Host): the closing block names
+  // the addresses that answer.
+  console.log(`✓ Listening on port ${server.addr.port} (${host})`);
 }
 
 // The scheduling plugin beside the embedded demo; a failure to start it never stops the service.
@@ -199,6 +224,7 @@ if (!drained) {
     } s are cut off`,
   );
 }
+await local?.remove();
 await companion?.close();
 await renderer?.close();
 if (drained) await close();
