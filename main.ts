@@ -137,7 +137,9 @@ if (config.schedulerCompanion) {
     companion = await step(
       "Scheduling plugin",
       () => startSchedulerCompanion(services, port),
-      (c) => `${c.origin}, ${c.installed} on the demo site`,
+      // The address is in the closing block: the plugin's own origin answers no page,
+      // so it must not be the first address a newcomer reads.
+      (c) => `${c.installed} on the demo site`,
     );
     const running = companion;
     Deno.cron(
