@@ -111,7 +111,11 @@ export async function openLocalControl(
   }
   return {
     handle: (request) => handleLocalCredential(services, digest, request),
-    remove: () => Deno.remove(path).catch(() => {}),
+    // Several processes may share a DATA_DIR on PostgreSQL: remove the file only while it is ours.
+    remove: async () => {
+      const current = await readLocalControl(dataDir);
+      if (current?.secret === secret) await Deno.remove(path).catch(() => {});
+    },
   };
 }
 
