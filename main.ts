@@ -18,6 +18,10 @@ import {
   startTemplateCompanion,
   type TemplateCompanion,
 } from "./core/templates/companion.ts";
+import {
+  LOCAL_CREDENTIAL_PATH,
+  openLocalControl,
+} from "./core/credentials/local_control.ts";
 import { causeOf, StartupError, startupMessage } from "./core/startup_error.ts";
 import { cronRuns, inSpan } from "./core/telemetry/mod.ts";
 import type { Services } from "./core/services.ts";
@@ -130,6 +134,9 @@ let demo: DemoFacts | null = null;
 if (config.demoSite) demo = await demoStep(services, step);
 
 const app = createApp(services);
+// `deno task svc credential` on this machine reaches the running service here (the store is
+// locked while it runs); set once the port is known.
+let local: Awaited<ReturnType<typeof openLocalControl>> = null;
 let server: Deno.HttpServer<Deno.NetAddr>;
 try {
   server = Deno.serve(
@@ -138,12 +145,13 @@ try {
       hostname: config.host,
       // No signal here: aborting Deno.serve's signal cuts requests in flight, while
       // server.shutdown() (called on SIGTERM below) lets them finish.
-      // A bare host:port answers no site (a site is chosen by Host): the closing block names
-      // the addresses that answer.
-      onListen: ({ hostname, port }) =>
-        console.log(`✓ Listening on port ${port} (${hostname})`),
+      // Printed below, once local commands can reach the service too.
+      onListen: () => {},
     },
-    app.fetch,
+    (request, info) =>
+      local && new URL(request.url).pathname === LOCAL_CREDENTIAL_PATH
+        ? local.handle(request)
+        : app.fetch(request, info),
   );
 } catch (error) {
   const setting = error instanceof Deno.errors.AddrInUse ? "PORT" : "HOST";
@@ -157,6 +165,26 @@ try {
   shutdown.abort();
   await close();
   Deno.exit(1);
+}
+
+{
+  const host = server.addr.hostname;
+  const reach = host === "0.0.0.0" || host === "::"
+    ? "127.0.0.1"
+    : host.includes(":")
+    ? `[${host}]`
+    : host;
+  // On Deno Deploy nothing is written to disk, and no command runs beside the service.
+  if (config.deployment === null) {
+    local = await openLocalControl(
+      services,
+      config.dataDir,
+      `http://${reach}:${server.addr.port}`,
+    );
+  }
+  // A bare host:port answers no site (a site is chosen by Host): the closing block names
+  // the addresses that answer.
+  console.log(`✓ Listening on port ${server.addr.port} (${host})`);
 }
 
 // Registered as soon as the server listens: a stop asked while the companions start is still graceful.
@@ -176,7 +204,9 @@ if (config.schedulerCompanion) {
     companion = await step(
       "Scheduling plugin",
       () => startSchedulerCompanion(services, port),
-      (c) => `${c.origin}, ${c.installed} on the demo site`,
+      // The address is in the closing block: the plugin's own origin answers no page,
+      // so it must not be the first address a newcomer reads.
+      (c) => `${c.installed} on the demo site`,
     );
   } catch (error) {
     console.log(
@@ -266,6 +296,7 @@ if (!drained) {
     } s are cut off`,
   );
 }
+await local?.remove();
 await companion?.close();
 await renderer?.close();
 await templates?.close();

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { SCOPES } from "../core/access/scopes.ts";
 import type { openServices } from "../core/boot.ts";
 import { type Config, ConfigError, loadConfig } from "../core/config.ts";
+import type { LocalCredentialRequest } from "../core/credentials/local_control.ts";
 import { DataFolderInUseError } from "../core/db/data_lock.ts";
 import { StartupError, startupMessage } from "../core/startup_error.ts";
 import {
@@ -24,8 +25,8 @@ function later<Module>(path: string): () => Promise<Module> {
 }
 const lazy = {
   boot: later<typeof import("../core/boot.ts")>("../core/boot.ts"),
-  credentials: later<typeof import("../core/credentials/credentials.ts")>(
-    "../core/credentials/credentials.ts",
+  localControl: later<typeof import("../core/credentials/local_control.ts")>(
+    "../core/credentials/local_control.ts",
   ),
   installation: later<typeof import("../core/sites/installation.ts")>(
     "../core/sites/installation.ts",
@@ -144,62 +145,78 @@ async function bootstrap(args: string[]): Promise<number> {
 async function credential(args: string[]): Promise<number> {
   const values = parseCommand("credential", args);
   if (typeof values === "number") return values;
-  const store = await openCommandStore();
+  const input = {
+    domain: values.domain!,
+    admin_email: values["admin-email"]!,
+    name: values.name!,
+    scopes: split(values.scopes!),
+    models: values.models ? split(values.models) : null,
+  };
+  // A running service holds the embedded store: ask it, proving access to the data folder.
+  const store = await openCommandStore(
+    (config) => credentialThroughService(config, input),
+  );
   if (typeof store === "number") return store;
   const { services, close } = store;
-  const { findSiteByDomain } = await lazy.sites();
-  const { createCredential } = await lazy.credentials();
+  const { makeLocalCredential } = await lazy.localControl();
   try {
-    const site = await findSiteByDomain(
-      services.db,
-      values.domain!.toLowerCase(),
-    );
-    const person = await services.db.selectFrom("users").select("id")
-      .where("email", "=", values["admin-email"]!.trim().toLowerCase())
-      .executeTakeFirst();
-    if (!site || !person) {
-      console.error(
-        "Credential refused: no such site or person. Nothing was changed.",
-      );
-      return 1;
-    }
-    const created = await createCredential({
-      ...services,
-      siteId: site.id,
-      personId: person.id,
-    }, {
-      name: values.name!,
-      scopes: split(values.scopes!),
-      models: values.models ? split(values.models) : null,
-    });
-    if (!created.ok) {
-      console.error(
-        `Credential refused (${created.code}): ${
-          JSON.stringify(created)
-        }. Nothing was changed.`,
-      );
-      return 1;
-    }
-    const { id, name, scopes, models } = created.credential;
-    console.log(
-      JSON.stringify(
-        {
-          management_credential: {
-            id,
-            name,
-            scopes,
-            models,
-            secret: created.secret,
-          },
-        },
-        null,
-        2,
-      ),
-    );
-    return 0;
+    return printCredential(await makeLocalCredential(services, input));
   } finally {
     await close();
   }
+}
+
+function printCredential(
+  result: { ok: true; output: unknown } | { ok: false; message: string },
+): number {
+  if (!result.ok) {
+    console.error(result.message);
+    return 1;
+  }
+  console.log(JSON.stringify(result.output, null, 2));
+  return 0;
+}
+
+/**
+ * Creates the credential through the running service that holds the data folder, or answers
+ * null when no service there accepts local commands (then the lock's message is printed).
+ */
+async function credentialThroughService(
+  config: Config,
+  input: LocalCredentialRequest,
+): Promise<number | null> {
+  const { readLocalControl, LOCAL_CREDENTIAL_PATH } = await lazy
+    .localControl();
+  const control = await readLocalControl(config.dataDir);
+  if (!control) return null;
+  let response: Response;
+  try {
+    response = await fetch(`${control.origin}${LOCAL_CREDENTIAL_PATH}`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${control.secret}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify(input),
+    });
+  } catch (error) {
+    console.error(
+      `The running service did not answer at ${control.origin} (${
+        oneLine(error)
+      }). Nothing was changed.`,
+    );
+    return 1;
+  }
+  const body = await response.json().catch(() => null);
+  if (response.status === 201) {
+    return printCredential({ ok: true, output: body });
+  }
+  return printCredential({
+    ok: false,
+    message: typeof body?.error?.message === "string"
+      ? body.error.message
+      : `The running service refused (HTTP ${response.status}). Nothing was changed.`,
+  });
 }
 
 async function migrate(args: string[]): Promise<number> {
@@ -334,7 +351,9 @@ async function restore(args: string[]): Promise<number> {
  * (issue 10, point 1) is taken by `openServices`, so a running service's folder is refused in
  * this one place with the lock's own message.
  */
-async function openCommandStore(): Promise<
+async function openCommandStore(
+  whenLocked?: (config: Config) => Promise<number | null>,
+): Promise<
   Awaited<ReturnType<typeof openServices>> | number
 > {
   let config: Config;
@@ -351,6 +370,10 @@ async function openCommandStore(): Promise<
   } catch (error) {
     // A running service holds DATA_DIR, or the database cannot be reached: the start-up
     // message names the setting and the cause, never a secret.
+    if (error instanceof DataFolderInUseError && whenLocked) {
+      const done = await whenLocked(config);
+      if (done !== null) return done;
+    }
     if (
       error instanceof StartupError || error instanceof DataFolderInUseError
     ) {

@@ -78,6 +78,10 @@ export const COMMANDS = {
       },
     },
     required: ["json", "domain", "admin-email", "name", "scopes"],
+    notes: [
+      "Works while the service runs: it then asks the running service, using the",
+      "owner-only secret the service keeps in DATA_DIR/local-control.json.",
+    ].join("\n"),
   },
   "generate-backend": {
     summary:

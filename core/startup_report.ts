@@ -118,9 +118,12 @@ export interface ClosingBlockOptions {
 /** The block printed once the service listens: where the admin, docs and API are, and which hosts answer. */
 export function closingBlock(options: ClosingBlockOptions): string[] {
   const { config, port, sites, demo, exampleModel } = options;
-  const base = config.publicUrl;
   const local = (domain: string) =>
     `http://${domain}${port === 80 ? "" : `:${port}`}`;
+  // The first address printed must answer. Without PUBLIC_URL it defaults to localhost on
+  // the configured port, which is wrong when PORT is 0 (any free port) and answers no site
+  // when localhost is not one; then name the port listened on and a site this machine reaches.
+  const base = adminBase(config, sites.map((s) => s.domain), local);
   const lines = [
     "",
     `Stave is ready after ${(options.startedMs / 1000).toFixed(1)} s`,
@@ -173,6 +176,18 @@ export function closingBlock(options: ClosingBlockOptions): string[] {
   }
   lines.push("");
   return lines;
+}
+
+function adminBase(
+  config: Config,
+  domains: string[],
+  local: (domain: string) => string,
+): string {
+  if (config.publicUrl !== `http://localhost:${config.port}`) {
+    return config.publicUrl;
+  }
+  const reachable = ["localhost", "127.0.0.1"].find((d) => domains.includes(d));
+  return local(reachable ?? "localhost");
 }
 
 /** Reads the sites and one public model to name in the closing block. */

@@ -141,10 +141,18 @@ export function errorPage(c: Context, error: HttpError): Response {
     : error.status >= 500
     ? "The service could not answer this request. Nothing you typed was lost on our side; try again in a moment."
     : "";
-  const inAdmin = c.req.path.startsWith("/admin");
-  const back = inAdmin
+  // A way back must lead somewhere else: never to the page that just failed. When no site
+  // answers this host, every page here fails alike, so the page says where to go instead.
+  const path = c.req.path.replace(/\/+$/, "") || "/";
+  const back = error.code === "unknown_host"
+    ? `Open the address the service printed when it started: its “Host names” line lists the host names that answer (this request named ${
+      escapeHtml(hostOf(c))
+    }).`
+    : path.startsWith("/admin/")
     ? `<a class="button" href="/admin">Back to the admin</a>`
-    : `<a class="button" href="/">Go to the home page</a>`;
+    : path !== "/"
+    ? `<a class="button" href="/">Go to the home page</a>`
+    : "";
   const html = [
     `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
@@ -154,9 +162,14 @@ export function errorPage(c: Context, error: HttpError): Response {
     `<h1>${escapeHtml(title)}</h1>`,
     detail ? `<p>${escapeHtml(detail)}</p>` : "",
     `<p class="muted">Code: <code>${escapeHtml(error.code)}</code></p>`,
-    `<p>${back}</p></main></body></html>`,
+    back ? `<p>${back}</p>` : "",
+    `</main></body></html>`,
   ].join("");
   return c.html(html, error.status, error.headers);
+}
+
+function hostOf(c: Context): string {
+  return (c.req.header("host") ?? new URL(c.req.url).host).slice(0, 255);
 }
 
 /** Escapes text for HTML element content and attribute values. */

@@ -1,5 +1,5 @@
 // `deno task start`: the service with embedded defaults answers /health for the demo site and stops on SIGINT.
-import { deepEqual, equal, match } from "node:assert/strict";
+import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { privateProcessEnv, PROJECT_ROOT } from "../support/process.ts";
 
 Deno.test("main.ts starts with its defaults, serves the demo site, prints how to sign in and stops cleanly on SIGINT", async () => {
@@ -35,6 +35,17 @@ Deno.test("main.ts starts with its defaults, serves the demo site, prints how to
       printed,
       /Sign in at http:\/\/localhost:\d+\/admin as admin@example\.com with password \S{20,}/,
     );
+    // The first address printed answers the demo site, and so does the admin's, on the port
+    // actually listened on (PORT is 0 here) (issue 44 item 6).
+    const firstUrl = /http:\/\/[^\s,)]+/.exec(printed)![0];
+    const admin = /^ {2}Admin: +(\S+)$/m.exec(printed)![1];
+    equal(admin, `http://localhost:${port}/admin`);
+    for (const url of [firstUrl, admin]) {
+      const page = await fetch(url, { redirect: "manual" });
+      const text = await page.text();
+      ok(page.status < 400, `${url} answered ${page.status}: ${text}`);
+      ok(!text.includes("unknown_host"), url);
+    }
     const health = await fetch(`http://localhost:${port}/health`);
     deepEqual(await health.json(), { ok: true, site: "demo" });
     const unknown = await fetch(`http://127.0.0.1:${port}/health`);

@@ -1,10 +1,14 @@
 // The MCP tool list an agent reads before doing anything: its size and the portability of its schemas (MCP-009, MAPI-022).
 import assert from "node:assert/strict";
 import { OPERATIONS } from "../../core/manage/contract/mod.ts";
-import { buildTools, listedTool } from "../../core/manage/mcp/tools.ts";
+import {
+  argumentSchemaOf,
+  buildTools,
+  listedTool,
+} from "../../core/manage/mcp/tools.ts";
 
 /** What every tool of a full-scope credential may cost together, in bytes of JSON. */
-const TOOL_LIST_BUDGET = 80 * 1024;
+const TOOL_LIST_BUDGET = 60 * 1024;
 
 type Json = Record<string, unknown>;
 
@@ -69,4 +73,88 @@ Deno.test("MCP input schemas are portable: an object at the root, no $ref, oneOf
     assert.equal(schema.anyOf, undefined, tool.name as string);
     assert.deepEqual(portabilityProblems(schema, tool.name as string), []);
   }
+});
+
+Deno.test("a shape listed again points to where it is written out, in a tool of the same scope, and the server still checks the place in full (MCP-009)", () => {
+  const tools = buildTools(OPERATIONS);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const at = (schema: Json, path: string) =>
+    path.split(".").reduce(
+      (s: Json, name) => (s.properties as Json)[name] as Json,
+      schema,
+    );
+  let pointers = 0;
+  const visit = (schema: unknown, tool: (typeof tools)[number]) => {
+    if (typeof schema !== "object" || schema === null) return;
+    const json = schema as Json;
+    const pointer = /^Same shape as (?:([a-z_]+) )?([\w.]+)$/.exec(
+      String(json.description ?? ""),
+    );
+    if (pointer) {
+      pointers++;
+      const target = pointer[1] ? byName.get(pointer[1])! : tool;
+      assert.ok(target, json.description as string);
+      // Whoever sees this tool sees the one holding the shape.
+      assert.equal(target.operation.scope, tool.operation.scope);
+      const written = at(target.inputSchema, pointer[2]);
+      assert.ok(written && !/^Same shape/.test(String(written.description)));
+      if (json.type) assert.equal(json.type, written.type);
+    }
+    for (const value of Object.values(json)) visit(value, tool);
+  };
+  for (const tool of tools) visit(tool.inputSchema, tool);
+  assert.ok(pointers >= 5, `${pointers} pointers`);
+
+  // relate_entries lists connect as a pointer to set; a wrong item there is still refused.
+  const relate = byName.get("relate_entries")!;
+  const connect = at(relate.inputSchema, "body.connect");
+  assert.equal(connect.description, "Same shape as body.set");
+  const body = {
+    id: crypto.randomUUID(),
+    locale: "en",
+    field: "tags",
+    expected_current_version_id: crypto.randomUUID(),
+  };
+  const full = argumentSchemaOf(relate.operation);
+  assert.ok(
+    full.safeParse({ body: { ...body, connect: [crypto.randomUUID()] } })
+      .success,
+  );
+  // (Each target's own shape is checked by the route, which names the item.)
+  assert.ok(!full.safeParse({ body: { ...body, connect: "x" } }).success);
+  // The idempotency key is listed bare; its rule still applies (stated in the instructions).
+  assert.deepEqual((relate.inputSchema.properties as Json).idempotency_key, {
+    type: "string",
+  });
+  assert.ok(!full.safeParse({ body, idempotency_key: "has space" }).success);
+  assert.ok(
+    !full.safeParse({ body, idempotency_key: "x".repeat(129) }).success,
+  );
+  // Unknown arguments are refused though roots no longer say additionalProperties: false.
+  assert.equal(relate.inputSchema.additionalProperties, undefined);
+  assert.ok(!full.safeParse({ body, extra: 1 }).success);
+});
+
+Deno.test("anyOf branches are merged only into an exact equivalent: constants into an enum, a format beside the bare type into the type (MCP-009)", () => {
+  const listed = new Map(
+    buildTools(OPERATIONS).map((t) => [t.name, t.inputSchema]),
+  );
+  const listEntries = listed.get("list_entries")!.properties as Json;
+  assert.deepEqual(
+    { ...(listEntries.model_id as Json), description: undefined },
+    { type: "string", description: undefined },
+  );
+  const text = JSON.stringify(listed.get("put_settings"));
+  assert.ok(
+    text.includes(
+      '"status":{"type":"integer","enum":[301,302,307,308,410,451]}',
+    ),
+    text,
+  );
+  // A uuid-or-null stays an anyOf: no single type says it.
+  assert.ok(
+    JSON.stringify([...listed.values()]).includes(
+      '{"anyOf":[{"type":"string","format":"uuid"},{"type":"null"}]}',
+    ),
+  );
 });

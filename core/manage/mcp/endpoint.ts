@@ -31,7 +31,7 @@ import {
 
 /** What `initialize` tells an agent once, instead of repeating it in every tool. */
 export const INSTRUCTIONS =
-  'Tools are the Management API\'s operations for the site of your credential. Every call answers structuredContent { status, idempotency_key?, body }: status is the HTTP status, body the answer or { error: { code, message } }; isError is true from status 400. Writes take an optional idempotency_key: send the returned one again to retry safely. Start with get_site and list_models; models are named by id or by api key (e.g. "posts"). To publish what is there now, call publish_entry with expected_current_version_id and expected_workflow_revision set to "current".';
+  'Tools are the Management API\'s operations for the site of your credential. Every call answers structuredContent { status, idempotency_key?, body }: status is the HTTP status, body the answer or { error: { code, message } }; isError is true from status 400. Argument objects are closed: a name a schema does not list is refused. Writes take an optional idempotency_key (1 to 128 visible ASCII characters): send the returned one again to retry safely. A schema described as "Same shape as X" has its shape written out at X, in the tool X names first if it names one. Start with get_site and list_models; models are named by id or by api key (e.g. "posts"). To publish what is there now, call publish_entry with expected_current_version_id and expected_workflow_revision set to "current".';
 
 /** Protocol versions this endpoint speaks, newest first (spec 2 part 4.5). */
 export const PROTOCOL_VERSIONS = ["2025-06-18", "2025-03-26"] as const;

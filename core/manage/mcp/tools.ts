@@ -7,6 +7,8 @@ import { operationNames } from "../route_names.ts";
 
 /** Argument naming the `Idempotency-Key` of a write tool. */
 export const IDEMPOTENCY_ARGUMENT = "idempotency_key";
+/** What an `idempotency_key` may hold: 1 to 128 visible ASCII characters. */
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]+$/;
 /** Argument holding the JSON body of a tool whose operation takes one. */
 export const BODY_ARGUMENT = "body";
 
@@ -82,10 +84,12 @@ export function argumentSchemaOf(operation: AnyOperation): z.ZodObject {
     );
   }
   if (operation.key) {
+    // Its rule (1 to 128 visible ASCII characters) is stated once in `initialize`'s
+    // instructions, not on each of the 59 tools; `compactSchema` leaves it out of the listing.
     shape[IDEMPOTENCY_ARGUMENT] = z.string().max(128).regex(
-      /^[\x21-\x7E]+$/,
+      IDEMPOTENCY_KEY_PATTERN,
       "expected visible ASCII characters",
-    ).optional().describe("Retry key; a made one is returned");
+    ).optional();
   }
   return z.strictObject(shape);
 }
@@ -121,16 +125,17 @@ const LONG_PATTERN = 32;
  * reads it), titles, extensions and the `default`s the route applies itself; type lists
  * become `anyOf`. Never changes what a call accepts: the full schema checks every call.
  */
-export function compactSchema(schema: unknown, root = true): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => compactSchema(s, false));
+export function compactSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => compactSchema(s));
   if (typeof schema !== "object" || schema === null) return schema;
   const out: Json = {};
   for (const [key, value] of Object.entries(schema as Json)) {
     if (key === "propertyNames" || key === "default" || key === "title") {
       continue;
     }
-    // Closed objects are refused naming the unknown key; the root says it once per tool.
-    if (key === "additionalProperties" && value === false && !root) continue;
+    // Closed objects are refused naming the unknown key; `initialize`'s instructions say once
+    // that every argument object is closed (111 roots saying it cost 3 KB of every list).
+    if (key === "additionalProperties" && value === false) continue;
     if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
     // Extensions (`x-model-ref`) are for the service's own readers, not for agents.
     if (key.startsWith("x-")) continue;
@@ -153,32 +158,130 @@ export function compactSchema(schema: unknown, root = true): unknown {
       key === "pattern" && typeof value === "string" &&
       (value.length > LONG_PATTERN || "format" in (schema as Json))
     ) continue;
+    // An empty `required` is what its absence means.
+    if (key === "required" && Array.isArray(value) && value.length === 0) {
+      continue;
+    }
+    if (key === "anyOf" && Array.isArray(value)) {
+      const merged = mergedAnyOf(compactSchema(value) as Json[]);
+      if (merged) {
+        Object.assign(out, merged);
+        continue;
+      }
+    }
     out[key] = key === "properties"
       ? Object.fromEntries(
         Object.entries(value as Json).map((
           [k, v],
-        ) => [k, compactSchema(v, false)]),
+        ) => [k, compactSchema(v)]),
       )
-      : compactSchema(value, false);
+      : compactSchema(value);
   }
   return out;
 }
 
+/**
+ * The one schema an `anyOf` means, when it has a simpler exact form: constants of one type
+ * become an `enum` (a redirect status is one of six numbers), and branches of one type beside
+ * that type unconstrained become the type (a model id or any api key is a string). Null
+ * otherwise; never widens or narrows what is accepted.
+ */
+function mergedAnyOf(branches: Json[]): Json | null {
+  const types = new Set(branches.map((b) => b.type));
+  if (types.size !== 1 || typeof branches[0]?.type !== "string") return null;
+  const type = branches[0].type;
+  if (branches.every((b) => Object.keys(b).sort().join() === "const,type")) {
+    return {
+      type: branches.every((b) => Number.isInteger(b.const)) ? "integer" : type,
+      enum: branches.map((b) => b.const),
+    };
+  }
+  if (branches.some((b) => Object.keys(b).length === 1)) return { type };
+  return null;
+}
+
+/**
+ * A sub-schema listed again is written out at its first place only; later places keep their
+ * type and point to the first: within one tool (relate_entries' four target lists), or in an
+ * earlier tool of the same scope (update_role's permissions are create_role's), which a
+ * credential sees whenever it sees this one. The server checks every place in full; clients
+ * get the same rule for a fraction of the bytes. `seen` carries the first places across tools.
+ */
+export function shareRepeats(
+  inputSchema: Json,
+  tool: { name: string; scope: string },
+  seen: Map<string, { tool: string; path: string }>,
+): Json {
+  const visit = (schema: unknown, path: string): unknown => {
+    if (
+      typeof schema !== "object" || schema === null || Array.isArray(schema)
+    ) {
+      return schema;
+    }
+    const text = JSON.stringify(schema);
+    const key = `${tool.scope}\n${text}`;
+    const first = seen.get(key);
+    const type = (schema as Json).type;
+    // A pointer keeps the type, so it still constrains something (a schema with no keyword
+    // accepts anything, which clients flag); a shape without one type is written out again.
+    if (first !== undefined && path && typeof type === "string") {
+      return {
+        type,
+        description: `Same shape as ${
+          first.tool === tool.name ? "" : `${first.tool} `
+        }${first.path}`,
+      };
+    }
+    if (path && text.length >= REPEAT_WORTH_SHARING) {
+      seen.set(key, { tool: tool.name, path });
+    }
+    const out: Json = {};
+    for (const [k, value] of Object.entries(schema as Json)) {
+      out[k] = k === "properties"
+        ? Object.fromEntries(
+          Object.entries(value as Json).map((
+            [name, sub],
+          ) => [name, visit(sub, path ? `${path}.${name}` : name)]),
+        )
+        : value;
+    }
+    return out;
+  };
+  return visit(inputSchema, "") as Json;
+}
+
+// Shorter repeats cost less than the pointer that would replace them.
+const REPEAT_WORTH_SHARING = 100;
+
 function describe(operation: AnyOperation): string {
-  return operationNames(operation.summary, "snake");
+  // A tool takes a file as base64 arguments, never as multipart: the route's wording would mislead.
+  return operationNames(operation.summary, "snake").replace(
+    / \(multipart: [^)]*\)/,
+    "",
+  );
 }
 
 /** The tool of one operation. */
-export function toolOf(operation: AnyOperation): ManageTool {
-  const inputSchema = compactSchema(
-    jsonSchemaOf(argumentSchemaOf(operation), "input"),
-  ) as Json;
+export function toolOf(
+  operation: AnyOperation,
+  seen: Map<string, { tool: string; path: string }> = new Map(),
+): ManageTool {
+  const inputSchema = shareRepeats(
+    compactSchema(jsonSchemaOf(argumentSchemaOf(operation), "input")) as Json,
+    { name: toolName(operation), scope: operation.scope },
+    seen,
+  );
+  const properties = inputSchema.properties as Json;
+  if (properties[IDEMPOTENCY_ARGUMENT]) {
+    properties[IDEMPOTENCY_ARGUMENT] = { type: "string" };
+  }
   // A path parameter is always required, whatever its schema says about emptiness.
   const required = new Set(
     (inputSchema.required as string[] | undefined) ?? [],
   );
   for (const name of pathParams(operation.path)) required.add(name);
-  inputSchema.required = [...required];
+  if (required.size > 0) inputSchema.required = [...required];
+  else delete inputSchema.required;
   const write = operation.method !== "GET";
   return {
     name: toolName(operation),
@@ -190,7 +293,8 @@ export function toolOf(operation: AnyOperation): ManageTool {
       ? {
         destructiveHint: operation.method === "DELETE" ||
           /(^|-)(remove|purge|trash|delete)(-|$)/.test(operation.name),
-        idempotentHint: operation.key !== null,
+        // Left out when false: that is the MCP default.
+        ...(operation.key !== null ? { idempotentHint: true } : {}),
         openWorldHint: false,
       }
       : { readOnlyHint: true, openWorldHint: false },
@@ -202,15 +306,17 @@ export function toolOf(operation: AnyOperation): ManageTool {
 export function buildTools(
   operations: readonly AnyOperation[],
 ): ManageTool[] {
-  const tools = operations.map(toolOf);
-  const seen = new Set<string>();
+  // Contract order decides which tool writes a shared shape out in full.
+  const seen = new Map<string, { tool: string; path: string }>();
+  const tools = operations.map((operation) => toolOf(operation, seen));
+  const names = new Set<string>();
   for (const tool of tools) {
-    if (seen.has(tool.name)) {
+    if (names.has(tool.name)) {
       throw new Error(
         `Cannot list MCP tool "${tool.name}": two operations share the name`,
       );
     }
-    seen.add(tool.name);
+    names.add(tool.name);
   }
   return tools;
 }
