@@ -227,7 +227,9 @@ if (
     templates = await step(
       "Template services",
       () => startTemplateCompanion(port, config.dataDir),
-      (t) => t.origin,
+      // No address here: these services answer the admin and the renderer, not a visitor, and
+      // the first address a newcomer reads must open the site.
+      (t) => `build, preview and deploy on port ${new URL(t.origin).port}`,
     );
     config.templateSettings = {
       ...templates.settings,
