@@ -29,6 +29,9 @@ export type MediaPickerItem = {
  *   their order, so a save keeps the order; newly chosen ones follow.
  * - `id`, `hideLabel`, `describedBy`, `invalid`, `readOnly`: optional; for a page that
  *   renders the label, hints and refusal itself (the entry editor).
+ * - `altField`: optional, one image only; a text field for the chosen image's alt text in
+ *   `language`, posted as `name`, with the id it was shown for posted as `forName` (so a choice
+ *   changed without script never gives the new image the old one's text).
  */
 export type MediaPickerProps = {
   name: string;
@@ -43,6 +46,7 @@ export type MediaPickerProps = {
   describedBy?: string;
   invalid?: boolean;
   readOnly?: boolean;
+  altField?: { name: string; forName: string; language: string };
 };
 
 function listOf(value: MediaPickerProps["value"]): string[] {
@@ -65,6 +69,19 @@ export function MediaPicker(props: MediaPickerProps) {
     ...accepted.filter((i) => !initial.includes(i.id)),
   ];
   const [chosen, setChosen] = useState<string[]>(initial);
+  const altOf = (itemId: string | undefined) =>
+    offered.find((i) => i.id === itemId)?.alt ?? "";
+  // The alt text shown, and the image it belongs to: a new choice shows that image's text.
+  const [alt, setAlt] = useState({
+    for: initial[0] ?? "",
+    text: altOf(initial[0]),
+  });
+  const altChosen = chosen[0] ?? "";
+  if (props.altField && alt.for !== altChosen) {
+    setAlt({ for: altChosen, text: altOf(altChosen) });
+  }
+  const chosenIsImage = offered.find((i) => i.id === altChosen)?.kind ===
+    "image";
   const [filter, setFilter] = useState("");
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
@@ -169,6 +186,31 @@ export function MediaPicker(props: MediaPickerProps) {
               </li>
             ))}
           </ul>
+        </div>
+      )}
+      {props.altField && (altChosen === "" || chosenIsImage) && (
+        <div class="media-picker-alt">
+          <input type="hidden" name={props.altField.forName} value={alt.for} />
+          <label for={`${id}-alt`}>
+            Alt text of the chosen image ({props.altField.language})
+          </label>
+          <input
+            id={`${id}-alt`}
+            name={props.altField.name}
+            maxLength={1000}
+            value={alt.text}
+            disabled={altChosen === ""}
+            aria-describedby={`${id}-alt-hint`}
+            onInput={(e) =>
+              setAlt({
+                for: alt.for,
+                text: (e.target as HTMLInputElement).value,
+              })}
+          />
+          <p id={`${id}-alt-hint`} class="hint">
+            Describes the image to people who cannot see it. It is saved on the
+            image in the library, so every use of the image shows it.
+          </p>
         </div>
       )}
     </div>

@@ -82,6 +82,11 @@ export interface EditorState {
   relationChoices: Record<string, RelationChoice[]>;
   /** What the media pickers offer: the newest files and those the fields hold (empty without media fields). */
   mediaChoices: PickerItem[];
+  /**
+   * The language whose alt text a single image field's picker shows and edits on the chosen
+   * image, or null when the person may not change library items (`media:update`).
+   */
+  altLanguage: string | null;
   /** The model's slug source field, for the slug auto-fill. */
   titleKey: string | null;
 }
@@ -101,6 +106,14 @@ export async function readableGroup(
     return refuse(404, "not_found", "No such entry you can open here");
   }
   return group;
+}
+
+/** The language whose alt texts the person may edit from a picker, or null (no `media:update`). */
+export function altLanguageOf(
+  ctx: AdminContext,
+  locale: string,
+): string | null {
+  return decide(ctx.authority, { action: "media:update" }).ok ? locale : null;
 }
 
 /**
@@ -346,6 +359,7 @@ export async function loadEditor(
     mayAssign,
     relationChoices: await relationChoices(ctx, controls, raw),
     mediaChoices: await mediaChoices(ctx, controls, raw, locale),
+    altLanguage: altLanguageOf(ctx, locale),
     titleKey: titleFieldOf(model)?.key ?? null,
   };
 }
@@ -381,6 +395,7 @@ export async function newEditor(
     mayAssign: false,
     relationChoices: await relationChoices(ctx, controls),
     mediaChoices: await mediaChoices(ctx, controls, raw, locale),
+    altLanguage: altLanguageOf(ctx, locale),
     titleKey: titleFieldOf(model)?.key ?? null,
   };
 }

@@ -22,6 +22,10 @@ import { policyRefusalText, underPolicies } from "./policy_checks.ts";
 import type { StoredModel } from "../models/store_rows.ts";
 import type { AdminContext } from "./context.ts";
 import { one } from "./form_values.ts";
+import { decide } from "../access/decide.ts";
+import { personMedia } from "../media/admin_access.ts";
+import { updateMedia } from "../media/edit.ts";
+import { readMediaRow } from "../media/items.ts";
 import {
   type FieldControl,
   type ParsedForm,
@@ -98,6 +102,61 @@ export function refusalErrors(
   return {};
 }
 
+/** The longest alt text a library item keeps per language. */
+const ALT_TEXT_MAX = 1000;
+
+/** An alt text a single image field's picker posted for the image chosen in it. */
+interface PostedAlt {
+  key: string;
+  mediaId: string;
+  text: string;
+}
+
+/**
+ * The alt texts posted beside single image choices (`alt.<key>`), each only when it was shown
+ * for the image chosen now (`alt_for.<key>`): a choice changed without script keeps the text
+ * shown for the previous image, which must not be given to the new one.
+ */
+function postedAltTexts(
+  controls: readonly FieldControl[],
+  form: Record<string, unknown>,
+  values: Record<string, unknown>,
+): PostedAlt[] {
+  return controls.flatMap((control) => {
+    if (control.type !== "media" || control.multiple) return [];
+    const posted = form[`alt.${control.key}`];
+    const chosen = values[control.key];
+    if (typeof posted !== "string" || typeof chosen !== "string") return [];
+    if (one(form[`alt_for.${control.key}`]) !== chosen) return [];
+    return [{ key: control.key, mediaId: chosen, text: posted.trim() }];
+  });
+}
+
+/**
+ * Writes each changed alt text on its library image in `locale`, as the person (who needs
+ * `media:update`; the editor offers the field only then). The entry is saved already: an image
+ * removed meanwhile, or not an image, is left alone.
+ */
+async function saveAltTexts(
+  ctx: AdminContext,
+  locale: string,
+  alts: readonly PostedAlt[],
+): Promise<void> {
+  if (alts.length === 0) return;
+  if (!decide(ctx.authority, { action: "media:update" }).ok) return;
+  const media = await personMedia(ctx.services, ctx.site.id, ctx.user.id);
+  if (!media?.may.update) return;
+  for (const alt of alts) {
+    const row = await readMediaRow(media.ctx.db, media.ctx.siteId, alt.mediaId);
+    if (!row || row.kind !== "image" || row.external) continue;
+    const current = (row.alt_texts as Record<string, string>)[locale] ?? "";
+    if (current === alt.text) continue;
+    await updateMedia(media.ctx, alt.mediaId, {
+      alt_texts: { [locale]: alt.text },
+    });
+  }
+}
+
 /** Saves the posted form as the entry's next version in `locale` (or creates the entry). */
 export async function saveFromForm(
   ctx: AdminContext,
@@ -119,6 +178,14 @@ export async function saveFromForm(
   // script that fills it in) the person is asked for it rather than the save failing.
   if (slug === "" && (options.groupId === null || expected === "")) {
     errors._slug = ["Give this entry a slug"];
+  }
+  const alts = postedAltTexts(options.controls, options.form, parsed.values);
+  for (const alt of alts) {
+    if (alt.text.length > ALT_TEXT_MAX) {
+      errors[alt.key] = [
+        `The alt text is at most ${ALT_TEXT_MAX} characters (${alt.text.length} now)`,
+      ];
+    }
   }
   if (Object.keys(errors).length > 0) {
     return { ok: false, code: "form_invalid", errors, parsed };
@@ -153,6 +220,7 @@ export async function saveFromForm(
   if (!checked.ok) return policyRefusalOf(checked, parsed);
   const outcome = checked.outcome;
   if (outcome.ok) {
+    await saveAltTexts(ctx, options.locale, alts);
     return {
       ok: true,
       groupId: outcome.group_id,

@@ -24,6 +24,8 @@ export interface FieldInputProps {
   autoFill?: boolean;
   /** What a media field's picker offers. */
   mediaItems?: PickerItem[];
+  /** The language a single image field edits the chosen image's alt text in (null: not offered). */
+  altLanguage?: string | null;
   /** Where relation pickers search for more entries (the model's `/choices` route). */
   choicesUrl?: string;
   /** A component field's: the relation choices of its items' fields, by full key. */
@@ -46,9 +48,21 @@ export function MediaField(
     describedBy: string;
     invalid: boolean;
     items: PickerItem[];
+    altLanguage?: string | null;
   },
 ) {
   const { control } = props;
+  // One image chosen from the library: its alt text is asked for beside the choice and saved
+  // on the library item, so every use of the image reads the same text.
+  const altField = !control.multiple && !control.readOnly &&
+      props.altLanguage &&
+      (control.kinds.length === 0 || control.kinds.includes("image"))
+    ? {
+      name: `alt.${control.key}`,
+      forName: `alt_for.${control.key}`,
+      language: props.altLanguage,
+    }
+    : undefined;
   return (
     <MediaPicker
       id={`field-${control.key}`}
@@ -67,6 +81,7 @@ export function MediaField(
       readOnly={control.readOnly}
       describedBy={props.describedBy}
       invalid={props.invalid}
+      {...(altField ? { altField } : {})}
     />
   );
 }
@@ -177,6 +192,7 @@ function Control(props: FieldInputProps & { describedBy: string }) {
           describedBy={describedBy}
           invalid={props.errors.length > 0}
           items={props.mediaItems ?? []}
+          altLanguage={props.altLanguage}
         />
       );
     case "point": {

@@ -269,6 +269,7 @@ export function EditorPage({ data }: { data: EditorData }) {
                   ? editor.relationChoices
                   : undefined}
                 mediaItems={editor.mediaChoices}
+                altLanguage={editor.altLanguage}
                 choicesUrl={`/admin/content/${data.model.slug}/choices`}
                 sourceId={control.source
                   ? `field-${control.source}`
