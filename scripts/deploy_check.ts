@@ -86,7 +86,7 @@ export async function deployCheck(
     const service = await spawnDeployed(
       "main.ts",
       env,
-      /listening on http:\/\/[^:]+:(\d+)/,
+      /Listening on port (\d+)/,
     );
     cleanups.push(service.stop);
     const deployed = [service];
@@ -278,7 +278,7 @@ async function spawnDeployed(
   try {
     await waitFor(listening, 90_000);
   } catch (error) {
-    child.kill("SIGKILL");
+    if (!exited) child.kill("SIGKILL");
     await status;
     throw error;
   }

@@ -3,7 +3,7 @@
 // build, refuses a stale load and stranded pins, then promotes each registered section to an
 // immutable version. Accepting deploys nothing.
 import { sql } from "kysely";
-import { compiledDigest } from "../../services/templates/pipeline.ts";
+import { compiledDigest } from "./compiled_digest.ts";
 import { artifactKey, readArtifact } from "./artifacts.ts";
 import type { BuildReport } from "./build_client.ts";
 import {

@@ -17,6 +17,9 @@ import {
 } from "../../core/templates/manifest.ts";
 import { checkSourceRules } from "../../core/templates/source_rules.ts";
 import { checkInBrowser } from "./browser_checks.ts";
+import { compiledDigest } from "../../core/templates/compiled_digest.ts";
+
+export { compiledDigest };
 import { runSandboxed, SANDBOX_LIMITS, type SandboxLimits } from "./sandbox.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
@@ -99,23 +102,6 @@ function runnerCode(): Promise<string> {
     write: false,
     logLevel: "silent",
   }).then((r) => r.outputFiles[0].text);
-}
-
-/** Canonical JSON of compiled files for their digest (keys sorted). */
-export async function compiledDigest(
-  files: Record<string, string>,
-): Promise<string> {
-  const text = JSON.stringify(
-    Object.fromEntries(Object.keys(files).sort().map((k) => [k, files[k]])),
-  );
-  const hash = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(text),
-  );
-  return Array.from(
-    new Uint8Array(hash),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
 }
 
 /** One drawn call: its HTML, or why it failed. */
