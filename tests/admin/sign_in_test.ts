@@ -35,7 +35,7 @@ Deno.test("GET /admin/sign-in renders a labelled form with a hidden _csrf equal 
     match(html, /<label for="password">Password<\/label>/);
     match(html, /<input id="password" name="password" type="password"/);
     match(html, /<form method="post" action="\/admin\/sign-in"/);
-    match(html, /href="\/_static\/admin.css"/);
+    match(html, /href="\/_static\/admin.css\?v=[0-9a-f]+"/);
     // A page without islands ships no script.
     equal(html.includes("<script"), false);
   } finally {
