@@ -4,6 +4,7 @@ import { renderToString } from "preact-render-to-string";
 import { SIGN_IN_PATH } from "../auth/session_middleware.ts";
 import type { AppEnv } from "../web/env.ts";
 import { HttpError } from "../web/errors.ts";
+import { adminStylesheetHref } from "../web/static_files.ts";
 
 function SessionLost(
   props: { action: string; csrf: string; fields: [string, string][] },
@@ -14,7 +15,7 @@ function SessionLost(
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>Sign in again · Stave</title>
-        <link rel="stylesheet" href="/_static/admin.css" />
+        <link rel="stylesheet" href={adminStylesheetHref()} />
       </head>
       <body>
         <main class="error-page">

@@ -4,6 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "./env.ts";
 import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
+import { adminStylesheetHref } from "./static_files.ts";
 
 /** A refusal the spec names: an HTTP status, a code and the details a client may see. */
 export class HttpError extends Error {
@@ -157,7 +158,7 @@ export function errorPage(c: Context, error: HttpError): Response {
     `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<title>${escapeHtml(title)} · Stave</title>`,
-    `<link rel="stylesheet" href="/_static/admin.css"></head><body>`,
+    `<link rel="stylesheet" href="${adminStylesheetHref()}"></head><body>`,
     `<main class="error-page"><p class="status">${error.status}</p>`,
     `<h1>${escapeHtml(title)}</h1>`,
     detail ? `<p>${escapeHtml(detail)}</p>` : "",
