@@ -2,7 +2,7 @@
 // as its own process with keys made up at this start, and the service's template settings
 // pointed at it, so a newcomer can upload, preview, accept and release a template locally.
 import { randomToken } from "../auth/secrets.ts";
-import { PROJECT_ROOT } from "../server.ts";
+import { startCompanionProcess } from "../companion_process.ts";
 
 /** A running template services child and the settings that reach it. */
 export interface TemplateCompanion {
@@ -46,39 +46,15 @@ export async function startTemplateCompanion(
     MANAGED_RENDER_HMAC_KEY: randomToken(),
   };
   const root = await Deno.realPath(dataDir).catch(() => dataDir);
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "services/templates/main.ts"],
-    cwd: PROJECT_ROOT,
-    env: {
+  const { origin, close } = await startCompanionProcess(
+    "services/templates/main.ts",
+    {
       ...keys,
       TEMPLATE_SERVICE_PORT: String(port),
       MANAGED_RENDER_DEPLOY_DIR: `${root}/template-deploy`,
     },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const timer = setTimeout(
-    () => child.kill("SIGKILL"),
-    options.waitMs ?? 60_000,
+    { waitMs: options.waitMs, exitMessage: "the template services exited" },
   );
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let printed = "";
-  let origin = "";
-  while (!origin) {
-    const { value, done } = await reader.read();
-    if (done) {
-      clearTimeout(timer);
-      await child.status;
-      throw new Error(printed.trim() || "the template services exited");
-    }
-    printed += value;
-    origin = /listening on (http:\/\/\S+)/.exec(printed)?.[1] ?? "";
-  }
-  clearTimeout(timer);
-  const drained = (async () => {
-    while (!(await reader.read()).done) { /* keep the pipe open */ }
-  })();
   return {
     origin,
     settings: {
@@ -90,12 +66,6 @@ export async function startTemplateCompanion(
       TEMPLATE_SANDBOX_IMAGE: await sandboxImage(),
       TEMPLATE_ARTIFACTS: `${root}/template-artifacts`,
     },
-    close: async () => {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* already exited */ }
-      await child.status;
-      await drained;
-    },
+    close,
   };
 }
