@@ -284,6 +284,6 @@ Deno.test("an unknown path answers JSON 404 to APIs and an HTML page to browsers
   equal(browser.status, 404);
   const html = await browser.text();
   match(html, /<p class="status">404<\/p><h1>Page not found<\/h1>/);
-  match(html, /href="\/_static\/admin.css"/);
+  match(html, /href="\/_static\/admin.css\?v=[0-9a-f]+"/);
   match(html, /href="\/">Go to the home page/);
 });

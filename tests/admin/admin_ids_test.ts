@@ -72,7 +72,7 @@ Deno.test("/admin/people/roles/zzz answers the admin's styled 404 page for GET a
       const html = await get.text();
       assert.match(
         html,
-        /<link rel="stylesheet" href="\/_static\/admin\.css">/,
+        /<link rel="stylesheet" href="\/_static\/admin\.css\?v=[0-9a-f]+">/,
       );
       assert.match(html, /<h1>Page not found<\/h1>/);
       assert.match(html, /href="\/admin">Back to the admin</);
