@@ -23,7 +23,7 @@ import type { StoredModel } from "../models/store_rows.ts";
 import type { AdminContext } from "./context.ts";
 import { one } from "./form_values.ts";
 import { decide } from "../access/decide.ts";
-import { personMedia } from "../media/admin_access.ts";
+import { adminMediaContext } from "../media/admin_access.ts";
 import { updateMedia } from "../media/edit.ts";
 import { readMediaRow } from "../media/items.ts";
 import {
@@ -143,15 +143,15 @@ async function saveAltTexts(
   alts: readonly PostedAlt[],
 ): Promise<void> {
   if (alts.length === 0) return;
+  // The request's authority, loaded for this page, decides; it is not read again.
   if (!decide(ctx.authority, { action: "media:update" }).ok) return;
-  const media = await personMedia(ctx.services, ctx.site.id, ctx.user.id);
-  if (!media?.may.update) return;
+  const media = adminMediaContext(ctx.services, ctx.site.id);
   for (const alt of alts) {
-    const row = await readMediaRow(media.ctx.db, media.ctx.siteId, alt.mediaId);
+    const row = await readMediaRow(media.db, media.siteId, alt.mediaId);
     if (!row || row.kind !== "image" || row.external) continue;
     const current = (row.alt_texts as Record<string, string>)[locale] ?? "";
     if (current === alt.text) continue;
-    await updateMedia(media.ctx, alt.mediaId, {
+    await updateMedia(media, alt.mediaId, {
       alt_texts: { [locale]: alt.text },
     });
   }

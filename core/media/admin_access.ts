@@ -13,6 +13,21 @@ export interface PersonMedia {
   canRead: (modelId: string) => boolean;
 }
 
+/** The library as an admin page's own writes use it (no idempotency key). */
+export function adminMediaContext(
+  services: Services,
+  siteId: string,
+): MediaContext {
+  return {
+    db: services.db,
+    storage: mediaStorageOf(services),
+    clock: services.clock,
+    siteId,
+    publicUrl: services.config.publicUrl,
+    keyDigest: null,
+  };
+}
+
 /** Loads the person's authority on the site; null when they have no access to it. */
 export async function personMedia(
   services: Services,
@@ -28,14 +43,7 @@ export async function personMedia(
   const holds = (permission: SystemPermission) =>
     decide(authority, { action: permission }).ok;
   return {
-    ctx: {
-      db: services.db,
-      storage: mediaStorageOf(services),
-      clock: services.clock,
-      siteId,
-      publicUrl: services.config.publicUrl,
-      keyDigest: null,
-    },
+    ctx: adminMediaContext(services, siteId),
     may: {
       upload: holds("media:upload"),
       update: holds("media:update"),

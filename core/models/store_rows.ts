@@ -1,6 +1,7 @@
 // Reads and writes the rows of models, their fields and their retained keys.
 import type { Actor } from "../access/actor.ts";
 import type { Db } from "../db/database.ts";
+import { transactionMemo } from "../db/transaction_memo.ts";
 import type { RetainedKey } from "./change_safety.ts";
 import {
   type ModelDefinition,
@@ -62,13 +63,9 @@ export async function loadModels(
   );
 }
 
-// Models read inside one transaction, by transaction: an entry command reads its model for
-// validation, for its rules and for the search index; one read serves them all, and all three
-// see the same model. Writers of models forget them (forgetModelsRead).
-const readInTransaction = new WeakMap<
-  Db,
-  Map<string, Promise<StoredModel | undefined>>
->();
+// An entry command reads its model for validation, its rules and the search index: one read
+// per transaction serves them all. Writers of models forget them (forgetModelsRead).
+const modelsRead = transactionMemo<StoredModel | undefined>();
 
 /**
  * One live model by id, read once per transaction (outside a transaction, every call reads).
@@ -79,23 +76,16 @@ export function loadModelOnce(
   siteId: string,
   modelId: string,
 ): Promise<StoredModel | undefined> {
-  const read = async () => (await loadModels(db, siteId, [modelId]))[0];
-  if (!db.isTransaction) return read();
-  let models = readInTransaction.get(db);
-  if (!models) readInTransaction.set(db, models = new Map());
-  const key = `${siteId}/${modelId}`;
-  let found = models.get(key);
-  if (!found) {
-    found = read();
-    models.set(key, found);
-    found.catch(() => models.delete(key));
-  }
-  return found;
+  return modelsRead.once(
+    db,
+    `${siteId}/${modelId}`,
+    async () => (await loadModels(db, siteId, [modelId]))[0],
+  );
 }
 
 /** Forgets the models {@linkcode loadModelOnce} read in this transaction: call after writing one. */
 export function forgetModelsRead(db: Db): void {
-  readInTransaction.delete(db);
+  modelsRead.forget(db);
 }
 
 /** A model row as the database answers it, as a row or inside JSON (dates then as text). */

@@ -5,6 +5,7 @@ import type { Actor } from "../access/actor.ts";
 import type { Clock } from "../clock.ts";
 import { snapshotActor } from "../entries/actor_snapshot.ts";
 import type { Db } from "../db/database.ts";
+import { transactionMemo } from "../db/transaction_memo.ts";
 import { rebuildPublicItems } from "../public/projection.ts";
 import {
   SETTINGS_DEFAULTS,
@@ -46,17 +47,13 @@ export interface SettingsContext {
 /** The audit action of a settings write made with a {@link SettingsContext.record}. */
 export const SETTINGS_PUT_ACTION = "settings.put";
 
-// Documents read inside one transaction, by transaction: an entry command reads the editorial
-// settings for its review state, its checks and its validation; one read serves them all.
-// Writers forget them (forgetSettingsRead).
-const readInTransaction = new WeakMap<
-  Db,
-  Map<string, Promise<StoredSettings<SettingsKey>>>
->();
+// An entry command reads the editorial settings for its review state, its checks and its
+// validation: one read per transaction serves them all. Writers forget them (forgetSettingsRead).
+const documentsRead = transactionMemo<StoredSettings<SettingsKey>>();
 
 /** Forgets the documents {@linkcode getSettings} read in this transaction: call after writing one. */
 export function forgetSettingsRead(db: Db): void {
-  readInTransaction.delete(db);
+  documentsRead.forget(db);
 }
 
 /**
@@ -68,16 +65,12 @@ export async function getSettings<K extends SettingsKey>(
   key: K,
 ): Promise<StoredSettings<K>> {
   if (!ctx.db.isTransaction) return await readSettings(ctx, key);
-  let documents = readInTransaction.get(ctx.db);
-  if (!documents) readInTransaction.set(ctx.db, documents = new Map());
-  const name = `${ctx.siteId}/${key}`;
-  let found = documents.get(name);
-  if (!found) {
-    found = readSettings(ctx, key);
-    documents.set(name, found);
-    found.catch(() => documents.delete(name));
-  }
-  return structuredClone(await found) as StoredSettings<K>;
+  const found = await documentsRead.once(
+    ctx.db,
+    `${ctx.siteId}/${key}`,
+    () => readSettings(ctx, key),
+  );
+  return structuredClone(found) as StoredSettings<K>;
 }
 
 async function readSettings<K extends SettingsKey>(
