@@ -11,7 +11,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "./pglite_dialect.ts";
 import type { Database } from "./schema.ts";
 import { DEFAULT_POOL_MAX } from "../config.ts";
-import { guardPool } from "../../plugins/sdk/pg_faults.ts";
+import { discardWhenLost, guardPool } from "../../plugins/sdk/pg_faults.ts";
 import {
   forgetPool,
   observePool,
@@ -151,7 +151,7 @@ const genericPlans = new WeakSet<pg.PoolClient>();
 function serverPlanned(pool: pg.Pool) {
   return {
     async connect(): Promise<pg.PoolClient> {
-      const client = await pool.connect();
+      const client = discardWhenLost(await pool.connect());
       if (genericPlans.has(client)) {
         try {
           await client.query("reset plan_cache_mode");

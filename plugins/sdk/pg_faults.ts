@@ -98,3 +98,42 @@ export function guardPool(
     });
   });
 }
+
+/** The part of a pooled `pg` client {@link discardWhenLost} wraps. */
+export interface PooledClient {
+  // deno-lint-ignore no-explicit-any
+  query(...args: any[]): any;
+  release(error?: Error | boolean): void;
+}
+
+/** Clients a query has seen lose their connection. */
+const lostClients = new WeakSet<object>();
+/** Clients whose `query` already reports lost connections. */
+const watchedClients = new WeakSet<object>();
+
+/**
+ * Makes a checked-out client go back to the pool as discarded when one of its queries failed
+ * with a connection error. The server's "terminating connection" reaches the query before the
+ * socket closes, so the pool would otherwise take the client back as healthy and hand the dead
+ * connection to the next request (Kysely releases without an error). Call on every checkout:
+ * the pool gives each checkout a `release` of its own.
+ */
+export function discardWhenLost<C extends PooledClient>(client: C): C {
+  const release = client.release;
+  client.release = (error?: Error | boolean) =>
+    release.call(client, error ?? (lostClients.has(client) || undefined));
+  if (!watchedClients.has(client)) {
+    watchedClients.add(client);
+    const query = client.query;
+    client.query = function (...args: unknown[]) {
+      const result = query.apply(client, args);
+      if (result && typeof result.then === "function") {
+        result.then(undefined, (error: unknown) => {
+          if (isConnectionError(error)) lostClients.add(client);
+        });
+      }
+      return result;
+    };
+  }
+  return client;
+}

@@ -15,7 +15,7 @@ import {
   sql,
 } from "kysely";
 import pg from "pg";
-import { guardPool } from "../../sdk/pg_faults.ts";
+import { discardWhenLost, guardPool } from "../../sdk/pg_faults.ts";
 import { PGlite } from "@electric-sql/pglite";
 
 export interface InstallationsTable {
@@ -164,7 +164,16 @@ export async function openSchedulerDb(
         `scheduling: PostgreSQL connection lost: ${error.message}; the pool opens a new one on the next query`,
       );
     });
-    db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    db = new Kysely({
+      dialect: new PostgresDialect({
+        pool: {
+          connect: async () => discardWhenLost(await pool.connect()),
+          end: () => pool.end(),
+          Client: pool.Client,
+          options: pool.options,
+        },
+      }),
+    });
   } else {
     const pglite = "memory" in target
       ? new PGlite()
