@@ -10,7 +10,7 @@ import { systemClock } from "../core/clock.ts";
 import { openDatabase } from "../core/db/database.ts";
 import { createModel } from "../core/models/store.ts";
 import { insertSite } from "../tests/support/sites.ts";
-import { runLoad, type RunStats } from "./load.ts";
+import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 
 const benchOnly = (Deno.env.get("BENCH_ONLY") ?? "").split(",").filter((w) =>
@@ -25,6 +25,28 @@ if (
 
 const ROWS = Number(Deno.env.get("BENCH_BACKEND_ROWS") ?? 10_000);
 const PER_WORKER = Number(Deno.env.get("BENCH_BACKEND_REQUESTS") ?? 300);
+/** Alternating slices per server and scenario; with wrk each lasts SLICE_SECONDS. */
+const SLICES = Number(Deno.env.get("BENCH_BACKEND_SLICES") ?? 4);
+const SLICE_SECONDS = Number(Deno.env.get("BENCH_BACKEND_SLICE_SECONDS") ?? 3);
+
+/**
+ * One figure from a server's slices: requests per second over all of them, the median of the
+ * slices' medians and p99s (wrk reports percentiles, not latencies, so they cannot be pooled).
+ */
+function combined(runs: RunStats[]): RunStats {
+  const requests = runs.reduce((sum, r) => sum + r.requests, 0);
+  const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
+  const middle = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+  return {
+    requests,
+    seconds: Number(seconds.toFixed(2)),
+    rps: Math.round(requests / seconds),
+    median_ms: middle(runs.map((r) => r.median_ms)),
+    p99_ms: middle(runs.map((r) => r.p99_ms)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+  };
+}
 
 /** Starts `deno run -A <script>` in `cwd`; answers its origin once it listens. */
 async function serve(
@@ -141,32 +163,57 @@ try {
         }`,
     },
   ];
+  // The two servers are measured in alternating slices, so a change in the machine's load
+  // (other processes on a shared box) falls on both alike and the ratio stays meaningful.
+  const viaWrk = await hasWrk();
   const results: Record<string, Record<string, RunStats>> = {};
   for (const scenario of scenarios) {
-    for (
-      const [label, origin] of [["generated", backend.origin], [
-        "raw pg",
-        raw.origin,
-      ]]
-    ) {
-      for (const concurrency of [1, 32]) {
-        const task = async (i: number) => {
-          const res = await fetch(`${origin}${scenario.path(i)}`);
-          const body = await res.json();
-          return res.ok && body !== null;
-        };
-        await runLoad(concurrency, 20, task); // warm-up
-        const stats = await runLoad(
-          concurrency,
-          concurrency === 1 ? PER_WORKER * 2 : PER_WORKER,
-          task,
-        );
+    for (const concurrency of [1, 32]) {
+      const slices: Record<string, RunStats[]> = {
+        generated: [],
+        "raw pg": [],
+      };
+      for (let slice = 0; slice < SLICES; slice++) {
+        for (
+          const [label, origin] of [["generated", backend.origin], [
+            "raw pg",
+            raw.origin,
+          ]] as const
+        ) {
+          const task = async (i: number) => {
+            const res = await fetch(`${origin}${scenario.path(i)}`);
+            const body = await res.json();
+            return res.ok && body !== null;
+          };
+          if (slice === 0) await runLoad(concurrency, 20, task); // warm-up
+          slices[label].push(
+            viaWrk
+              ? await runWrk(
+                origin,
+                Array.from({ length: 64 }, (_, i) => scenario.path(i)),
+                concurrency,
+                SLICE_SECONDS,
+              )
+              : await runLoad(
+                concurrency,
+                Math.ceil(
+                  (concurrency === 1 ? PER_WORKER * 2 : PER_WORKER) / SLICES,
+                ),
+                task,
+              ),
+          );
+        }
+      }
+      for (const [label, runs] of Object.entries(slices)) {
+        const stats = combined(runs);
         (results[`${scenario.name} c${concurrency}`] ??= {})[label] = stats;
         console.log(JSON.stringify({
           scenario: `generated backend ${scenario.name}`,
           server: label,
           concurrency,
+          load: viaWrk ? "wrk" : "deno",
           ...stats,
+          slice_rps: runs.map((r) => r.rps),
         }));
       }
     }

@@ -4,7 +4,7 @@
 // `{ data }`, `{ where, data }` or `{ where }`. Bulk, aggregate, count, groupBy, upsert and
 // updateEach do not exist.
 import { type Context, Hono } from "hono";
-import { sql } from "kysely";
+import { type CompiledQuery, sql } from "kysely";
 import type { Caller, Gate } from "./access.ts";
 import type { Db } from "./db.ts";
 import { ApiError, refuse } from "./errors.ts";
@@ -269,6 +269,37 @@ export function crudRoutes(resource: Resource, ctx: RouteContext): Hono {
     return query;
   }
 
+  // The plain list (no where, orderBy or spatial parameter) and the lookup by id alone are the
+  // reads front ends make most. Their SQL is compiled once per audience and run with the
+  // request's values: building and compiling a Kysely query took about a fifth of such a
+  // read's CPU.
+  const compiledReads = new Map<string, CompiledQuery>();
+  function isPlain(read: ReadQuery, whereKeys: readonly string[]): boolean {
+    const keys = Object.keys(read.where);
+    return read.order.length === 0 && read.spatial.filters.length === 0 &&
+      !read.spatial.order && keys.length === whereKeys.length &&
+      whereKeys.every((key) => read.where[key] !== null && key in read.where);
+  }
+  async function runCompiled(
+    key: string,
+    build: () => { compile(): CompiledQuery },
+    parameters: unknown[],
+  ): Promise<Record<string, unknown>[]> {
+    let compiled = compiledReads.get(key);
+    if (!compiled) {
+      compiled = build().compile();
+      if (compiled.parameters.length !== parameters.length) {
+        throw new Error(`The compiled read ${key} takes other parameters`);
+      }
+      compiledReads.set(key, compiled);
+    }
+    const result = await db.executeQuery<Record<string, unknown>>({
+      ...compiled,
+      parameters,
+    });
+    return result.rows;
+  }
+
   function countRows(read: ReadQuery) {
     let query = db.selectFrom(resource.table).select((eb) =>
       eb.fn.countAll<number>().as("total")
@@ -285,9 +316,11 @@ export function crudRoutes(resource: Resource, ctx: RouteContext): Hono {
   app.get("/", async (c) => {
     const { editor } = await enter(c, "findMany");
     const read = parseRead(c, resource, editor, ctx.adapters);
-    const rows = await selectRows(read, editor).limit(read.take).offset(
-      read.skip,
-    ).execute();
+    const page = () =>
+      selectRows(read, editor).limit(read.take).offset(read.skip);
+    const rows = isPlain(read, [])
+      ? await runCompiled(`list ${editor}`, page, [read.take, read.skip])
+      : await page().execute();
     return c.json(rows);
   });
 
@@ -314,7 +347,13 @@ export function crudRoutes(resource: Resource, ctx: RouteContext): Hono {
         message: "findUnique needs where { id }",
       });
     }
-    const row = await selectRows(read, editor).executeTakeFirst();
+    const [row] = isPlain(read, ["id"])
+      ? await runCompiled(
+        `unique ${editor}`,
+        () => selectRows(read, editor),
+        [read.where.id],
+      )
+      : await selectRows(read, editor).execute();
     return c.json(row ?? null);
   });
 
