@@ -5,17 +5,18 @@ import { refreshPublicItemsOfGroup } from "../public/projection.ts";
 import { refreshSyncLog } from "../sync/change_log.ts";
 import { refreshSearchDocuments } from "../search/index_documents.ts";
 import { queueContentNotifications } from "../plugins/notifications.ts";
+import {
+  type PublicationChange,
+  type PublicationRefresher,
+  readChangedGroup,
+} from "./publication_change.ts";
 
-/** Refreshes what the public side derives from one translation group, in the caller's transaction. */
-export type PublicationRefresher = (
-  tx: Db,
-  siteId: string,
-  groupId: string,
-) => Promise<void>;
+export type { PublicationRefresher } from "./publication_change.ts";
 
 /**
- * Every projection to refresh after a lifecycle command, in order. Each refresher re-reads the
- * group (it may be gone after a purge) and writes only what changed. Add one line per projection.
+ * Every projection to refresh after a lifecycle command, in order. The group is read once for
+ * all of them (it may be gone after a purge); each writes only what changed. Add one line per
+ * projection.
  */
 const REFRESHERS: PublicationRefresher[] = [
   refreshPublicItemsOfGroup,
@@ -30,5 +31,10 @@ export async function publicationChanged(
   siteId: string,
   groupId: string,
 ): Promise<void> {
-  for (const refresh of REFRESHERS) await refresh(tx, siteId, groupId);
+  const change: PublicationChange = {
+    siteId,
+    groupId,
+    group: await readChangedGroup(tx, siteId, groupId),
+  };
+  for (const refresh of REFRESHERS) await refresh(tx, change);
 }

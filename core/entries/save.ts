@@ -229,7 +229,9 @@ export async function saveInScope(
       primary_entry_id: entryId,
       created_by: scope.authority.personId,
       revision: 0,
-      current_version_id: null,
+      // A new group and language are written with their first version in place, so neither
+      // needs the update that points an existing one at its new version.
+      current_version_id: versionId,
       trashed_at: null,
       created_at: now,
       updated_at: now,
@@ -245,7 +247,8 @@ export async function saveInScope(
       model_id: modelId,
       locale: options.locale,
       slug,
-      current_version_id: null,
+      current_version_id: versionId,
+      list_title: listTitleOf(model, fields),
       published_version_id: null,
       first_language: !group,
       published_at: null,
@@ -253,7 +256,8 @@ export async function saveInScope(
       updated_at: now,
     }).execute();
   }
-  const last = await scope.tx.selectFrom("entry_versions")
+  // Versions are numbered across the group; a group written just now has none yet.
+  const last = !group ? undefined : await scope.tx.selectFrom("entry_versions")
     .select((eb) => eb.fn.max("number").as("n"))
     .where("site_id", "=", siteId).where("group_id", "=", groupId)
     .executeTakeFirst();
@@ -268,17 +272,21 @@ export async function saveInScope(
     created_by: JSON.stringify(scope.actor),
     created_at: now,
   }).execute();
-  await scope.tx.updateTable("entries")
-    .set({
-      slug: pendingAddress ? instance!.slug : slug,
-      current_version_id: versionId,
-      list_title: listTitleOf(model, fields),
-      updated_at: now,
-    })
-    .where("site_id", "=", siteId).where("id", "=", entryId).execute();
-  await scope.tx.updateTable("entry_groups")
-    .set({ current_version_id: versionId, updated_at: now })
-    .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+  if (instance) {
+    await scope.tx.updateTable("entries")
+      .set({
+        slug: pendingAddress ? instance.slug : slug,
+        current_version_id: versionId,
+        list_title: listTitleOf(model, fields),
+        updated_at: now,
+      })
+      .where("site_id", "=", siteId).where("id", "=", entryId).execute();
+  }
+  if (group) {
+    await scope.tx.updateTable("entry_groups")
+      .set({ current_version_id: versionId, updated_at: now })
+      .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+  }
   if (pendingAddress === null) {
     await dropPendingAddress(scope.tx, siteId, entryId);
   } else if (pendingAddress !== undefined) {

@@ -1,5 +1,7 @@
 // Outbound lifecycle notifications: queued in the effect's transaction, delivered after commit with part 7 retry rules.
+import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import type { PublicationChange } from "../entries/publication_change.ts";
 import type { PluginCall } from "./calls.ts";
 import { installationOf } from "./installation_store.ts";
 import { LIMITS } from "./protocol.ts";
@@ -10,51 +12,38 @@ export const NOTIFICATION_PATH = "svc/events";
 /**
  * Queues `content.changed` for every active installation whose grant covers the group's
  * model, in the command's own transaction: the notification exists exactly when the
- * effect committed. Registered as a publication refresher, so every door enqueues.
+ * effect committed. Registered as a publication refresher, so every door enqueues. One
+ * statement, however many installations: the grant is matched in SQL.
  */
 export async function queueContentNotifications(
   tx: Db,
-  siteId: string,
-  groupId: string,
+  change: PublicationChange,
 ): Promise<void> {
-  const installations = await tx.selectFrom("plugin_installations")
-    .select(["id", "grant_model_ids"])
-    .where("site_id", "=", siteId).where("state", "=", "active").execute();
-  if (installations.length === 0) return;
-  const group = await tx.selectFrom("entry_groups")
-    .select(["model_id", "revision", "trashed_at", "updated_at"])
-    .where("site_id", "=", siteId).where("id", "=", groupId)
-    .executeTakeFirst();
+  const { siteId, groupId, group } = change;
   // The command's own clock wrote updated_at; a purged group is due at once.
   const now = group ? new Date(group.updated_at) : new Date(0);
-  for (const installation of installations) {
-    const models = (typeof installation.grant_model_ids === "string"
-      ? JSON.parse(installation.grant_model_ids)
-      : installation.grant_model_ids) as string[];
-    if (group && !models.includes(group.model_id)) {
-      continue;
-    }
-    await tx.insertInto("plugin_notifications").values({
-      id: crypto.randomUUID(),
-      site_id: siteId,
-      installation_id: installation.id,
-      event: "content.changed",
-      payload: JSON.stringify({
-        event: "content.changed",
-        group_id: groupId,
-        model_id: group?.model_id ?? null,
-        revision: group?.revision ?? null,
-        deleted: group === undefined,
-        trashed: group?.trashed_at != null,
-      }),
-      status: "pending",
-      attempts: 0,
-      next_attempt_at: now,
-      last_code: null,
-      created_at: now,
-      updated_at: now,
-    }).execute();
-  }
+  const payload = JSON.stringify({
+    event: "content.changed",
+    group_id: groupId,
+    model_id: group?.model_id ?? null,
+    revision: group?.revision ?? null,
+    deleted: group === undefined,
+    trashed: group?.trashed_at != null,
+  });
+  // A grant stored as a JSON string holding the list reads as that list.
+  const granted = group
+    ? sql`and (case jsonb_typeof(grant_model_ids)
+        when 'string' then (grant_model_ids #>> '{}')::jsonb
+        else grant_model_ids end) ? ${group.model_id}`
+    : sql``;
+  await sql`
+    insert into plugin_notifications (id, site_id, installation_id, event, payload, status,
+      attempts, next_attempt_at, last_code, created_at, updated_at)
+    select gen_random_uuid(), site_id, id, 'content.changed', ${payload}::jsonb, 'pending',
+      0, ${now}::timestamptz, null, ${now}::timestamptz, ${now}::timestamptz
+    from plugin_installations
+    where site_id = ${siteId} and state = 'active' ${granted}
+  `.execute(tx);
 }
 
 /** The event kinds Stave sends (the spec shows none; docs/plugins.md lists their payloads). */

@@ -2,6 +2,10 @@
 // through the site's locale policy, written in the transaction of the command that changed it.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import type {
+  PublicationChange,
+  ServedRow,
+} from "../entries/publication_change.ts";
 import { localeChain } from "../sites/locale_chain.ts";
 import {
   SETTINGS_DEFAULTS,
@@ -21,13 +25,35 @@ export async function readLocalePlan(
   db: Db,
   siteId: string,
 ): Promise<LocalePlan | null> {
-  const languages = await db.selectFrom("site_languages")
-    .select(["code", "is_default"]).where("site_id", "=", siteId)
-    .orderBy("position").execute();
-  const stored = await db.selectFrom("site_settings").select("document")
-    .where("site_id", "=", siteId).where("key", "=", "language-fallback")
-    .executeTakeFirst();
-  return localePlanFrom(languages, stored);
+  const { rows } = await localePlanRows(siteId).execute(db);
+  return localePlanOf(rows);
+}
+
+/** A site language with the stored language policy beside it, as one statement answers both. */
+interface LocalePlanRow {
+  code: string;
+  is_default: boolean;
+  /** Whether a policy is stored (else the default applies), and the stored document. */
+  stored: boolean;
+  document: unknown;
+}
+
+/** The site's languages in position order, each carrying the stored policy: one statement. */
+function localePlanRows(siteId: string): RawBuilder<LocalePlanRow> {
+  return sql<LocalePlanRow>`select code, is_default,
+      exists (select from site_settings
+        where site_id = ${siteId} and key = 'language-fallback') as stored,
+      (select document from site_settings
+        where site_id = ${siteId} and key = 'language-fallback') as document
+    from site_languages where site_id = ${siteId} order by position`;
+}
+
+function localePlanOf(rows: LocalePlanRow[]): LocalePlan | null {
+  const first = rows[0];
+  return localePlanFrom(
+    rows,
+    first?.stored ? { document: first.document } : undefined,
+  );
 }
 
 /**
@@ -52,73 +78,92 @@ export function localePlanFrom(
 
 /**
  * Rewrites the rows of one group (or of every group of the site when `groupId` is null):
- * a trashed, deleted or unpublished group ends with no rows.
+ * a trashed, deleted or unpublished group ends with no rows. Answers the rows the group is
+ * served by now (none for a whole site: nothing needs them there).
  */
 export async function refreshPublicItems(
   tx: Db,
   siteId: string,
   groupId: string | null,
-): Promise<void> {
-  await sql`delete from public_item_values where site_id = ${siteId}
-    ${groupId === null ? sql`` : sql`and group_id = ${groupId}`}`.execute(tx);
-  let del = tx.deleteFrom("public_items").where("site_id", "=", siteId);
-  if (groupId !== null) del = del.where("group_id", "=", groupId);
-  await del.execute();
+): Promise<ServedRow[]> {
+  const ofGroup = (column: RawBuilder<unknown>) =>
+    groupId === null ? sql`` : sql`and ${column} = ${groupId}`;
+  // Clears the rows and reads the locale plan in one statement (the values have no foreign
+  // key to their items, so neither delete waits for the other).
+  const { rows: planRows } = await sql<LocalePlanRow>`
+    with cleared_values as (
+      delete from public_item_values where site_id = ${siteId} ${
+    ofGroup(sql.ref("group_id"))
+  }
+    ), cleared_items as (
+      delete from public_items where site_id = ${siteId} ${
+    ofGroup(sql.ref("group_id"))
+  }
+    )
+    ${localePlanRows(siteId)}
+  `.execute(tx);
   // An unusable policy is served strictly: nothing is shown in a language it was not written in.
-  const plan = await readLocalePlan(tx, siteId) ?? await strictPlan(tx, siteId);
-  if (plan.languages.length === 0) return;
+  const plan = localePlanOf(planRows) ?? strictPlan(planRows);
+  if (plan.languages.length === 0) return [];
   const steps = plan.languages.flatMap((requested) =>
     localeChain(plan.policy, requested, plan.defaultLanguage).map((loc, ord) =>
       sql`(${requested}::text, ${loc}::text, ${ord}::int)`
     )
   );
-  await sql`
-    insert into public_items (site_id, model_id, group_id, requested_locale, entry_id,
-      served_locale, slug, version_id, version_number, published_at, fields, alternates)
-    select distinct on (g.id, p.requested) g.site_id, g.model_id, g.id, p.requested, e.id,
-      e.locale, e.slug, v.id, v.number, e.published_at, v.fields,
-      coalesce(alt.alternates, '[]'::json)
-    from entry_groups g
-    join entries e on e.site_id = g.site_id and e.group_id = g.id
-      and e.published_version_id is not null
-    join entry_versions v on v.site_id = e.site_id and v.id = e.published_version_id
-    join (values ${
+  // The items, then the typed sort keys of the items just written, each with the facets of its
+  // item (computed once per item: the lateral subquery is joined before the values are
+  // spread), in one statement that answers what the group is served by.
+  const { rows } = await sql<ServedRow>`
+    with written as (
+      insert into public_items (site_id, model_id, group_id, requested_locale, entry_id,
+        served_locale, slug, version_id, version_number, published_at, fields, alternates)
+      select distinct on (g.id, p.requested) g.site_id, g.model_id, g.id, p.requested, e.id,
+        e.locale, e.slug, v.id, v.number, e.published_at, v.fields,
+        coalesce(alt.alternates, '[]'::json)
+      from entry_groups g
+      join entries e on e.site_id = g.site_id and e.group_id = g.id
+        and e.published_version_id is not null
+      join entry_versions v on v.site_id = e.site_id and v.id = e.published_version_id
+      join (values ${
     sql.join(steps)
   }) as p(requested, loc, ord) on p.loc = e.locale
-    -- Every group's alternates in one grouped pass. A subquery ran once per written row, and on
-    -- a site whose rows were just written (no statistics yet) the bench seeder's site-wide
-    -- rebuild of 100,000 groups ran 16 minutes without finishing; this way it takes seconds.
-    left join (
-      select a.group_id, json_agg(json_build_object('locale', a.locale, 'slug', a.slug)
-          order by a.locale) as alternates
-      from entries a
-      where a.site_id = ${siteId} and a.published_version_id is not null
-        ${groupId === null ? sql`` : sql`and a.group_id = ${groupId}`}
-      group by a.group_id
-    ) alt on alt.group_id = g.id
-    where g.site_id = ${siteId} and g.trashed_at is null
-      ${groupId === null ? sql`` : sql`and g.id = ${groupId}`}
-    order by g.id, p.requested, p.ord
+      -- Every group's alternates in one grouped pass. A subquery ran once per written row, and
+      -- on a site whose rows were just written (no statistics yet) the bench seeder's site-wide
+      -- rebuild of 100,000 groups ran 16 minutes without finishing; this way it takes seconds.
+      left join (
+        select a.group_id, json_agg(json_build_object('locale', a.locale, 'slug', a.slug)
+            order by a.locale) as alternates
+        from entries a
+        where a.site_id = ${siteId} and a.published_version_id is not null
+          ${ofGroup(sql.ref("a.group_id"))}
+        group by a.group_id
+      ) alt on alt.group_id = g.id
+      where g.site_id = ${siteId} and g.trashed_at is null
+        ${ofGroup(sql.ref("g.id"))}
+      order by g.id, p.requested, p.ord
+      returning site_id, model_id, requested_locale, group_id, entry_id, version_id, slug,
+        published_at, fields
+    ), written_values as (
+      insert into public_item_values (site_id, model_id, requested_locale, group_id,
+        field_key, num_value, text_value, time_value, facets)
+      select p.site_id, p.model_id, p.requested_locale, p.group_id, kv.key,
+        case when jsonb_typeof(kv.value) = 'number' then (kv.value #>> '{}')::numeric end,
+        case when jsonb_typeof(kv.value) = 'string'
+          then left(kv.value #>> '{}', ${VALUE_TEXT_MAX}) end,
+        case when jsonb_typeof(kv.value) = 'string'
+          then public_value_instant(kv.value #>> '{}') end,
+        f.facets
+      from written p
+      cross join lateral (select ${
+    facetsOf(sql`p.fields`)
+  } as facets offset 0) f
+      cross join lateral jsonb_each(p.fields) kv
+      where jsonb_typeof(kv.value) in ('number', 'string')
+    )
+    select model_id, requested_locale, entry_id, version_id, slug, published_at
+    from written ${groupId === null ? sql`where false` : sql``}
   `.execute(tx);
-  // Typed sort keys of the rows just written, each with the facets of its item (computed once
-  // per item: the lateral subquery is joined before the values are spread).
-  await sql`
-    insert into public_item_values (site_id, model_id, requested_locale, group_id, field_key,
-      num_value, text_value, time_value, facets)
-    select p.site_id, p.model_id, p.requested_locale, p.group_id, kv.key,
-      case when jsonb_typeof(kv.value) = 'number' then (kv.value #>> '{}')::numeric end,
-      case when jsonb_typeof(kv.value) = 'string'
-        then left(kv.value #>> '{}', ${VALUE_TEXT_MAX}) end,
-      case when jsonb_typeof(kv.value) = 'string'
-        then public_value_instant(kv.value #>> '{}') end,
-      f.facets
-    from public_items p
-    cross join lateral (select ${facetsOf(sql`p.fields`)} as facets offset 0) f
-    cross join lateral jsonb_each(p.fields) kv
-    where p.site_id = ${siteId}
-      ${groupId === null ? sql`` : sql`and p.group_id = ${groupId}`}
-      and jsonb_typeof(kv.value) in ('number', 'string')
-  `.execute(tx);
+  return rows;
 }
 
 /**
@@ -167,23 +212,20 @@ export function facetsOf(fields: RawBuilder<unknown>): RawBuilder<unknown> {
       from jsonb_each(${fields}) e) x)`;
 }
 
-async function strictPlan(db: Db, siteId: string): Promise<LocalePlan> {
-  const languages = await db.selectFrom("site_languages").select("code")
-    .where("site_id", "=", siteId).execute();
+function strictPlan(rows: readonly LocalePlanRow[]): LocalePlan {
   return {
-    languages: languages.map((l) => l.code),
-    defaultLanguage: languages[0]?.code ?? "",
+    languages: rows.map((l) => l.code),
+    defaultLanguage: rows[0]?.code ?? "",
     policy: { policy: "strict", chains: {} },
   };
 }
 
-/** The refresher registered in the publication hook. */
+/** The refresher registered in the publication hook; leaves what it serves for the sync log. */
 export async function refreshPublicItemsOfGroup(
   tx: Db,
-  siteId: string,
-  groupId: string,
+  change: PublicationChange,
 ): Promise<void> {
-  await refreshPublicItems(tx, siteId, groupId);
+  change.served = await refreshPublicItems(tx, change.siteId, change.groupId);
 }
 
 /** Rebuilds every row of a site; called after its locale policy or languages change. */

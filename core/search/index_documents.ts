@@ -1,7 +1,11 @@
 // Keeps `search_documents` current inside the publication transaction (spec 3 part 4.7): one
 // document per live language instance of a public model, with linked items' names.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import type {
+  ChangedGroup,
+  PublicationChange,
+} from "../entries/publication_change.ts";
 import { UUID } from "../models/field_types.ts";
 import {
   loadModelOnce,
@@ -23,10 +27,10 @@ import { isEnglish, searchWords, spaced, suffixes } from "./words.ts";
  */
 export async function refreshSearchDocuments(
   tx: Db,
-  siteId: string,
-  groupId: string,
+  change: PublicationChange,
 ): Promise<void> {
-  await indexGroup(tx, siteId, groupId);
+  const { siteId, groupId } = change;
+  await indexGroup(tx, siteId, groupId, { group: change.group });
   const sources = await tx.selectFrom("entry_links").select("source_group_id")
     .distinct().where("site_id", "=", siteId)
     .where("target_group_id", "=", groupId).execute();
@@ -66,21 +70,69 @@ export async function reindexSite(db: Db, siteId: string): Promise<void> {
   for (const g of groups) await indexGroup(db, siteId, g.id);
 }
 
+/** The group as indexing needs it; undefined when it is gone. */
+type IndexedGroup = Pick<ChangedGroup, "model_id" | "trashed_at">;
+
+/**
+ * Rewrites the documents of one group. `known` holds the group when the caller has just read
+ * it (the publication hook reads it once for every projection); otherwise it is read here.
+ */
 async function indexGroup(
   tx: Db,
   siteId: string,
   groupId: string,
+  known?: { group: IndexedGroup | undefined },
 ): Promise<void> {
-  await tx.deleteFrom("search_documents").where("site_id", "=", siteId)
-    .where("group_id", "=", groupId).execute();
-  const group = await tx.selectFrom("entry_groups")
+  const group = known ? known.group : await tx.selectFrom("entry_groups")
     .select(["model_id", "trashed_at"]).where("site_id", "=", siteId)
     .where("id", "=", groupId).executeTakeFirst();
-  if (!group || group.trashed_at !== null) return;
+  const documents = await documentsOf(tx, siteId, groupId, group);
+  // One statement: the group's documents that no longer exist go, the others are written over
+  // (a document's key is its entry, which never leaves its group).
+  const kept = documents.map((d) => d.entryId);
+  if (documents.length === 0) {
+    await tx.deleteFrom("search_documents").where("site_id", "=", siteId)
+      .where("group_id", "=", groupId).execute();
+    return;
+  }
+  await sql`
+    with stale as (
+      delete from search_documents
+      where site_id = ${siteId} and group_id = ${groupId}
+        and entry_id <> all(${kept}::uuid[])
+    )
+    insert into search_documents (site_id, entry_id, group_id, model_id, locale, slug,
+      published_at, title, summary, is_english, field_words, field_stems, title_words,
+      words, stems, parts)
+    values ${sql.join(documents.map((d) => d.values))}
+    on conflict (site_id, entry_id) do update set group_id = excluded.group_id,
+      model_id = excluded.model_id, locale = excluded.locale, slug = excluded.slug,
+      published_at = excluded.published_at, title = excluded.title,
+      summary = excluded.summary, is_english = excluded.is_english,
+      field_words = excluded.field_words, field_stems = excluded.field_stems,
+      title_words = excluded.title_words, words = excluded.words, stems = excluded.stems,
+      parts = excluded.parts
+  `.execute(tx);
+}
+
+/** One search document to write: its entry, and its row as SQL values. */
+interface SearchDocument {
+  entryId: string;
+  values: RawBuilder<unknown>;
+}
+
+/** The documents the group should have now: none when it is gone, trashed or not public. */
+async function documentsOf(
+  tx: Db,
+  siteId: string,
+  groupId: string,
+  group: IndexedGroup | undefined,
+): Promise<SearchDocument[]> {
+  if (!group || group.trashed_at !== null) return [];
   // A model id that is not a UUID names no model (and must not abort the transaction).
-  if (!UUID.test(group.model_id)) return;
+  if (!UUID.test(group.model_id)) return [];
   const model = await loadModelOnce(tx, siteId, group.model_id);
-  if (!model || !model.isPublic) return;
+  if (!model || !model.isPublic) return [];
   const live = await tx.selectFrom("entries as e")
     .innerJoin(
       "entry_versions as v",
@@ -95,6 +147,12 @@ async function indexGroup(
     .where("e.site_id", "=", siteId).where("e.group_id", "=", groupId)
     .execute();
   const title = titleField(model);
+  const found: {
+    entry: (typeof live)[number];
+    values: Record<string, unknown>;
+    words: Record<string, string[]>;
+    all: string[];
+  }[] = [];
   for (const entry of live) {
     const values = (entry.fields ?? {}) as Record<string, unknown>;
     if (hiddenFromSearch(values)) continue;
@@ -103,13 +161,28 @@ async function indexGroup(
       const text = field.type === "relation"
         ? await linkedNames(tx, siteId, groupId, field.key, entry.locale)
         : plainText(field, values[field.key]);
-      const found = searchWords(text);
-      if (found.length > 0) words[field.key] = found;
+      const seen = searchWords(text);
+      if (seen.length > 0) words[field.key] = seen;
     }
+    found.push({
+      entry,
+      values,
+      words,
+      all: [...new Set(Object.values(words).flat())],
+    });
+  }
+  // Every English document's stems from one call to the stemmer.
+  const stemOf = await stems(
+    tx,
+    [
+      ...new Set(
+        found.filter((f) => isEnglish(f.entry.locale)).flatMap((f) => f.all),
+      ),
+    ],
+  );
+  return found.map(({ entry, values, words, all }) => {
     const english = isEnglish(entry.locale);
-    const all = [...new Set(Object.values(words).flat())];
-    const stemOf = english ? await stems(tx, all) : new Map<string, string>();
-    const stem = (w: string) => stemOf.get(w) ?? w;
+    const stem = (w: string) => english ? stemOf.get(w) ?? w : w;
     const fieldWords = Object.fromEntries(
       Object.entries(words).map(([k, ws]) => [k, spaced(ws)]),
     );
@@ -118,23 +191,22 @@ async function indexGroup(
     );
     const stemList = [...new Set(all.map(stem))];
     const parts = suffixes(all);
-    await sql`
-      insert into search_documents (site_id, entry_id, group_id, model_id, locale, slug,
-        published_at, title, summary, is_english, field_words, field_stems, title_words,
-        words, stems, parts)
-      values (${siteId}, ${entry.id}, ${groupId}, ${model.id}, ${entry.locale}, ${entry.slug},
-        ${entry.published_at}, ${
-      title ? plainText(title, values[title.key]).trim() : entry.slug
-    },
+    return {
+      entryId: entry.id,
+      values:
+        sql`(${siteId}::uuid, ${entry.id}::uuid, ${groupId}::uuid, ${model.id},
+        ${entry.locale}, ${entry.slug}, ${entry.published_at}::timestamptz, ${
+          title ? plainText(title, values[title.key]).trim() : entry.slug
+        },
         ${summaryOf(model, values, title)}, ${english},
         ${JSON.stringify(fieldWords)}::jsonb, ${
-      JSON.stringify(fieldStems)
-    }::jsonb,
+          JSON.stringify(fieldStems)
+        }::jsonb,
         ${title ? fieldWords[title.key] ?? "" : ""},
         array_to_tsvector(${all}::text[]), array_to_tsvector(${stemList}::text[]),
-        array_to_tsvector(${parts}::text[]))
-    `.execute(tx);
-  }
+        array_to_tsvector(${parts}::text[]))`,
+    };
+  });
 }
 
 /** English stems of `words` (a stop word keeps its own form), from PostgreSQL's Snowball stemmer. */

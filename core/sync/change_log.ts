@@ -1,33 +1,35 @@
 // Writes the sync change log inside the publication transaction: one ordered row per language
-// whose served state changed (spec 3 part 4.5). Reads `public_items`, so it runs after that refresher.
+// whose served state changed (spec 3 part 4.5). Diffs what `public_items` serves, so it runs after that refresher.
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import type { PublicationChange } from "../entries/publication_change.ts";
 
 /** Changes older than this are pruned; a cursor that needs them is answered `409 reset_required`. */
 export const SYNC_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * Compares what each requested language of the group serves now (`public_items`, already
- * refreshed in this transaction) with what the log last recorded, and appends an `upsert` or
- * `delete` per language that changed. Sequence numbers come from a per-site counter row
- * updated under its row lock, so they follow commit order and a reader never sees a gap fill
- * in behind it.
+ * Compares what each requested language of the group serves now (`public_items`, refreshed in
+ * this transaction by the refresher before this one, which left its rows on `change`) with what
+ * the log last recorded, and appends an `upsert` or `delete` per language that changed.
+ * Sequence numbers come from a per-site counter row updated under its row lock, so they follow
+ * commit order and a reader never sees a gap fill in behind it.
  */
 export async function refreshSyncLog(
   tx: Db,
-  siteId: string,
-  groupId: string,
+  change: PublicationChange,
 ): Promise<void> {
-  const served = await tx.selectFrom("public_items")
-    .select([
-      "model_id",
-      "requested_locale",
-      "entry_id",
-      "version_id",
-      "slug",
-      "published_at",
-    ])
-    .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
+  const { siteId, groupId } = change;
+  const served = change.served ??
+    await tx.selectFrom("public_items")
+      .select([
+        "model_id",
+        "requested_locale",
+        "entry_id",
+        "version_id",
+        "slug",
+        "published_at",
+      ])
+      .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
   const recorded = await tx.selectFrom("sync_entry_state")
     .select(["locale", "model_id", "fingerprint"])
     .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
@@ -43,12 +45,7 @@ export async function refreshSyncLog(
     }]),
   );
   const before = new Map(recorded.map((r) => [r.locale, r]));
-  const changes: {
-    locale: string;
-    model_id: string;
-    kind: "upsert" | "delete";
-    fingerprint: string | null;
-  }[] = [];
+  const changes: SyncChange[] = [];
   for (const [locale, cur] of now) {
     if (before.get(locale)?.fingerprint !== cur.fingerprint) {
       changes.push({ locale, ...cur, kind: "upsert" });
@@ -66,38 +63,68 @@ export async function refreshSyncLog(
   }
   if (changes.length === 0) return;
   changes.sort((a, b) => a.locale < b.locale ? -1 : 1);
-  const first = await advanceSyncSeq(tx, siteId, changes.length);
+  await logChanges(tx, change, changes);
+}
+
+/** One language's change for the log, with the fingerprint it now has (null when gone). */
+interface SyncChange {
+  locale: string;
+  model_id: string;
+  kind: "upsert" | "delete";
+  fingerprint: string | null;
+}
+
+/**
+ * Writes `changes` (in log order) in one statement: takes their sequence numbers from the
+ * site's counter row as {@linkcode advanceSyncSeq} does, appends them to the log, and moves the
+ * recorded state (gone languages deleted, the others upserted; the two sets never share a row).
+ */
+async function logChanges(
+  tx: Db,
+  change: PublicationChange,
+  changes: readonly SyncChange[],
+): Promise<void> {
+  const { siteId, groupId } = change;
   const at = new Date();
-  await tx.insertInto("sync_changes").values(changes.map((c, i) => ({
-    site_id: siteId,
-    seq: first + i,
-    group_id: groupId,
-    model_id: c.model_id,
-    locale: c.locale,
-    kind: c.kind,
-    created_at: at,
-  }))).execute();
-  const gone = changes.filter((c) => c.fingerprint === null);
-  if (gone.length > 0) {
-    await tx.deleteFrom("sync_entry_state").where("site_id", "=", siteId)
-      .where("group_id", "=", groupId)
-      .where("locale", "in", gone.map((c) => c.locale)).execute();
-  }
+  const numbered = changes.map((c, i) =>
+    sql`(${i}::int, ${c.locale}::text, ${c.model_id}::text, ${c.kind}::text)`
+  );
+  const gone = changes.filter((c) => c.fingerprint === null).map((c) =>
+    c.locale
+  );
   const kept = changes.filter((c) => c.fingerprint !== null);
-  if (kept.length > 0) {
-    await tx.insertInto("sync_entry_state").values(kept.map((c) => ({
-      site_id: siteId,
-      group_id: groupId,
-      locale: c.locale,
-      model_id: c.model_id,
-      fingerprint: c.fingerprint!,
-    }))).onConflict((oc) =>
-      oc.columns(["site_id", "group_id", "locale"]).doUpdateSet((eb) => ({
-        model_id: eb.ref("excluded.model_id"),
-        fingerprint: eb.ref("excluded.fingerprint"),
-      }))
-    ).execute();
+  await sql`
+    with counter as (
+      insert into sync_sites (site_id, last_seq, pruned_through)
+      values (${siteId}, ${changes.length}, 0)
+      on conflict (site_id) do update set last_seq = sync_sites.last_seq + excluded.last_seq
+      returning last_seq
+    ), logged as (
+      insert into sync_changes (site_id, seq, group_id, model_id, locale, kind, created_at)
+      select ${siteId}::uuid, counter.last_seq - ${changes.length}::int + 1 + c.ord,
+        ${groupId}::uuid, c.model_id, c.locale, c.kind, ${at}::timestamptz
+      from counter cross join (values ${
+    sql.join(numbered)
+  }) as c(ord, locale, model_id, kind)
+    ), forgotten as (
+      delete from sync_entry_state
+      where site_id = ${siteId} and group_id = ${groupId}
+        and locale = any(${gone}::text[])
+    )
+    ${
+    kept.length === 0 ? sql`select` : sql`
+    insert into sync_entry_state (site_id, group_id, locale, model_id, fingerprint)
+    values ${
+      sql.join(
+        kept.map((c) =>
+          sql`(${siteId}, ${groupId}, ${c.locale}, ${c.model_id}, ${c.fingerprint})`
+        ),
+      )
+    }
+    on conflict (site_id, group_id, locale) do update
+      set model_id = excluded.model_id, fingerprint = excluded.fingerprint`
   }
+  `.execute(tx);
 }
 
 /**

@@ -24,6 +24,15 @@ export async function statementsOf<T>(
   try {
     return { result: await work(), statements };
   } finally {
+    // STATEMENTS_LOG=<file> appends each counted command's statements, to see where they go.
+    const log = Deno.env.get("STATEMENTS_LOG");
+    if (log) {
+      await Deno.writeTextFile(
+        log,
+        `-- ${statements.length} statements\n${statements.join(";\n")};\n`,
+        { append: true },
+      );
+    }
     engine.query = query;
     engine.exec = exec;
   }

@@ -1,0 +1,48 @@
+// What the projections of one changed translation group share, so that each reads the group
+// once per command instead of once per projection.
+import type { Db } from "../db/database.ts";
+
+/** The group after the command's writes, as the projections need it; undefined once purged. */
+export interface ChangedGroup {
+  model_id: string;
+  revision: number;
+  trashed_at: Date | null;
+  updated_at: Date;
+}
+
+/** One row `public_items` serves for the group: what the sync log compares. */
+export interface ServedRow {
+  model_id: string;
+  requested_locale: string;
+  entry_id: string;
+  version_id: string;
+  slug: string;
+  published_at: Date;
+}
+
+/** One group whose projections are being refreshed, in the command's transaction. */
+export interface PublicationChange {
+  siteId: string;
+  groupId: string;
+  group: ChangedGroup | undefined;
+  /** What `public_items` serves for the group now; the public items refresher sets it. */
+  served?: ServedRow[];
+}
+
+/** Refreshes one projection of a changed group, in the caller's transaction. */
+export type PublicationRefresher = (
+  tx: Db,
+  change: PublicationChange,
+) => Promise<void>;
+
+/** Reads the group as {@linkcode ChangedGroup} (one statement, shared by every projection). */
+export async function readChangedGroup(
+  tx: Db,
+  siteId: string,
+  groupId: string,
+): Promise<ChangedGroup | undefined> {
+  return await tx.selectFrom("entry_groups")
+    .select(["model_id", "revision", "trashed_at", "updated_at"])
+    .where("site_id", "=", siteId).where("id", "=", groupId)
+    .executeTakeFirst();
+}
