@@ -14,6 +14,13 @@ import { csrfProtection } from "./auth/csrf.ts";
 import { createManagementApi } from "./manage/api.ts";
 import { createMcpEndpoint } from "./manage/mcp/endpoint.ts";
 import { createOAuthEndpoints } from "./oauth/endpoints.ts";
+import { answerCheck, answerCheckOn } from "./openapi/answer_check.ts";
+import managementDocument from "../generated/openapi-v1.json" with {
+  type: "json",
+};
+import publicDocument from "../generated/openapi-public-v1.json" with {
+  type: "json",
+};
 
 /** The project root, where static/ and the island sources live. */
 export const PROJECT_ROOT = new URL("..", import.meta.url).pathname.replace(
@@ -31,6 +38,17 @@ export function createApp(services: Services): Hono<AppEnv> {
     c.set("responseKind", "json");
     await next();
   });
+  // Test runs only (the test task sets STAVE_CHECK_ANSWERS=1): outermost but for the services, so
+  // it sees each answer exactly as a client would, after every other step has had its say.
+  if (answerCheckOn((name) => Deno.env.get(name))) {
+    app.use(
+      "*",
+      answerCheck([
+        { base: "/v1", document: publicDocument },
+        { base: "/api/manage/v1", document: managementDocument },
+      ], services.log),
+    );
+  }
   // Before the request log, so its line carries the request id.
   app.use("*", requestTelemetry());
   // Off (LOG_REQUESTS=false), the step is left out: every request would pay for it.

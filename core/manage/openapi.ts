@@ -243,16 +243,23 @@ function operationObject(operation: AnyOperation): Json {
       },
     };
   }
+  const content = {
+    "application/json": withExample(
+      { schema: answerSchemaOf(operation) },
+      exampleOf(operation).response,
+    ),
+  };
   object.responses = {
-    [String(operation.status)]: {
-      description: operation.summary,
-      content: {
-        "application/json": withExample(
-          { schema: answerSchemaOf(operation) },
-          exampleOf(operation).response,
-        ),
-      },
-    },
+    [String(operation.status)]: { description: operation.summary, content },
+    // One content object for both: naming the answer's component names it in both.
+    ...(operation.alsoStatus
+      ? {
+        [String(operation.alsoStatus.status)]: {
+          description: operation.alsoStatus.when,
+          content,
+        },
+      }
+      : {}),
     ...errorResponses(operation),
   };
   return object;
@@ -281,6 +288,13 @@ function errorResponses(operation: AnyOperation): Record<string, Json> {
     ...operation.errors,
   ];
   if (pathParams(operation.path).length > 0) codes.push("not_found");
+  // Every body is refused before the handler runs when it is too large or of another type.
+  if (operation.body || operation.binary) {
+    codes.push(
+      operation.tooLargeCode ?? "payload_too_large",
+      "unsupported_content_type",
+    );
+  }
   const byStatus = new Map<number, Set<string>>();
   for (const code of codes) {
     const status = ERROR_STATUS[code];

@@ -244,6 +244,18 @@ export function buildPublicOpenApi(): Json {
         content: { "application/json": { schema: ref("Error") } },
       };
     }
+    // Any route may fail unexpectedly: a plain-text internal error, never a stack or SQL.
+    const known = responses[500];
+    responses[500] = {
+      description: [
+        known?.description,
+        "an unexpected failure answers a plain-text internal error",
+      ].filter(Boolean).join("; "),
+      content: {
+        ...(known?.content as Json | undefined),
+        "text/plain": { schema: { type: "string" } },
+      },
+    };
     paths[route.path] = {
       get: {
         operationId: route.operationId,

@@ -80,14 +80,19 @@ export const RELATION_VALUE: Json = {
 export const ITEM: Json = {
   type: "object",
   description:
-    "A published item in one language. `fields` holds the model's public fields by key",
+    "A published item in one language. `fields` holds the model's public fields by key. With a `fields` selection, only the selected parts are present: `fields`, `relations` and `media` only when a selected field is of their kind, and `model`, `version` and `published_at` only when named",
   properties: {
     id: { type: "string", format: "uuid" },
     slug: { type: "string" },
     locale: { type: "string" },
     model: { type: "string", description: "The model's slug" },
     version: { type: "integer", minimum: 1 },
-    published_at: { type: "string", format: "date-time" },
+    published_at: {
+      type: ["string", "null"],
+      format: "date-time",
+      description:
+        "When this version was published; null in a preview of a draft that was never published",
+    },
     fields: { type: "object", additionalProperties: true },
     relations: {
       type: "object",
@@ -123,7 +128,9 @@ export const ITEM: Json = {
       required: ["required"],
     },
   },
-  required: ["id", "slug", "locale", "fields"],
+  // With a `fields` selection, `fields`, `relations` and `media` appear only when a selected
+  // field is of their kind (PUB-023): an answer of `fields=title` has no `relations`.
+  required: ["id", "slug", "locale"],
   additionalProperties: true,
 };
 const CONTRACTS: Json = {
@@ -174,13 +181,15 @@ export const ROUTES: RouteDoc[] = [
       400: [
         "public_filter_invalid",
         "public_filter_too_many",
+        "public_filter_too_many_values",
         "public_filter_type_unsupported",
         "public_expand_invalid",
         "public_expand_too_deep",
         "public_expand_too_many",
         "public_cursor_mismatch",
       ],
-      404: ["not_found"],
+      404: ["not_found", "locale_unavailable"],
+      500: ["site_locale_policy_invalid"],
     },
     answer: {
       type: "object",
@@ -203,8 +212,23 @@ export const ROUTES: RouteDoc[] = [
       "Answers the item in the requested language (or its fallback), with `alternates` (the same item's slugs in other languages) and any expanded relations.",
     tag: "items",
     errors: {
-      400: ["public_filter_invalid", "public_expand_invalid"],
-      404: ["not_found", "ambiguous_slug"],
+      400: [
+        "public_filter_invalid",
+        "public_expand_invalid",
+        "public_expand_too_deep",
+        "public_expand_too_many",
+      ],
+      404: ["not_found", "ambiguous_slug", "locale_unavailable"],
+      // A preview never shows half a page: the page or one of its pictures cannot be presented.
+      422: [
+        "unreadable_page",
+        "page_media_unavailable",
+        "media_presentation_unreadable",
+        "media_presentation_revision_unavailable",
+        "media_presentation_mismatch",
+        "media_size_missing",
+      ],
+      500: ["site_locale_policy_invalid"],
     },
     answer: {
       type: "object",

@@ -1,6 +1,9 @@
 // The official MCP TypeScript SDK client (Streamable HTTP) against the endpoint served on 127.0.0.1 (MCP-001, MCP-009..MCP-011, MAPI-022).
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// The package's "./*" export maps types to `<name>.js.d.ts`, a file it does not ship: the
+// types are named here, as Deno reads them from node_modules/ (not from its own cache).
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { SCOPES } from "../../core/access/scopes.ts";

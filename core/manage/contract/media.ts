@@ -73,6 +73,11 @@ export const uploadMedia = operation({
   scope: "media:write",
   key: { retention: "short", settle: "prove" },
   status: 201,
+  alsoStatus: {
+    status: 200,
+    when:
+      "on_duplicate=use_existing found the same bytes: the stored file, with reused: true",
+  },
   multipart: { file: "file" },
   tooLargeCode: "media_too_large",
   bodyLimit: MEDIA_UPLOAD_BODY_LIMIT,

@@ -89,6 +89,11 @@ export const importMediaSourceItem = operation({
   scope: "media:write",
   key: { retention: "short", settle: "prove" },
   status: 201,
+  alsoStatus: {
+    status: 200,
+    when:
+      "on_duplicate=use_existing found the same file or item: the stored file, with reused: true",
+  },
   params: sourceParams,
   body: z.strictObject({
     item_id: z.string().min(1).max(200),

@@ -71,6 +71,11 @@ export interface Operation<
   key: KeyRule | null;
   /** Status of a successful answer. */
   status: 200 | 201;
+  /**
+   * A second success status with the same answer, and when it is given: an upload that finds
+   * the same bytes already stored answers 200 with `reused: true` instead of 201.
+   */
+  alsoStatus?: { status: 200; when: string };
   params: P;
   query: Q;
   /** Closed JSON body, or null when the route takes none. */
