@@ -64,6 +64,11 @@ export interface RouteConfig {
    * request (a limit an operator sets); the default applies otherwise.
    */
   bodyLimit?: number | ((config: Config) => number);
+  /**
+   * The route reads its body as a stream (file uploads): the limit counts the bytes as they
+   * pass instead of gathering a body sent without a length to count it.
+   */
+  streamsBody?: boolean;
 }
 
 /** What a file under `routes/` may export. */
