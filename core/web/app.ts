@@ -37,15 +37,23 @@ export interface RouteStep {
   handler: MiddlewareHandler<AppEnv>;
 }
 
-function bodyLimitOf(maxSize: number): MiddlewareHandler<AppEnv> {
+function tooLarge(maxSize: number, code: string): HttpError {
+  return new HttpError(
+    413,
+    code,
+    "Request body is larger than this route accepts",
+    code === "payload_too_large" ? {} : { limit_bytes: maxSize },
+  );
+}
+
+function bodyLimitOf(
+  maxSize: number,
+  code = "payload_too_large",
+): MiddlewareHandler<AppEnv> {
   return bodyLimit({
     maxSize,
     onError: () => {
-      throw new HttpError(
-        413,
-        "payload_too_large",
-        "Request body is larger than this route accepts",
-      );
+      throw tooLarge(maxSize, code);
     },
   });
 }
@@ -55,19 +63,16 @@ function bodyLimitOf(maxSize: number): MiddlewareHandler<AppEnv> {
  * and a body sent without one errors while it is read, at the first byte over, with the same
  * 413 (the route sees the error where it reads).
  */
-export function streamedBodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
+export function streamedBodyLimit(
+  maxSize: number,
+  code = "payload_too_large",
+): MiddlewareHandler<AppEnv> {
   return async function streamedBodyLimit(c, next) {
     const body = c.req.raw.body;
     if (!body) return await next();
-    const tooLarge = () =>
-      new HttpError(
-        413,
-        "payload_too_large",
-        "Request body is larger than this route accepts",
-      );
     const declared = c.req.raw.headers.get("content-length");
     if (declared !== null && !c.req.raw.headers.has("transfer-encoding")) {
-      if (Number(declared) > maxSize) throw tooLarge();
+      if (Number(declared) > maxSize) throw tooLarge(maxSize, code);
       return await next();
     }
     let seen = 0;
@@ -75,7 +80,7 @@ export function streamedBodyLimit(maxSize: number): MiddlewareHandler<AppEnv> {
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.length;
-          if (seen > maxSize) controller.error(tooLarge());
+          if (seen > maxSize) controller.error(tooLarge(maxSize, code));
           else controller.enqueue(chunk);
         },
       }),
@@ -124,7 +129,11 @@ export function registerRoutes(
     // A route that answers only GET and HEAD never reads a body: any other method is 405.
     const readsBody = methods.some((m) => BODY_METHODS.includes(m));
     const configured = mod.config?.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    const limitOf = mod.config?.streamsBody ? streamedBodyLimit : bodyLimitOf;
+    const tooLargeCode = mod.config?.tooLargeCode;
+    const limitOf = (max: number) =>
+      mod.config?.streamsBody
+        ? streamedBodyLimit(max, tooLargeCode)
+        : bodyLimitOf(max, tooLargeCode);
     const limit: MiddlewareHandler<AppEnv> = typeof configured === "number"
       ? limitOf(configured)
       // A limit read from the settings (the plan's upload limit) is applied per request.

@@ -69,6 +69,8 @@ export interface RouteConfig {
    * pass instead of gathering a body sent without a length to count it.
    */
   streamsBody?: boolean;
+  /** The error code of a body over the limit (default `payload_too_large`); 413 either way. */
+  tooLargeCode?: string;
 }
 
 /** What a file under `routes/` may export. */

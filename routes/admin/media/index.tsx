@@ -22,7 +22,7 @@ import {
 } from "../../../core/media/upload.ts";
 import { readUsage, removeMedia } from "../../../core/media/usage.ts";
 import type { AppEnv } from "../../../core/web/env.ts";
-import { refuse } from "../../../core/web/errors.ts";
+import { HttpError, refuse } from "../../../core/web/errors.ts";
 import { formParts, FormUnreadable } from "../../../core/web/streamed_form.ts";
 import {
   page,
@@ -44,6 +44,7 @@ export const config: RouteConfig = {
   bodyLimit: (settings) =>
     settings.mediaRequestBodyLimitBytes + ADMIN_FORM_OVERHEAD_BYTES,
   streamsBody: true,
+  tooLargeCode: "media_too_large",
 };
 const ADMIN_FORM_OVERHEAD_BYTES = 64 * 1024;
 
@@ -214,6 +215,15 @@ function wantsJson(c: Context<AppEnv>) {
   return (c.req.header("accept") ?? "").includes("application/json");
 }
 
+/** The status of a refused file: 413 for one over the limit, as the API answers it. */
+function statusOf(refusal: MediaRefusal): number {
+  return refusal.code === "media_duplicate"
+    ? 409
+    : refusal.code === "media_too_large"
+    ? 413
+    : 422;
+}
+
 const EMPTY_FILE: MediaRefusal = {
   ok: false,
   code: "unsupported_media_type",
@@ -257,12 +267,7 @@ async function uploadOne(
         { status: 409 },
       );
     }
-    return await failed(
-      c,
-      result,
-      result.code === "media_duplicate" ? 409 : 422,
-      "",
-    );
+    return await failed(c, result, statusOf(result), "");
   }
   if (wantsJson(c)) {
     return c.json(
@@ -298,7 +303,9 @@ async function replaceOne(
   const replaced = await replaceMedia(me.ctx, itemId, file, {
     limitBytes: c.var.services.config.mediaRequestBodyLimitBytes,
   });
-  if (!replaced.ok) return await failed(c, replaced, 422, itemId);
+  if (!replaced.ok) {
+    return await failed(c, replaced, statusOf(replaced), itemId);
+  }
   return back(c, itemId);
 }
 
@@ -345,6 +352,19 @@ async function streamedPost(
   } catch (error) {
     if (error instanceof FormUnreadable) {
       refuse(400, "invalid_request", "The form could not be read");
+    }
+    // The body went over the route's limit while a file was being stored (nothing was kept).
+    if (error instanceof HttpError && error.code === "media_too_large") {
+      return await failed(
+        c,
+        {
+          ok: false,
+          code: "media_too_large",
+          limit_bytes: c.var.services.config.mediaRequestBodyLimitBytes,
+        },
+        413,
+        "",
+      );
     }
     throw error;
   }
