@@ -16,7 +16,9 @@ import {
   setupAdmin,
   signInAs,
 } from "../admin/helpers.ts";
+import { refusal } from "../manage/helpers.ts";
 import { startTestS3, storedKeys } from "../support/s3.ts";
+import { withMediaApp } from "./support.ts";
 import type { TestApp } from "../support/app.ts";
 
 const MiB = 1024 * 1024;
@@ -434,5 +436,97 @@ Deno.test("a multipart form of another route still reaches it whole after the CS
     ok(jar.cookies.get("stave_session"));
   } finally {
     await t.close();
+  }
+});
+
+Deno.test("upload-media on S3-compatible storage: the API's buffered file goes through the same store (a multipart upload past 8 MiB), and the site's limit holds at its edge with nothing left in the bucket (MED-005, MED-013, MED-014)", async () => {
+  const s3 = await startTestS3();
+  try {
+    await withMediaApp(async (t) => {
+      const size = 10 * MiB;
+      const big = new Uint8Array(size).fill(3);
+      big.set([0x01, 0x02, 0x03, 0x00]);
+      const stored = await t.send("POST", "/media", {
+        file: { bytes: big, name: "big.bin" },
+      });
+      equal(stored.status, 201);
+      const keys = await storedKeys(s3.storage);
+      equal(keys.length, 1);
+      equal((await s3.storage.stat(keys[0]))?.size, size);
+
+      const limit = 9 * MiB + 3;
+      const put = await t.call("PUT", "/settings/media-files", {
+        secret: t.media,
+        key: crypto.randomUUID(),
+        body: {
+          expected_revision: 0,
+          document: {
+            enabled_kinds: ["image", "document", "file", "audio", "video"],
+            max_upload_bytes: limit,
+          },
+        },
+      });
+      equal(put.status, 200);
+      const over = await t.send("POST", "/media", {
+        file: { bytes: big.subarray(0, limit + 1), name: "over.bin" },
+      });
+      equal(over.status, 413);
+      const answer = await refusal(over);
+      equal(answer.code, "media_too_large");
+      equal(answer.limit_bytes, limit);
+      const edge = new Uint8Array(limit).fill(4);
+      edge.set([0x01, 0x02, 0x03, 0x00]);
+      const accepted = await t.send("POST", "/media", {
+        file: { bytes: edge, name: "edge.bin" },
+      });
+      equal(accepted.status, 201);
+      equal((await accepted.json()).byte_length, limit);
+      equal((await storedKeys(s3.storage)).length, 2);
+    }, s3.storage);
+  } finally {
+    await s3.close();
+  }
+});
+
+Deno.test("admin upload: a client that goes away halfway through a file leaves no object and no row; a form that cannot be split is 400", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "stave-stream-" });
+  try {
+    const { seen, wrapped } = counting(new FileStorage(dir));
+    await withAdmin(wrapped, 100_000_000, async (f) => {
+      const { body } = formBody(
+        [["_csrf", f.csrf], ["action", "upload"]],
+        { name: "cut.bin", size: 30 * MiB },
+        () => seen.bytes,
+      );
+      let passed = 0;
+      const cut = body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            passed += chunk.length;
+            if (passed > 5 * MiB) {
+              controller.error(new Error("client went away"));
+            } else controller.enqueue(chunk);
+          },
+        }),
+      );
+      const res = await Promise.resolve(f.post(cut)).catch(() => null);
+      ok(res === null || res.status >= 400);
+      await res?.body?.cancel();
+      ok(seen.bytes > 0, "the file had started to reach storage");
+      deepEqual(await storedKeys(new FileStorage(dir)), []);
+      equal(await f.rows(), 0);
+
+      const unsplittable = await f.post(
+        new Blob(["no parts here"]).stream(),
+        {
+          "content-type": "multipart/form-data",
+          "x-csrf-token": f.csrf,
+        },
+      );
+      equal(unsplittable.status, 400);
+      await unsplittable.body?.cancel();
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
