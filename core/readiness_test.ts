@@ -12,6 +12,7 @@ function brokenStorage(mode: "fails" | "hangs"): MediaStorage {
   return {
     kind: "s3",
     put: fail,
+    putStream: fail,
     read: fail,
     stat: fail,
     delete: fail,

@@ -45,6 +45,7 @@ function send(
     const xhr = new XMLHttpRequest();
     xhr.open("POST", "/admin/media");
     xhr.setRequestHeader("accept", "application/json");
+    xhr.setRequestHeader("x-csrf-token", props.csrfToken);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     };
@@ -168,10 +169,10 @@ export function MediaUploader(props: MediaUploaderProps) {
         {props.folderName ? `“${props.folderName}”` : "Unfiled"}. Images,
         documents, audio and video; no programs, scripts or SVG/HTML.
       </p>
-      <p>
-        <label for="upload-file">Files to upload</label>
-        <input id="upload-file" type="file" name="file" multiple required />
-      </p>
+      {
+        /* The choice comes before the files: the server reads the form in order and stores each
+          file while it arrives, so what applies to a file must precede it. */
+      }
       <p>
         <label for="upload-duplicate">
           If the same file is already in the library
@@ -181,6 +182,10 @@ export function MediaUploader(props: MediaUploaderProps) {
           <option value="use_existing">Use the existing file</option>
           <option value="copy">Upload a copy</option>
         </select>
+      </p>
+      <p>
+        <label for="upload-file">Files to upload</label>
+        <input id="upload-file" type="file" name="file" multiple required />
       </p>
       <button type="submit">Upload</button>
       {rows.length > 0 && (

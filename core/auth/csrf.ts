@@ -5,6 +5,7 @@ import type { Config } from "../config.ts";
 import type { AppEnv } from "../web/env.ts";
 import type { RouteStep } from "../web/app.ts";
 import { HttpError } from "../web/errors.ts";
+import { formParts } from "../web/streamed_form.ts";
 import { randomToken, secretsEqual } from "./secrets.ts";
 import { SESSION_COOKIE } from "./cookies.ts";
 
@@ -64,7 +65,9 @@ export function csrfProtection(config: Config): RouteStep {
           c.req.url,
           config.publicUrl,
         );
-        const sent = isForm ? await formToken(c) : c.req.header(CSRF_HEADER);
+        const sent = isForm
+          ? await formToken(c, type)
+          : c.req.header(CSRF_HEADER);
         const cookie = getCookie(c, CSRF_COOKIE);
         if (!sent || !cookie || !(await secretsEqual(sent, cookie))) {
           throw new HttpError(
@@ -79,8 +82,20 @@ export function csrfProtection(config: Config): RouteStep {
   }
 }
 
-/** Reads the token through Hono's cached body parse, so the route can parse the form again. */
-async function formToken(c: Context): Promise<string | undefined> {
+/**
+ * The token of a form post: the `X-CSRF-Token` header when the page's script sent one (another
+ * site's form cannot set a header), else the `_csrf` field. A multipart body is read only up to
+ * that field, which the service's forms put first, and handed on to the route whole, so a file
+ * behind it streams on instead of being gathered here. Other forms are small and go through
+ * Hono's cached body parse, so the route can parse them again.
+ */
+async function formToken(
+  c: Context,
+  type: string,
+): Promise<string | undefined> {
+  const header = c.req.header(CSRF_HEADER);
+  if (header) return header;
+  if (type === "multipart/form-data") return await multipartToken(c);
   try {
     const value = (await c.req.parseBody())[CSRF_FIELD];
     return typeof value === "string" ? value : undefined;
@@ -88,6 +103,66 @@ async function formToken(c: Context): Promise<string | undefined> {
     return undefined;
   }
 }
+
+async function multipartToken(c: Context): Promise<string | undefined> {
+  const body = c.req.raw.body;
+  if (!body) return undefined;
+  const reader = body.getReader();
+  // Every chunk taken from the body, to give the route the body from its first byte.
+  const taken: Uint8Array[] = [];
+  let ended = false;
+  const watched = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        ended = true;
+        controller.close();
+        return;
+      }
+      taken.push(value);
+      controller.enqueue(value);
+    },
+    // Stopping at the token must not cancel the body: the route reads on.
+  });
+  let token: string | undefined;
+  try {
+    for await (
+      const part of formParts(watched, c.req.header("content-type") ?? "")
+    ) {
+      if (part.kind === "field" && part.name === CSRF_FIELD) {
+        token = part.value;
+        break;
+      }
+      // A file before the token is skipped (and held in `taken`): forms put the token first.
+      if (part.kind === "file") await part.stream.cancel();
+    }
+  } catch {
+    // An unreadable form carries no token; the route is never reached.
+  }
+  let next = 0;
+  c.req.raw = new Request(c.req.raw, {
+    body: new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (next < taken.length) {
+          controller.enqueue(taken[next]);
+          taken[next++] = EMPTY;
+          return;
+        }
+        const { done, value } = ended
+          ? { done: true, value: undefined }
+          : await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    }),
+  });
+  return token;
+}
+
+const EMPTY = new Uint8Array(0);
 
 function assertSameOrigin(
   origin: string | undefined,

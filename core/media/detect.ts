@@ -81,31 +81,55 @@ const IMAGE_FORMATS = new Set([
   "jxl",
 ]);
 
+/**
+ * Bytes of a file's start its type and image header are read from: all of file-type's 4100 and
+ * room for what JPEGs put before their size (EXIF, ICC profiles). A streamed upload holds this
+ * much while it is checked; a larger file's type is what its first mebibyte says.
+ */
+export const HEAD_BYTES = 1024 * 1024;
+
+/** Bytes of a file's end the completeness check needs (a JPEG's end marker may sit in padding). */
+export const TAIL_BYTES = 1024;
+
 /** Reads what `bytes` are; a program, script, markup, empty or damaged file is refused. */
 export async function detectFile(
   bytes: Uint8Array,
 ): Promise<DetectedFile | DetectRefusal> {
-  if (bytes.length === 0) {
+  const found = await detectHead(bytes.subarray(0, HEAD_BYTES));
+  if (!found.ok) return found;
+  const tail = bytes.subarray(Math.max(0, bytes.length - TAIL_BYTES));
+  return checkEnd(found, bytes.subarray(0, 16), tail, bytes.length) ?? found;
+}
+
+/**
+ * What a file is from its first {@link HEAD_BYTES} (all of it when shorter): type, kind and an
+ * image's header size, refusing programs, scripts, markup and bombs before the rest is read.
+ * {@link checkEnd} finishes the check once the last byte is in.
+ */
+export async function detectHead(
+  head: Uint8Array,
+): Promise<DetectedFile | DetectRefusal> {
+  if (head.length === 0) {
     return refuse("unsupported_media_type", "empty", "The file is empty");
   }
-  const head = bytes.subarray(0, 4100);
-  if (head[0] === 0x23 && head[1] === 0x21) {
+  const start = head.subarray(0, 4100);
+  if (start[0] === 0x23 && start[1] === 0x21) {
     return refuse(
       "executable_file",
       "script",
       "The file is a script (it starts with #!)",
     );
   }
-  if (looksLikeMarkup(head)) {
+  if (looksLikeMarkup(start)) {
     return refuse(
       "unsupported_media_type",
       "markup",
       "Markup (SVG, HTML, XML) is not accepted: it can carry script",
     );
   }
-  const found = await fileTypeFromBuffer(bytes);
+  const found = await fileTypeFromBuffer(head);
   if (!found) {
-    if (isText(head)) {
+    if (isText(start)) {
       return {
         ok: true,
         kind: "document",
@@ -154,15 +178,8 @@ export async function detectFile(
   let width: number | null = null;
   let height: number | null = null;
   if (kind === "image") {
-    if (!imageComplete(format, bytes)) {
-      return refuse(
-        "unsupported_media_type",
-        "damaged",
-        `The ${format} image is damaged or cut short`,
-      );
-    }
     try {
-      const size = imageSize(bytes);
+      const size = imageSize(head);
       width = size.width ?? null;
       height = size.height ?? null;
     } catch {
@@ -183,6 +200,26 @@ export async function detectFile(
     }
   }
   return { ok: true, kind, format, mimeType: found.mime, width, height };
+}
+
+/**
+ * The rest of the check once the whole file has passed: an image must end where its format
+ * says it ends (a truncated upload is refused, not kept). `start` is at least the first 16
+ * bytes, `tail` the last {@link TAIL_BYTES}, `length` the file's size.
+ */
+export function checkEnd(
+  detected: DetectedFile,
+  start: Uint8Array,
+  tail: Uint8Array,
+  length: number,
+): DetectRefusal | null {
+  if (detected.kind !== "image") return null;
+  if (imageComplete(detected.format, start, tail, length)) return null;
+  return refuse(
+    "unsupported_media_type",
+    "damaged",
+    `The ${detected.format} image is damaged or cut short`,
+  );
 }
 
 function refuse(
@@ -216,30 +253,38 @@ function isText(head: Uint8Array): boolean {
   }
 }
 
-/** The image ends where its format says it ends: a truncated upload is refused, not kept. */
-function imageComplete(format: string, bytes: Uint8Array): boolean {
-  const n = bytes.length;
+/** The image ends where its format says it ends. */
+function imageComplete(
+  format: string,
+  start: Uint8Array,
+  tail: Uint8Array,
+  length: number,
+): boolean {
+  const n = tail.length;
   switch (format) {
     case "png": {
       // The last chunk is IEND: length 0, "IEND", CRC.
-      const tail = new TextDecoder().decode(bytes.subarray(n - 8, n - 4));
-      return n >= 20 && tail === "IEND";
+      const end = new TextDecoder().decode(tail.subarray(n - 8, n - 4));
+      return length >= 20 && end === "IEND";
     }
     case "jpg": {
       // Some encoders pad after the end marker, so look for it near the end.
-      for (let i = n - 2; i >= Math.max(2, n - 1024); i--) {
-        if (bytes[i] === 0xff && bytes[i + 1] === 0xd9) return true;
+      for (let i = n - 2; i >= Math.max(0, n - 1024); i--) {
+        if (tail[i] === 0xff && tail[i + 1] === 0xd9) {
+          return length - n + i >= 2;
+        }
       }
       return false;
     }
     case "gif":
-      return bytes[n - 1] === 0x3b;
+      return tail[n - 1] === 0x3b;
     case "webp": {
-      const declared = new DataView(bytes.buffer, bytes.byteOffset).getUint32(
+      if (start.length < 8) return false;
+      const declared = new DataView(start.buffer, start.byteOffset).getUint32(
         4,
         true,
       );
-      return n >= 12 && declared + 8 <= n;
+      return length >= 12 && declared + 8 <= length;
     }
     default:
       return true;

@@ -1,5 +1,4 @@
 // Changes to library items: metadata, replacing the bytes, per-language originals, moving files.
-import { imageFacts } from "./placeholder.ts";
 import {
   deliveryUrl,
   type Focal,
@@ -16,6 +15,8 @@ import {
   type IncomingFile,
   type MediaRefusal,
   siteLanguages,
+  storeFile,
+  type StreamedFile,
   unknownLanguages,
 } from "./upload.ts";
 import { releaseObjects } from "./cleanup.ts";
@@ -107,7 +108,7 @@ export interface ReplaceOptions {
 export async function replaceMedia(
   ctx: MediaContext,
   id: string,
-  file: IncomingFile,
+  file: IncomingFile | StreamedFile,
   options: ReplaceOptions,
 ): Promise<{ ok: true; item: MediaItem } | MediaRefusal> {
   const row = await readMediaRow(ctx.db, ctx.siteId, id);
@@ -115,28 +116,29 @@ export async function replaceMedia(
   if (row.external) {
     return { ok: false, code: "media_external_bytes_unavailable" };
   }
-  const checked = await checkFile(ctx, file, options.limitBytes);
+  const checked = await storeFile(
+    ctx,
+    file,
+    options.limitBytes,
+    async (detected) => {
+      if (detected.kind !== row.kind) {
+        // References were checked against the kind; a replace must not break them.
+        return {
+          ok: false,
+          code: "unsupported_media_type",
+          reason: "kind_changed",
+          detail: `A ${row.kind} can only be replaced by another ${row.kind}`,
+        };
+      }
+      const unknown = await unknownLanguages(ctx, options.altTexts);
+      if (unknown.length > 0) {
+        return { ok: false, code: "unknown_locale", languages: unknown };
+      }
+      return null;
+    },
+  );
   if (!checked.ok) return checked;
-  const { detected, digest } = checked;
-  if (detected.kind !== row.kind) {
-    // References were checked against the kind; a replace must not break them.
-    return {
-      ok: false,
-      code: "unsupported_media_type",
-      reason: "kind_changed",
-      detail: `A ${row.kind} can only be replaced by another ${row.kind}`,
-    };
-  }
-  const unknown = await unknownLanguages(ctx, options.altTexts);
-  if (unknown.length > 0) {
-    return { ok: false, code: "unknown_locale", languages: unknown };
-  }
-  const objectId = crypto.randomUUID();
-  const key = storageKeyOf(ctx.siteId, objectId, detected.format);
-  await ctx.storage.put(key, file.bytes, detected.mimeType);
-  const facts = detected.kind === "image"
-    ? await imageFacts(file.bytes, detected.format)
-    : null;
+  const { detected, digest, objectId, key, facts, byteLength } = checked.stored;
   const now = ctx.clock.now();
   const headerHasSize = detected.width !== null && detected.height !== null;
   const next = {
@@ -148,7 +150,7 @@ export async function replaceMedia(
     file_name: file.fileName ? file.fileName.slice(0, 200) : row.file_name,
     mime_type: detected.mimeType,
     format: detected.format,
-    byte_length: file.bytes.length,
+    byte_length: byteLength,
     width: headerHasSize ? detected.width : options.width ?? row.width,
     height: headerHasSize ? detected.height : options.height ?? row.height,
     aspect_ratio: headerHasSize

@@ -36,6 +36,25 @@ export class FileStorage implements MediaStorage {
     }
   }
 
+  async putStream(
+    key: string,
+    stream: ReadableStream<Uint8Array>,
+    _contentType: string,
+  ) {
+    const path = this.#path(key);
+    await Deno.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+    const partial = `${path}${PARTIAL}${crypto.randomUUID()}`;
+    try {
+      const file = await Deno.open(partial, { write: true, createNew: true });
+      // pipeTo closes the file at the end and aborts it when the stream errors.
+      await stream.pipeTo(file.writable);
+      await Deno.rename(partial, path);
+    } catch (error) {
+      await Deno.remove(partial).catch(() => {});
+      throw error;
+    }
+  }
+
   async read(key: string, range?: ByteRange) {
     let file: Deno.FsFile;
     try {

@@ -74,6 +74,88 @@ export class S3Storage implements MediaStorage {
     }
   }
 
+  /**
+   * A stream that ends within one part goes up in one PUT; a longer one as an S3 multipart
+   * upload of {@link S3_PART_BYTES} parts, aborted when the stream errors (a bucket lifecycle
+   * rule that aborts incomplete uploads covers a process that dies in between).
+   */
+  async putStream(
+    key: string,
+    stream: ReadableStream<Uint8Array>,
+    contentType: string,
+  ) {
+    const url = this.#url(key);
+    const parts = new PartReader(stream, S3_PART_BYTES);
+    let uploadId: string | null = null;
+    try {
+      let part = await parts.next();
+      if (part.last) {
+        await this.put(key, part.bytes, contentType);
+        return;
+      }
+      const created = await this.#send(`${url}?uploads`, {
+        method: "POST",
+        headers: { "content-type": contentType },
+      });
+      const createdText = await created.text();
+      uploadId = xmlText(createdText, "UploadId");
+      if (!created.ok || !uploadId) {
+        throw new StorageUnavailable(
+          `Cannot start a multipart upload: storage answered ${created.status}`,
+        );
+      }
+      const etags: string[] = [];
+      for (let n = 1;; n++) {
+        const answer = await this.#send(
+          `${url}?partNumber=${n}&uploadId=${encodeURIComponent(uploadId)}`,
+          { method: "PUT", body: part.bytes as Uint8Array<ArrayBuffer> },
+        );
+        await answer.body?.cancel();
+        const etag = answer.headers.get("etag");
+        if (!answer.ok || !etag) {
+          throw new StorageUnavailable(
+            `Cannot store a part of a media object: storage answered ${answer.status}`,
+          );
+        }
+        etags.push(etag);
+        if (part.last) break;
+        part = await parts.next();
+        if (part.last && part.bytes.length === 0) break;
+      }
+      const done = await this.#send(
+        `${url}?uploadId=${encodeURIComponent(uploadId)}`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/xml" },
+          body: `<CompleteMultipartUpload>${
+            etags.map((etag, i) =>
+              `<Part><PartNumber>${i + 1}</PartNumber><ETag>${
+                xmlEscape(etag)
+              }</ETag></Part>`
+            ).join("")
+          }</CompleteMultipartUpload>`,
+        },
+      );
+      // S3 may answer 200 and still report an error in the body.
+      const doneText = await done.text();
+      if (!done.ok || doneText.includes("<Error>")) {
+        throw new StorageUnavailable(
+          `Cannot complete a multipart upload: storage answered ${done.status}`,
+        );
+      }
+      uploadId = null;
+    } catch (error) {
+      await parts.cancel(error);
+      if (uploadId) {
+        // Best effort: the lifecycle rule removes what an abort cannot.
+        await this.#send(`${url}?uploadId=${encodeURIComponent(uploadId)}`, {
+          method: "DELETE",
+        }).then((answer) => answer.body?.cancel()).catch(() => {});
+      }
+      throw error;
+    }
+  }
+
   async read(key: string, range?: ByteRange) {
     const headers: Record<string, string> = {};
     if (range) headers.range = `bytes=${range.start}-${range.end}`;
@@ -141,6 +223,50 @@ export class S3Storage implements MediaStorage {
         : null;
     } while (token);
   }
+}
+
+/** Size of one part of a multipart upload: S3 wants at least 5 MiB for every part but the last. */
+export const S3_PART_BYTES = 8 * 1024 * 1024;
+
+/** Cuts a stream into parts of at least `size` bytes (the last may be smaller). */
+class PartReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #size: number;
+  #ended = false;
+
+  constructor(stream: ReadableStream<Uint8Array>, size: number) {
+    this.#reader = stream.getReader();
+    this.#size = size;
+  }
+
+  async next(): Promise<{ bytes: Uint8Array; last: boolean }> {
+    const chunks: Uint8Array[] = [];
+    let length = 0;
+    while (!this.#ended && length < this.#size) {
+      const { done, value } = await this.#reader.read();
+      if (done) this.#ended = true;
+      else {
+        chunks.push(value);
+        length += value.length;
+      }
+    }
+    const bytes = new Uint8Array(length);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    return { bytes, last: this.#ended };
+  }
+
+  async cancel(reason: unknown) {
+    if (!this.#ended) await this.#reader.cancel(reason).catch(() => {});
+  }
+}
+
+function xmlEscape(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;").replaceAll('"', "&quot;");
 }
 
 function xmlText(xml: string, tag: string): string | null {

@@ -19,6 +19,16 @@ export interface MediaStorage {
   readonly kind: "files" | "s3";
   /** Stores `bytes` under `key`; afterwards a reader sees all of them or the old object, never a part. */
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
+  /**
+   * Stores what `stream` yields under `key` while it arrives, holding at most one part of it
+   * in memory. When the stream errors (a limit, a client gone) the error is thrown and nothing
+   * is left under `key`; readers never see a part.
+   */
+  putStream(
+    key: string,
+    stream: ReadableStream<Uint8Array>,
+    contentType: string,
+  ): Promise<void>;
   /** The object's bytes (or one range of them), or null when there is no such object. */
   read(
     key: string,

@@ -1,11 +1,20 @@
 // Adds files to the library: type from the bytes, site settings, duplicates by digest, bytes first, row second.
+import { createHash } from "node:crypto";
 import type { Db } from "../db/database.ts";
 import { sha256HexSync } from "../kv/digest.ts";
 import { queueMediaNotifications } from "../plugins/notifications.ts";
 import { getSettings } from "../sites/settings.ts";
 import { SETTINGS_SCHEMAS } from "../sites/settings_documents.ts";
-import { type DetectedFile, detectFile } from "./detect.ts";
-import { imageFacts } from "./placeholder.ts";
+import {
+  checkEnd,
+  type DetectedFile,
+  detectFile,
+  detectHead,
+  HEAD_BYTES,
+  TAIL_BYTES,
+} from "./detect.ts";
+import { type ImageFacts, imageFacts } from "./placeholder.ts";
+import type { MediaStorage } from "./storage.ts";
 import {
   type MediaContext,
   type MediaItem,
@@ -31,6 +40,16 @@ export function apiUploadLimit(planLimitBytes: number): number {
 /** A file as it arrived. */
 export interface IncomingFile {
   bytes: Uint8Array;
+  /** The name the client gave; kept for display only, never used to decide the type. */
+  fileName: string;
+}
+
+/**
+ * A file that arrives as a stream (the admin's form): read once, stored while it arrives and
+ * never gathered in memory.
+ */
+export interface StreamedFile {
+  stream: ReadableStream<Uint8Array>;
   /** The name the client gave; kept for display only, never used to decide the type. */
   fileName: string;
 }
@@ -71,33 +90,29 @@ export type CheckedFile =
   | { ok: true; detected: DetectedFile; digest: string }
   | MediaRefusal;
 
-/** Checks `file` against its bytes and the site's media-file settings (SET-003, MED-006, MED-013, MED-014). */
-export async function checkFile(
-  ctx: MediaContext,
-  file: IncomingFile,
-  limitBytes: number,
-): Promise<CheckedFile> {
+/** The site's media-file settings, or null when none are stored or they no longer parse. */
+async function mediaFileSettings(ctx: MediaContext) {
   const stored = await getSettings(ctx, "media-files");
   const parsed = SETTINGS_SCHEMAS["media-files"].safeParse(stored.document);
-  const settings = parsed.success ? parsed.data : null;
-  const limit = Math.min(limitBytes, settings?.max_upload_bytes ?? limitBytes);
-  if (file.bytes.length > limit) {
-    return {
-      ok: false,
-      code: "media_too_large",
-      limit_bytes: limit,
-      byte_length: file.bytes.length,
-    };
-  }
-  const detected = await detectFile(file.bytes);
-  if (!detected.ok) {
-    return {
-      ok: false,
-      code: detected.code,
-      reason: detected.reason,
-      detail: detected.detail,
-    };
-  }
+  return parsed.success ? parsed.data : null;
+}
+
+type MediaFileSettings = Awaited<ReturnType<typeof mediaFileSettings>>;
+
+function tooLarge(limit: number, byteLength?: number): MediaRefusal {
+  return {
+    ok: false,
+    code: "media_too_large",
+    limit_bytes: limit,
+    ...(byteLength === undefined ? {} : { byte_length: byteLength }),
+  };
+}
+
+/** The refusal of a detected file by the site's settings (SET-003, MED-014), or null. */
+function settingsRefusal(
+  settings: MediaFileSettings,
+  detected: DetectedFile,
+): MediaRefusal | null {
   if (settings && !settings.enabled_kinds.includes(detected.kind)) {
     return {
       ok: false,
@@ -117,7 +132,229 @@ export async function checkFile(
       enabled_formats: settings.enabled_formats,
     };
   }
+  return null;
+}
+
+/** Checks `file` against its bytes and the site's media-file settings (SET-003, MED-006, MED-013, MED-014). */
+export async function checkFile(
+  ctx: MediaContext,
+  file: IncomingFile,
+  limitBytes: number,
+): Promise<CheckedFile> {
+  const settings = await mediaFileSettings(ctx);
+  const limit = Math.min(limitBytes, settings?.max_upload_bytes ?? limitBytes);
+  if (file.bytes.length > limit) return tooLarge(limit, file.bytes.length);
+  const detected = await detectFile(file.bytes);
+  if (!detected.ok) {
+    return {
+      ok: false,
+      code: detected.code,
+      reason: detected.reason,
+      detail: detected.detail,
+    };
+  }
+  const refused = settingsRefusal(settings, detected);
+  if (refused) return refused;
   return { ok: true, detected, digest: sha256HexSync(file.bytes) };
+}
+
+/** A file in storage that passed every check, under a key no row names yet. */
+export interface StoredFile {
+  detected: DetectedFile;
+  digest: string;
+  objectId: string;
+  key: string;
+  byteLength: number;
+  /** Placeholder and dominant colour of an image (null for other files or when sharp cannot read it). */
+  facts: ImageFacts | null;
+}
+
+/** Bytes of one chunk when a buffered file is written as a stream. */
+const CHUNK_BYTES = 64 * 1024;
+
+function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
+  let at = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (at >= bytes.length) {
+        controller.close();
+        return;
+      }
+      controller.enqueue(bytes.subarray(at, at + CHUNK_BYTES));
+      at += CHUNK_BYTES;
+    },
+  });
+}
+
+function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const joined = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.length;
+  }
+  return joined;
+}
+
+class TooLarge extends Error {
+  override name = "TooLarge";
+}
+
+/**
+ * Checks `file` and writes it to storage under a new key while it arrives (MED-006, MED-013,
+ * MED-014): the type, the image header and the settings are read from its first
+ * {@link HEAD_BYTES} before anything is stored; the size is counted and the digest and the
+ * last bytes kept chunk by chunk, so memory stays at one head and one chunk whatever the
+ * file's size. At the first byte over the limit the write stops and the partial object is
+ * removed; a file refused after its last byte (cut short, damaged) is removed too. `beforeStoring`
+ * adds the caller's checks of the detected file (kind of a replaced item, folder, languages).
+ */
+export async function storeFile(
+  ctx: MediaContext,
+  file: IncomingFile | StreamedFile,
+  limitBytes: number,
+  beforeStoring?: (detected: DetectedFile) => Promise<MediaRefusal | null>,
+): Promise<{ ok: true; stored: StoredFile } | MediaRefusal> {
+  const settings = await mediaFileSettings(ctx);
+  const limit = Math.min(limitBytes, settings?.max_upload_bytes ?? limitBytes);
+  const buffered = "bytes" in file ? file.bytes : null;
+  if (buffered && buffered.length > limit) {
+    return tooLarge(limit, buffered.length);
+  }
+  const reader = (buffered ? streamOf(buffered) : (file as StreamedFile).stream)
+    .getReader();
+  const stop = async (refusal: MediaRefusal) => {
+    await reader.cancel().catch(() => {});
+    return refusal;
+  };
+  const headChunks: Uint8Array[] = [];
+  let headLength = 0;
+  let ended = false;
+  while (headLength < HEAD_BYTES && headLength <= limit && !ended) {
+    const { done, value } = await reader.read();
+    if (done) ended = true;
+    else {
+      headChunks.push(value);
+      headLength += value.length;
+    }
+  }
+  if (headLength > limit) return await stop(tooLarge(limit));
+  const head = concat(headChunks, headLength);
+  headChunks.length = 0;
+  const detected = await detectHead(head.subarray(0, HEAD_BYTES));
+  if (!detected.ok) {
+    return await stop({
+      ok: false,
+      code: detected.code,
+      reason: detected.reason,
+      detail: detected.detail,
+    });
+  }
+  const refused = settingsRefusal(settings, detected) ??
+    await beforeStoring?.(detected);
+  if (refused) return await stop(refused);
+
+  const hash = createHash("sha256");
+  let length = 0;
+  let tail = new Uint8Array(0);
+  let over = false;
+  const take = (chunk: Uint8Array): boolean => {
+    length += chunk.length;
+    if (length > limit) {
+      over = true;
+      return false;
+    }
+    hash.update(chunk);
+    const kept = new Uint8Array(
+      Math.min(TAIL_BYTES, tail.length + chunk.length),
+    );
+    const fromChunk = Math.min(chunk.length, kept.length);
+    kept.set(tail.subarray(tail.length - (kept.length - fromChunk)), 0);
+    kept.set(chunk.subarray(chunk.length - fromChunk), kept.length - fromChunk);
+    tail = kept;
+    return true;
+  };
+  const counted = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (take(head)) controller.enqueue(head);
+      if (ended) controller.close();
+    },
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (done) {
+        controller.close();
+        return;
+      }
+      if (take(value)) controller.enqueue(value);
+      else {
+        const error = new TooLarge(`More than ${limit} bytes`);
+        controller.error(error);
+        await reader.cancel(error).catch(() => {});
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  const objectId = crypto.randomUUID();
+  const key = storageKeyOf(ctx.siteId, objectId, detected.format);
+  try {
+    await ctx.storage.putStream(key, counted, detected.mimeType);
+  } catch (error) {
+    if (over) return tooLarge(limit);
+    throw error;
+  }
+  try {
+    const damaged = checkEnd(detected, head.subarray(0, 16), tail, length);
+    if (damaged) {
+      await ctx.storage.delete(key);
+      return {
+        ok: false,
+        code: damaged.code,
+        reason: damaged.reason,
+        detail: damaged.detail,
+      };
+    }
+    // Placeholders need the decoded image: it is read back once, bounded by the pixel ceiling.
+    const facts = detected.kind === "image"
+      ? await imageFacts(
+        buffered ?? await readBack(ctx.storage, key, length),
+        detected.format,
+      )
+      : null;
+    return {
+      ok: true,
+      stored: {
+        detected,
+        digest: hash.digest("hex"),
+        objectId,
+        key,
+        byteLength: length,
+        facts,
+      },
+    };
+  } catch (error) {
+    await ctx.storage.delete(key).catch(() => {});
+    throw error;
+  }
+}
+
+async function readBack(
+  storage: MediaStorage,
+  key: string,
+  length: number,
+): Promise<Uint8Array> {
+  const stream = await storage.read(key);
+  if (!stream) return new Uint8Array();
+  const bytes = new Uint8Array(length);
+  let at = 0;
+  for await (const chunk of stream) {
+    bytes.set(chunk.subarray(0, length - at), at);
+    at += chunk.length;
+    if (at >= length) break;
+  }
+  return bytes;
 }
 
 /** Site languages, for checking the keys of `alt_texts`. */
@@ -178,39 +415,67 @@ export async function folderExists(
 }
 
 /**
- * Adds a file (MED-005 to MED-014). The bytes are written first and the row second, in one
- * transaction with the answer; when the row cannot be written the bytes are deleted, and a
- * crash in between leaves only an object no row names, which the orphan sweep removes.
+ * Adds a file (MED-005 to MED-014). The bytes are written first, while they arrive, and the
+ * row second, in one transaction with the answer; when the row cannot be written (or the bytes
+ * turn out to be a duplicate) the bytes are deleted, and a crash in between leaves only an
+ * object no row names, which the orphan sweep removes.
  */
 export async function uploadMedia(
   ctx: MediaContext,
-  file: IncomingFile,
+  file: IncomingFile | StreamedFile,
   options: UploadOptions,
 ): Promise<UploadResult> {
-  const checked = await checkFile(ctx, file, options.limitBytes);
-  if (!checked.ok) return checked;
-  const { detected, digest } = checked;
-  const unknown = await unknownLanguages(ctx, options.altTexts);
-  if (unknown.length > 0) {
-    return { ok: false, code: "unknown_locale", languages: unknown };
-  }
   let source: MediaRow | null = null;
-  if (options.editedFrom) {
-    source = await readMediaRow(ctx.db, ctx.siteId, options.editedFrom);
-    if (!source) {
-      return {
-        ok: false,
-        code: "media_edit_source_not_found",
-        edited_from: options.editedFrom,
-      };
+  let folderId: string | null = null;
+  const checked = await storeFile(ctx, file, options.limitBytes, async () => {
+    const unknown = await unknownLanguages(ctx, options.altTexts);
+    if (unknown.length > 0) {
+      return { ok: false, code: "unknown_locale", languages: unknown };
     }
+    if (options.editedFrom) {
+      source = await readMediaRow(ctx.db, ctx.siteId, options.editedFrom);
+      if (!source) {
+        return {
+          ok: false,
+          code: "media_edit_source_not_found",
+          edited_from: options.editedFrom,
+        };
+      }
+    }
+    folderId = options.folderId !== undefined
+      ? options.folderId
+      : (source as MediaRow | null)?.folder_id ?? null;
+    if (!await folderExists(ctx, folderId)) {
+      return { ok: false, code: "media_folder_not_found", folder_id: folderId };
+    }
+    return null;
+  });
+  if (!checked.ok) return checked;
+  const { detected, digest, objectId, key, byteLength, facts } = checked.stored;
+  try {
+    return await recordUpload(ctx, file.fileName, options, {
+      source: source as MediaRow | null,
+      folderId,
+      detected,
+      digest,
+      objectId,
+      key,
+      byteLength,
+      facts,
+    });
+  } catch (error) {
+    await ctx.storage.delete(key).catch(() => {});
+    throw error;
   }
-  const folderId = options.folderId !== undefined
-    ? options.folderId
-    : source?.folder_id ?? null;
-  if (!await folderExists(ctx, folderId)) {
-    return { ok: false, code: "media_folder_not_found", folder_id: folderId };
-  }
+}
+
+async function recordUpload(
+  ctx: MediaContext,
+  fileName: string,
+  options: UploadOptions,
+  stored: StoredFile & { source: MediaRow | null; folderId: string | null },
+): Promise<UploadResult> {
+  const { source, folderId, detected, digest, objectId, key, facts } = stored;
   const onDuplicate = options.onDuplicate ?? "ask";
   if (onDuplicate !== "copy") {
     const same = await ctx.db.selectFrom("media_files").selectAll()
@@ -218,6 +483,7 @@ export async function uploadMedia(
       .where("external", "=", false)
       .orderBy("created_at").orderBy("id").execute() as MediaRow[];
     if (same.length > 0) {
+      await ctx.storage.delete(key);
       const existing = toItem(ctx.publicUrl, same[0]);
       if (onDuplicate === "ask") {
         return {
@@ -231,12 +497,6 @@ export async function uploadMedia(
     }
   }
   const id = crypto.randomUUID();
-  const objectId = crypto.randomUUID();
-  const key = storageKeyOf(ctx.siteId, objectId, detected.format);
-  await ctx.storage.put(key, file.bytes, detected.mimeType);
-  const facts = detected.kind === "image"
-    ? await imageFacts(file.bytes, detected.format)
-    : null;
   const now = ctx.clock.now();
   const headerHasSize = detected.width !== null && detected.height !== null;
   const row: MediaRow = {
@@ -246,10 +506,10 @@ export async function uploadMedia(
     kind: detected.kind,
     object_id: objectId,
     storage_key: key,
-    file_name: cleanFileName(file.fileName, detected.format),
+    file_name: cleanFileName(fileName, detected.format),
     mime_type: detected.mimeType,
     format: detected.format,
-    byte_length: file.bytes.length,
+    byte_length: stored.byteLength,
     // The header wins; the request's fields fill in only for files whose header has neither.
     width: headerHasSize ? detected.width : options.width ?? null,
     height: headerHasSize ? detected.height : options.height ?? null,
@@ -275,29 +535,24 @@ export async function uploadMedia(
     dominant_color: facts?.dominant_color ?? null,
   };
   const item = toItem(ctx.publicUrl, row);
-  try {
-    await ctx.db.transaction().execute(async (tx) => {
-      await tx.insertInto("media_files").values({
-        ...row,
-        alt_texts: JSON.stringify(row.alt_texts),
-        default_focal: row.default_focal === null
-          ? null
-          : JSON.stringify(row.default_focal),
-        tags: JSON.stringify(row.tags),
-        attribution: null,
-        external_source: null,
-      }).execute();
-      await recordWrite(tx, ctx, { created: true, item });
-      await options.alsoRecord?.(tx, item);
-      await queueMediaNotifications(tx, ctx.siteId, [item.id], {
-        deleted: false,
-        now,
-      });
+  await ctx.db.transaction().execute(async (tx) => {
+    await tx.insertInto("media_files").values({
+      ...row,
+      alt_texts: JSON.stringify(row.alt_texts),
+      default_focal: row.default_focal === null
+        ? null
+        : JSON.stringify(row.default_focal),
+      tags: JSON.stringify(row.tags),
+      attribution: null,
+      external_source: null,
+    }).execute();
+    await recordWrite(tx, ctx, { created: true, item });
+    await options.alsoRecord?.(tx, item);
+    await queueMediaNotifications(tx, ctx.siteId, [item.id], {
+      deleted: false,
+      now,
     });
-  } catch (error) {
-    await ctx.storage.delete(key).catch(() => {});
-    throw error;
-  }
+  });
   return { ok: true, created: true, item };
 }
 

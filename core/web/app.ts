@@ -37,17 +37,57 @@ export interface RouteStep {
   handler: MiddlewareHandler<AppEnv>;
 }
 
-function bodyLimitOf(maxSize: number): MiddlewareHandler<AppEnv> {
+function tooLarge(maxSize: number, code: string): HttpError {
+  return new HttpError(
+    413,
+    code,
+    "Request body is larger than this route accepts",
+    code === "payload_too_large" ? {} : { limit_bytes: maxSize },
+  );
+}
+
+function bodyLimitOf(
+  maxSize: number,
+  code = "payload_too_large",
+): MiddlewareHandler<AppEnv> {
   return bodyLimit({
     maxSize,
     onError: () => {
-      throw new HttpError(
-        413,
-        "payload_too_large",
-        "Request body is larger than this route accepts",
-      );
+      throw tooLarge(maxSize, code);
     },
   });
+}
+
+/**
+ * A body limit that never holds the body: a declared length over `maxSize` is refused at once,
+ * and a body sent without one errors while it is read, at the first byte over, with the same
+ * 413 (the route sees the error where it reads).
+ */
+export function streamedBodyLimit(
+  maxSize: number,
+  code = "payload_too_large",
+): MiddlewareHandler<AppEnv> {
+  return async function streamedBodyLimit(c, next) {
+    const body = c.req.raw.body;
+    if (!body) return await next();
+    const declared = c.req.raw.headers.get("content-length");
+    if (declared !== null && !c.req.raw.headers.has("transfer-encoding")) {
+      if (Number(declared) > maxSize) throw tooLarge(maxSize, code);
+      return await next();
+    }
+    let seen = 0;
+    const counted = body.pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.length;
+          if (seen > maxSize) controller.error(tooLarge(maxSize, code));
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+    c.req.raw = new Request(c.req.raw, { body: counted });
+    await next();
+  };
 }
 
 /** Methods whose requests carry a body a route may read. */
@@ -89,11 +129,16 @@ export function registerRoutes(
     // A route that answers only GET and HEAD never reads a body: any other method is 405.
     const readsBody = methods.some((m) => BODY_METHODS.includes(m));
     const configured = mod.config?.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const tooLargeCode = mod.config?.tooLargeCode;
+    const limitOf = (max: number) =>
+      mod.config?.streamsBody
+        ? streamedBodyLimit(max, tooLargeCode)
+        : bodyLimitOf(max, tooLargeCode);
     const limit: MiddlewareHandler<AppEnv> = typeof configured === "number"
-      ? bodyLimitOf(configured)
+      ? limitOf(configured)
       // A limit read from the settings (the plan's upload limit) is applied per request.
       : function settingsBodyLimit(c, next) {
-        return bodyLimitOf(configured(c.var.services.config))(c, next);
+        return limitOf(configured(c.var.services.config))(c, next);
       };
     const markKind: MiddlewareHandler<AppEnv> = async function markResponseKind(
       c,

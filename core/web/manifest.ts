@@ -64,6 +64,13 @@ export interface RouteConfig {
    * request (a limit an operator sets); the default applies otherwise.
    */
   bodyLimit?: number | ((config: Config) => number);
+  /**
+   * The route reads its body as a stream (file uploads): the limit counts the bytes as they
+   * pass instead of gathering a body sent without a length to count it.
+   */
+  streamsBody?: boolean;
+  /** The error code of a body over the limit (default `payload_too_large`); 413 either way. */
+  tooLargeCode?: string;
 }
 
 /** What a file under `routes/` may export. */

@@ -303,6 +303,7 @@ Deno.test("remove-media answers storage_cleanup pending when storage cannot dele
   const flaky = {
     kind: files.kind,
     put: files.put.bind(files),
+    putStream: files.putStream.bind(files),
     read: files.read.bind(files),
     stat: files.stat.bind(files),
     list: files.list.bind(files),

@@ -82,6 +82,10 @@ function counting(storage: MediaStorage) {
       puts.push(key);
       return storage.put(key, bytes, type);
     },
+    putStream: (key, stream, type) => {
+      puts.push(key);
+      return storage.putStream(key, stream, type);
+    },
     read: (key, range) => storage.read(key, range),
     stat: (key) => storage.stat(key),
     delete: (key) => storage.delete(key),
