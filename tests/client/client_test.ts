@@ -2,6 +2,7 @@
 // typed with the demo's generated model types and checked against real values (PUB-043, PAUX-002).
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { publishEntry, saveEntry } from "../../core/entries/mod.ts";
+import { createModel } from "../../core/models/store.ts";
 import {
   buildClientApiSource,
   CLIENT_API_PATH,
@@ -400,6 +401,98 @@ Deno.test("submitForm sends the home page's contact form; a replay with the same
       await refusal(client.submitForm({ ...submission, section: "nowhere" })),
       [404, "form_not_found"],
     );
+  } finally {
+    await demo.close();
+  }
+});
+
+Deno.test("related() pages an expanded relation past its first 25 targets; a point field arrives as the model types say (PUB-028, PUB-038)", async () => {
+  const demo = await serveDemo();
+  const { world } = demo;
+  const ctx = world.ctx();
+  try {
+    const tags = await world.modelId("tags");
+    const made = await createModel(
+      { db: world.services.db, clock: world.clock, siteId: world.siteId },
+      {
+        model: {
+          name: "Shops",
+          slug: "shops",
+          description: "",
+          enableI18n: false,
+        },
+        fields: [
+          { key: "name", label: "Name", type: "text", required: true },
+          { key: "place", label: "Place", type: "point" },
+          {
+            key: "tags",
+            label: "Tags",
+            type: "relation",
+            config: { targets: [tags], cardinality: "many-to-many" },
+          },
+        ],
+      },
+    );
+    ok(made.ok, JSON.stringify(made));
+    const publish = async (
+      fields: Record<string, unknown>,
+      model: string,
+      slug: string,
+    ) => {
+      const saved = await saveEntry(ctx, {
+        model_id: model,
+        locale: "en",
+        slug,
+        fields,
+        expected_current_version_id: null,
+      });
+      ok(saved.ok, JSON.stringify(saved));
+      ok(
+        (await publishEntry(ctx, {
+          group_id: saved.group_id,
+          expected_current_version_id: saved.current_version_id,
+          expected_workflow_revision: saved.revision,
+        })).ok,
+      );
+      return saved.group_id;
+    };
+    const tagIds: string[] = [];
+    for (let i = 0; i < 28; i++) {
+      tagIds.push(await publish({ name: `Extra ${i}` }, tags, `extra-${i}`));
+    }
+    await publish(
+      {
+        name: "Berlin",
+        place: { latitude: 52.52, longitude: 13.405 },
+        tags: tagIds,
+      },
+      made.model_id!,
+      "berlin",
+    );
+
+    // The types the command writes for the new model, and the wire they describe.
+    const download = await readModelDownload(demo.url, demo.token);
+    const written = modelTypesSource(download);
+    ok(
+      written.includes(
+        `"place": { latitude: number; longitude: number } | null;`,
+      ),
+      written,
+    );
+
+    const client = createClient({ url: demo.url });
+    const shop = await client.single("shops", "berlin", { expand: ["tags"] });
+    deepEqual(shop.data.fields.place, { latitude: 52.52, longitude: 13.405 });
+    const expanded = shop.data.expanded.tags;
+    equal(expanded.data.length, 25);
+    ok(expanded.page.has_more);
+    const rest = await client.related("shops", expanded.page.next_cursor!, {
+      limit: 2,
+    });
+    deepEqual(rest.data.map((t) => t.id), tagIds.slice(25, 27));
+    const last = await client.related("shops", rest.page.next_cursor!);
+    deepEqual(last.data.map((t) => t.id), tagIds.slice(27));
+    deepEqual(last.page, { limit: 25, has_more: false, next_cursor: null });
   } finally {
     await demo.close();
   }

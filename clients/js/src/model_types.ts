@@ -27,7 +27,7 @@ const SCALARS: Record<string, string> = {
   number: "number",
   boolean: "boolean",
   json: "unknown",
-  point: "{ lat: number; lng: number }",
+  point: "{ latitude: number; longitude: number }",
   component: "Record<string, unknown>",
 };
 
