@@ -63,7 +63,7 @@ Deno.test("stave-client types writes the demo's model types as committed in test
       ),
     );
     ok(written.includes(`"author": string | null;`));
-    ok(written.includes(`"tags": string[];`));
+    ok(written.includes(`"tags": string[] | null;`));
     ok(written.includes(`"cover": Media | null;`));
     // The command itself: the token from the environment, the file where --out says.
     const dir = await Deno.makeTempDir({ prefix: "stave-client-types-" });
@@ -171,7 +171,7 @@ Deno.test("list, single, related, search, suggest and chrome answer the demo's r
     equal(single.data.id, first.id);
     equal(single.data.fields.title, first.fields.title);
     ok(single.data.alternates?.some((a) => a.locale === "en"));
-    const tags: string[] = single.data.relations.tags;
+    const tags: string[] = single.data.relations.tags ?? [];
     deepEqual(single.data.expanded.tags.data.map((t) => t.id), tags);
     const cover = single.data.media.cover!;
     ok(cover.url.startsWith("http"), cover.url);
@@ -495,5 +495,195 @@ Deno.test("related() pages an expanded relation past its first 25 targets; a poi
     deepEqual(last.page, { limit: 25, has_more: false, next_cursor: null });
   } finally {
     await demo.close();
+  }
+});
+
+Deno.test("the model types of a model using every field kind accept its real answers, full and empty, and refuse a wrong value (PUB-043)", async () => {
+  const demo = await serveDemo();
+  const { world } = demo;
+  const ctx = world.ctx();
+  const dir = await Deno.makeTempDir({ prefix: "stave-client-kinds-" });
+  try {
+    const [tags, authors] = [
+      await world.modelId("tags"),
+      await world.modelId("authors"),
+    ];
+    const made = await createModel(
+      { db: world.services.db, clock: world.clock, siteId: world.siteId },
+      {
+        model: { name: "Kinds", slug: "kinds", enableI18n: false },
+        fields: [
+          { key: "text", label: "Text", type: "text" },
+          { key: "handle", label: "Handle", type: "slug" },
+          { key: "count", label: "Count", type: "number" },
+          { key: "flag", label: "Flag", type: "boolean" },
+          { key: "day", label: "Day", type: "date" },
+          { key: "moment", label: "Moment", type: "datetime" },
+          {
+            key: "colour",
+            label: "Colour",
+            type: "select",
+            config: { options: ["red", "blue"] },
+          },
+          {
+            key: "colours",
+            label: "Colours",
+            type: "select",
+            config: { options: ["red", "blue"], multiple: true },
+          },
+          { key: "data", label: "Data", type: "json" },
+          { key: "prose", label: "Prose", type: "rich_text" },
+          {
+            key: "image",
+            label: "Image",
+            type: "media",
+            config: { kinds: ["image"] },
+          },
+          {
+            key: "gallery",
+            label: "Gallery",
+            type: "media",
+            config: { kinds: ["image"], multiple: true },
+          },
+          { key: "place", label: "Place", type: "point" },
+          {
+            key: "block",
+            label: "Block",
+            type: "component",
+            config: {
+              fields: [{ key: "headline", label: "Headline", type: "text" }],
+            },
+          },
+          {
+            key: "blocks",
+            label: "Blocks",
+            type: "component",
+            config: {
+              fields: [{ key: "headline", label: "Headline", type: "text" }],
+              repeatable: true,
+            },
+          },
+          {
+            key: "topic",
+            label: "Topic",
+            type: "relation",
+            config: { targets: [tags], cardinality: "many-to-one" },
+          },
+          {
+            key: "topics",
+            label: "Topics",
+            type: "relation",
+            config: { targets: [tags], cardinality: "many-to-many" },
+          },
+          {
+            key: "about",
+            label: "About",
+            type: "relation",
+            config: { targets: [tags, authors], cardinality: "many-to-one" },
+          },
+          {
+            key: "mentions",
+            label: "Mentions",
+            type: "relation",
+            config: { targets: [tags, authors], cardinality: "many-to-many" },
+          },
+        ],
+      },
+    );
+    ok(made.ok, JSON.stringify(made));
+    const client = createClient({ url: demo.url });
+    const post = (await client.list("posts", { limit: 100 })).data.find((p) =>
+      p.media.cover
+    )!;
+    const image = (post.media.cover as { id: string }).id;
+    const tag = (await client.list("tags", { limit: 1 })).data[0].id;
+    const author = (await client.list("authors", { limit: 1 })).data[0].id;
+    for (
+      const [slug, fields] of [
+        ["full", {
+          text: "Hello",
+          handle: "hello",
+          count: 3.5,
+          flag: true,
+          day: "2026-01-02",
+          moment: "2026-01-02T03:04:05Z",
+          colour: "red",
+          colours: ["red", "blue"],
+          data: { any: ["thing", 1] },
+          prose: "<p>Hi</p>",
+          image,
+          gallery: [image],
+          place: { latitude: 1.5, longitude: 2.5 },
+          block: { headline: "One" },
+          blocks: [{ headline: "Two" }],
+          topic: tag,
+          topics: [tag],
+          about: { model: authors, id: author },
+          mentions: [{ model: tags, id: tag }],
+        }],
+        ["empty", {}],
+      ] as const
+    ) {
+      const saved = await saveEntry(ctx, {
+        model_id: made.model_id!,
+        locale: "en",
+        slug,
+        fields,
+        expected_current_version_id: null,
+      });
+      ok(saved.ok, JSON.stringify(saved));
+      ok(
+        (await publishEntry(ctx, {
+          group_id: saved.group_id,
+          expected_current_version_id: saved.current_version_id,
+          expected_workflow_revision: saved.revision,
+        })).ok,
+      );
+    }
+    const download = await readModelDownload(demo.url, demo.token);
+    const mod = new URL("../../clients/js/src/mod.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      `${dir}/models.d.ts`,
+      modelTypesSource(download, { importFrom: mod }),
+    );
+    const list = await client.list("kinds", { limit: 10 });
+    equal(list.data.length, 2);
+    const full = await client.single("kinds", "full");
+    deepEqual(full.data.relations.about, { model: "authors", id: author });
+    const pages = [];
+    for await (const page of client.sync({ model: "kinds" })) pages.push(page);
+    const typed = [
+      `import type { ListAnswer, ReadAnswer, SyncPage } from ${
+        JSON.stringify(mod)
+      };`,
+      'import type { KindsItem } from "./models.d.ts";',
+      // Object literals: a key the types lack fails as well as a wrong value.
+      `export const list: ListAnswer<KindsItem> = ${JSON.stringify(list)};`,
+      `export const single: ReadAnswer<KindsItem> = ${JSON.stringify(full)};`,
+      `export const sync: SyncPage<KindsItem>[] = ${JSON.stringify(pages)};`,
+      "",
+    ].join("\n");
+    const check = async (source: string) => {
+      await Deno.writeTextFile(`${dir}/answers.ts`, source);
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["check", "--no-config", `${dir}/answers.ts`],
+        cwd: dir,
+        env: { NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: out.code, text: new TextDecoder().decode(out.stderr) };
+    };
+    const good = await check(typed);
+    equal(good.code, 0, good.text.slice(0, 4000));
+    // The same check refuses an answer the types do not describe.
+    const wrong = await check(
+      typed.replace('"colour":"red"', '"colour":"green"'),
+    );
+    equal(wrong.code, 1, "a value outside the select's options must fail");
+    ok(wrong.text.includes('"green"'), wrong.text.slice(0, 2000));
+  } finally {
+    await demo.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

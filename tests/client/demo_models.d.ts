@@ -40,7 +40,7 @@ export interface StaveModels {
       "reading_minutes": number | null;
     };
     relations: {
-      "tags": string[];
+      "tags": string[] | null;
       "author": string | null;
     };
     media: {

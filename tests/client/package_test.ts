@@ -43,7 +43,7 @@ const first: PostsItem<"author"> = guides.data[0];
 const title: string | null = first.fields.title;
 const category: "news" | "guide" | "release" | "opinion" | null = first.fields.category;
 const author: string | null = first.relations.author;
-const tags: string[] = first.relations.tags;
+const tags: string[] = first.relations.tags ?? [];
 const authorName = first.expanded.author.data[0]?.fields.name;
 
 const single = await client.single("posts", first.slug);

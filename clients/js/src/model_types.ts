@@ -65,11 +65,10 @@ export function modelTypesSource(
         const target = several.has(`${typeName(slug)}.${key}`)
           ? "RelationTarget"
           : "string";
-        // To-many is a list, `[]` when empty; to-one is null when empty or unreadable here.
+        // To-one is null when empty or unreadable here. To-many is a list (`[]` once emptied), but
+        // null on an item saved before the field was ever set, so the type says so too.
         groups.relations.push(
-          `      ${name}: ${
-            field.multiple ? `${target}[]` : `${target} | null`
-          };`,
+          `      ${name}: ${field.multiple ? `${target}[]` : target} | null;`,
         );
       } else if (field.type === "media") {
         groups.media.push(
