@@ -83,7 +83,7 @@ export async function contractSchemaNames(): Promise<SchemaNames> {
 }
 
 /** Formats `text` with this Deno's own formatter, so the committed files pass `deno fmt --check`. */
-async function format(
+export async function format(
   text: string,
   ext: "json" | "ts" | "js",
 ): Promise<string> {

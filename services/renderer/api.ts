@@ -1,5 +1,25 @@
-// The renderer's client of the public read API: plain HTTP, as any front end reads a site.
+// The renderer's client of the public read API: the same @stave/client a front end installs
+// (imported from the repository), with answers reused as the template rules allow.
+import {
+  createClient,
+  type ListOptions,
+  type SearchResponse,
+  StaveClient,
+  StaveError,
+  type SuggestResponse,
+} from "../../clients/js/src/mod.ts";
+import type {
+  AnyModels,
+  Chrome,
+  ChromeLink,
+  ListAnswer,
+  ReadAnswer,
+  RedirectRule,
+} from "../../clients/js/src/mod.ts";
+import type { PublicItem } from "./template/mod.ts";
 import { type Clock, MAX_REUSE_MS, Reuse } from "./reuse.ts";
+
+export type { Chrome, ChromeLink, RedirectRule };
 
 /** One answer of the public API: its status and parsed JSON body (null when not JSON). */
 export interface ApiAnswer<T = unknown> {
@@ -7,34 +27,15 @@ export interface ApiAnswer<T = unknown> {
   body: T;
 }
 
+/** The body of a refusal as the renderer looks at it. */
+export interface Refusal {
+  data?: undefined;
+  error: { code: string };
+}
+
 /** Raised when the public API cannot be reached or answers 5xx: the renderer shows 503. */
 export class ApiUnavailable extends Error {
   override name = "ApiUnavailable";
-}
-
-/** A chrome link as `/v1/_chrome` serves it. */
-export interface ChromeLink {
-  id: string;
-  label: string;
-  href: string;
-  children?: ChromeLink[];
-}
-
-/** `/v1/_chrome`'s `data`. */
-export interface Chrome {
-  locale: string;
-  menus: Record<string, { lang: string; items: ChromeLink[] }>;
-  placements: { header: string | null; footer: string | null };
-  footer_note: { lang: string; text: string } | null;
-  regions: unknown[];
-}
-
-/** A redirect rule of `/v1/_redirects`. */
-export interface RedirectRule {
-  from: string;
-  match: "exact" | "pattern";
-  status: 301 | 302 | 307 | 308 | 410 | 451;
-  to: string | null;
 }
 
 /** Options of {@link PublicApi}. */
@@ -45,25 +46,37 @@ export interface PublicApiOptions {
   timeoutMs?: number;
 }
 
+/** The list options the renderer uses (any model). */
+export type RendererListOptions = Pick<
+  ListOptions<AnyModels[string], never>,
+  "locale" | "limit" | "cursor" | "order" | "fields"
+>;
+
 /** Reads one site's public API at `origin` (whose host is the site's domain). */
 export class PublicApi {
+  readonly client: StaveClient;
   readonly #fetch: typeof fetch;
   readonly #timeoutMs: number;
   readonly #chrome: Reuse<ApiAnswer<{ data?: Chrome }>>;
   readonly #redirects: Reuse<RedirectRule[]>;
-  readonly #lists: Reuse<ApiAnswer>;
+  readonly #lists: Reuse<ApiAnswer<ListAnswer<PublicItem> | Refusal>>;
 
   constructor(readonly origin: string, options: PublicApiOptions = {}) {
     const clock = options.clock ?? Date.now;
     this.#fetch = options.fetch ?? fetch;
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.client = createClient({
+      url: `${origin.replace(/\/$/, "")}/v1`,
+      fetch: (input, init) => this.#fetch(input, init),
+      timeoutMs: this.#timeoutMs,
+    });
     this.#chrome = new Reuse(MAX_REUSE_MS, clock);
     this.#redirects = new Reuse(MAX_REUSE_MS, clock, 1);
     // Latest-entries lists and the posts index reuse the same window as chrome.
     this.#lists = new Reuse(MAX_REUSE_MS, clock, 256);
   }
 
-  /** GET `path` with `query`; never throws for 4xx. */
+  /** GET `path` (outside the client's operations: `/health`, the sitemap); never throws for 4xx. */
   async get<T = unknown>(
     path: string,
     query: Record<string, string | undefined> = {},
@@ -100,26 +113,77 @@ export class PublicApi {
   chrome(locale?: string): Promise<ApiAnswer<{ data?: Chrome }>> {
     return this.#chrome.get(
       locale ?? "",
-      () => this.get("/v1/_chrome", { locale }),
+      () => answerOf(() => this.client.chrome({ locale })),
     );
   }
 
   /** The accepted redirect rules, reused at most 30 s per instance. */
   redirects(): Promise<RedirectRule[]> {
     return this.#redirects.get("all", async () => {
-      const answer = await this.get<{ data?: RedirectRule[] }>(
-        "/v1/_redirects",
-      );
-      return answer.status === 200 ? answer.body?.data ?? [] : [];
+      const answer = await answerOf(() => this.client.redirects());
+      return answer.body.data ?? [];
     });
   }
 
   /** A list read reused at most 30 s (posts index, latest entries). */
   list(
     model: string,
-    query: Record<string, string | undefined>,
-  ): Promise<ApiAnswer> {
-    const key = `${model}?${JSON.stringify(query)}`;
-    return this.#lists.get(key, () => this.get(`/v1/${model}`, query));
+    options: RendererListOptions,
+  ): Promise<ApiAnswer<ListAnswer<PublicItem> | Refusal>> {
+    const key = `${model}?${JSON.stringify(options)}`;
+    return this.#lists.get(
+      key,
+      () =>
+        answerOf(async () =>
+          await this.client.list(model, options) as ListAnswer<PublicItem>
+        ),
+    );
+  }
+
+  /** One item, read on every request so a publication shows at once. */
+  single(
+    model: string,
+    slug: string,
+    options: { locale?: string; preview?: string },
+  ): Promise<ApiAnswer<ReadAnswer<PublicItem> | Refusal>> {
+    return answerOf(async () =>
+      await this.client.single(model, slug, options) as ReadAnswer<PublicItem>
+    );
+  }
+
+  /** Site search; never reused. */
+  search(
+    q: string,
+    options: { locale: string; limit: number; cursor?: string },
+  ): Promise<ApiAnswer<SearchResponse | Refusal>> {
+    return answerOf(() => this.client.search(q, options));
+  }
+
+  /** Suggestions while a reader types; never reused. */
+  suggest(
+    q: string,
+    locale: string,
+  ): Promise<ApiAnswer<SuggestResponse | Refusal>> {
+    return answerOf(() => this.client.suggest(q, { locale }));
+  }
+}
+
+/**
+ * The client's answer as status and body: refusals (4xx, and 503, which pages show as a notice)
+ * become answers; an unreachable API or another 5xx is {@link ApiUnavailable}.
+ */
+async function answerOf<T>(
+  call: () => Promise<T>,
+): Promise<ApiAnswer<T | Refusal>> {
+  try {
+    return { status: 200, body: await call() };
+  } catch (error) {
+    if (
+      error instanceof StaveError && error.status >= 400 &&
+      (error.status < 500 || error.status === 503)
+    ) {
+      return { status: error.status, body: { error: { code: error.code } } };
+    }
+    throw new ApiUnavailable((error as Error).message);
   }
 }

@@ -47,16 +47,18 @@ export async function searchPage(
   const cursor = url.searchParams.get("cursor") ?? undefined;
   let answer;
   try {
-    answer = await api.get<{
-      data?: Result[];
-      page?: { next_cursor: string | null };
-      error?: { code: string };
-    }>("/v1/_search", { q: query, locale: site.locale, limit: "10", cursor });
+    answer = await api.search(query, {
+      locale: site.locale,
+      limit: 10,
+      cursor,
+    });
   } catch {
     answer = null;
   }
-  if (!answer || answer.status !== 200) {
-    const code = answer?.body?.error?.code;
+  if (!answer || !("page" in answer.body)) {
+    const code = answer?.body && "error" in answer.body
+      ? answer.body.error.code
+      : undefined;
     view.notice = code === "search_off"
       ? "Search is switched off on this site."
       : answer && answer.status === 400
@@ -64,8 +66,8 @@ export async function searchPage(
       : "Search is not available right now. Please try again in a moment.";
     return view;
   }
-  view.hits = (answer.body.data ?? []).map((r) => hitOf(r, site.defaultLocale));
-  const next = answer.body.page?.next_cursor;
+  view.hits = answer.body.data.map((r) => hitOf(r, site.defaultLocale));
+  const next = answer.body.page.next_cursor;
   if (next) {
     const here = new URL(url.pathname, "http://site.invalid");
     here.searchParams.set("q", query);
@@ -87,12 +89,9 @@ export async function suggestAnswer(
   if (words.trim().length < 2 || words.length > 100) {
     return Response.json({ data: [] }, { headers });
   }
-  const answer = await api.get<{ data?: Result[] }>("/v1/_search/suggest", {
-    q: words,
-    locale,
-  }).catch(() => null);
-  const data = answer?.status === 200
-    ? (answer.body.data ?? []).map((r) => hitOf(r, options.defaultLocale))
-    : [];
+  const answer = await api.suggest(words, locale).catch(() => null);
+  const data = (answer?.body.data ?? []).map((r) =>
+    hitOf(r, options.defaultLocale)
+  );
   return Response.json({ data }, { headers });
 }

@@ -69,13 +69,13 @@ export function createRenderer(
   ): Promise<ChromeLink[]> {
     const pages = await api.list("pages", {
       locale: locale === defaultLocale ? undefined : locale,
-      limit: "8",
-      fields: "title",
+      limit: 8,
+      fields: ["title"],
       order: "asc",
     });
     // The home page leads; the others keep the order they were first published in.
-    const items = pages.status === 200
-      ? [...(pages.body as { data: PublicItem[] }).data].sort((a, b) =>
+    const items = pages.body.data
+      ? [...pages.body.data].sort((a, b) =>
         Number(b.slug === HOME_SLUG) - Number(a.slug === HOME_SLUG)
       )
       : [];
@@ -175,10 +175,10 @@ export function createRenderer(
       try {
         const answer = await api.list(props.model, {
           locale,
-          limit: String(props.limit),
+          limit: props.limit,
         });
-        lists[s.id] = answer.status === 200
-          ? { ok: true, items: (answer.body as { data: PublicItem[] }).data }
+        lists[s.id] = answer.body.data
+          ? { ok: true, items: answer.body.data }
           : { ok: false }; // PAGE-056: a list that cannot be read is an error, never empty
       } catch {
         lists[s.id] = { ok: false };
@@ -313,14 +313,11 @@ export function createRenderer(
         const cursor = url.searchParams.get("cursor") ?? undefined;
         const answer = await api.list("posts", {
           locale: apiLocale,
-          limit: "12",
+          limit: 12,
           cursor,
         });
-        if (answer.status === 200) {
-          const body = answer.body as {
-            data: PublicItem[];
-            page: { next_cursor: string | null };
-          };
+        if (answer.body.data) {
+          const body = answer.body;
           const here = locale === defaultLocale ? "/posts" : `/${locale}/posts`;
           return html(
             await template.posts({
@@ -336,11 +333,11 @@ export function createRenderer(
         }
         if (answer.status === 400) return await errorPage(400, ctx);
       } else {
-        const answer = await api.get<{ data: PublicItem }>(
-          `/v1/posts/${encodeURIComponent(segments[1])}`,
-          { locale: apiLocale, preview: previewToken },
-        );
-        if (answer.status === 200) {
+        const answer = await api.single("posts", segments[1], {
+          locale: apiLocale,
+          preview: previewToken,
+        });
+        if (answer.body.data) {
           const item = answer.body.data;
           return html(
             await template.post({ site, seo: postSeo(site, item), item }),
@@ -422,31 +419,27 @@ export function createRenderer(
   ): Promise<{ status: number; item: PublicItem } | null> {
     const apiLocale = locale === defaultLocale ? undefined : locale;
     if (slug !== undefined) {
-      const answer = await api.get<{ data: PublicItem }>(
-        `/v1/pages/${encodeURIComponent(slug)}`,
-        { locale: apiLocale, preview: previewToken },
-      );
-      return answer.status === 200
-        ? { status: 200, item: answer.body.data }
-        : null;
+      const answer = await api.single("pages", slug, {
+        locale: apiLocale,
+        preview: previewToken,
+      });
+      return answer.body.data ? { status: 200, item: answer.body.data } : null;
     }
     // The home page of another language is the home page's translation, at its own slug.
-    const home = await api.get<{ data: PublicItem }>(`/v1/pages/${HOME_SLUG}`, {
+    const home = await api.single("pages", HOME_SLUG, {
       preview: previewToken,
     });
-    if (home.status !== 200) return null;
+    if (!home.body.data) return null;
     if (locale === defaultLocale) return { status: 200, item: home.body.data };
     const alternate = home.body.data.alternates?.find((a) =>
       a.locale === locale
     );
     if (!alternate) return null;
-    const answer = await api.get<{ data: PublicItem }>(
-      `/v1/pages/${encodeURIComponent(alternate.slug)}`,
-      { locale, preview: previewToken },
-    );
-    return answer.status === 200
-      ? { status: 200, item: answer.body.data }
-      : null;
+    const answer = await api.single("pages", alternate.slug, {
+      locale,
+      preview: previewToken,
+    });
+    return answer.body.data ? { status: 200, item: answer.body.data } : null;
   }
 
   return async function render(

@@ -141,6 +141,8 @@ async function settingsRead(): Promise<Set<string>> {
       "scripts",
       "tests",
       "plugins",
+      // The JavaScript client's `stave-client types` reads its token from the environment.
+      "clients/js/src",
       "main.ts",
     ]
   ) {
