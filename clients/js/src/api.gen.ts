@@ -41,7 +41,7 @@ export interface DownloadClientResponse {
   };
 }
 
-/** A published item in one language. `fields` holds the model's public fields by key */
+/** A published item in one language. `fields` holds the model's public fields by key. With a `fields` selection, only the selected parts are present: `fields`, `relations` and `media` only when a selected field is of their kind, and `model`, `version` and `published_at` only when named */
 export interface Item {
   "id": string;
   "slug": string;
@@ -49,8 +49,9 @@ export interface Item {
   /** The model's slug */
   "model"?: string;
   "version"?: number;
-  "published_at"?: string;
-  "fields": {
+  /** When this version was published; null in a preview of a draft that was never published */
+  "published_at"?: string | null;
+  "fields"?: {
     [key: string]: unknown;
   };
   /** Relation fields by key, each a `RelationValue` (to-one: an id or null; to-many: a list) */
@@ -268,18 +269,31 @@ export interface ErrorCodes {
   "list-items":
     | "public_filter_invalid"
     | "public_filter_too_many"
+    | "public_filter_too_many_values"
     | "public_filter_type_unsupported"
     | "public_expand_invalid"
     | "public_expand_too_deep"
     | "public_expand_too_many"
     | "public_cursor_mismatch"
     | "not_found"
+    | "locale_unavailable"
+    | "site_locale_policy_invalid"
     | "unknown_host";
   "read-item":
     | "public_filter_invalid"
     | "public_expand_invalid"
+    | "public_expand_too_deep"
+    | "public_expand_too_many"
     | "not_found"
     | "ambiguous_slug"
+    | "locale_unavailable"
+    | "unreadable_page"
+    | "page_media_unavailable"
+    | "media_presentation_unreadable"
+    | "media_presentation_revision_unavailable"
+    | "media_presentation_mismatch"
+    | "media_size_missing"
+    | "site_locale_policy_invalid"
     | "unknown_host";
   "list-related":
     | "public_filter_invalid"
@@ -337,7 +351,13 @@ export type ErrorCode =
   | "form_key_reused"
   | "form_not_found"
   | "interaction_invalid"
+  | "locale_unavailable"
+  | "media_presentation_mismatch"
+  | "media_presentation_revision_unavailable"
+  | "media_presentation_unreadable"
+  | "media_size_missing"
   | "not_found"
+  | "page_media_unavailable"
   | "payload_too_large"
   | "public_chrome_invalid"
   | "public_cursor_mismatch"
@@ -347,6 +367,7 @@ export type ErrorCode =
   | "public_expand_too_many"
   | "public_filter_invalid"
   | "public_filter_too_many"
+  | "public_filter_too_many_values"
   | "public_filter_type_unsupported"
   | "public_search_invalid"
   | "rate_limited"
@@ -354,9 +375,11 @@ export type ErrorCode =
   | "search_off"
   | "search_unavailable"
   | "site_chrome_unreadable"
+  | "site_locale_policy_invalid"
   | "sync_dependency_unavailable"
   | "sync_query_invalid"
   | "unknown_host"
+  | "unreadable_page"
   | "unsupported_media_type";
 
 /** A visitor's answer to a page's form section, as `POST /v1/interactions/form.submit` takes it. */
