@@ -5,6 +5,7 @@ import { checkPageMediaKinds } from "../pages/media_check.ts";
 import { checkSharedSections } from "../pages/shared.ts";
 import { readCheckedSettings } from "../sites/settings.ts";
 import { siteSectionRegistry } from "../templates/registry.ts";
+import { pinsOfValues, undrawnPins } from "../templates/pins.ts";
 import type { EntryValidator } from "./types.ts";
 
 /** Options of {@linkcode modelValidator}. */
@@ -69,10 +70,25 @@ export function modelValidator(
       locale: request.locale,
     });
     if (shared.length > 0) return shared;
-    return await checkPageMediaKinds(request.db, {
+    const media = await checkPageMediaKinds(request.db, {
       siteId: request.siteId,
       values: request.values,
       locale: request.locale,
     });
+    if (media.length > 0 || request.mode !== "publish") return media;
+    // TPL-028: a published page must be drawable by the active release; pages without
+    // registered sections cost no statement here.
+    const undrawn = await undrawnPins(
+      request.db,
+      request.siteId,
+      pinsOfValues(request.values),
+    );
+    return undrawn.map((p) => ({
+      path: p.path,
+      code: "renderer_capability_exceeded",
+      message:
+        `The active template does not draw ${p.key} version ${p.version}`,
+      locale: request.locale,
+    }));
   };
 }

@@ -7,6 +7,7 @@ import { compiledDigest } from "./compiled_digest.ts";
 import { artifactKey, readArtifact } from "./artifacts.ts";
 import type { BuildReport } from "./build_client.ts";
 import {
+  BUILTIN_SITE,
   type CandidateSection,
   CURRENT_PAGE_CONTRACT,
   findCandidate,
@@ -160,7 +161,9 @@ export async function acceptCandidate(
       paths: rules.paths,
     };
   }
-  const bound = report.passed && report.site_id === ctx.siteId &&
+  // The released built-in's report is the platform's, copied with it byte for byte.
+  const site = candidate.origin === "builtin" ? BUILTIN_SITE : ctx.siteId;
+  const bound = report.passed && report.site_id === site &&
     report.candidate_digest === row.digest &&
     report.build_id === row.build_id &&
     report.compiled_digest === await compiledDigest(compiled);
@@ -264,8 +267,8 @@ export async function acceptCandidate(
 }
 
 /** Pins of saved or published pages whose version the candidate's sections no longer include. */
-async function strandedPins(
-  ctx: TemplateContext,
+export async function strandedPins(
+  ctx: Pick<TemplateContext, "db" | "siteId">,
   sections: CandidateSection[],
 ): Promise<{ key: string; version: number; pages: number }[]> {
   const pins = await pinnedSections(ctx.db, ctx.siteId);

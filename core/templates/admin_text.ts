@@ -31,6 +31,10 @@ const REASONS: Record<string, string> = {
   address_rollback_expired: "Going back was possible for seven days only",
   published_pages_pin_missing_sections:
     "Published pages pin registered sections this release does not draw",
+  search_page_address_taken:
+    "Published pages use the search page's address while site search is on: give them another address",
+  renderer_capability_exceeded:
+    "The active template does not draw a registered section this page uses",
   deploy_service_failed: "The deploy service refused or did not answer",
   not_found: "Not found",
 };
@@ -58,6 +62,17 @@ export function refusalText(given: { code: string }): string {
       ).join("; "),
     );
   }
+  if (Array.isArray(refusal.pins)) {
+    parts.push(
+      (refusal.pins as { key: string; version: number }[]).map((p) =>
+        `${p.key} version ${p.version}`
+      ).join(", "),
+    );
+  }
+  if (
+    typeof refusal.rule !== "string" && Array.isArray(refusal.paths) &&
+    refusal.paths.length > 0
+  ) parts.push(refusal.paths.join(", "));
   if (typeof refusal.deadline === "string") {
     parts.push(`deadline ${refusal.deadline}`);
   }

@@ -20,6 +20,9 @@ import {
 /** The page contract version candidates are built against now. */
 export const CURRENT_PAGE_CONTRACT = Math.max(...Object.values(PAGE_CONTRACT));
 
+/** The site a released built-in's report is bound to: the platform, not one site. */
+export const BUILTIN_SITE = "platform";
+
 /** What template commands take. */
 export interface TemplateContext {
   db: Db;

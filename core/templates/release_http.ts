@@ -59,6 +59,8 @@ const MESSAGES: Record<string, string> = {
   address_rollback_expired: "Going back was possible for seven days only",
   published_pages_pin_missing_sections:
     "Published pages pin registered sections this release does not draw",
+  search_page_address_taken:
+    "Published pages use the search page's address while site search is on",
   deploy_service_failed: "The deploy service refused or did not answer",
   candidate_unreadable: "The template's stored files no longer match",
 };

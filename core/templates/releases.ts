@@ -14,6 +14,7 @@ import {
   unavailable,
 } from "./candidates.ts";
 import { pinnedSections } from "./pins.ts";
+import { getSettings } from "../sites/settings.ts";
 import { compiledFiles } from "./preview.ts";
 
 /** How long the previous host may be gone back to. */
@@ -64,6 +65,7 @@ export type ReleaseRefusal =
     code: "published_pages_pin_missing_sections";
     pins: { key: string; version: number }[];
   }
+  | { ok: false; code: "search_page_address_taken"; paths: string[] }
   | { ok: false; code: "deploy_service_failed"; detail: string }
   | { ok: false; code: "candidate_unreadable"; reason: string };
 
@@ -180,6 +182,10 @@ export async function prepareRelease(
       recorded: recorded.installation_id,
     };
   }
+  const taken = await searchAddressesTaken(ctx);
+  if (taken.length > 0) {
+    return { ok: false, code: "search_page_address_taken", paths: taken };
+  }
   const candidate = (await findCandidate(ctx, accepted.candidate_id))!;
   const files = await compiledFiles(ctx, candidate.id);
   if (!files.ok) return files;
@@ -237,6 +243,36 @@ export async function prepareRelease(
     ok: true,
     release: history.releases.find((r) => r.number === number)!,
   };
+}
+
+/**
+ * Published pages at `/search` or `/<language>/search` while site search is on (SRCH-030): the
+ * release's search page would hide them, so no new release is made until they move.
+ */
+async function searchAddressesTaken(
+  ctx: Pick<TemplateContext, "db" | "siteId">,
+): Promise<string[]> {
+  const search = await getSettings(ctx, "search");
+  if (!search.document.enabled) return [];
+  const rows = await ctx.db.selectFrom("entries as e")
+    .leftJoin(
+      "site_languages as l",
+      (j) =>
+        j.onRef("l.site_id", "=", "e.site_id").onRef("l.code", "=", "e.locale"),
+    )
+    .select(["e.locale", "l.is_default"])
+    .where("e.site_id", "=", ctx.siteId)
+    .where(
+      "e.model_id",
+      "in",
+      (eb) =>
+        eb.selectFrom("models").select(sql<string>`id::text`.as("id"))
+          .where("site_id", "=", ctx.siteId).where("slug", "=", "pages"),
+    )
+    .where("e.slug", "=", "search")
+    .where("e.published_version_id", "is not", null)
+    .orderBy("e.locale").execute();
+  return rows.map((r) => r.is_default ? "/search" : `/${r.locale}/search`);
 }
 
 /** `POST …/address/prove`: checks the host and prepares a release pinned to it (DLV-007). */
@@ -345,15 +381,22 @@ async function activate(
     })
       .where("site_id", "=", ctx.siteId).where("number", "=", number).execute();
     const active = history.address.active;
-    await trx.deleteFrom("managed_addresses").where("site_id", "=", ctx.siteId)
-      .execute();
-    await trx.insertInto("managed_addresses").values({
-      site_id: ctx.siteId,
-      host,
-      role: "active",
-      switched_at: now,
-      rollback_until: null,
-    }).execute();
+    // A new release on the same host moves no address and keeps the previous one's window.
+    if (active !== host) {
+      await trx.deleteFrom("managed_addresses").where(
+        "site_id",
+        "=",
+        ctx.siteId,
+      )
+        .execute();
+      await trx.insertInto("managed_addresses").values({
+        site_id: ctx.siteId,
+        host,
+        role: "active",
+        switched_at: now,
+        rollback_until: null,
+      }).execute();
+    }
     if (addressChange === "switch" && active && active !== host) {
       await trx.insertInto("managed_addresses").values({
         site_id: ctx.siteId,
@@ -380,6 +423,17 @@ async function activate(
     }).execute();
   });
   return { ok: true, history: await releaseHistory(ctx) };
+}
+
+/** Activates a proven release of the host already active (the built-in's release, TPL-017). */
+export async function activateRelease(
+  ctx: TemplateContext,
+  number: number,
+  observed: number | null,
+): Promise<{ ok: true; history: ReleaseHistory } | ReleaseRefusal> {
+  const closed = unavailable(ctx.settings, "release");
+  if (closed) return closed;
+  return await activate(ctx, number, observed, "switch");
 }
 
 /** `POST …/releases/{number}/switch-address` (DLV-008). */

@@ -38,6 +38,7 @@ const REUSE_MS = 30_000;
 
 const TYPES: Record<string, string> = {
   css: "text/css; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
   svg: "image/svg+xml",
   json: "application/json",
   txt: "text/plain; charset=utf-8",

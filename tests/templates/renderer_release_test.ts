@@ -1,12 +1,17 @@
 // The renderer draws the active release of its host in the sandbox, and the built-in template
 // when there is none (TPL-005, DLV-001, DLV-005, DLV-018).
 import { equal, match, ok } from "node:assert/strict";
-import { fixtureCalls } from "../../core/templates/fixtures.ts";
+import {
+  FIXTURE_NAMES,
+  fixtureCalls,
+  otherCalls,
+} from "../../core/templates/fixtures.ts";
 import { releaseTemplate } from "../../services/renderer/release.ts";
 import { builtInTemplate } from "../../services/renderer/template/builtin/mod.tsx";
 import type { PageView } from "../../services/renderer/template/mod.ts";
 import { buildCandidate } from "../../services/templates/pipeline.ts";
 import { exampleUpload } from "./example.ts";
+import { readReleasedBuiltIn } from "../../core/templates/builtin.ts";
 
 Deno.test("TPL-005 DLV-005 DLV-018: the renderer draws its host's active release, re-reads it at most every 30 s, and falls back to the built-in template", async () => {
   const work = await Deno.makeTempDir({ prefix: "stave-release-" });
@@ -79,6 +84,57 @@ Deno.test("TPL-005 DLV-005 DLV-018: the renderer draws its host's active release
     };
     now = 60_000;
     equal(await tpl.page(view), builtInTemplate.page(view));
+  } finally {
+    await Deno.remove(work, { recursive: true });
+  }
+});
+
+Deno.test("TPL-017: a release of the released built-in draws in the sandbox exactly what the built-in template draws in process, and serves its stylesheet and script", async () => {
+  const work = await Deno.makeTempDir({ prefix: "stave-release-" });
+  try {
+    const read = await readReleasedBuiltIn();
+    ok(read.ok);
+    const files = JSON.parse(read.released.texts["compiled.json"]);
+    const tpl = releaseTemplate({
+      url: "http://deploy.test",
+      key: "k".repeat(32),
+      host: "www.bakery.example",
+      fallback: builtInTemplate,
+      workRoot: work,
+      fetch: () =>
+        Promise.resolve(Response.json({
+          number: 1,
+          origin: "https://www.bakery.example",
+          digest: "d",
+          files,
+        })),
+    });
+    const calls = [
+      ...FIXTURE_NAMES.flatMap((n) => fixtureCalls(n)),
+      ...otherCalls(),
+    ];
+    for (const call of calls) {
+      const view = call.view as unknown as PageView;
+      // The address builder the sandbox's runner gives the template.
+      view.site.hrefOf = (item) => {
+        const prefix = item.locale === view.site.defaultLocale
+          ? ""
+          : `/${item.locale}`;
+        if (item.model === "pages") {
+          return item.slug === "home"
+            ? prefix || "/"
+            : `${prefix}/${item.slug}`;
+        }
+        return `${prefix}/${item.model}/${item.slug}`;
+      };
+      const kind = call.kind as "page";
+      equal(await tpl[kind](view), builtInTemplate[kind](view), call.name);
+    }
+    for (const asset of builtInTemplate.assets) {
+      const served = await tpl.asset!(asset.name);
+      equal(served?.body, asset.body);
+      equal(served?.type, asset.type);
+    }
   } finally {
     await Deno.remove(work, { recursive: true });
   }

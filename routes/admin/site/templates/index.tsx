@@ -1,6 +1,6 @@
 // GET/POST /admin/site/templates: Settings → Templates. Upload a template file, read each
-// candidate's report and section diff, open previews, accept one (site:infra to read,
-// site:deploy to upload and accept). Forms work without JavaScript.
+// candidate's report and section diff, open previews, accept one or use the built-in template
+// (site:infra to read, site:deploy to upload and accept). Forms work without JavaScript.
 import type { Context } from "hono";
 import { requireSignedIn } from "../../../../core/auth/session_middleware.ts";
 import type { ShellData } from "../../../../core/admin/shell.ts";
@@ -19,6 +19,10 @@ import {
   storeCandidate,
 } from "../../../../core/templates/candidates.ts";
 import { FIXTURE_NAMES } from "../../../../core/templates/fixtures.ts";
+import {
+  type BuiltInUsed,
+  useBuiltInTemplate,
+} from "../../../../core/templates/builtin.ts";
 import { templateContext } from "../../../../core/templates/http.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
 import { HttpError } from "../../../../core/web/errors.ts";
@@ -53,6 +57,25 @@ interface TemplatesData {
   failed?: ReportCheck[];
   error?: string;
   notice?: string;
+}
+
+/** What "Use built-in template" did, in words: accepted, and released or why not. */
+function builtInNotice(used: BuiltInUsed): string {
+  const accepted = "The built-in template is accepted.";
+  if (used.release) {
+    return `${accepted} Release ${used.release.number} of it is active at ${used.release.origin}.`;
+  }
+  if (used.release_refused) {
+    return `${accepted} It was not released: ${
+      refusalText(used.release_refused)
+    }.`;
+  }
+  if (used.missing.includes("address")) {
+    return `${accepted} It was not released: the site has no address yet. Check one under Site delivery.`;
+  }
+  return `${accepted} It was not released: delivery needs ${
+    used.missing.join(", ")
+  }.`;
 }
 
 const FIXTURE_LABELS: Record<string, string> = {
@@ -131,6 +154,14 @@ export const handler = {
     const form = await c.req.parseBody();
     try {
       const ctx = await templateContext(c, ["site:deploy"]);
+      if (form.action === "use_builtin") {
+        const used = await useBuiltInTemplate(ctx, {
+          observed: Number(form.observed ?? -1),
+        });
+        // The page names what is missing; the API's 503s are for scripts that retry.
+        if (!used.ok) return await refused(c, 409, used);
+        return page(await pageData(c, { notice: builtInNotice(used) }));
+      }
       if (form.action === "accept") {
         const accepted = await acceptCandidate(ctx, {
           candidateId: String(form.candidate ?? ""),
@@ -235,6 +266,7 @@ export default function TemplatesPage({ data, url }: PageProps<TemplatesData>) {
   return (
     <AdminShell shell={data.shell} title="Templates">
       {data.error && <p role="alert" class="alert">{data.error}</p>}
+      {data.notice && <p role="status" class="notice">{data.notice}</p>}
       {stored && !data.error && (
         <p role="status" class="notice">
           The template passed every check and is stored as a candidate.
@@ -256,6 +288,20 @@ export default function TemplatesPage({ data, url }: PageProps<TemplatesData>) {
         Accepted templates reach visitors through a release:{" "}
         <a href="/admin/site/delivery">Site delivery</a>.
       </p>
+      <section class="card">
+        <h2>Built-in template</h2>
+        <p class="muted">
+          The template this service ships with, checked like any upload. Using
+          it accepts a copy of it and, when delivery is set up and the site has
+          an address, releases it there at once.
+        </p>
+        <form method="post">
+          <input type="hidden" name="_csrf" value={data.csrfToken} />
+          <input type="hidden" name="action" value="use_builtin" />
+          <input type="hidden" name="observed" value={data.acceptance} />
+          <button type="submit">Use built-in template</button>
+        </form>
+      </section>
       <section class="card">
         <h2>Upload a template</h2>
         <p class="muted">
@@ -296,8 +342,11 @@ export default function TemplatesPage({ data, url }: PageProps<TemplatesData>) {
               )}
             </h3>
             <p class="muted">
-              Uploaded {when(candidate.created_at)} · page contract{" "}
-              {candidate.contract} · {candidate.regions.length}{" "}
+              {candidate.origin === "builtin" ? "Built in, copied" : "Uploaded"}
+              {" "}
+              {when(candidate.created_at)} · page contract {candidate.contract}
+              {" "}
+              · {candidate.regions.length}{" "}
               {candidate.regions.length === 1 ? "region" : "regions"} ·{" "}
               <code>{candidate.digest.slice(0, 12)}</code>
             </p>

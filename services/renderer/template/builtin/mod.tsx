@@ -1,15 +1,7 @@
 // The built-in template: every section type of the page contract, posts, search and error
 // pages, one stylesheet and one small script (the search page's suggestions).
-import { renderToString } from "preact-render-to-string";
-import type { VNode } from "preact";
 import type { InProcessTemplate, TemplateAsset } from "../mod.ts";
-import {
-  ErrorPage,
-  PagePage,
-  PostPage,
-  PostsPage,
-  SearchPage,
-} from "./pages.tsx";
+import { drawBuiltIn } from "./draw.tsx";
 
 async function hashed(file: string, type: string): Promise<TemplateAsset> {
   const body = await Deno.readTextFile(new URL(file, import.meta.url));
@@ -27,19 +19,11 @@ const css = await hashed("style.css", "text/css; charset=utf-8");
 const search = await hashed("search.js", "text/javascript; charset=utf-8");
 const assets = { css: `/_site/${css.name}`, search: `/_site/${search.name}` };
 
-function html(node: VNode): string {
-  return `<!doctype html>${renderToString(node)}`;
-}
-
 /** The built-in template, the renderer's one implementation of {@link Template}. */
 export const builtInTemplate: InProcessTemplate = {
   name: "built-in",
   routableModels: ["pages", "posts"],
   regions: [],
   assets: [css, search],
-  page: (view) => html(<PagePage view={view} assets={assets} />),
-  post: (view) => html(<PostPage view={view} assets={assets} />),
-  posts: (view) => html(<PostsPage view={view} assets={assets} />),
-  search: (view) => html(<SearchPage view={view} assets={assets} />),
-  error: (view) => html(<ErrorPage view={view} assets={assets} />),
+  ...drawBuiltIn(assets),
 };
