@@ -62,9 +62,15 @@ export type FieldKey<S extends ModelShape> =
   & (keyof S["fields"] | keyof S["relations"] | keyof S["media"])
   & string;
 
+/**
+ * An item read without a `fields` selection, as expanded targets always are: its `fields` are
+ * present (the API leaves them out only when a selection names none).
+ */
+export type WholeItem = Item & { fields: NonNullable<Item["fields"]> };
+
 /** One expanded relation field: its first targets and the cursor for the rest (`related()`). */
 export interface Expanded {
-  data: Item[];
+  data: WholeItem[];
   page: Page;
 }
 
