@@ -213,7 +213,8 @@ export const createModelProposal = operation({
       "Changes existing content could not survive; applying refuses while they hold",
     ),
   }),
-  errors: [...modelErrors, "model_changed"],
+  // An update naming a model that does not exist (or this credential cannot see) is 404.
+  errors: [...modelErrors, "model_changed", "not_found"],
 });
 
 /** `GET /models/proposals/{id}`. */
