@@ -1,5 +1,8 @@
 // The renderer's client of the public read API: plain HTTP, as any front end reads a site.
+import type { ServedRegion } from "../../core/chrome/region_answer.ts";
 import { type Clock, MAX_REUSE_MS, Reuse } from "./reuse.ts";
+
+export type { ServedRegion };
 
 /** One answer of the public API: its status and parsed JSON body (null when not JSON). */
 export interface ApiAnswer<T = unknown> {
@@ -26,7 +29,8 @@ export interface Chrome {
   menus: Record<string, { lang: string; items: ChromeLink[] }>;
   placements: { header: string | null; footer: string | null };
   footer_note: { lang: string; text: string } | null;
-  regions: unknown[];
+  /** The active template's regions in its order, each with its blocks in this language. */
+  regions: ServedRegion[];
 }
 
 /** A redirect rule of `/v1/_redirects`. */

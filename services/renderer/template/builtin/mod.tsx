@@ -1,6 +1,7 @@
 // The built-in template: every section type of the page contract, posts, search and error
 // pages, one stylesheet and one small script (the search page's suggestions).
 import { renderToString } from "preact-render-to-string";
+import { BUILT_IN_REGIONS } from "../../../../core/templates/builtin_regions.ts";
 import type { VNode } from "preact";
 import type { InProcessTemplate, TemplateAsset } from "../mod.ts";
 import {
@@ -35,7 +36,7 @@ function html(node: VNode): string {
 export const builtInTemplate: InProcessTemplate = {
   name: "built-in",
   routableModels: ["pages", "posts"],
-  regions: [],
+  regions: BUILT_IN_REGIONS,
   assets: [css, search],
   page: (view) => html(<PagePage view={view} assets={assets} />),
   post: (view) => html(<PostPage view={view} assets={assets} />),
