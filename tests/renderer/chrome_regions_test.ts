@@ -1,0 +1,133 @@
+// The renderer's platform chrome components over a real CMS served on 127.0.0.1: navigation, footer
+// and regions come from `/v1/_chrome`, reused at most 30 s by one renderer (clock injected).
+// deno-lint-ignore-file no-explicit-any -- answers are parsed JSON checked field by field
+import { equal, match, ok } from "node:assert/strict";
+import { putMenu } from "../../core/chrome/menus.ts";
+import { loadRendererConfig } from "../../services/renderer/config.ts";
+import { createRenderer } from "../../services/renderer/server.ts";
+import { builtInTemplate } from "../../services/renderer/template/builtin/mod.tsx";
+import { type AuxWorld, openAuxWorld } from "../public_aux/helpers.ts";
+
+/**
+ * Serves the CMS app on 127.0.0.1 as the site's host would reach it: a proxy in front names the
+ * site by its Host header, as a zone in front of the public host does.
+ */
+function serveCms(w: AuxWorld): { origin: string; close(): Promise<void> } {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (request) => {
+      const url = new URL(request.url);
+      const headers = new Headers(request.headers);
+      headers.set("host", w.host);
+      return w.app.fetch(
+        new Request(`http://${w.host}${url.pathname}${url.search}`, {
+          method: request.method,
+          headers,
+          body: request.body,
+        }),
+      );
+    },
+  );
+  return {
+    origin: `http://127.0.0.1:${server.addr.port}`,
+    close: () => server.shutdown(),
+  };
+}
+
+async function blog(w: AuxWorld) {
+  const posts = await w.model({
+    model: { name: "Posts", slug: "posts", enableI18n: true },
+    fields: [
+      { key: "title", label: "Title", type: "text", localized: true },
+      {
+        key: "category",
+        label: "Category",
+        type: "select",
+        config: { options: [{ value: "news", label: "News" }] },
+      },
+    ],
+  });
+  for (const [n, title] of ["First light", "Second wind"].entries()) {
+    w.clock.advance(86_400_000);
+    const saved = await w.save({
+      model: posts,
+      locale: "en",
+      slug: `post-${n + 1}`,
+      fields: { title, category: "news" },
+    });
+    await w.publish(saved.group_id);
+  }
+  return posts;
+}
+
+Deno.test({
+  name:
+    "TPL-031: navigation, footer and regions are drawn from /v1/_chrome; one renderer reuses an answer 30 s at most (PAUX-015 drawn)",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const w = await openAuxWorld(["en"]);
+    const cms = serveCms(w);
+    try {
+      await blog(w);
+      ok(
+        (await putMenu(w.services.db, w.siteId, "main", [
+          { id: "a", label: { en: "Alpha" }, href: "/alpha" },
+        ], w.clock.now())).ok,
+      );
+      await w.settings("chrome", {
+        placements: { header: "main", footer: null },
+        footer_note: { en: "Made with care" },
+        regions: {
+          footer: [
+            { kind: "recent_posts", limit: 5 },
+            { kind: "categories", field: "category" },
+            { kind: "posts_by_month", title: { en: "By month" } },
+            { kind: "search" },
+          ],
+        },
+      });
+      let now = 1_000_000;
+      const render = createRenderer({
+        config: loadRendererConfig({ STAVE_API_URL: cms.origin }),
+        template: builtInTemplate,
+        siteUrl: "http://site.test",
+        clock: () => now,
+      });
+      const page = async () => {
+        const response = await render(new Request("http://site.test/posts"));
+        equal(response.status, 200);
+        return await response.text();
+      };
+      const first = await page();
+      match(first, /<nav aria-label="Main">[\s\S]*href="\/alpha"[^>]*>Alpha</);
+      match(first, /<p class="footer-note">Made with care<\/p>/);
+      match(
+        first,
+        /<aside class="region region-footer" aria-label="Footer columns">/,
+      );
+      match(first, /<h2 id="r-footer-0-h">Recent posts<\/h2>/);
+      match(first, /<a href="\/posts\/post-2">Second wind<\/a>/);
+      match(first, /href="\/posts\/category\/news">News <span class="count">\(2\)/);
+      match(first, /<h2 id="r-footer-2-h">By month<\/h2>/);
+      match(first, /<details open><summary>[A-Z][a-z]+ \d{4}/);
+      match(first, /<form class="region-search" method="get" action="\/search"/);
+
+      // The menu changes: the same renderer keeps its answer until 30 s have passed.
+      ok(
+        (await putMenu(w.services.db, w.siteId, "main", [
+          { id: "b", label: { en: "Beta" }, href: "/beta" },
+        ], w.clock.now())).ok,
+      );
+      now += 29_999;
+      match(await page(), />Alpha</);
+      now += 1;
+      const later = await page();
+      match(later, />Beta</);
+      ok(!later.includes(">Alpha<"));
+    } finally {
+      await cms.close();
+      await w.close();
+    }
+  },
+});
