@@ -56,6 +56,7 @@ export class PublicApi {
   readonly #chrome: Reuse<ApiAnswer<{ data?: Chrome }>>;
   readonly #redirects: Reuse<RedirectRule[]>;
   readonly #lists: Reuse<ApiAnswer>;
+  readonly #searchOff: Reuse<boolean>;
 
   constructor(readonly origin: string, options: PublicApiOptions = {}) {
     const clock = options.clock ?? Date.now;
@@ -65,6 +66,7 @@ export class PublicApi {
     this.#redirects = new Reuse(MAX_REUSE_MS, clock, 1);
     // Latest-entries lists and the posts index reuse the same window as chrome.
     this.#lists = new Reuse(MAX_REUSE_MS, clock, 256);
+    this.#searchOff = new Reuse(MAX_REUSE_MS, clock);
   }
 
   /** GET `path` with `query`; never throws for 4xx. */
@@ -115,6 +117,20 @@ export class PublicApi {
         "/v1/_redirects",
       );
       return answer.status === 200 ? answer.body?.data ?? [] : [];
+    });
+  }
+
+  /**
+   * Whether site search is off, reused at most 30 s: the smallest suggestion read answers
+   * `404 search_off` when it is (its other answers say search is on, even when it cannot answer).
+   */
+  searchOff(locale: string): Promise<boolean> {
+    return this.#searchOff.get(locale, async () => {
+      const answer = await this.get<{ error?: { code?: string } }>(
+        "/v1/_search/suggest",
+        { q: "aa", locale, limit: "1" },
+      );
+      return answer.status === 404 && answer.body?.error?.code === "search_off";
     });
   }
 

@@ -286,6 +286,8 @@ export function createRenderer(
       if (url.searchParams.has("suggest")) {
         return await suggestAnswer(api, url, { locale, defaultLocale });
       }
+      // Search switched off has no search page; an unknown language never reaches here (404).
+      if (await api.searchOff(locale)) return await errorPage(404, ctx);
       const site = await siteView(
         locale,
         defaultLocale,

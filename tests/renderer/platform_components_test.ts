@@ -1,5 +1,5 @@
-// The renderer's platform chrome components over a real CMS served on 127.0.0.1: navigation, footer
-// and regions come from `/v1/_chrome`, reused at most 30 s by one renderer (clock injected).
+// The renderer over a real CMS served on 127.0.0.1, in process so its clock can be injected: the
+// platform chrome components (`/v1/_chrome` reused at most 30 s), the search page's 404s.
 // deno-lint-ignore-file no-explicit-any -- answers are parsed JSON checked field by field
 import { equal, match, ok } from "node:assert/strict";
 import { putMenu } from "../../core/chrome/menus.ts";
@@ -108,10 +108,16 @@ Deno.test({
       );
       match(first, /<h2 id="r-footer-0-h">Recent posts<\/h2>/);
       match(first, /<a href="\/posts\/post-2">Second wind<\/a>/);
-      match(first, /href="\/posts\/category\/news">News <span class="count">\(2\)/);
+      match(
+        first,
+        /href="\/posts\/category\/news">News <span class="count">\(2\)/,
+      );
       match(first, /<h2 id="r-footer-2-h">By month<\/h2>/);
       match(first, /<details open><summary>[A-Z][a-z]+ \d{4}/);
-      match(first, /<form class="region-search" method="get" action="\/search"/);
+      match(
+        first,
+        /<form class="region-search" method="get" action="\/search"/,
+      );
 
       // The menu changes: the same renderer keeps its answer until 30 s have passed.
       ok(
@@ -125,6 +131,46 @@ Deno.test({
       const later = await page();
       match(later, />Beta</);
       ok(!later.includes(">Alpha<"));
+    } finally {
+      await cms.close();
+      await w.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "SRCH-029: the search page answers 404 for a language the site does not have, and once search is switched off",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const w = await openAuxWorld(["en", "de"]);
+    const cms = serveCms(w);
+    try {
+      let now = 5_000_000;
+      const render = createRenderer({
+        config: loadRendererConfig({ STAVE_API_URL: cms.origin }),
+        template: builtInTemplate,
+        siteUrl: "http://site.test",
+        clock: () => now,
+      });
+      const status = async (path: string) => {
+        const response = await render(new Request(`http://site.test${path}`));
+        await response.body?.cancel();
+        return response.status;
+      };
+      equal(await status("/search"), 200);
+      equal(await status("/de/search"), 200);
+      equal(await status("/xx/search"), 404);
+      equal(await status("/fr/search"), 404);
+      await w.settings("search", { enabled: false, types: [] });
+      // Within the reuse window the renderer may still say search is on; after it, never.
+      now += 30_000;
+      equal(await status("/search"), 404);
+      equal(await status("/de/search"), 404);
+      const page = await render(new Request("http://site.test/search?q=hello"));
+      equal(page.status, 404);
+      match(await page.text(), /<title>Page not found · /);
     } finally {
       await cms.close();
       await w.close();
