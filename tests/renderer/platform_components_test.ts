@@ -1,6 +1,5 @@
 // The renderer over a real CMS served on 127.0.0.1, in process so its clock can be injected: the
 // platform chrome components (`/v1/_chrome` reused at most 30 s), the search page's 404s.
-// deno-lint-ignore-file no-explicit-any -- answers are parsed JSON checked field by field
 import { equal, match, ok } from "node:assert/strict";
 import { putMenu } from "../../core/chrome/menus.ts";
 import { loadRendererConfig } from "../../services/renderer/config.ts";
