@@ -113,6 +113,7 @@ export function createRenderer(
       transformOrigins: config.transformOrigins,
       preview,
       hrefOf: (item) => addressOf(item, defaultLocale),
+      seoDefaults: await template.seoDefaults?.() ?? null,
     };
   }
 
