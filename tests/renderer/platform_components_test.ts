@@ -176,3 +176,65 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "DLV-014: the release's SEO defaults shape head tags; a page-level override is read from the published version at request time",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const w = await openAuxWorld(["en"]);
+    const cms = serveCms(w);
+    try {
+      const posts = await w.model({
+        model: { name: "Posts", slug: "posts", enableI18n: true },
+        fields: [
+          { key: "title", label: "Title", type: "text", localized: true },
+          { key: "seo_title", label: "SEO title", type: "text" },
+        ],
+      });
+      const saved = await w.save({
+        model: posts,
+        locale: "en",
+        slug: "launch",
+        fields: { title: "Launch" },
+      });
+      await w.publish(saved.group_id);
+      const now = 0;
+      const render = createRenderer({
+        config: loadRendererConfig({ STAVE_API_URL: cms.origin }),
+        // The active release's defaults, as releaseTemplate() answers them.
+        template: {
+          ...builtInTemplate,
+          seoDefaults: () =>
+            Promise.resolve({
+              title_template: "{title} | Acme",
+              default_description: "Notes from Acme",
+            }),
+        },
+        siteUrl: "http://site.test",
+        clock: () => now,
+      });
+      const head = async () =>
+        await (await render(new Request("http://site.test/posts/launch")))
+          .text();
+      const first = await head();
+      match(first, /<title>Launch \| Acme<\/title>/);
+      match(first, /<meta name="description" content="Notes from Acme"\/>/);
+      await w.save({
+        group: saved.group_id,
+        locale: "en",
+        slug: "launch",
+        fields: { title: "Launch", seo_title: "We launched" },
+      });
+      // Saved but not published: the live version still speaks.
+      match(await head(), /<title>Launch \| Acme<\/title>/);
+      await w.publish(saved.group_id);
+      // Published: the very next request shows it, with no new release and no time passing.
+      match(await head(), /<title>We launched<\/title>/);
+    } finally {
+      await cms.close();
+      await w.close();
+    }
+  },
+});
