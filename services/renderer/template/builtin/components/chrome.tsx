@@ -224,8 +224,8 @@ function Block(
     case "posts_by_month":
       body = (
         <div class="region-months">
-          {block.months.map((m, n) => (
-            <details key={m.month} open={n === 0}>
+          {block.months.map((m) => (
+            <details key={m.month}>
               <summary>
                 {monthName(m.month, site.locale)}{" "}
                 <span class="count">({m.items.length})</span>
