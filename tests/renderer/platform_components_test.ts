@@ -34,6 +34,17 @@ function serveCms(w: AuxWorld): { origin: string; close(): Promise<void> } {
 }
 
 async function blog(w: AuxWorld) {
+  const tags = await w.model({
+    model: { name: "Tags", slug: "tags", enableI18n: true },
+    fields: [{ key: "name", label: "Name", type: "text", localized: true }],
+  });
+  const tag = await w.save({
+    model: tags,
+    locale: "en",
+    slug: "deno",
+    fields: { name: "Deno" },
+  });
+  await w.publish(tag.group_id);
   const posts = await w.model({
     model: { name: "Posts", slug: "posts", enableI18n: true },
     fields: [
@@ -44,6 +55,12 @@ async function blog(w: AuxWorld) {
         type: "select",
         config: { options: [{ value: "news", label: "News" }] },
       },
+      {
+        key: "tags",
+        label: "Tags",
+        type: "relation",
+        config: { targets: [tags], cardinality: "many-to-many" },
+      },
     ],
   });
   for (const [n, title] of ["First light", "Second wind"].entries()) {
@@ -52,7 +69,7 @@ async function blog(w: AuxWorld) {
       model: posts,
       locale: "en",
       slug: `post-${n + 1}`,
-      fields: { title, category: "news" },
+      fields: { title, category: "news", tags: n === 0 ? [tag.group_id] : [] },
     });
     await w.publish(saved.group_id);
   }
@@ -82,6 +99,7 @@ Deno.test({
             { kind: "recent_posts", limit: 5 },
             { kind: "categories", field: "category" },
             { kind: "posts_by_month", title: { en: "By month" } },
+            { kind: "tags", field: "tags" },
             { kind: "search" },
           ],
         },
@@ -117,6 +135,27 @@ Deno.test({
         first,
         /<form class="region-search" method="get" action="\/search"/,
       );
+
+      // The category and tag links lead to archives of their posts.
+      const archive = async (path: string) => {
+        const response = await render(new Request(`http://site.test${path}`));
+        const page = await response.text();
+        // Only the page's own content: the footer columns list posts too.
+        const text = page.slice(page.indexOf("<main"), page.indexOf("</main>"));
+        return { status: response.status, text };
+      };
+      const news = await archive("/posts/category/news");
+      equal(news.status, 200);
+      match(news.text, /<h1>News<\/h1>/);
+      match(news.text, />First light</);
+      match(news.text, />Second wind</);
+      match(first, /href="\/posts\/tags\/deno">Deno <span class="count">\(1\)/);
+      const deno = await archive("/posts/tags/deno");
+      equal(deno.status, 200);
+      match(deno.text, /<h1>Deno<\/h1>/);
+      match(deno.text, />First light</);
+      ok(!deno.text.includes(">Second wind<"));
+      equal((await archive("/posts/nothing/here")).status, 404);
 
       // The menu changes: the same renderer keeps its answer until 30 s have passed.
       ok(
@@ -160,6 +199,9 @@ Deno.test({
       };
       equal(await status("/search"), 200);
       equal(await status("/de/search"), 200);
+      const on = await (await render(new Request("http://site.test/nowhere")))
+        .text();
+      match(on, /href="\/search"/);
       equal(await status("/xx/search"), 404);
       equal(await status("/fr/search"), 404);
       await w.settings("search", { enabled: false, types: [] });
@@ -169,7 +211,10 @@ Deno.test({
       equal(await status("/de/search"), 404);
       const page = await render(new Request("http://site.test/search?q=hello"));
       equal(page.status, 404);
-      match(await page.text(), /<title>Page not found · /);
+      const notFound = await page.text();
+      match(notFound, /<title>Page not found · /);
+      // No link leads to the search page while it is off.
+      ok(!notFound.includes('href="/search"'), notFound);
     } finally {
       await cms.close();
       await w.close();

@@ -59,6 +59,8 @@ export interface SiteView {
   preview: boolean;
   /** Builds the address of an item in a language. */
   hrefOf(item: { model: string; slug: string; locale: string }): string;
+  /** False while site search is off: no link leads to the search page then. */
+  searchOn?: boolean;
   /** SEO defaults the active release carries (only those the site changed); absent: none. */
   seoDefaults?: ReleaseSeo | null;
 }
@@ -96,6 +98,8 @@ export interface PostView {
 export interface PostsView {
   site: SiteView;
   seo: Seo;
+  /** An archive's heading (`News`, `Deno`); absent on the whole posts index. */
+  heading?: string;
   items: PublicItem[];
   nextHref: string | null;
   firstHref: string | null;

@@ -35,17 +35,19 @@ export function SiteHeader({ site }: { site: SiteView }) {
                 </a>
               </li>
             ))}
-            <li>
-              <a
-                class="nav-search"
-                href={`${prefix}/search`}
-                aria-current={site.path.endsWith("/search")
-                  ? "page"
-                  : undefined}
-              >
-                Search
-              </a>
-            </li>
+            {site.searchOn !== false && (
+              <li>
+                <a
+                  class="nav-search"
+                  href={`${prefix}/search`}
+                  aria-current={site.path.endsWith("/search")
+                    ? "page"
+                    : undefined}
+                >
+                  Search
+                </a>
+              </li>
+            )}
           </ul>
         </nav>
       </div>
