@@ -117,6 +117,9 @@ export function releaseTemplate(options: ReleaseTemplateOptions): Template {
     routableModels: options.fallback.routableModels,
     regions: options.fallback.regions,
     assets: [],
+    async generated() {
+      return (await active()) !== null;
+    },
     async seoDefaults() {
       return (await active())?.seo ?? null;
     },

@@ -288,8 +288,11 @@ export function createRenderer(
       if (url.searchParams.has("suggest")) {
         return await suggestAnswer(api, url, { locale, defaultLocale });
       }
-      // Search switched off has no search page; an unknown language never reaches here (404).
-      if (await api.searchOff(locale)) return await errorPage(404, ctx);
+      // A generated site has no search page while search is off (the managed template shows one
+      // with a notice); an unknown language never reaches here (404 for both).
+      if (await template.generated?.() && await api.searchOff(locale)) {
+        return await errorPage(404, ctx);
+      }
       const site = await siteView(
         locale,
         defaultLocale,

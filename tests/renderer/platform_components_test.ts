@@ -178,7 +178,7 @@ Deno.test({
 
 Deno.test({
   name:
-    "SRCH-029: the search page answers 404 for a language the site does not have, and once search is switched off",
+    "SRCH-029: a generated site's search page answers 404 for a language the site does not have, and once search is switched off; the managed template keeps a page with a notice",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
@@ -186,12 +186,20 @@ Deno.test({
     const cms = serveCms(w);
     try {
       let now = 5_000_000;
-      const render = createRenderer({
+      const options = {
         config: loadRendererConfig({ STAVE_API_URL: cms.origin }),
-        template: builtInTemplate,
         siteUrl: "http://site.test",
         clock: () => now,
+      };
+      // A generated site: the active release draws (as releaseTemplate() says).
+      const render = createRenderer({
+        ...options,
+        template: {
+          ...builtInTemplate,
+          generated: () => Promise.resolve(true),
+        },
       });
+      const managed = createRenderer({ ...options, template: builtInTemplate });
       const status = async (path: string) => {
         const response = await render(new Request(`http://site.test${path}`));
         await response.body?.cancel();
@@ -215,6 +223,15 @@ Deno.test({
       match(notFound, /<title>Page not found · /);
       // No link leads to the search page while it is off.
       ok(!notFound.includes('href="/search"'), notFound);
+      const notice = await managed(
+        new Request("http://site.test/search?q=hello"),
+      );
+      equal(notice.status, 200);
+      match(await notice.text(), /class="notice"|role="status"/);
+      equal(
+        (await managed(new Request("http://site.test/xx/search"))).status,
+        404,
+      );
     } finally {
       await cms.close();
       await w.close();

@@ -150,6 +150,11 @@ export interface Template {
   /** Chrome regions the template declares (`{ key, label }`, 0 to 8). */
   regions: readonly { key: string; label: string }[];
   assets: readonly TemplateAsset[];
+  /**
+   * True while a generated site (a release) draws: its search page answers 404 while search is
+   * off, where the managed built-in template shows the page with a notice.
+   */
+  generated?(): Promise<boolean>;
   /** The SEO defaults the drawing release carries, or null (the built-in template has none). */
   seoDefaults?(): Promise<ReleaseSeo | null>;
   /** A file served under `/_site/` that is not among `assets` (a release's own), or null. */
