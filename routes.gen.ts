@@ -39,92 +39,93 @@ import * as $35 from "./routes/admin/settings/navigation/index.tsx";
 import * as $36 from "./routes/admin/settings/plugins/[id].tsx";
 import * as $37 from "./routes/admin/settings/plugins/index.tsx";
 import * as $38 from "./routes/admin/settings/public-api.tsx";
-import * as $39 from "./routes/admin/settings/search.tsx";
-import * as $40 from "./routes/admin/settings/seo.tsx";
-import * as $41 from "./routes/admin/settings/source-delivery.tsx";
-import * as $42 from "./routes/admin/sign-in.tsx";
-import * as $43 from "./routes/admin/sign-out.tsx";
-import * as $44 from "./routes/admin/site/delivery.tsx";
-import * as $45 from "./routes/admin/site/templates/index.tsx";
-import * as $46 from "./routes/admin/site/templates/preview.ts";
-import * as $47 from "./routes/api/forms/_middleware.ts";
-import * as $48 from "./routes/api/forms/submissions/[id]/attachments/[attachmentId].ts";
-import * as $49 from "./routes/api/managed-templates/_middleware.ts";
-import * as $50 from "./routes/api/managed-templates/builtin/use.ts";
-import * as $51 from "./routes/api/managed-templates/candidates/[versionId]/accept.ts";
-import * as $52 from "./routes/api/managed-templates/candidates/[versionId]/index.ts";
-import * as $53 from "./routes/api/managed-templates/candidates/[versionId]/preview.ts";
-import * as $54 from "./routes/api/managed-templates/candidates/[versionId]/sections.ts";
-import * as $55 from "./routes/api/managed-templates/candidates/[versionId]/site/[name].ts";
-import * as $56 from "./routes/api/managed-templates/candidates/generate.ts";
-import * as $57 from "./routes/api/managed-templates/candidates/index.ts";
-import * as $58 from "./routes/api/pages/[id]/address.ts";
-import * as $59 from "./routes/api/pages/_middleware.ts";
-import * as $60 from "./routes/api/pages/renderer-capability.ts";
-import * as $61 from "./routes/api/plugin-schemas/[file].ts";
-import * as $62 from "./routes/api/plugin/v1/[...rest].ts";
-import * as $63 from "./routes/api/plugin/v1/_middleware.ts";
-import * as $64 from "./routes/api/plugin/v1/content/[instance_id]/index.ts";
-import * as $65 from "./routes/api/plugin/v1/content/[instance_id]/proposals.ts";
-import * as $66 from "./routes/api/plugin/v1/content/[instance_id]/restore.ts";
-import * as $67 from "./routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts";
-import * as $68 from "./routes/api/plugin/v1/content/index.ts";
-import * as $69 from "./routes/api/plugin/v1/context.ts";
-import * as $70 from "./routes/api/plugin/v1/drafts/discard.ts";
-import * as $71 from "./routes/api/plugin/v1/drafts/index.ts";
-import * as $72 from "./routes/api/plugin/v1/invocations/exchange.ts";
-import * as $73 from "./routes/api/plugin/v1/launch/exchange.ts";
-import * as $74 from "./routes/api/plugin/v1/media.ts";
-import * as $75 from "./routes/api/plugin/v1/media/[media_id]/remove.ts";
-import * as $76 from "./routes/api/plugin/v1/proposals/[id].ts";
-import * as $77 from "./routes/api/plugin/v1/releases/commit.ts";
-import * as $78 from "./routes/api/plugins/[id]/[act].ts";
-import * as $79 from "./routes/api/plugins/[id]/index.ts";
-import * as $80 from "./routes/api/plugins/[id]/launch.ts";
-import * as $81 from "./routes/api/plugins/[id]/policies/[policy]/mode.ts";
-import * as $82 from "./routes/api/plugins/_middleware.ts";
-import * as $83 from "./routes/api/plugins/catalogue.ts";
-import * as $84 from "./routes/api/plugins/index.ts";
-import * as $85 from "./routes/api/sites/[siteId]/index.ts";
-import * as $86 from "./routes/api/sites/[siteId]/managed-renderer/address/prove.ts";
-import * as $87 from "./routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts";
-import * as $88 from "./routes/api/sites/[siteId]/managed-renderer/address/rollback.ts";
-import * as $89 from "./routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts";
-import * as $90 from "./routes/api/sites/[siteId]/managed-renderer/releases/index.ts";
-import * as $91 from "./routes/api/sites/_middleware.ts";
-import * as $92 from "./routes/docs/index.ts";
-import * as $93 from "./routes/docs/openapi-public-v1.json.ts";
-import * as $94 from "./routes/docs/openapi-v1.json.ts";
-import * as $95 from "./routes/docs/viewer/[file].ts";
-import * as $96 from "./routes/health.ts";
-import * as $97 from "./routes/health/ready.ts";
-import * as $98 from "./routes/index.tsx";
-import * as $99 from "./routes/media/[site]/[file].ts";
-import * as $100 from "./routes/v1/[model]/[slug].ts";
-import * as $101 from "./routes/v1/[model]/index.ts";
-import * as $102 from "./routes/v1/_chrome/index.ts";
-import * as $103 from "./routes/v1/_client/index.ts";
-import * as $104 from "./routes/v1/_comments/index.ts";
-import * as $105 from "./routes/v1/_embeds/index.ts";
-import * as $106 from "./routes/v1/_middleware.ts";
-import * as $107 from "./routes/v1/_redirects/index.ts";
-import * as $108 from "./routes/v1/_related/[model].ts";
-import * as $109 from "./routes/v1/_rich-blocks/index.ts";
-import * as $110 from "./routes/v1/_search/index.ts";
-import * as $111 from "./routes/v1/_search/suggest.ts";
-import * as $112 from "./routes/v1/_shared/[source]/[model]/[slug].ts";
-import * as $113 from "./routes/v1/_shared/[source]/[model]/index.ts";
-import * as $114 from "./routes/v1/_sitemap/[model]/[number].ts";
-import * as $115 from "./routes/v1/_sitemap/index.ts";
-import * as $116 from "./routes/v1/_sync/index.ts";
-import * as $117 from "./routes/v1/interactions/[action].ts";
+import * as $39 from "./routes/admin/settings/regions.tsx";
+import * as $40 from "./routes/admin/settings/search.tsx";
+import * as $41 from "./routes/admin/settings/seo.tsx";
+import * as $42 from "./routes/admin/settings/source-delivery.tsx";
+import * as $43 from "./routes/admin/sign-in.tsx";
+import * as $44 from "./routes/admin/sign-out.tsx";
+import * as $45 from "./routes/admin/site/delivery.tsx";
+import * as $46 from "./routes/admin/site/templates/index.tsx";
+import * as $47 from "./routes/admin/site/templates/preview.ts";
+import * as $48 from "./routes/api/forms/_middleware.ts";
+import * as $49 from "./routes/api/forms/submissions/[id]/attachments/[attachmentId].ts";
+import * as $50 from "./routes/api/managed-templates/_middleware.ts";
+import * as $51 from "./routes/api/managed-templates/builtin/use.ts";
+import * as $52 from "./routes/api/managed-templates/candidates/[versionId]/accept.ts";
+import * as $53 from "./routes/api/managed-templates/candidates/[versionId]/index.ts";
+import * as $54 from "./routes/api/managed-templates/candidates/[versionId]/preview.ts";
+import * as $55 from "./routes/api/managed-templates/candidates/[versionId]/sections.ts";
+import * as $56 from "./routes/api/managed-templates/candidates/[versionId]/site/[name].ts";
+import * as $57 from "./routes/api/managed-templates/candidates/generate.ts";
+import * as $58 from "./routes/api/managed-templates/candidates/index.ts";
+import * as $59 from "./routes/api/pages/[id]/address.ts";
+import * as $60 from "./routes/api/pages/_middleware.ts";
+import * as $61 from "./routes/api/pages/renderer-capability.ts";
+import * as $62 from "./routes/api/plugin-schemas/[file].ts";
+import * as $63 from "./routes/api/plugin/v1/[...rest].ts";
+import * as $64 from "./routes/api/plugin/v1/_middleware.ts";
+import * as $65 from "./routes/api/plugin/v1/content/[instance_id]/index.ts";
+import * as $66 from "./routes/api/plugin/v1/content/[instance_id]/proposals.ts";
+import * as $67 from "./routes/api/plugin/v1/content/[instance_id]/restore.ts";
+import * as $68 from "./routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts";
+import * as $69 from "./routes/api/plugin/v1/content/index.ts";
+import * as $70 from "./routes/api/plugin/v1/context.ts";
+import * as $71 from "./routes/api/plugin/v1/drafts/discard.ts";
+import * as $72 from "./routes/api/plugin/v1/drafts/index.ts";
+import * as $73 from "./routes/api/plugin/v1/invocations/exchange.ts";
+import * as $74 from "./routes/api/plugin/v1/launch/exchange.ts";
+import * as $75 from "./routes/api/plugin/v1/media.ts";
+import * as $76 from "./routes/api/plugin/v1/media/[media_id]/remove.ts";
+import * as $77 from "./routes/api/plugin/v1/proposals/[id].ts";
+import * as $78 from "./routes/api/plugin/v1/releases/commit.ts";
+import * as $79 from "./routes/api/plugins/[id]/[act].ts";
+import * as $80 from "./routes/api/plugins/[id]/index.ts";
+import * as $81 from "./routes/api/plugins/[id]/launch.ts";
+import * as $82 from "./routes/api/plugins/[id]/policies/[policy]/mode.ts";
+import * as $83 from "./routes/api/plugins/_middleware.ts";
+import * as $84 from "./routes/api/plugins/catalogue.ts";
+import * as $85 from "./routes/api/plugins/index.ts";
+import * as $86 from "./routes/api/sites/[siteId]/index.ts";
+import * as $87 from "./routes/api/sites/[siteId]/managed-renderer/address/prove.ts";
+import * as $88 from "./routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts";
+import * as $89 from "./routes/api/sites/[siteId]/managed-renderer/address/rollback.ts";
+import * as $90 from "./routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts";
+import * as $91 from "./routes/api/sites/[siteId]/managed-renderer/releases/index.ts";
+import * as $92 from "./routes/api/sites/_middleware.ts";
+import * as $93 from "./routes/docs/index.ts";
+import * as $94 from "./routes/docs/openapi-public-v1.json.ts";
+import * as $95 from "./routes/docs/openapi-v1.json.ts";
+import * as $96 from "./routes/docs/viewer/[file].ts";
+import * as $97 from "./routes/health.ts";
+import * as $98 from "./routes/health/ready.ts";
+import * as $99 from "./routes/index.tsx";
+import * as $100 from "./routes/media/[site]/[file].ts";
+import * as $101 from "./routes/v1/[model]/[slug].ts";
+import * as $102 from "./routes/v1/[model]/index.ts";
+import * as $103 from "./routes/v1/_chrome/index.ts";
+import * as $104 from "./routes/v1/_client/index.ts";
+import * as $105 from "./routes/v1/_comments/index.ts";
+import * as $106 from "./routes/v1/_embeds/index.ts";
+import * as $107 from "./routes/v1/_middleware.ts";
+import * as $108 from "./routes/v1/_redirects/index.ts";
+import * as $109 from "./routes/v1/_related/[model].ts";
+import * as $110 from "./routes/v1/_rich-blocks/index.ts";
+import * as $111 from "./routes/v1/_search/index.ts";
+import * as $112 from "./routes/v1/_search/suggest.ts";
+import * as $113 from "./routes/v1/_shared/[source]/[model]/[slug].ts";
+import * as $114 from "./routes/v1/_shared/[source]/[model]/index.ts";
+import * as $115 from "./routes/v1/_sitemap/[model]/[number].ts";
+import * as $116 from "./routes/v1/_sitemap/index.ts";
+import * as $117 from "./routes/v1/_sync/index.ts";
+import * as $118 from "./routes/v1/interactions/[action].ts";
 import type { Manifest } from "./core/web/manifest.ts";
 export const manifest: Manifest = {
   routes: [
-    { pattern: "/", file: "routes/index.tsx", folder: "", module: $98 },
+    { pattern: "/", file: "routes/index.tsx", folder: "", module: $99 },
     { pattern: "/admin", file: "routes/admin/index.tsx", folder: "admin", module: $12 },
-    { pattern: "/docs", file: "routes/docs/index.ts", folder: "docs", module: $92 },
-    { pattern: "/health", file: "routes/health.ts", folder: "", module: $96 },
+    { pattern: "/docs", file: "routes/docs/index.ts", folder: "docs", module: $93 },
+    { pattern: "/health", file: "routes/health.ts", folder: "", module: $97 },
     { pattern: "/admin/connect", file: "routes/admin/connect.tsx", folder: "admin", module: $2 },
     { pattern: "/admin/forms", file: "routes/admin/forms.tsx", folder: "admin", module: $11 },
     { pattern: "/admin/media", file: "routes/admin/media/index.tsx", folder: "admin/media", module: $13 },
@@ -132,21 +133,21 @@ export const manifest: Manifest = {
     { pattern: "/admin/pages", file: "routes/admin/pages.tsx", folder: "admin", module: $19 },
     { pattern: "/admin/people", file: "routes/admin/people/index.tsx", folder: "admin/people", module: $20 },
     { pattern: "/admin/settings", file: "routes/admin/settings/index.tsx", folder: "admin/settings", module: $31 },
-    { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $42 },
-    { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $43 },
-    { pattern: "/api/plugins", file: "routes/api/plugins/index.ts", folder: "api/plugins", module: $84 },
-    { pattern: "/docs/openapi-public-v1.json", file: "routes/docs/openapi-public-v1.json.ts", folder: "docs", module: $93 },
-    { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $94 },
-    { pattern: "/health/ready", file: "routes/health/ready.ts", folder: "health", module: $97 },
-    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $102 },
-    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $103 },
-    { pattern: "/v1/_comments", file: "routes/v1/_comments/index.ts", folder: "v1/_comments", module: $104 },
-    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $105 },
-    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $107 },
-    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $109 },
-    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $110 },
-    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $115 },
-    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $116 },
+    { pattern: "/admin/sign-in", file: "routes/admin/sign-in.tsx", folder: "admin", module: $43 },
+    { pattern: "/admin/sign-out", file: "routes/admin/sign-out.tsx", folder: "admin", module: $44 },
+    { pattern: "/api/plugins", file: "routes/api/plugins/index.ts", folder: "api/plugins", module: $85 },
+    { pattern: "/docs/openapi-public-v1.json", file: "routes/docs/openapi-public-v1.json.ts", folder: "docs", module: $94 },
+    { pattern: "/docs/openapi-v1.json", file: "routes/docs/openapi-v1.json.ts", folder: "docs", module: $95 },
+    { pattern: "/health/ready", file: "routes/health/ready.ts", folder: "health", module: $98 },
+    { pattern: "/v1/_chrome", file: "routes/v1/_chrome/index.ts", folder: "v1/_chrome", module: $103 },
+    { pattern: "/v1/_client", file: "routes/v1/_client/index.ts", folder: "v1/_client", module: $104 },
+    { pattern: "/v1/_comments", file: "routes/v1/_comments/index.ts", folder: "v1/_comments", module: $105 },
+    { pattern: "/v1/_embeds", file: "routes/v1/_embeds/index.ts", folder: "v1/_embeds", module: $106 },
+    { pattern: "/v1/_redirects", file: "routes/v1/_redirects/index.ts", folder: "v1/_redirects", module: $108 },
+    { pattern: "/v1/_rich-blocks", file: "routes/v1/_rich-blocks/index.ts", folder: "v1/_rich-blocks", module: $110 },
+    { pattern: "/v1/_search", file: "routes/v1/_search/index.ts", folder: "v1/_search", module: $111 },
+    { pattern: "/v1/_sitemap", file: "routes/v1/_sitemap/index.ts", folder: "v1/_sitemap", module: $116 },
+    { pattern: "/v1/_sync", file: "routes/v1/_sync/index.ts", folder: "v1/_sync", module: $117 },
     { pattern: "/admin/media/sources", file: "routes/admin/media/sources.tsx", folder: "admin/media", module: $14 },
     { pattern: "/admin/people/roles", file: "routes/admin/people/roles/index.tsx", folder: "admin/people/roles", module: $22 },
     { pattern: "/admin/plugins/launch", file: "routes/admin/plugins/launch.ts", folder: "admin/plugins", module: $23 },
@@ -162,84 +163,85 @@ export const manifest: Manifest = {
     { pattern: "/admin/settings/navigation", file: "routes/admin/settings/navigation/index.tsx", folder: "admin/settings/navigation", module: $35 },
     { pattern: "/admin/settings/plugins", file: "routes/admin/settings/plugins/index.tsx", folder: "admin/settings/plugins", module: $37 },
     { pattern: "/admin/settings/public-api", file: "routes/admin/settings/public-api.tsx", folder: "admin/settings", module: $38 },
-    { pattern: "/admin/settings/search", file: "routes/admin/settings/search.tsx", folder: "admin/settings", module: $39 },
-    { pattern: "/admin/settings/seo", file: "routes/admin/settings/seo.tsx", folder: "admin/settings", module: $40 },
-    { pattern: "/admin/settings/source-delivery", file: "routes/admin/settings/source-delivery.tsx", folder: "admin/settings", module: $41 },
-    { pattern: "/admin/site/delivery", file: "routes/admin/site/delivery.tsx", folder: "admin/site", module: $44 },
-    { pattern: "/admin/site/templates", file: "routes/admin/site/templates/index.tsx", folder: "admin/site/templates", module: $45 },
-    { pattern: "/api/managed-templates/candidates", file: "routes/api/managed-templates/candidates/index.ts", folder: "api/managed-templates/candidates", module: $57 },
-    { pattern: "/api/pages/renderer-capability", file: "routes/api/pages/renderer-capability.ts", folder: "api/pages", module: $60 },
-    { pattern: "/api/plugins/catalogue", file: "routes/api/plugins/catalogue.ts", folder: "api/plugins", module: $83 },
-    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $111 },
-    { pattern: "/admin/site/templates/preview", file: "routes/admin/site/templates/preview.ts", folder: "admin/site/templates", module: $46 },
-    { pattern: "/api/managed-templates/builtin/use", file: "routes/api/managed-templates/builtin/use.ts", folder: "api/managed-templates/builtin", module: $50 },
-    { pattern: "/api/managed-templates/candidates/generate", file: "routes/api/managed-templates/candidates/generate.ts", folder: "api/managed-templates/candidates", module: $56 },
-    { pattern: "/api/plugin/v1/content", file: "routes/api/plugin/v1/content/index.ts", folder: "api/plugin/v1/content", module: $68 },
-    { pattern: "/api/plugin/v1/context", file: "routes/api/plugin/v1/context.ts", folder: "api/plugin/v1", module: $69 },
-    { pattern: "/api/plugin/v1/drafts", file: "routes/api/plugin/v1/drafts/index.ts", folder: "api/plugin/v1/drafts", module: $71 },
-    { pattern: "/api/plugin/v1/media", file: "routes/api/plugin/v1/media.ts", folder: "api/plugin/v1", module: $74 },
-    { pattern: "/api/plugin/v1/drafts/discard", file: "routes/api/plugin/v1/drafts/discard.ts", folder: "api/plugin/v1/drafts", module: $70 },
-    { pattern: "/api/plugin/v1/invocations/exchange", file: "routes/api/plugin/v1/invocations/exchange.ts", folder: "api/plugin/v1/invocations", module: $72 },
-    { pattern: "/api/plugin/v1/launch/exchange", file: "routes/api/plugin/v1/launch/exchange.ts", folder: "api/plugin/v1/launch", module: $73 },
-    { pattern: "/api/plugin/v1/releases/commit", file: "routes/api/plugin/v1/releases/commit.ts", folder: "api/plugin/v1/releases", module: $77 },
-    { pattern: "/api/plugin/v1/content/:instance_id", file: "routes/api/plugin/v1/content/[instance_id]/index.ts", folder: "api/plugin/v1/content/[instance_id]", module: $64 },
-    { pattern: "/api/plugin/v1/proposals/:id", file: "routes/api/plugin/v1/proposals/[id].ts", folder: "api/plugin/v1/proposals", module: $76 },
-    { pattern: "/api/plugin/v1/content/:instance_id/proposals", file: "routes/api/plugin/v1/content/[instance_id]/proposals.ts", folder: "api/plugin/v1/content/[instance_id]", module: $65 },
-    { pattern: "/api/plugin/v1/content/:instance_id/restore", file: "routes/api/plugin/v1/content/[instance_id]/restore.ts", folder: "api/plugin/v1/content/[instance_id]", module: $66 },
-    { pattern: "/api/plugin/v1/media/:media_id/remove", file: "routes/api/plugin/v1/media/[media_id]/remove.ts", folder: "api/plugin/v1/media/[media_id]", module: $75 },
-    { pattern: "/api/plugin/v1/content/:instance_id/transitions/:target_state", file: "routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts", folder: "api/plugin/v1/content/[instance_id]/transitions", module: $67 },
+    { pattern: "/admin/settings/regions", file: "routes/admin/settings/regions.tsx", folder: "admin/settings", module: $39 },
+    { pattern: "/admin/settings/search", file: "routes/admin/settings/search.tsx", folder: "admin/settings", module: $40 },
+    { pattern: "/admin/settings/seo", file: "routes/admin/settings/seo.tsx", folder: "admin/settings", module: $41 },
+    { pattern: "/admin/settings/source-delivery", file: "routes/admin/settings/source-delivery.tsx", folder: "admin/settings", module: $42 },
+    { pattern: "/admin/site/delivery", file: "routes/admin/site/delivery.tsx", folder: "admin/site", module: $45 },
+    { pattern: "/admin/site/templates", file: "routes/admin/site/templates/index.tsx", folder: "admin/site/templates", module: $46 },
+    { pattern: "/api/managed-templates/candidates", file: "routes/api/managed-templates/candidates/index.ts", folder: "api/managed-templates/candidates", module: $58 },
+    { pattern: "/api/pages/renderer-capability", file: "routes/api/pages/renderer-capability.ts", folder: "api/pages", module: $61 },
+    { pattern: "/api/plugins/catalogue", file: "routes/api/plugins/catalogue.ts", folder: "api/plugins", module: $84 },
+    { pattern: "/v1/_search/suggest", file: "routes/v1/_search/suggest.ts", folder: "v1/_search", module: $112 },
+    { pattern: "/admin/site/templates/preview", file: "routes/admin/site/templates/preview.ts", folder: "admin/site/templates", module: $47 },
+    { pattern: "/api/managed-templates/builtin/use", file: "routes/api/managed-templates/builtin/use.ts", folder: "api/managed-templates/builtin", module: $51 },
+    { pattern: "/api/managed-templates/candidates/generate", file: "routes/api/managed-templates/candidates/generate.ts", folder: "api/managed-templates/candidates", module: $57 },
+    { pattern: "/api/plugin/v1/content", file: "routes/api/plugin/v1/content/index.ts", folder: "api/plugin/v1/content", module: $69 },
+    { pattern: "/api/plugin/v1/context", file: "routes/api/plugin/v1/context.ts", folder: "api/plugin/v1", module: $70 },
+    { pattern: "/api/plugin/v1/drafts", file: "routes/api/plugin/v1/drafts/index.ts", folder: "api/plugin/v1/drafts", module: $72 },
+    { pattern: "/api/plugin/v1/media", file: "routes/api/plugin/v1/media.ts", folder: "api/plugin/v1", module: $75 },
+    { pattern: "/api/plugin/v1/drafts/discard", file: "routes/api/plugin/v1/drafts/discard.ts", folder: "api/plugin/v1/drafts", module: $71 },
+    { pattern: "/api/plugin/v1/invocations/exchange", file: "routes/api/plugin/v1/invocations/exchange.ts", folder: "api/plugin/v1/invocations", module: $73 },
+    { pattern: "/api/plugin/v1/launch/exchange", file: "routes/api/plugin/v1/launch/exchange.ts", folder: "api/plugin/v1/launch", module: $74 },
+    { pattern: "/api/plugin/v1/releases/commit", file: "routes/api/plugin/v1/releases/commit.ts", folder: "api/plugin/v1/releases", module: $78 },
+    { pattern: "/api/plugin/v1/content/:instance_id", file: "routes/api/plugin/v1/content/[instance_id]/index.ts", folder: "api/plugin/v1/content/[instance_id]", module: $65 },
+    { pattern: "/api/plugin/v1/proposals/:id", file: "routes/api/plugin/v1/proposals/[id].ts", folder: "api/plugin/v1/proposals", module: $77 },
+    { pattern: "/api/plugin/v1/content/:instance_id/proposals", file: "routes/api/plugin/v1/content/[instance_id]/proposals.ts", folder: "api/plugin/v1/content/[instance_id]", module: $66 },
+    { pattern: "/api/plugin/v1/content/:instance_id/restore", file: "routes/api/plugin/v1/content/[instance_id]/restore.ts", folder: "api/plugin/v1/content/[instance_id]", module: $67 },
+    { pattern: "/api/plugin/v1/media/:media_id/remove", file: "routes/api/plugin/v1/media/[media_id]/remove.ts", folder: "api/plugin/v1/media/[media_id]", module: $76 },
+    { pattern: "/api/plugin/v1/content/:instance_id/transitions/:target_state", file: "routes/api/plugin/v1/content/[instance_id]/transitions/[target_state].ts", folder: "api/plugin/v1/content/[instance_id]/transitions", module: $68 },
     { pattern: "/admin/models/proposals/:id", file: "routes/admin/models/proposals/[id].tsx", folder: "admin/models/proposals", module: $18 },
     { pattern: "/admin/people/roles/:id", file: "routes/admin/people/roles/[id].tsx", folder: "admin/people/roles", module: $21 },
     { pattern: "/admin/settings/navigation/:key", file: "routes/admin/settings/navigation/[key].tsx", folder: "admin/settings/navigation", module: $34 },
     { pattern: "/admin/settings/plugins/:id", file: "routes/admin/settings/plugins/[id].tsx", folder: "admin/settings/plugins", module: $36 },
-    { pattern: "/api/managed-templates/candidates/:versionId", file: "routes/api/managed-templates/candidates/[versionId]/index.ts", folder: "api/managed-templates/candidates/[versionId]", module: $52 },
-    { pattern: "/api/managed-templates/candidates/:versionId/accept", file: "routes/api/managed-templates/candidates/[versionId]/accept.ts", folder: "api/managed-templates/candidates/[versionId]", module: $51 },
-    { pattern: "/api/managed-templates/candidates/:versionId/preview", file: "routes/api/managed-templates/candidates/[versionId]/preview.ts", folder: "api/managed-templates/candidates/[versionId]", module: $53 },
-    { pattern: "/api/managed-templates/candidates/:versionId/sections", file: "routes/api/managed-templates/candidates/[versionId]/sections.ts", folder: "api/managed-templates/candidates/[versionId]", module: $54 },
-    { pattern: "/api/forms/submissions/:id/attachments/:attachmentId", file: "routes/api/forms/submissions/[id]/attachments/[attachmentId].ts", folder: "api/forms/submissions/[id]/attachments", module: $48 },
-    { pattern: "/api/managed-templates/candidates/:versionId/site/:name", file: "routes/api/managed-templates/candidates/[versionId]/site/[name].ts", folder: "api/managed-templates/candidates/[versionId]/site", module: $55 },
-    { pattern: "/api/plugin/v1/:rest{.+}", file: "routes/api/plugin/v1/[...rest].ts", folder: "api/plugin/v1", module: $62 },
+    { pattern: "/api/managed-templates/candidates/:versionId", file: "routes/api/managed-templates/candidates/[versionId]/index.ts", folder: "api/managed-templates/candidates/[versionId]", module: $53 },
+    { pattern: "/api/managed-templates/candidates/:versionId/accept", file: "routes/api/managed-templates/candidates/[versionId]/accept.ts", folder: "api/managed-templates/candidates/[versionId]", module: $52 },
+    { pattern: "/api/managed-templates/candidates/:versionId/preview", file: "routes/api/managed-templates/candidates/[versionId]/preview.ts", folder: "api/managed-templates/candidates/[versionId]", module: $54 },
+    { pattern: "/api/managed-templates/candidates/:versionId/sections", file: "routes/api/managed-templates/candidates/[versionId]/sections.ts", folder: "api/managed-templates/candidates/[versionId]", module: $55 },
+    { pattern: "/api/forms/submissions/:id/attachments/:attachmentId", file: "routes/api/forms/submissions/[id]/attachments/[attachmentId].ts", folder: "api/forms/submissions/[id]/attachments", module: $49 },
+    { pattern: "/api/managed-templates/candidates/:versionId/site/:name", file: "routes/api/managed-templates/candidates/[versionId]/site/[name].ts", folder: "api/managed-templates/candidates/[versionId]/site", module: $56 },
+    { pattern: "/api/plugin/v1/:rest{.+}", file: "routes/api/plugin/v1/[...rest].ts", folder: "api/plugin/v1", module: $63 },
     { pattern: "/admin/content/:model", file: "routes/admin/content/[model]/index.tsx", folder: "admin/content/[model]", module: $9 },
     { pattern: "/admin/models/:id", file: "routes/admin/models/[id].tsx", folder: "admin/models", module: $15 },
-    { pattern: "/api/plugin-schemas/:file", file: "routes/api/plugin-schemas/[file].ts", folder: "api/plugin-schemas", module: $61 },
-    { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $79 },
-    { pattern: "/api/sites/:siteId", file: "routes/api/sites/[siteId]/index.ts", folder: "api/sites/[siteId]", module: $85 },
-    { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $95 },
-    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $108 },
-    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $117 },
+    { pattern: "/api/plugin-schemas/:file", file: "routes/api/plugin-schemas/[file].ts", folder: "api/plugin-schemas", module: $62 },
+    { pattern: "/api/plugins/:id", file: "routes/api/plugins/[id]/index.ts", folder: "api/plugins/[id]", module: $80 },
+    { pattern: "/api/sites/:siteId", file: "routes/api/sites/[siteId]/index.ts", folder: "api/sites/[siteId]", module: $86 },
+    { pattern: "/docs/viewer/:file", file: "routes/docs/viewer/[file].ts", folder: "docs/viewer", module: $96 },
+    { pattern: "/v1/_related/:model", file: "routes/v1/_related/[model].ts", folder: "v1/_related", module: $109 },
+    { pattern: "/v1/interactions/:action", file: "routes/v1/interactions/[action].ts", folder: "v1/interactions", module: $118 },
     { pattern: "/admin/content/:model/choices", file: "routes/admin/content/[model]/choices.ts", folder: "admin/content/[model]", module: $8 },
     { pattern: "/admin/content/:model/new", file: "routes/admin/content/[model]/new.tsx", folder: "admin/content/[model]", module: $10 },
     { pattern: "/admin/models/:id/order", file: "routes/admin/models/[id]/order.tsx", folder: "admin/models/[id]", module: $16 },
-    { pattern: "/api/pages/:id/address", file: "routes/api/pages/[id]/address.ts", folder: "api/pages/[id]", module: $58 },
-    { pattern: "/api/plugins/:id/launch", file: "routes/api/plugins/[id]/launch.ts", folder: "api/plugins/[id]", module: $80 },
-    { pattern: "/api/sites/:siteId/managed-renderer/releases", file: "routes/api/sites/[siteId]/managed-renderer/releases/index.ts", folder: "api/sites/[siteId]/managed-renderer/releases", module: $90 },
-    { pattern: "/api/sites/:siteId/managed-renderer/address/prove", file: "routes/api/sites/[siteId]/managed-renderer/address/prove.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $86 },
-    { pattern: "/api/sites/:siteId/managed-renderer/address/remove-previous", file: "routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $87 },
-    { pattern: "/api/sites/:siteId/managed-renderer/address/rollback", file: "routes/api/sites/[siteId]/managed-renderer/address/rollback.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $88 },
-    { pattern: "/api/sites/:siteId/managed-renderer/releases/:number/switch-address", file: "routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts", folder: "api/sites/[siteId]/managed-renderer/releases/[number]", module: $89 },
-    { pattern: "/api/plugins/:id/policies/:policy/mode", file: "routes/api/plugins/[id]/policies/[policy]/mode.ts", folder: "api/plugins/[id]/policies/[policy]", module: $81 },
+    { pattern: "/api/pages/:id/address", file: "routes/api/pages/[id]/address.ts", folder: "api/pages/[id]", module: $59 },
+    { pattern: "/api/plugins/:id/launch", file: "routes/api/plugins/[id]/launch.ts", folder: "api/plugins/[id]", module: $81 },
+    { pattern: "/api/sites/:siteId/managed-renderer/releases", file: "routes/api/sites/[siteId]/managed-renderer/releases/index.ts", folder: "api/sites/[siteId]/managed-renderer/releases", module: $91 },
+    { pattern: "/api/sites/:siteId/managed-renderer/address/prove", file: "routes/api/sites/[siteId]/managed-renderer/address/prove.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $87 },
+    { pattern: "/api/sites/:siteId/managed-renderer/address/remove-previous", file: "routes/api/sites/[siteId]/managed-renderer/address/remove-previous.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $88 },
+    { pattern: "/api/sites/:siteId/managed-renderer/address/rollback", file: "routes/api/sites/[siteId]/managed-renderer/address/rollback.ts", folder: "api/sites/[siteId]/managed-renderer/address", module: $89 },
+    { pattern: "/api/sites/:siteId/managed-renderer/releases/:number/switch-address", file: "routes/api/sites/[siteId]/managed-renderer/releases/[number]/switch-address.ts", folder: "api/sites/[siteId]/managed-renderer/releases/[number]", module: $90 },
+    { pattern: "/api/plugins/:id/policies/:policy/mode", file: "routes/api/plugins/[id]/policies/[policy]/mode.ts", folder: "api/plugins/[id]/policies/[policy]", module: $82 },
     { pattern: "/admin/content/:model/:id", file: "routes/admin/content/[model]/[id]/index.tsx", folder: "admin/content/[model]/[id]", module: $4 },
-    { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $78 },
-    { pattern: "/v1/_shared/:source/:model", file: "routes/v1/_shared/[source]/[model]/index.ts", folder: "v1/_shared/[source]/[model]", module: $113 },
-    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $114 },
+    { pattern: "/api/plugins/:id/:act", file: "routes/api/plugins/[id]/[act].ts", folder: "api/plugins/[id]", module: $79 },
+    { pattern: "/v1/_shared/:source/:model", file: "routes/v1/_shared/[source]/[model]/index.ts", folder: "v1/_shared/[source]/[model]", module: $114 },
+    { pattern: "/v1/_sitemap/:model/:number", file: "routes/v1/_sitemap/[model]/[number].ts", folder: "v1/_sitemap/[model]", module: $115 },
     { pattern: "/admin/content/:model/:id/draft", file: "routes/admin/content/[model]/[id]/draft.ts", folder: "admin/content/[model]/[id]", module: $3 },
     { pattern: "/admin/content/:model/:id/proposals", file: "routes/admin/content/[model]/[id]/proposals.tsx", folder: "admin/content/[model]/[id]", module: $5 },
     { pattern: "/admin/content/:model/:id/sections", file: "routes/admin/content/[model]/[id]/sections.tsx", folder: "admin/content/[model]/[id]", module: $6 },
     { pattern: "/admin/content/:model/:id/versions", file: "routes/admin/content/[model]/[id]/versions.tsx", folder: "admin/content/[model]/[id]", module: $7 },
-    { pattern: "/v1/_shared/:source/:model/:slug", file: "routes/v1/_shared/[source]/[model]/[slug].ts", folder: "v1/_shared/[source]/[model]", module: $112 },
-    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $101 },
-    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $99 },
-    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $100 },
+    { pattern: "/v1/_shared/:source/:model/:slug", file: "routes/v1/_shared/[source]/[model]/[slug].ts", folder: "v1/_shared/[source]/[model]", module: $113 },
+    { pattern: "/v1/:model", file: "routes/v1/[model]/index.ts", folder: "v1/[model]", module: $102 },
+    { pattern: "/media/:site/:file", file: "routes/media/[site]/[file].ts", folder: "media/[site]", module: $100 },
+    { pattern: "/v1/:model/:slug", file: "routes/v1/[model]/[slug].ts", folder: "v1/[model]", module: $101 },
   ],
   middlewares: [
     { file: "routes/admin/_middleware.ts", folder: "admin", module: $1 },
-    { file: "routes/api/forms/_middleware.ts", folder: "api/forms", module: $47 },
-    { file: "routes/api/managed-templates/_middleware.ts", folder: "api/managed-templates", module: $49 },
-    { file: "routes/api/pages/_middleware.ts", folder: "api/pages", module: $59 },
-    { file: "routes/api/plugin/v1/_middleware.ts", folder: "api/plugin/v1", module: $63 },
-    { file: "routes/api/plugins/_middleware.ts", folder: "api/plugins", module: $82 },
-    { file: "routes/api/sites/_middleware.ts", folder: "api/sites", module: $91 },
-    { file: "routes/v1/_middleware.ts", folder: "v1", module: $106 },
+    { file: "routes/api/forms/_middleware.ts", folder: "api/forms", module: $48 },
+    { file: "routes/api/managed-templates/_middleware.ts", folder: "api/managed-templates", module: $50 },
+    { file: "routes/api/pages/_middleware.ts", folder: "api/pages", module: $60 },
+    { file: "routes/api/plugin/v1/_middleware.ts", folder: "api/plugin/v1", module: $64 },
+    { file: "routes/api/plugins/_middleware.ts", folder: "api/plugins", module: $83 },
+    { file: "routes/api/sites/_middleware.ts", folder: "api/sites", module: $92 },
+    { file: "routes/v1/_middleware.ts", folder: "v1", module: $107 },
   ],
   layouts: [
   ],

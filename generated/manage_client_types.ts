@@ -145,6 +145,51 @@ export interface Operations {
           "footer_note": {
             [key: string]: string;
           };
+          "regions"?: {
+            [key: string]: Array<
+              ({
+                "kind": "shared_section";
+                "entry": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "menu";
+                "menu": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "search";
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "recent_posts";
+                "limit": number;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "categories";
+                "field": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "tags";
+                "field": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "posts_by_month";
+                "title"?: {
+                  [key: string]: string;
+                };
+              })
+            >;
+          };
         } | {
           "title_template": string;
           "default_description": string;
@@ -228,6 +273,51 @@ export interface Operations {
           "footer_note": {
             [key: string]: string;
           };
+          "regions"?: {
+            [key: string]: Array<
+              ({
+                "kind": "shared_section";
+                "entry": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "menu";
+                "menu": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "search";
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "recent_posts";
+                "limit": number;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "categories";
+                "field": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "tags";
+                "field": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "posts_by_month";
+                "title"?: {
+                  [key: string]: string;
+                };
+              })
+            >;
+          };
         } | {
           "title_template": string;
           "default_description": string;
@@ -296,6 +386,51 @@ export interface Operations {
           };
           "footer_note": {
             [key: string]: string;
+          };
+          "regions"?: {
+            [key: string]: Array<
+              ({
+                "kind": "shared_section";
+                "entry": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "menu";
+                "menu": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "search";
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "recent_posts";
+                "limit": number;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "categories";
+                "field": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "tags";
+                "field": string;
+                "title"?: {
+                  [key: string]: string;
+                };
+              } | {
+                "kind": "posts_by_month";
+                "title"?: {
+                  [key: string]: string;
+                };
+              })
+            >;
           };
         } | {
           "title_template": string;

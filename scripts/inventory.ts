@@ -16,10 +16,7 @@ const RENDERER = "a managed renderer or generated site (TPL, DLV)";
 
 /** Rows of built areas that wait for an unbuilt part, with the part they wait for. */
 const WAITING: Record<string, string> = {
-  "SRCH-029": RENDERER,
   "SRCH-030": RENDERER,
-  "SRCH-032": RENDERER,
-  "PAUX-015": "chrome regions are declared by templates (TPL)",
 };
 
 export interface InventoryRow {

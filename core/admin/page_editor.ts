@@ -155,7 +155,7 @@ async function mediaChoicesOf(
 }
 
 /** Shared sections a page may reference: items of `shared_section` not in Trash, newest first. */
-async function sharedChoices(
+export async function sharedChoices(
   ctx: AdminContext,
   locale: string,
 ): Promise<{ value: string; label: string }[]> {

@@ -3,7 +3,9 @@ import type { Db } from "../db/database.ts";
 import { listModels } from "../models/model_reads.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import { readCheckedSettings } from "../sites/settings.ts";
+import { activeTemplateRegions } from "../templates/active_regions.ts";
 import { menuAddresses } from "./menu_addresses.ts";
+import { type ServedRegion, serveRegions } from "./regions.ts";
 import {
   LINK_KINDS,
   MENU_ITEMS,
@@ -66,7 +68,7 @@ export interface ChromeAnswer {
   >;
   placements: { header: string | null; footer: string | null };
   footer_note: { lang: string; text: string } | null;
-  regions: unknown[];
+  regions: ServedRegion[];
 }
 
 /** Thrown when a stored chrome document no longer reads: answered `500 site_chrome_unreadable`. */
@@ -75,7 +77,8 @@ export class ChromeUnreadable extends Error {
 }
 
 /**
- * Builds the chrome of `locale`: items linking to entries, type lists or archives carry their live
+ * Builds the chrome of `locale` with the cache tags of everything it shows: the chrome's own tag,
+ * and the models and items of its regions, so a publication there purges it (PAUX-016).: items linking to entries, type lists or archives carry their live
  * address in that language; items whose entry is not live or whose model is private, empty labels
  * and headings left with nothing under them are left out.
  */
@@ -83,7 +86,7 @@ export async function readChrome(
   db: Db,
   site: SiteRecord,
   locale: string,
-): Promise<ChromeAnswer> {
+): Promise<{ data: ChromeAnswer; tags: string[] }> {
   const chrome = await readCheckedSettings({ db, siteId: site.id }, "chrome");
   if (!chrome) throw new ChromeUnreadable("Stored chrome does not read");
   const menus = await db.selectFrom("site_menus").select(["key", "items"])
@@ -121,7 +124,6 @@ export async function readChrome(
     menus: {},
     placements: chrome.placements,
     footer_note: null,
-    // TODO(#5): regions need the accepted template's declared regions (managed delivery issue).
     regions: [],
   };
   for (const m of parsed) {
@@ -146,5 +148,17 @@ export async function readChrome(
   if (notes[noteLang]?.trim()) {
     answer.footer_note = { lang: noteLang, text: notes[noteLang] };
   }
-  return answer;
+  const search = await readCheckedSettings({ db, siteId: site.id }, "search");
+  const served = await serveRegions(db, {
+    siteId: site.id,
+    locale,
+    defaultLanguage: site.defaultLanguage,
+    declared: await activeTemplateRegions(db, site.id),
+    stored: chrome.regions ?? {},
+    models,
+    menus: answer.menus,
+    searchEnabled: search?.enabled ?? false,
+  });
+  answer.regions = served.regions;
+  return { data: answer, tags: [`site:${site.id}:chrome`, ...served.tags] };
 }

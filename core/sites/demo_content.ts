@@ -141,6 +141,27 @@ export async function seedDemoContent(options: SeedDemoOptions): Promise<void> {
   if (!fallback.ok) {
     throw new Error(`Cannot seed language fallback: ${fallback.code}`);
   }
+  // The built-in template's footer columns: what a blog shows under every page.
+  const chrome = await putSettings(
+    { db, clock, siteId, personId: options.adminId },
+    "chrome",
+    {
+      document: {
+        placements: { header: null, footer: null },
+        footer_note: {},
+        regions: {
+          footer: [
+            { kind: "recent_posts", limit: 4 },
+            { kind: "categories", field: "category" },
+            { kind: "tags", field: "tags" },
+            { kind: "posts_by_month" },
+          ],
+        },
+      },
+      expectedRevision: 0,
+    },
+  );
+  if (!chrome.ok) throw new Error(`Cannot seed Site Chrome: ${chrome.code}`);
 
   const tags = expectModel(
     await createModel(modelCtx, {

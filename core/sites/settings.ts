@@ -7,6 +7,7 @@ import { snapshotActor } from "../entries/actor_snapshot.ts";
 import type { Db } from "../db/database.ts";
 import { transactionMemo } from "../db/transaction_memo.ts";
 import { rebuildPublicItems } from "../public/projection.ts";
+import { activeTemplateRegions } from "../templates/active_regions.ts";
 import {
   SETTINGS_DEFAULTS,
   SETTINGS_SCHEMAS,
@@ -28,7 +29,13 @@ export type SettingsProblem = DocumentProblem;
 /** Refusals of {@link putSettings}. */
 export type PutSettingsRefusal =
   | { ok: false; code: "input_invalid"; problems: SettingsProblem[] }
-  | { ok: false; code: "conflict"; current_revision: number };
+  | { ok: false; code: "conflict"; current_revision: number }
+  | {
+    ok: false;
+    code: "unknown_region";
+    region: string;
+    problems: SettingsProblem[];
+  };
 
 /** Context of settings commands; permission checks happen before the call. */
 export interface SettingsContext {
@@ -133,6 +140,13 @@ export async function putSettings<K extends SettingsKey>(
   if (problems.length > 0) {
     return { ok: false, code: "input_invalid", problems };
   }
+  if (key === "chrome") {
+    const refused = await undeclaredRegion(
+      ctx,
+      document as SettingsDocument<"chrome">,
+    );
+    if (refused) return refused;
+  }
   const now = ctx.clock.now();
   return await ctx.db.transaction().execute(async (trx) => {
     forgetSettingsRead(trx);
@@ -224,6 +238,39 @@ export async function findSettingsWrite(
   return details?.settings?.key === key ? details.settings : null;
 }
 
+/**
+ * Content saved into a region the active template does not declare is refused `unknown_region`
+ * (spec 3 part 4.8 rule 7, TPL-033); content of a region an earlier template declared may stay
+ * while it is left as it was, so accepting a new template never makes Site Chrome unsavable.
+ */
+async function undeclaredRegion(
+  ctx: { db: Db; siteId: string },
+  document: SettingsDocument<"chrome">,
+): Promise<Extract<PutSettingsRefusal, { code: "unknown_region" }> | null> {
+  const regions = Object.keys(document.regions ?? {});
+  if (regions.length === 0) return null;
+  const declared = new Set(
+    (await activeTemplateRegions(ctx.db, ctx.siteId)).map((r) => r.key),
+  );
+  const stored = (await getSettings(ctx, "chrome")).document.regions ?? {};
+  for (const key of regions) {
+    if (declared.has(key)) continue;
+    const unchanged = Object.hasOwn(stored, key) &&
+      JSON.stringify(stored[key]) === JSON.stringify(document.regions![key]);
+    if (unchanged) continue;
+    return {
+      ok: false,
+      code: "unknown_region",
+      region: key,
+      problems: [{
+        path: `regions.${key}`,
+        message: `The active template declares no region "${key}"`,
+      }],
+    };
+  }
+  return null;
+}
+
 /** Language codes named inside a document must be languages of the site. */
 function languageProblems(
   key: SettingsKey,
@@ -265,6 +312,14 @@ function languageProblems(
       )
     ) {
       check(code, `footer_note.${code}`);
+    }
+    const regions = (document as SettingsDocument<"chrome">).regions ?? {};
+    for (const [key, blocks] of Object.entries(regions)) {
+      blocks.forEach((block, i) => {
+        for (const code of Object.keys(block.title ?? {})) {
+          check(code, `regions.${key}.${i}.title.${code}`);
+        }
+      });
     }
   }
   return problems;

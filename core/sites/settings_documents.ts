@@ -1,5 +1,6 @@
 // The closed schemas and defaults of the site-level settings documents (spec 2 part 4.2 /settings/*).
 import { z } from "zod";
+import { REGIONS } from "../chrome/region_blocks.ts";
 
 const LANGUAGE = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 const HTTPS_OR_PATH = z.string().max(2048).refine(
@@ -85,6 +86,8 @@ const chrome = z.strictObject({
     footer: menuKey.nullable(),
   }),
   footer_note: z.record(LANGUAGE, z.string().max(500)),
+  /** Content of the active template's declared regions; absent holds nothing. */
+  regions: REGIONS.optional(),
 });
 
 const redirect = z.strictObject({

@@ -3,6 +3,8 @@
 // within seven days, forget the previous host. Releases are prepared and activated through the
 // deploy service; the release's origin comes from the binding alone, and its digest covers it.
 import { sql } from "kysely";
+import { releaseHosting } from "./release_hosting.ts";
+import { releaseSeoDefaults } from "./release_seo.ts";
 import { createHmac } from "node:crypto";
 import { sha256HexSync } from "../kv/digest.ts";
 import { canonicalJson } from "../pages/mod.ts";
@@ -196,6 +198,8 @@ export async function prepareRelease(
     .where("site_id", "=", ctx.siteId).executeTakeFirstOrThrow();
   const number = Number(top.n) + 1;
   const compiledDigest = sha256HexSync(canonicalJson(files.files));
+  const hosting = releaseHosting();
+  const seo = await releaseSeoDefaults(ctx.db, ctx.siteId);
   // The digest covers the origin: a release cannot be replayed on another host.
   const digest = sha256HexSync(canonicalJson({
     site_id: ctx.siteId,
@@ -205,6 +209,8 @@ export async function prepareRelease(
     origin,
     installation_id: installation,
     transform_origins: ctx.settings.MANAGED_IMAGE_TRANSFORM_ORIGINS ?? "",
+    hosting,
+    ...(seo ? { seo } : {}),
   }));
   const signature = releaseSignature(
     ctx.settings.MANAGED_RENDER_HMAC_KEY!,
@@ -221,6 +227,8 @@ export async function prepareRelease(
     compiled_digest: compiledDigest,
     transform_origins: ctx.settings.MANAGED_IMAGE_TRANSFORM_ORIGINS ?? "",
     regions: candidate.regions,
+    hosting,
+    ...(seo ? { seo } : {}),
     files: files.files,
   });
   if (!sent.ok) return sent;

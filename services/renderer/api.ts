@@ -10,16 +10,22 @@ import {
 } from "../../clients/js/src/mod.ts";
 import type {
   AnyModels,
-  Chrome,
+  Chrome as ClientChrome,
   ChromeLink,
   ListAnswer,
   ReadAnswer,
   RedirectRule,
 } from "../../clients/js/src/mod.ts";
 import type { PublicItem } from "./template/mod.ts";
+import type { ServedRegion } from "../../core/chrome/region_answer.ts";
 import { type Clock, MAX_REUSE_MS, Reuse } from "./reuse.ts";
 
-export type { Chrome, ChromeLink, RedirectRule };
+export type { ChromeLink, RedirectRule, ServedRegion };
+
+/** `/v1/_chrome`'s `data`, its regions typed with the page documents the template draws. */
+export type Chrome = Omit<ClientChrome, "regions"> & {
+  regions: ServedRegion[];
+};
 
 /** One answer of the public API: its status and parsed JSON body (null when not JSON). */
 export interface ApiAnswer<T = unknown> {
@@ -49,7 +55,7 @@ export interface PublicApiOptions {
 /** The list options the renderer uses (any model). */
 export type RendererListOptions = Pick<
   ListOptions<AnyModels[string], never>,
-  "locale" | "limit" | "cursor" | "order" | "fields"
+  "locale" | "limit" | "cursor" | "order" | "fields" | "filter" | "tag"
 >;
 
 /** Reads one site's public API at `origin` (whose host is the site's domain). */
@@ -60,6 +66,7 @@ export class PublicApi {
   readonly #chrome: Reuse<ApiAnswer<{ data?: Chrome }>>;
   readonly #redirects: Reuse<RedirectRule[]>;
   readonly #lists: Reuse<ApiAnswer<ListAnswer<PublicItem> | Refusal>>;
+  readonly #searchOff: Reuse<boolean>;
 
   constructor(readonly origin: string, options: PublicApiOptions = {}) {
     const clock = options.clock ?? Date.now;
@@ -74,6 +81,7 @@ export class PublicApi {
     this.#redirects = new Reuse(MAX_REUSE_MS, clock, 1);
     // Latest-entries lists and the posts index reuse the same window as chrome.
     this.#lists = new Reuse(MAX_REUSE_MS, clock, 256);
+    this.#searchOff = new Reuse(MAX_REUSE_MS, clock);
   }
 
   /** GET `path` (outside the client's operations: `/health`, the sitemap); never throws for 4xx. */
@@ -113,7 +121,11 @@ export class PublicApi {
   chrome(locale?: string): Promise<ApiAnswer<{ data?: Chrome }>> {
     return this.#chrome.get(
       locale ?? "",
-      () => answerOf(() => this.client.chrome({ locale })),
+      async () =>
+        // The same answer: a shared section's document is the page contract's document.
+        (await answerOf(() => this.client.chrome({ locale }))) as ApiAnswer<
+          { data?: Chrome }
+        >,
     );
   }
 
@@ -122,6 +134,20 @@ export class PublicApi {
     return this.#redirects.get("all", async () => {
       const answer = await answerOf(() => this.client.redirects());
       return answer.body.data ?? [];
+    });
+  }
+
+  /**
+   * Whether site search is off, reused at most 30 s: the smallest suggestion read answers
+   * `404 search_off` when it is (its other answers say search is on, even when it cannot answer).
+   */
+  searchOff(locale: string): Promise<boolean> {
+    return this.#searchOff.get(locale, async () => {
+      const answer = await this.get<{ error?: { code?: string } }>(
+        "/v1/_search/suggest",
+        { q: "aa", locale, limit: "1" },
+      );
+      return answer.status === 404 && answer.body?.error?.code === "search_off";
     });
   }
 

@@ -2,6 +2,7 @@
 // every 30 seconds), and its compiled code draws each view in the sandbox, a Deno subprocess that
 // may read only a directory holding that code. Without an active release, or when the deploy
 // service cannot say, the built-in template draws.
+import type { ReleaseSeo } from "../../core/templates/release_seo.ts";
 import { drawInSandbox } from "../templates/pipeline.ts";
 import type { Clock } from "./reuse.ts";
 import type {
@@ -20,6 +21,8 @@ interface ActiveRelease {
   origin: string;
   digest: string;
   files: Record<string, string>;
+  /** SEO defaults the site changed when the release was prepared (DLV-014). */
+  seo?: ReleaseSeo;
 }
 
 /** Options of {@link releaseTemplate}. */
@@ -115,6 +118,12 @@ export function releaseTemplate(options: ReleaseTemplateOptions): Template {
     routableModels: options.fallback.routableModels,
     regions: options.fallback.regions,
     assets: [],
+    async generated() {
+      return (await active()) !== null;
+    },
+    async seoDefaults() {
+      return (await active())?.seo ?? null;
+    },
     async asset(path: string): Promise<TemplateAsset | null> {
       const release = await active();
       if (!release) {

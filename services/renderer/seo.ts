@@ -27,6 +27,25 @@ function alternatesOf(site: SiteView, item: PublicItem): Seo["alternates"] {
   }));
 }
 
+/**
+ * A title as the release's title template says (`{title}` replaced), else `<title> · <site>`.
+ * The page's own SEO title, read from its published version, still wins (overrides()).
+ */
+function titleOf(site: SiteView, title: string): string {
+  const template = site.seoDefaults?.title_template;
+  return template
+    ? template.replaceAll("{title}", title)
+    : `${title} · ${site.siteName}`;
+}
+
+/** The page's own description, else the release's default description, else none. */
+function describedAs(
+  site: SiteView,
+  description: string | null,
+): string | null {
+  return description ?? (site.seoDefaults?.default_description?.trim() || null);
+}
+
 function overrides(item: PublicItem, seo: Seo): Seo {
   const f = item.fields;
   if (typeof f.seo_title === "string" && f.seo_title.trim()) {
@@ -54,8 +73,8 @@ export function pageSeo(
     image ??= (p.media as { url?: string } | null | undefined)?.url ?? null;
   }
   return overrides(item, {
-    title: `${String(item.fields.title ?? item.slug)} · ${site.siteName}`,
-    description: description ? clip(description) : null,
+    title: titleOf(site, String(item.fields.title ?? item.slug)),
+    description: describedAs(site, description ? clip(description) : null),
     canonical: site.preview ? null : site.siteUrl + site.hrefOf(item),
     noindex: site.preview,
     image,
@@ -70,8 +89,8 @@ export function postSeo(site: SiteView, item: PublicItem): Seo {
   const summary = textOf(f.summary) ?? textOf(f.excerpt) ?? textOf(f.body);
   const cover = item.media?.cover;
   return overrides(item, {
-    title: `${String(f.title ?? item.slug)} · ${site.siteName}`,
-    description: summary ? clip(summary) : null,
+    title: titleOf(site, String(f.title ?? item.slug)),
+    description: describedAs(site, summary ? clip(summary) : null),
     canonical: site.preview ? null : site.siteUrl + site.hrefOf(item),
     noindex: site.preview,
     image: cover && !Array.isArray(cover) ? cover.url : null,
@@ -83,8 +102,8 @@ export function postSeo(site: SiteView, item: PublicItem): Seo {
 /** A page of the template's own (posts index, search, errors). */
 export function plainSeo(site: SiteView, title: string, noindex: boolean): Seo {
   return {
-    title: `${title} · ${site.siteName}`,
-    description: null,
+    title: titleOf(site, title),
+    description: noindex ? null : describedAs(site, null),
     canonical: noindex ? null : site.siteUrl + site.path,
     noindex,
     image: null,

@@ -113,6 +113,8 @@ export function createRenderer(
       transformOrigins: config.transformOrigins,
       preview,
       hrefOf: (item) => addressOf(item, defaultLocale),
+      seoDefaults: await template.seoDefaults?.() ?? null,
+      searchOn: !(await api.searchOff(locale)),
     };
   }
 
@@ -286,6 +288,11 @@ export function createRenderer(
       if (url.searchParams.has("suggest")) {
         return await suggestAnswer(api, url, { locale, defaultLocale });
       }
+      // A generated site has no search page while search is off (the managed template shows one
+      // with a notice); an unknown language never reaches here (404 for both).
+      if (await template.generated?.() && await api.searchOff(locale)) {
+        return await errorPage(404, ctx);
+      }
       const site = await siteView(
         locale,
         defaultLocale,
@@ -301,7 +308,16 @@ export function createRenderer(
         },
       );
     }
-    if (segments[0] === "posts" && segments.length <= 2) {
+    if (segments[0] === "posts" && segments.length === 3) {
+      const archive = await archivePage(segments[1], segments[2], {
+        locale,
+        defaultLocale,
+        chrome,
+        rawPath,
+        url,
+      });
+      if (archive) return archive;
+    } else if (segments[0] === "posts" && segments.length <= 2) {
       const site = await siteView(
         locale,
         defaultLocale,
@@ -409,6 +425,66 @@ export function createRenderer(
       });
     }
     return await errorPage(404, ctx);
+  }
+
+  /**
+   * An archive of posts (`/posts/<field>/<value>`), the address the chrome gives a category or a
+   * tag: posts whose choice field holds the value, else posts linked to the tag of that slug.
+   * Null (then a 404) when the field is neither.
+   */
+  async function archivePage(
+    field: string,
+    value: string,
+    o: {
+      locale: string;
+      defaultLocale: string;
+      chrome: Chrome | null;
+      rawPath: string;
+      url: URL;
+    },
+  ): Promise<Response | null> {
+    if (!/^[a-z][a-z0-9_]{0,63}$/.test(field)) return null;
+    const apiLocale = o.locale === o.defaultLocale ? undefined : o.locale;
+    const cursor = o.url.searchParams.get("cursor") ?? undefined;
+    const base = { locale: apiLocale, limit: 12, cursor };
+    let answer = await api.list("posts", {
+      ...base,
+      filter: { [field]: value },
+    });
+    if (answer.status === 400) {
+      answer = await api.list("posts", { ...base, tag: { [field]: value } });
+    }
+    if (answer.status !== 200) return null;
+    const body = answer.body as {
+      data: PublicItem[];
+      page: { next_cursor: string | null };
+    };
+    const site = await siteView(
+      o.locale,
+      o.defaultLocale,
+      o.chrome,
+      o.rawPath,
+      false,
+    );
+    // The chrome names the category or tag this address belongs to; else the value itself.
+    const here = o.url.pathname;
+    const named = (o.chrome?.regions ?? []).flatMap((r) => r.items).flatMap((
+      b,
+    ) => b.kind === "categories" || b.kind === "tags" ? b.items : []).find((
+      i,
+    ) => i.href === here)?.label ?? value;
+    return html(
+      await template.posts({
+        site,
+        seo: plainSeo(site, named, false),
+        heading: named,
+        items: body.data,
+        nextHref: body.page.next_cursor
+          ? `${here}?cursor=${encodeURIComponent(body.page.next_cursor)}`
+          : null,
+        firstHref: cursor ? here : null,
+      }),
+    );
   }
 
   async function readPage(

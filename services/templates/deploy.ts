@@ -6,6 +6,7 @@ import { z } from "zod";
 import { secretsEqual } from "../../core/auth/secrets.ts";
 import { sha256HexSync } from "../../core/kv/digest.ts";
 import { canonicalJson } from "../../core/pages/mod.ts";
+import { hostingIsStrictlyPublic } from "../../core/templates/release_hosting.ts";
 
 /** Options of {@link createDeployService}. */
 export interface DeployServiceOptions {
@@ -25,6 +26,15 @@ const prepareBody = z.strictObject({
   compiled_digest: z.string().regex(/^[0-9a-f]{64}$/),
   transform_origins: z.string(),
   regions: z.array(z.strictObject({ key: z.string(), label: z.string() })),
+  /** The hosting configuration the release runs under (SRCH-032). */
+  hosting: z.strictObject({
+    compatibility_flags: z.array(z.string().max(100)).max(32),
+  }).optional(),
+  /** SEO defaults the site changed (absent: the defaults), DLV-014. */
+  seo: z.strictObject({
+    title_template: z.string().max(200).optional(),
+    default_description: z.string().max(500).optional(),
+  }).optional(),
   files: z.record(z.string(), z.string()),
 });
 const activateBody = z.strictObject({
@@ -110,6 +120,8 @@ export function createDeployService(
         origin: r.origin,
         installation_id: r.installation_id,
         transform_origins: r.transform_origins,
+        ...(r.hosting ? { hosting: r.hosting } : {}),
+        ...(r.seo ? { seo: r.seo } : {}),
       }));
       if (compiled !== r.compiled_digest || digest !== r.digest) {
         return json({ error: { code: "digest_mismatch" } }, 400);
@@ -118,6 +130,11 @@ export function createDeployService(
         .digest("hex");
       if (!(await secretsEqual(expected, r.signature))) {
         return json({ error: { code: "signature_invalid" } }, 400);
+      }
+      // A generated site's server-side reads must reach public hosts only: no release runs
+      // without the hosting setting that says so.
+      if (!hostingIsStrictlyPublic(r.hosting)) {
+        return json({ error: { code: "hosting_config_invalid" } }, 400);
       }
       await Deno.mkdir(`${options.dir}/releases/${r.site_id}`, {
         recursive: true,

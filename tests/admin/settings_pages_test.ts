@@ -310,18 +310,21 @@ Deno.test("settings: navigation makes a menu with a nested link, places it in th
     ]);
     const chrome = await s.open("/admin/settings/navigation");
     match(chrome.html, /href="\/admin\/settings\/navigation\/main"/);
+    const seeded = await s.doc("chrome");
     const placed = await s.post("/admin/settings/navigation", {
       _csrf: chrome.csrf,
-      revision: "0",
+      revision: String(seeded.revision),
       header: "main",
       footer: "",
       "note.en": "Made with Stave",
       "note.de": "",
     });
     equal(placed.status, 303);
+    // The regions (edited on their own page) stay as they were.
     deepEqual((await s.doc("chrome")).document, {
       placements: { header: "main", footer: null },
       footer_note: { en: "Made with Stave" },
+      regions: seeded.document.regions,
     });
   } finally {
     await s.t.close();
@@ -450,6 +453,64 @@ Deno.test("settings: media files (kinds, the largest upload, formats) and commen
       models: ["posts"],
       close_after_days: 3650,
     });
+  } finally {
+    await s.t.close();
+  }
+});
+
+Deno.test("settings: the Regions page adds, orders and removes blocks of the template's regions without JavaScript; an undeclared region is refused unknown_region (TPL-033, PAUX-015)", async () => {
+  const s = await signedIn();
+  try {
+    const page = await s.open("/admin/settings/regions");
+    match(page.html, /Footer columns <code class="muted">footer<\/code>/);
+    match(page.html, /<option value="recent_posts">Recent posts<\/option>/);
+    match(
+      page.html,
+      /<option value="categories:category">Categories by Category<\/option>/,
+    );
+    match(page.html, /<option value="tags:tags">Tags by Tags<\/option>/);
+    const before = await s.doc("chrome");
+    const form = (extra: Record<string, string>) => ({
+      _csrf: page.csrf,
+      revision: String(before.revision),
+      region: "footer",
+      ...extra,
+    });
+    const added = await s.post(
+      "/admin/settings/regions",
+      form({ action: "add", block: "search", title: "Find", limit: "5" }),
+    );
+    equal(added.status, 303);
+    let footer = (await s.doc("chrome")).document.regions!.footer;
+    deepEqual(footer.at(-1), { kind: "search", title: { en: "Find" } });
+    const last = footer.length - 1;
+    const up = await s.post(
+      "/admin/settings/regions",
+      {
+        ...form({ action: "up", index: String(last) }),
+        revision: String(before.revision + 1),
+      },
+    );
+    equal(up.status, 303);
+    footer = (await s.doc("chrome")).document.regions!.footer;
+    equal(footer[last - 1].kind, "search");
+    const removed = await s.post("/admin/settings/regions", {
+      ...form({ action: "remove", index: String(last - 1) }),
+      revision: String(before.revision + 2),
+    });
+    equal(removed.status, 303);
+    deepEqual(
+      (await s.doc("chrome")).document.regions,
+      before.document.regions,
+    );
+    const refused = await s.post("/admin/settings/regions", {
+      ...form({ action: "add", block: "search", region: "sidebar2" }),
+      region: "sidebar2",
+      revision: String(before.revision + 3),
+    });
+    equal(refused.status, 422);
+    match(alertText(await refused.text()) ?? "", /need attention/);
+    equal((await s.doc("chrome")).revision, before.revision + 3);
   } finally {
     await s.t.close();
   }

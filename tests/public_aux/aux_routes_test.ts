@@ -379,7 +379,8 @@ Deno.test("/v1/_chrome answers menus with live addresses per language, leaves ou
       },
       placements: { header: "main", footer: null },
       footer_note: { lang: "en", text: "Made with care" },
-      regions: [],
+      // The built-in template's region, holding nothing yet.
+      regions: [{ key: "footer", label: "Footer columns", items: [] }],
     });
     const de = await w.json("/v1/_chrome?locale=de");
     assert.deepEqual(de.body.data.menus.main.items[0], {

@@ -81,6 +81,40 @@ Deno.test({
         await atBothWidths(page, "home-dark");
         await page.emulateMedia({ colorScheme: "light" });
       });
+      await t.step(
+        "footer columns drawn from the chrome's regions: recent posts, categories, tags, posts by month (PAUX-015, TPL-031)",
+        async () => {
+          await page.goto(`${r}/posts`);
+          const region = page.getByRole("complementary", {
+            name: "Footer columns",
+          });
+          ok(await region.isVisible());
+          for (
+            const heading of ["Recent posts", "Categories", "Tags", "Archive"]
+          ) {
+            ok(
+              await region.getByRole("heading", { name: heading }).isVisible(),
+              heading,
+            );
+          }
+          equal(
+            await region.locator(".region-block").first().locator("li").count(),
+            4,
+          );
+          // A month has no address: it opens and closes, it does not link.
+          equal(await region.locator("summary a").count(), 0);
+          const month = region.locator("details").first();
+          ok(!await month.evaluate((d) => (d as HTMLDetailsElement).open));
+          await month.locator("summary").click();
+          ok(await month.evaluate((d) => (d as HTMLDetailsElement).open));
+          await region.scrollIntoViewIfNeeded();
+          for (const width of [390, 1440]) {
+            await page.setViewportSize({ width, height: 900 });
+            deepEqual(await violations(page), [], `regions at ${width}px`);
+            await region.screenshot({ path: `${SHOTS}regions-${width}.png` });
+          }
+        },
+      );
       await t.step("posts index and a post", async () => {
         await page.goto(`${r}/posts`);
         await atBothWidths(page, "posts");

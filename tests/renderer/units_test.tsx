@@ -270,3 +270,52 @@ Deno.test("the built-in template draws every section type; an unreadable latest-
   const preview = builtInTemplate.page(everySectionView({ preview: true }));
   match(preview, /This form is shown disabled in a preview/); // FORM-013
 });
+
+Deno.test("TPL-030: documents, audio and video of a post are drawn through the platform media-asset component", () => {
+  const { site } = everySectionView();
+  const media = (kind: string, file: string, mime: string) => ({
+    id: crypto.randomUUID(),
+    kind,
+    url: `https://media.example/${file}`,
+    mime_type: mime,
+    file_name: file,
+    byte_length: 2_500_000,
+    alt: null,
+  });
+  const html = builtInTemplate.post({
+    site,
+    seo: {
+      title: "Post",
+      description: null,
+      canonical: null,
+      noindex: false,
+      image: null,
+      alternates: [],
+      type: "article",
+    },
+    item: {
+      id: crypto.randomUUID(),
+      slug: "post",
+      model: "posts",
+      locale: "en",
+      fields: { title: "Post" },
+      media: {
+        report: media("document", "report.pdf", "application/pdf"),
+        talk: media("audio", "talk.mp3", "audio/mpeg"),
+        clips: [media("video", "clip.mp4", "video/mp4")],
+      },
+    },
+  });
+  match(
+    html,
+    /<a class="asset-file" href="https:\/\/media.example\/report.pdf" download="report.pdf">[\s\S]*?report.pdf<small>PDF · 2.4 MB<\/small>/,
+  );
+  match(
+    html,
+    /<audio class="asset" controls preload="metadata" src="https:\/\/media.example\/talk.mp3" aria-label="talk.mp3">/,
+  );
+  match(
+    html,
+    /<video class="asset" controls preload="metadata" src="https:\/\/media.example\/clip.mp4" aria-label="clip.mp4">/,
+  );
+});

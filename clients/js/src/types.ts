@@ -135,7 +135,53 @@ export interface Chrome {
   menus: Record<string, { lang: string; items: ChromeLink[] }>;
   placements: { header: string | null; footer: string | null };
   footer_note: { lang: string; text: string } | null;
-  regions: unknown[];
+  /** The site template's regions in its order, each with its blocks in this language. */
+  regions: Region[];
+}
+
+/** A link a region block lists. */
+export interface RegionLink {
+  id: string;
+  label: string;
+  href: string;
+}
+
+/** One block of a region; `title` is its heading in the served language, if it has one. */
+export type RegionBlock =
+  & { title: string | null }
+  & (
+    /** A shared section's published sections, as a page document. */
+    | { kind: "shared_section"; id: string; document: Record<string, unknown> }
+    | {
+      kind: "menu";
+      key: string;
+      items: {
+        id: string;
+        label: string;
+        href: string | null;
+        children: RegionLink[];
+      }[];
+    }
+    | { kind: "search"; href: string }
+    | { kind: "recent_posts"; items: (RegionLink & { published_at: string })[] }
+    | {
+      kind: "categories";
+      field: string;
+      items: (RegionLink & { count: number })[];
+    }
+    | { kind: "tags"; field: string; items: (RegionLink & { count: number })[] }
+    | {
+      kind: "posts_by_month";
+      /** Newest month first; a month has no address of its own. */
+      months: { month: string; items: RegionLink[] }[];
+    }
+  );
+
+/** One region the site's template declares, with what the site put in it. */
+export interface Region {
+  key: string;
+  label: string;
+  items: RegionBlock[];
 }
 
 /** A redirect rule of `/v1/_redirects`, in precedence order. */

@@ -7,6 +7,8 @@ export const ERROR_STATUS = {
   ...ENTRY_ERROR_STATUS,
   invalid_request: 400,
   input_invalid: 400,
+  // Site Chrome content for a region the active template does not declare (spec 3 4.8 rule 7).
+  unknown_region: 400,
   unauthorized: 401,
   missing_permission: 403,
   creator_unauthorized: 403,

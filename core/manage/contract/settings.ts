@@ -75,7 +75,7 @@ export const putSettings = operation({
     document: settingsDocument,
   }),
   answer: settingsAnswer,
-  errors: ["input_invalid", "conflict"],
+  errors: ["input_invalid", "unknown_region", "conflict"],
 });
 
 const reviewedRule = z.strictObject({

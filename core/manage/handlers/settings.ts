@@ -59,6 +59,15 @@ export const putSettings = defineHandler(contract.putSettings, {
           { current_revision: result.current_revision },
         );
       }
+      if (result.code === "unknown_region") {
+        // TPL-033: the active template declares the regions Site Chrome may fill.
+        refuse(
+          400,
+          "unknown_region",
+          `The active template declares no region "${result.region}"`,
+          { region: result.region },
+        );
+      }
       refuseUnknownKeys(result.problems, "body.document.");
       refuse(400, "input_invalid", `Settings "${params.key}" are not valid`, {
         problems: result.problems,

@@ -63,6 +63,12 @@ const PAGES = [
     about: "Menus, where the header and footer show them, and the footer note.",
   },
   {
+    href: "/admin/settings/regions",
+    title: "Regions",
+    about:
+      "What the template's regions hold: recent posts, categories, tags, menus, shared sections.",
+  },
+  {
     href: "/admin/settings/seo",
     title: "SEO and redirects",
     about: "Page titles, the default description, robots, and redirects.",

@@ -30,10 +30,11 @@ export const handler = {
         "The stored site chrome no longer reads: save it again under Settings",
       );
     }
+    // The tags name what the answer shows, so a zone in front purges it on their publication.
     return await cachedJson(
       c.req.header("if-none-match"),
-      { data },
-      `site:${site.id}:chrome`,
+      { data: data.data },
+      data.tags.join(","),
     );
   },
 };

@@ -1,5 +1,6 @@
 // What a template draws and what the renderer hands it: the seam between request handling
 // (services/renderer/server.ts) and drawing (the built-in template under ./builtin/).
+import type { ReleaseSeo } from "../../../core/templates/release_seo.ts";
 import type { PageDocument } from "../../../core/pages/mod.ts";
 import type { Chrome, ChromeLink } from "../api.ts";
 
@@ -58,6 +59,10 @@ export interface SiteView {
   preview: boolean;
   /** Builds the address of an item in a language. */
   hrefOf(item: { model: string; slug: string; locale: string }): string;
+  /** False while site search is off: no link leads to the search page then. */
+  searchOn?: boolean;
+  /** SEO defaults the active release carries (only those the site changed); absent: none. */
+  seoDefaults?: ReleaseSeo | null;
 }
 
 /** The state of one form section after a submission without JavaScript. */
@@ -93,6 +98,8 @@ export interface PostView {
 export interface PostsView {
   site: SiteView;
   seo: Seo;
+  /** An archive's heading (`News`, `Deno`); absent on the whole posts index. */
+  heading?: string;
   items: PublicItem[];
   nextHref: string | null;
   firstHref: string | null;
@@ -143,6 +150,13 @@ export interface Template {
   /** Chrome regions the template declares (`{ key, label }`, 0 to 8). */
   regions: readonly { key: string; label: string }[];
   assets: readonly TemplateAsset[];
+  /**
+   * True while a generated site (a release) draws: its search page answers 404 while search is
+   * off, where the managed built-in template shows the page with a notice.
+   */
+  generated?(): Promise<boolean>;
+  /** The SEO defaults the drawing release carries, or null (the built-in template has none). */
+  seoDefaults?(): Promise<ReleaseSeo | null>;
   /** A file served under `/_site/` that is not among `assets` (a release's own), or null. */
   asset?(path: string): Promise<TemplateAsset | null>;
   page(view: PageView): string | Promise<string>;

@@ -5,6 +5,7 @@ import { adminContext } from "../../../../core/admin/context.ts";
 import { requireSignedIn } from "../../../../core/auth/session_middleware.ts";
 import { listMenus } from "../../../../core/chrome/menu_admin.ts";
 import { listSiteLanguages } from "../../../../core/sites/languages.ts";
+import { getSettings } from "../../../../core/sites/settings.ts";
 import type { AppEnv } from "../../../../core/web/env.ts";
 import { page, type PageProps } from "../../../../core/web/manifest.ts";
 import { AdminShell } from "../../_shell.tsx";
@@ -84,12 +85,18 @@ export const handler = {
       const note = String(form[`note.${code}`] ?? "");
       if (note !== "") footerNote[code] = note;
     }
+    // Regions are edited on their own page: this form keeps them as stored.
+    const { regions } = (await getSettings(
+      { db: ctx.services.db, siteId: ctx.site.id },
+      "chrome",
+    )).document;
     const document = {
       placements: {
         header: placement(form.header),
         footer: placement(form.footer),
       },
       footer_note: footerNote,
+      ...(regions ? { regions } : {}),
     };
     return saveAndAnswer(c, ctx, {
       key: "chrome",
@@ -198,6 +205,10 @@ export default function Navigation({ data }: PageProps<NavigationData>) {
           <button type="submit">Save</button>
         </p>
       </form>
+      <p class="muted">
+        What the template's regions hold is set under{" "}
+        <a href="/admin/settings/regions">Regions</a>.
+      </p>
     </AdminShell>
   );
 }

@@ -1,5 +1,6 @@
 // The built-in template: every section type of the page contract, posts, search and error
 // pages, one stylesheet and one small script (the search page's suggestions).
+import { BUILT_IN_REGIONS } from "../../../../core/templates/builtin_regions.ts";
 import type { InProcessTemplate, TemplateAsset } from "../mod.ts";
 import { drawBuiltIn } from "./draw.tsx";
 
@@ -23,7 +24,7 @@ const assets = { css: `/_site/${css.name}`, search: `/_site/${search.name}` };
 export const builtInTemplate: InProcessTemplate = {
   name: "built-in",
   routableModels: ["pages", "posts"],
-  regions: [],
+  regions: BUILT_IN_REGIONS,
   assets: [css, search],
   ...drawBuiltIn(assets),
 };

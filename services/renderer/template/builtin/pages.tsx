@@ -142,7 +142,22 @@ export function PostsPage(
   return (
     <Document site={site} seo={view.seo} css={assets.css}>
       <div class="wrap s">
-        <h1>Blog</h1>
+        {view.heading
+          ? (
+            <>
+              <p class="eyebrow">
+                <a
+                  href={site.locale === site.defaultLocale
+                    ? "/posts"
+                    : `/${site.locale}/posts`}
+                >
+                  Blog
+                </a>
+              </p>
+              <h1>{view.heading}</h1>
+            </>
+          )
+          : <h1>Blog</h1>}
         {view.items.length === 0
           ? <p class="muted">No posts yet.</p>
           : (
@@ -296,12 +311,14 @@ export function ErrorPage(
         <p class="lead">{e.text}</p>
         <div class="actions">
           <a class="btn btn-primary" href={home}>Go to the home page</a>
-          <a
-            class="btn btn-secondary"
-            href={`${home === "/" ? "" : home}/search`}
-          >
-            Search the site
-          </a>
+          {view.site.searchOn !== false && (
+            <a
+              class="btn btn-secondary"
+              href={`${home === "/" ? "" : home}/search`}
+            >
+              Search the site
+            </a>
+          )}
         </div>
       </div>
     </Document>

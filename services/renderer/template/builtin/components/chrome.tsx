@@ -1,7 +1,9 @@
 // Platform chrome components: header navigation, footer and declared regions, drawn from
 // `/v1/_chrome` (reused at most 30 s) with the site's pages as navigation when no menu is placed.
 import type { ChromeLink } from "../../../api.ts";
-import type { SiteView } from "../../mod.ts";
+import type { ServedBlock } from "../../../../../core/chrome/region_answer.ts";
+import type { PageView, SiteView } from "../../mod.ts";
+import { Section } from "../sections.tsx";
 
 function headerLinks(site: SiteView): ChromeLink[] {
   const key = site.chrome?.placements.header;
@@ -33,17 +35,19 @@ export function SiteHeader({ site }: { site: SiteView }) {
                 </a>
               </li>
             ))}
-            <li>
-              <a
-                class="nav-search"
-                href={`${prefix}/search`}
-                aria-current={site.path.endsWith("/search")
-                  ? "page"
-                  : undefined}
-              >
-                Search
-              </a>
-            </li>
+            {site.searchOn !== false && (
+              <li>
+                <a
+                  class="nav-search"
+                  href={`${prefix}/search`}
+                  aria-current={site.path.endsWith("/search")
+                    ? "page"
+                    : undefined}
+                >
+                  Search
+                </a>
+              </li>
+            )}
           </ul>
         </nav>
       </div>
@@ -51,50 +55,231 @@ export function SiteHeader({ site }: { site: SiteView }) {
   );
 }
 
-/** A region item as the chrome serves it: a link, or a titled group of links. */
-type RegionItem = {
-  label?: string;
-  title?: string;
-  href?: string;
-  items?: RegionItem[];
+/** Headings of blocks stored without one, by kind. */
+const BLOCK_HEADINGS: Record<ServedBlock["kind"], string | null> = {
+  shared_section: null,
+  menu: null,
+  search: "Search",
+  recent_posts: "Recent posts",
+  categories: "Categories",
+  tags: "Tags",
+  posts_by_month: "Archive",
 };
 
-/** Declared regions in the order the chrome lists them. */
-export function Regions({ site }: { site: SiteView }) {
-  const regions = (site.chrome?.regions ?? []) as {
-    key?: string;
-    label?: string;
-    items?: RegionItem[];
-  }[];
-  if (regions.length === 0) return null;
+function monthName(month: string, locale: string): string {
+  const at = new Date(`${month}-01T00:00:00Z`);
+  try {
+    return new Intl.DateTimeFormat(locale, {
+      month: "long",
+      year: "numeric",
+      timeZone: "UTC",
+    }).format(at);
+  } catch {
+    return month;
+  }
+}
+
+/** A shared section's sections, drawn by the same section components as a page. */
+function SharedBlock(
+  { block, site, idBase }: {
+    block: Extract<ServedBlock, { kind: "shared_section" }>;
+    site: SiteView;
+    idBase: string;
+  },
+) {
+  // Ids are prefixed so a region never repeats an id of the page around it; a list section needs
+  // the page's own list reads, so a region leaves it out.
+  const sections = block.document.sections.filter((s) =>
+    s.type !== "latest_entries"
+  ).map((s) => ({ ...s, id: `${idBase}-${s.id}` }));
+  const props = Object.fromEntries(
+    block.document.sections.map((s) => [
+      `${idBase}-${s.id}`,
+      block.document.props[s.id],
+    ]),
+  );
+  const view: PageView = {
+    site,
+    seo: {
+      title: "",
+      description: null,
+      canonical: null,
+      alternates: [],
+      noindex: false,
+      image: null,
+      type: "website",
+    },
+    item: {
+      model: "shared_section",
+      slug: block.id,
+      locale: site.locale,
+      fields: {},
+    } as unknown as PageView["item"],
+    document: { ...block.document, sections, props },
+    lists: {},
+    form: null,
+    formKey: "",
+  };
   return (
-    <div class="regions wrap">
-      {regions.map((r) => (
-        <section class="region" aria-label={r.label ?? r.key ?? "More"}>
-          {r.label && <h2 class="region-title">{r.label}</h2>}
-          <ul>
-            {(r.items ?? []).map((i) => (
-              <li>
+    <div class="region-shared">
+      {sections.map((s) => <Section key={s.id} section={s} view={view} />)}
+    </div>
+  );
+}
+
+function Block(
+  { block, site, idBase }: {
+    block: ServedBlock;
+    site: SiteView;
+    idBase: string;
+  },
+) {
+  if (block.kind === "shared_section") {
+    return <SharedBlock block={block} site={site} idBase={idBase} />;
+  }
+  const heading = block.title ?? BLOCK_HEADINGS[block.kind];
+  const headingId = `${idBase}-h`;
+  const links = (items: { id: string; label: string; href: string }[]) => (
+    <ul class="region-links">
+      {items.map((i) => (
+        <li key={i.id}>
+          <a href={i.href}>{i.label}</a>
+        </li>
+      ))}
+    </ul>
+  );
+  let body;
+  switch (block.kind) {
+    case "menu":
+      return (
+        <nav
+          class="region-block"
+          aria-labelledby={block.title ? headingId : undefined}
+          aria-label={block.title ? undefined : block.key}
+        >
+          {block.title && <h2 id={headingId}>{block.title}</h2>}
+          <ul class="region-links">
+            {block.items.map((i) => (
+              <li key={i.id}>
                 {i.href
-                  ? <a href={i.href}>{i.label ?? i.title}</a>
-                  : <span>{i.label ?? i.title}</span>}
-                {i.items && (
-                  <ul>
-                    {i.items.map((c) => (
-                      <li>
-                        {c.href
-                          ? <a href={c.href}>{c.label ?? c.title}</a>
-                          : c.label ?? c.title}
-                      </li>
-                    ))}
-                  </ul>
-                )}
+                  ? <a href={i.href}>{i.label}</a>
+                  : <span>{i.label}</span>}
+                {i.children.length > 0 && links(i.children)}
               </li>
             ))}
           </ul>
-        </section>
+        </nav>
+      );
+    case "search":
+      body = (
+        <form
+          class="region-search"
+          method="get"
+          action={block.href}
+          role="search"
+        >
+          <label for={`${idBase}-q`} class="visually-hidden">
+            Search this site
+          </label>
+          <input
+            id={`${idBase}-q`}
+            name="q"
+            type="search"
+            required
+            maxLength={100}
+          />
+          <button type="submit">Search</button>
+        </form>
+      );
+      break;
+    case "recent_posts":
+      body = (
+        <ul class="region-links">
+          {block.items.map((i) => (
+            <li key={i.id}>
+              <a href={i.href}>{i.label}</a>
+              <time datetime={i.published_at}>
+                {new Intl.DateTimeFormat(site.locale, {
+                  dateStyle: "medium",
+                  timeZone: "UTC",
+                }).format(new Date(i.published_at))}
+              </time>
+            </li>
+          ))}
+        </ul>
+      );
+      break;
+    case "categories":
+    case "tags":
+      body = (
+        <ul class={block.kind === "tags" ? "region-tags" : "region-links"}>
+          {block.items.map((i) => (
+            <li key={i.id}>
+              <a href={i.href}>
+                {i.label} <span class="count">({i.count})</span>
+              </a>
+            </li>
+          ))}
+        </ul>
+      );
+      break;
+    case "posts_by_month":
+      body = (
+        <div class="region-months">
+          {block.months.map((m) => (
+            <details key={m.month}>
+              <summary>
+                {monthName(m.month, site.locale)}{" "}
+                <span class="count">({m.items.length})</span>
+              </summary>
+              {links(m.items)}
+            </details>
+          ))}
+        </div>
+      );
+      break;
+  }
+  return (
+    <section
+      class="region-block"
+      aria-labelledby={heading ? headingId : undefined}
+    >
+      {heading && <h2 id={headingId}>{heading}</h2>}
+      {body}
+    </section>
+  );
+}
+
+/**
+ * The regions the chrome serves, in its order: each a landmark named by its declared label, its
+ * blocks as columns (a shared section spans them all). A region with nothing to show is not drawn.
+ */
+export function Regions({ site }: { site: SiteView }) {
+  const regions = (site.chrome?.regions ?? []).filter((r) =>
+    r.items.length > 0
+  );
+  if (regions.length === 0) return null;
+  return (
+    <>
+      {regions.map((r) => (
+        <aside
+          key={r.key}
+          class={`region region-${r.key.replace(/[^A-Za-z0-9_-]/g, "")}`}
+          aria-label={r.label}
+        >
+          <div class="wrap region-grid">
+            {r.items.map((block, i) => (
+              <Block
+                key={i}
+                block={block}
+                site={site}
+                idBase={`r-${r.key}-${i}`}
+              />
+            ))}
+          </div>
+        </aside>
       ))}
-    </div>
+    </>
   );
 }
 
