@@ -15,7 +15,7 @@ import type {
   RegionMenuItem,
   ServedBlock,
   ServedRegion,
-} from "./region_answer.ts";
+} from "../pages/chrome_shapes.ts";
 
 export type { RegionLink, RegionMenuItem, ServedBlock, ServedRegion };
 

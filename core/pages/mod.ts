@@ -23,4 +23,12 @@ export {
   sectionRegistry,
 } from "./custom.ts";
 export { pageDocumentSchema, pageDocumentSchemaText } from "./schema.ts";
+export type {
+  ChromeAnswer,
+  ChromeLink,
+  RegionLink,
+  RegionMenuItem,
+  ServedBlock,
+  ServedRegion,
+} from "./chrome_shapes.ts";
 export * from "./vocabulary.ts";

@@ -10,22 +10,19 @@ import {
 } from "../../clients/js/src/mod.ts";
 import type {
   AnyModels,
-  Chrome as ClientChrome,
-  ChromeLink,
   ListAnswer,
   ReadAnswer,
   RedirectRule,
 } from "../../clients/js/src/mod.ts";
 import type { PublicItem } from "./template/mod.ts";
-import type { ServedRegion } from "../../core/chrome/region_answer.ts";
+import type {
+  ChromeAnswer as Chrome,
+  ChromeLink,
+  ServedRegion,
+} from "../../core/pages/mod.ts";
 import { type Clock, MAX_REUSE_MS, Reuse } from "./reuse.ts";
 
-export type { ChromeLink, RedirectRule, ServedRegion };
-
-/** `/v1/_chrome`'s `data`, its regions typed with the page documents the template draws. */
-export type Chrome = Omit<ClientChrome, "regions"> & {
-  regions: ServedRegion[];
-};
+export type { Chrome, ChromeLink, RedirectRule, ServedRegion };
 
 /** One answer of the public API: its status and parsed JSON body (null when not JSON). */
 export interface ApiAnswer<T = unknown> {

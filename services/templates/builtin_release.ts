@@ -56,7 +56,7 @@ export async function packBuiltIn(): Promise<{
     }
   }
   await walk(`${RENDERER}template/builtin`, "");
-  for (const file of ["api.ts", "reuse.ts", "template/mod.ts"]) {
+  for (const file of ["template/mod.ts"]) {
     source[`renderer/${file}`] = contract(
       await Deno.readTextFile(`${RENDERER}${file}`),
     );

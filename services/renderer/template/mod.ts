@@ -1,8 +1,19 @@
 // What a template draws and what the renderer hands it: the seam between request handling
 // (services/renderer/server.ts) and drawing (the built-in template under ./builtin/).
-import type { ReleaseSeo } from "../../../core/templates/release_seo.ts";
-import type { PageDocument } from "../../../core/pages/mod.ts";
-import type { Chrome, ChromeLink } from "../api.ts";
+import type {
+  ChromeAnswer as Chrome,
+  ChromeLink,
+  PageDocument,
+} from "../../../core/pages/mod.ts";
+
+/**
+ * The SEO defaults a release carries, only those a site changed (the same shape the CMS's
+ * core/templates/release_seo.ts sends; a template imports nothing but the page contract).
+ */
+export interface ReleaseSeo {
+  title_template?: string;
+  default_description?: string;
+}
 
 /** One published item as `/v1/{model}` and `/v1/{model}/{slug}` serve it. */
 export interface PublicItem {

@@ -1,7 +1,6 @@
 // Platform chrome components: header navigation, footer and declared regions, drawn from
 // `/v1/_chrome` (reused at most 30 s) with the site's pages as navigation when no menu is placed.
-import type { ChromeLink } from "../../../api.ts";
-import type { ServedBlock } from "../../../../../core/chrome/region_answer.ts";
+import type { ChromeLink, ServedBlock } from "../../../../../core/pages/mod.ts";
 import type { PageView, SiteView } from "../../mod.ts";
 import { Section } from "../sections.tsx";
 

@@ -1,7 +1,26 @@
-// The shape of the chrome answer's `regions` (spec 3 part 4.6), shared by the public route and
-// any front end that draws them (the renderer's platform components).
+// The shape of the chrome answer (`/v1/_chrome`'s `data`, spec 3 part 4.6) with its `regions`,
+// part of the page contract: the public route builds it, and templates draw it (the renderer's
+// platform components import it as the contract, so a template needs nothing else).
 // This module is browser compatible.
-import type { PageDocument } from "../pages/mod.ts";
+import type { PageDocument } from "./parse.ts";
+
+/** A chrome link as `/v1/_chrome` serves it. */
+export interface ChromeLink {
+  id: string;
+  label: string;
+  href: string;
+  children?: ChromeLink[];
+}
+
+/** `/v1/_chrome`'s `data`: menus, placements, footer note and regions of one language. */
+export interface ChromeAnswer {
+  locale: string;
+  menus: Record<string, { lang: string; items: ChromeLink[] }>;
+  placements: { header: string | null; footer: string | null };
+  footer_note: { lang: string; text: string } | null;
+  /** The active template's regions in its order, each with its blocks in this language. */
+  regions: ServedRegion[];
+}
 
 /** A link a region block lists. */
 export interface RegionLink {
