@@ -288,6 +288,8 @@ function errorResponses(operation: AnyOperation): Record<string, Json> {
     ...operation.errors,
   ];
   if (pathParams(operation.path).length > 0) codes.push("not_found");
+  // Any operation may fail unexpectedly (a client that hangs up mid-upload, a lost database).
+  codes.push("internal_error");
   // Every body is refused before the handler runs when it is too large or of another type.
   if (operation.body || operation.binary) {
     codes.push(
