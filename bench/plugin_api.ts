@@ -18,8 +18,8 @@ import {
 } from "../core/entries/mod.ts";
 import { pluginCallOf } from "../core/plugins/calls.ts";
 import { startExamplePlugin } from "../plugins/testing/plugin.ts";
-import { runLoad, type RunStats } from "./load.ts";
-import { cpuTicks } from "./proc.ts";
+import { runLoad } from "./load.ts";
+import { type MeasuredRun, runLoadWithCpu } from "./proc.ts";
 import { pluginSite } from "./plugin_sites.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 import { startService } from "./service.ts";
@@ -165,30 +165,17 @@ try {
     return res.status === 200;
   };
 
-  const results: {
-    scenario: string;
-    concurrency: number;
-    stats: RunStats;
-    service_cpu_ms_per_request?: number;
-  }[] = [];
+  const results: (MeasuredRun & { scenario: string; concurrency: number })[] =
+    [];
   const measure = async (
     scenario: string,
     fn: (i: number) => Promise<boolean>,
     per: Record<number, number>,
   ) => {
     for (const c of [1, 32]) {
-      const cpu0 = await cpuTicks(service!.pid);
-      const s = await runLoad(c, per[c], fn);
-      const cpu1 = await cpuTicks(service!.pid);
-      const cpu = cpu0 !== null && cpu1 !== null && s.requests > 0
-        ? Number(((cpu1 - cpu0) * 10 / s.requests).toFixed(3))
-        : undefined;
-      results.push({
-        scenario,
-        concurrency: c,
-        stats: s,
-        ...(cpu === undefined ? {} : { service_cpu_ms_per_request: cpu }),
-      });
+      const run = await runLoadWithCpu(service!.pid, c, per[c], fn);
+      const { stats: s, service_cpu_ms_per_request: cpu } = run;
+      results.push({ scenario, concurrency: c, ...run });
       console.log(
         `c=${String(c).padStart(2)} ${scenario}: ${JSON.stringify(s)}${
           cpu === undefined ? "" : ` service CPU ${cpu} ms/request`

@@ -15,8 +15,8 @@ import { systemClock } from "../core/clock.ts";
 import { insertCredential } from "../core/credentials/credential_store.ts";
 import { createModel } from "../core/models/store.ts";
 import { createInstallation } from "../core/sites/installation.ts";
-import { runLoad, type RunStats } from "./load.ts";
-import { cpuTicks } from "./proc.ts";
+import { runLoad } from "./load.ts";
+import { type MeasuredRun, runLoadWithCpu } from "./proc.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 import { startService } from "./service.ts";
 
@@ -141,28 +141,20 @@ try {
     return status === 200;
   };
 
-  const results: {
-    scenario: string;
-    concurrency: number;
-    stats: RunStats;
-    service_cpu_ms_per_request?: number;
-  }[] = [];
+  const results: (MeasuredRun & { scenario: string; concurrency: number })[] =
+    [];
   const measure = async (
     scenario: string,
     task: (i: number) => Promise<boolean>,
   ) => {
-    const cpu0 = await cpuTicks(service!.pid);
-    const s = await runLoad(CONCURRENCY, PER_WORKER, task);
-    const cpu1 = await cpuTicks(service!.pid);
-    const cpu = cpu0 !== null && cpu1 !== null && s.requests > 0
-      ? Number(((cpu1 - cpu0) * 10 / s.requests).toFixed(3))
-      : undefined;
-    results.push({
-      scenario,
-      concurrency: CONCURRENCY,
-      stats: s,
-      ...(cpu === undefined ? {} : { service_cpu_ms_per_request: cpu }),
-    });
+    const run = await runLoadWithCpu(
+      service!.pid,
+      CONCURRENCY,
+      PER_WORKER,
+      task,
+    );
+    const { stats: s, service_cpu_ms_per_request: cpu } = run;
+    results.push({ scenario, concurrency: CONCURRENCY, ...run });
     console.log(
       `c=${CONCURRENCY} ${scenario}: ${s.rps} req/s, p50 ${s.median_ms} ms, p99 ${s.p99_ms} ms, ${s.errors} errors${
         cpu === undefined ? "" : `, service CPU ${cpu} ms/request`
