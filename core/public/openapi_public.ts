@@ -238,6 +238,10 @@ export function buildPublicOpenApi(): Json {
     }
     const errors = { ...route.errors };
     errors[404] = [...(errors[404] ?? []), "unknown_host"];
+    // Any read may meet a database that dropped its connection: a 503 with Retry-After.
+    if (!errors[503]?.includes("temporary_failure")) {
+      errors[503] = [...(errors[503] ?? []), "temporary_failure"];
+    }
     for (const [status, codes] of Object.entries(errors)) {
       responses[status] = {
         description: codes.join(", "),

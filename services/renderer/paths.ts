@@ -83,6 +83,8 @@ export const RENDERER_PATHS = [
   "/posts/{slug}",
   "/{locale}/posts",
   "/{locale}/posts/{slug}",
+  "/posts/{field}/{value}",
+  "/{locale}/posts/{field}/{value}",
   "/search",
   "/{locale}/search",
   "/robots.txt",

@@ -155,6 +155,12 @@ async function settingsRead(): Promise<Set<string>> {
     });
     const out = new TextDecoder().decode((await command.output()).stdout);
     for (const m of out.matchAll(/([A-Z][A-Z0-9_]+)$/gm)) known.add(m[1]);
+    // A setting read through a named constant (`ANSWER_CHECK_ENV = "STAVE_CHECK_ANSWERS"`).
+    const constants = new Deno.Command("grep", {
+      args: ["-rhoE", '_ENV = "[A-Z][A-Z0-9_]+"', `${ROOT}${folder}`],
+    });
+    const named = new TextDecoder().decode((await constants.output()).stdout);
+    for (const m of named.matchAll(/"([A-Z][A-Z0-9_]+)"$/gm)) known.add(m[1]);
   }
   return known;
 }

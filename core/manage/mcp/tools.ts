@@ -162,6 +162,21 @@ export function compactSchema(schema: unknown): unknown {
     if (key === "required" && Array.isArray(value) && value.length === 0) {
       continue;
     }
+    // A union tagged by one constant key (Site Chrome's region blocks) is listed as one object:
+    // the tag's values, every branch's keys once, and which keys each tag needs.
+    if ((key === "anyOf" || key === "oneOf") && Array.isArray(value)) {
+      const tagged = mergedTaggedUnion(compactSchema(value) as Json[]);
+      if (tagged) {
+        Object.assign(out, tagged);
+        continue;
+      }
+    }
+    // Branches of a `oneOf` that no value can match twice are an `anyOf` to a client; several
+    // clients take only the latter.
+    if (key === "oneOf" && Array.isArray(value)) {
+      out.anyOf = compactSchema(value);
+      continue;
+    }
     if (key === "anyOf" && Array.isArray(value)) {
       const merged = mergedAnyOf(compactSchema(value) as Json[]);
       if (merged) {
@@ -178,6 +193,45 @@ export function compactSchema(schema: unknown): unknown {
       : compactSchema(value);
   }
   return out;
+}
+
+/**
+ * One object for a union of objects told apart by a key whose value is a constant in every
+ * branch: that key as an `enum`, the other keys of all branches (the first branch's schema of a
+ * key wins), and a description naming the keys each value requires. Wider than the union, so
+ * only for listing: the full schema checks every call. Null when the branches are not so tagged.
+ */
+function mergedTaggedUnion(branches: Json[]): Json | null {
+  if (branches.length < 2 || branches.some((b) => b.type !== "object")) {
+    return null;
+  }
+  const propertiesOf = (b: Json) =>
+    (b.properties ?? {}) as Record<string, Json>;
+  const tag = Object.keys(propertiesOf(branches[0])).find((name) =>
+    branches.every((b) => typeof propertiesOf(b)[name]?.const === "string")
+  );
+  if (!tag) return null;
+  const properties: Record<string, Json> = {
+    [tag]: {
+      type: "string",
+      enum: branches.map((b) => propertiesOf(b)[tag].const),
+    },
+  };
+  for (const branch of branches) {
+    for (const [name, schema] of Object.entries(propertiesOf(branch))) {
+      if (!(name in properties)) properties[name] = schema;
+    }
+  }
+  const needs = branches.map((b) => {
+    const keys = ((b.required ?? []) as string[]).filter((k) => k !== tag);
+    return `${propertiesOf(b)[tag].const}: ${keys.join(", ") || "-"}`;
+  });
+  return {
+    type: "object",
+    description: `Keys each ${tag} needs: ${needs.join("; ")}`,
+    properties,
+    required: [tag],
+  };
 }
 
 /**
