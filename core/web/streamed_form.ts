@@ -107,25 +107,37 @@ export async function* formParts(
       start(controller) {
         openFile = controller;
         openPart = file;
+        // The stream may have been errored from outside (the form failed, or its reader stopped
+        // early) while the parser still emits this part's events: those find it closed and are
+        // dropped, never thrown from an event handler.
+        const settle = (step: () => void) => {
+          try {
+            step();
+          } catch {
+            done = true;
+          }
+        };
         file.on("data", (chunk: Uint8Array) => {
           if (done) return;
-          controller.enqueue(
-            new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+          settle(() =>
+            controller.enqueue(
+              new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+            )
           );
           // Pausing the part pauses the parser, which stops taking the body's chunks.
-          if ((controller.desiredSize ?? 0) <= 0) file.pause();
+          if (!done && (controller.desiredSize ?? 0) <= 0) file.pause();
         });
         file.on("end", () => {
           if (done) return;
           done = true;
           openFile = null;
           openPart = null;
-          controller.close();
+          settle(() => controller.close());
         });
         file.on("error", (error: Error) => {
           if (done) return;
           done = true;
-          controller.error(error);
+          settle(() => controller.error(error));
         });
       },
       pull() {
