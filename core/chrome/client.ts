@@ -19,7 +19,7 @@ const TS_TYPES: Record<string, string> = {
   rich_text: "string",
   relation: "string",
   media: "unknown",
-  point: "{ lat: number; lng: number }",
+  point: "{ latitude: number; longitude: number }",
   component: "Record<string, unknown>",
 };
 
