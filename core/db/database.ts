@@ -222,6 +222,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   const options = {
     parsers: { [pgliteTypes.INT8]: (value: string) => Number(value) },
     loadDataDir: target.snapshot ?? undefined,
+    // PGlite before 0.4 opened `template1` and every existing data folder keeps its tables
+    // there; later versions open `postgres` unless told (EMBEDDED_DATABASE).
+    database: EMBEDDED_DATABASE,
     // Trigram indexes serve the admin's title search (migration 0232), as on PostgreSQL.
     extensions: { pg_trgm },
   };
@@ -231,6 +234,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   await pglite.waitReady;
   return dbOverPglite(pglite);
 }
+
+/** The database inside a PGlite data folder that holds Stave's tables. */
+export const EMBEDDED_DATABASE = "template1";
 
 /** A Kysely instance over an opened PGlite engine; `keepOpen` leaves the engine open on destroy. */
 export function dbOverPglite(

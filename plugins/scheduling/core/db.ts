@@ -175,9 +175,11 @@ export async function openSchedulerDb(
       }),
     });
   } else {
+    // PGlite before 0.4 opened `template1`, where existing data folders keep their tables.
+    const options = { database: "template1" };
     const pglite = "memory" in target
-      ? new PGlite()
-      : new PGlite(`${target.dataDir}/pglite`);
+      ? new PGlite(options)
+      : new PGlite(`${target.dataDir}/pglite`, options);
     db = new Kysely({
       dialect: {
         createAdapter: () => new PostgresAdapter(),
