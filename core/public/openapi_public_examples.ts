@@ -1,6 +1,7 @@
 // Answers of the demo site (`deno task start`), shortened, shown as examples in the public read API document.
 import { PAGE_CONTRACT_SERVED } from "./items.ts";
 import type { PublicRouteName } from "./query_parameters.ts";
+import type { ChromeAnswer } from "../pages/chrome_shapes.ts";
 
 const item = {
   id: "1758dd50-db24-4306-89d8-1d2604229fdf",
@@ -74,11 +75,42 @@ export const PUBLIC_EXAMPLES: Partial<Record<PublicRouteName, unknown>> = {
   chrome: {
     data: {
       locale: "en",
-      menus: {},
-      placements: { header: null, footer: null },
-      footer_note: null,
-      regions: [],
-    },
+      menus: {
+        main: {
+          lang: "en",
+          items: [
+            { id: "m-home", label: "Home", href: "/" },
+            {
+              id: "m-blog",
+              label: "Blog",
+              href: "/posts",
+              children: [
+                { id: "m-guides", label: "Guides", href: "/posts?tag=guides" },
+              ],
+            },
+          ],
+        },
+      },
+      placements: { header: "main", footer: null },
+      footer_note: { lang: "en", text: "© 2026 Example Press" },
+      regions: [{
+        key: "sidebar",
+        label: "Sidebar",
+        items: [
+          { kind: "search", title: "Search", href: "/search" },
+          {
+            kind: "recent_posts",
+            title: "Recent posts",
+            items: [{
+              id: item.id,
+              label: item.fields.title,
+              href: `/posts/${item.slug}`,
+              published_at: item.published_at,
+            }],
+          },
+        ],
+      }],
+    } satisfies ChromeAnswer,
   },
   redirects: { data: [] },
 };
