@@ -1,33 +1,54 @@
 // `deno task bench:renderer`: the rendered home page and a post page at concurrency 32, beside a
 // static file served by Deno.serve and beside the public API reads those pages need; and what
-// one page weighs (HTML + CSS + JS). docs/benchmarks.md records a run.
+// one page weighs (HTML + CSS + JS). The demo CMS runs on embedded PGlite, or on a scratch
+// database of the PostgreSQL server DATABASE_URL names; the load comes from wrk when installed.
+// docs/benchmarks.md records runs.
 import { DEMO_PORTS, startDemoSite } from "../tests/renderer/support.ts";
 import { everySectionView } from "../tests/renderer/every_section.ts";
 import { builtInTemplate } from "../services/renderer/template/builtin/mod.tsx";
+import { hasWrk, type RunStats, runWrk, stats } from "./load.ts";
 
 const CONCURRENCY = Number(
   Deno.env.get("BENCH_RENDERER_CONCURRENCY") ?? 32,
 );
+/** Requests per target and round with the Deno generator (the fallback without wrk). */
 const REQUESTS = Number(Deno.env.get("BENCH_RENDERER_REQUESTS") ?? 2000);
+/** Seconds per target and round with wrk. */
+const SECONDS = Number(Deno.env.get("BENCH_RENDERER_SECONDS") ?? 10);
+/** Rounds: every target once per round, in turn, so a disturbance hits all of them alike. */
+const ROUNDS = Number(Deno.env.get("BENCH_RENDERER_ROUNDS") ?? 3);
 
-/** Latencies of `total` GETs of `url`, `CONCURRENCY` at a time, after a warm-up. */
-async function load(url: string, total = REQUESTS): Promise<number[]> {
+/** `total` GETs of `url`, `CONCURRENCY` at a time after a warm-up, with Deno's `fetch`. */
+async function loadWithFetch(url: string, total = REQUESTS): Promise<RunStats> {
   for (let i = 0; i < 50; i++) await (await fetch(url)).arrayBuffer();
   const times: number[] = [];
   let next = 0;
+  let errors = 0;
+  const started = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < total) {
       next++;
-      const started = performance.now();
+      const t0 = performance.now();
       const response = await fetch(url);
       await response.arrayBuffer();
-      if (response.status !== 200) {
-        throw new Error(`${url} answered ${response.status}`);
-      }
-      times.push(performance.now() - started);
+      if (response.status !== 200) errors++;
+      times.push(performance.now() - t0);
     }
   }));
-  return times.sort((a, b) => a - b);
+  return stats(times, (performance.now() - started) / 1000, errors);
+}
+
+/** One target for `SECONDS` with wrk (after a two-second warm-up), else with `fetch`. */
+async function load(url: string, viaWrk: boolean): Promise<RunStats> {
+  if (!viaWrk) return await loadWithFetch(url);
+  const { origin, pathname, search } = new URL(url);
+  await runWrk(origin, [pathname + search], CONCURRENCY, 2);
+  return await runWrk(origin, [pathname + search], CONCURRENCY, SECONDS);
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 function at(sorted: number[], q: number): string {
@@ -100,17 +121,32 @@ try {
     ["rendered home page /", `${r}/`],
     [`rendered post ${post.slice(0, 24)}…`, `${r}${post}`],
   ];
+  const viaWrk = Deno.env.get("BENCH_LOAD") !== "deno" && await hasWrk();
+  const runs = new Map<string, RunStats[]>(rows.map(([name]) => [name, []]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const [name, url] of rows) {
+      runs.get(name)!.push(await load(url, viaWrk));
+    }
+  }
   console.log(
-    `${REQUESTS} requests each, concurrency ${CONCURRENCY}; milliseconds`,
+    `Concurrency ${CONCURRENCY}, ${
+      viaWrk ? `wrk, ${SECONDS} s` : `Deno fetch, ${REQUESTS} requests`
+    } per target and round, ${ROUNDS} rounds; ${
+      Deno.env.get("DATABASE_URL") ? "PostgreSQL" : "embedded PGlite"
+    }; milliseconds`,
   );
-  console.log("| Target | p50 | p90 | p99 | max |");
-  console.log("| --- | ---: | ---: | ---: | ---: |");
-  for (const [name, url] of rows) {
-    const t = await load(url);
+  console.log(
+    "| Target | req/s (median) | p50 (median) | p99 (median) | p99 per round | errors |",
+  );
+  console.log("| --- | ---: | ---: | ---: | --- | ---: |");
+  for (const [name] of rows) {
+    const r = runs.get(name)!;
     console.log(
-      `| ${name} | ${at(t, 0.5)} | ${at(t, 0.9)} | ${at(t, 0.99)} | ${
-        t[t.length - 1].toFixed(1)
-      } |`,
+      `| ${name} | ${median(r.map((x) => x.rps))} | ${
+        median(r.map((x) => x.median_ms)).toFixed(1)
+      } | ${median(r.map((x) => x.p99_ms)).toFixed(1)} | ${
+        r.map((x) => x.p99_ms.toFixed(1)).join(" / ")
+      } | ${r.reduce((n, x) => n + x.errors, 0)} |`,
     );
   }
   for (const path of ["/", post]) {

@@ -97,7 +97,7 @@ Deno.test("createCredential() refuses a scope the creator does not hold with gra
   }
 });
 
-Deno.test("createCredential() refuses unknown scopes, unknown models, an empty or 201-character name", async () => {
+Deno.test("createCredential() needs a name and a list of scopes, takes an optional list of models, and refuses unknown scopes, unknown models, an empty or 201-character name (MCR-001)", async () => {
   const w = await world(administratorPermissions());
   try {
     const problems = async (input: Parameters<typeof createCredential>[1]) => {
@@ -146,7 +146,7 @@ Deno.test("createCredential() refuses unknown scopes, unknown models, an empty o
   }
 });
 
-Deno.test("revokeCredential() stops the secret at once; listCredentials() never shows secrets", async () => {
+Deno.test("revokeCredential() stops the secret at once; listCredentials() never shows secrets, and no use of a credential is counted or timed (MCR-003)", async () => {
   const w = await world(administratorPermissions());
   try {
     const created = await createCredential(w.ctx, {
@@ -159,6 +159,17 @@ Deno.test("revokeCredential() stops the secret at once; listCredentials() never 
     ok(listed.ok);
     equal(listed.credentials.length, 1);
     equal(JSON.stringify(listed).includes("svm_"), false);
+    // Using a credential leaves no trace on it: no counter, no last-used time, listed or stored.
+    ok(await findCredentialBySecret(w.db, created.secret));
+    const stored = await w.db.selectFrom("management_credentials").selectAll()
+      .executeTakeFirstOrThrow();
+    deepEqual(Object.keys(stored).filter((k) => /use|count|seen/.test(k)), []);
+    deepEqual(
+      Object.keys(listed.credentials[0]).filter((k) =>
+        /use|count|seen/.test(k)
+      ),
+      [],
+    );
     ok((await revokeCredential(w.ctx, created.credential.id)).ok);
     equal(await findCredentialBySecret(w.db, created.secret), null);
     const again = await revokeCredential(w.ctx, created.credential.id);

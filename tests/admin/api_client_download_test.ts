@@ -10,7 +10,7 @@ import {
   signInAs,
 } from "./helpers.ts";
 
-Deno.test("Settings → API links svc-manage.mjs, which downloads as the generated file, for signed-in people only", async () => {
+Deno.test("Settings → API links svc-manage.mjs, which downloads as the generated file, for signed-in people only (CLI-001)", async () => {
   const { t, userId, email } = await setupAdmin();
   try {
     await setMemberPermissions(

@@ -41,7 +41,7 @@ async function strandClaim(
   return { keyDigest: await keyDigestOf(scope, key) };
 }
 
-Deno.test("Idempotency-Key: required on writes, 1 to 128 visible ASCII characters", () =>
+Deno.test("Idempotency-Key: required on writes, 1 to 128 visible ASCII characters (MAPI-005)", () =>
   withManageApp(async (t) => {
     const missing = await t.call("POST", "/languages", {
       body: { code: "fr" },
