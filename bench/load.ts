@@ -86,19 +86,29 @@ request = function()
 end
 `,
     );
+    // wrk connects to the first address a name resolves to (::1 for localhost here) while the
+    // servers listen on 127.0.0.1; the Host header keeps the name a site is resolved by.
+    const url = new URL(origin);
+    const host = url.host;
+    if (url.hostname === "localhost") url.hostname = "127.0.0.1";
     const out = await new Deno.Command("wrk", {
       args: [
+        "-H",
+        `Host: ${host}`,
         "-t1",
         `-c${concurrency}`,
         `-d${seconds}s`,
         "--latency",
         "-s",
         script,
-        origin,
+        url.origin,
       ],
     }).output();
     const text = new TextDecoder().decode(out.stdout);
-    if (!out.success) throw new Error(`Cannot run wrk: ${text.slice(0, 500)}`);
+    if (!out.success) {
+      const said = new TextDecoder().decode(out.stderr) || text;
+      throw new Error(`Cannot run wrk on ${origin}: ${said.slice(0, 500)}`);
+    }
     return parseWrk(text);
   } finally {
     await Deno.remove(script);

@@ -98,7 +98,11 @@ async function weight(
   );
 }
 
-const site = await startDemoSite(DEMO_PORTS.bench);
+/** The renderer's page reuse window: its default (1 s) unless the environment names one. */
+const PAGE_REUSE_MS = Deno.env.get("RENDERER_PAGE_REUSE_MS") ?? "1000";
+const site = await startDemoSite(DEMO_PORTS.bench, {
+  RENDERER_PAGE_REUSE_MS: PAGE_REUSE_MS,
+});
 const staticBody = await Deno.readTextFile(
   new URL("../services/renderer/template/builtin/style.css", import.meta.url),
 );
@@ -133,7 +137,7 @@ try {
       viaWrk ? `wrk, ${SECONDS} s` : `Deno fetch, ${REQUESTS} requests`
     } per target and round, ${ROUNDS} rounds; ${
       Deno.env.get("DATABASE_URL") ? "PostgreSQL" : "embedded PGlite"
-    }; milliseconds`,
+    }; renderer page reuse ${PAGE_REUSE_MS} ms; milliseconds`,
   );
   console.log(
     "| Target | req/s (median) | p50 (median) | p99 (median) | p99 per round | errors |",

@@ -47,6 +47,11 @@ export interface PublicApiOptions {
   fetch?: typeof fetch;
   /** Per-request budget; a slower answer counts as unavailable. */
   timeoutMs?: number;
+  /**
+   * How long a page or post read serves every request for it (0: read each time; concurrent
+   * requests for one item still share the read in flight). Previews are never reused.
+   */
+  singleReuseMs?: number;
 }
 
 /** The list options the renderer uses (any model). */
@@ -64,6 +69,7 @@ export class PublicApi {
   readonly #redirects: Reuse<RedirectRule[]>;
   readonly #lists: Reuse<ApiAnswer<ListAnswer<PublicItem> | Refusal>>;
   readonly #searchOff: Reuse<boolean>;
+  readonly #singles: Reuse<ApiAnswer<ReadAnswer<PublicItem> | Refusal>>;
 
   constructor(readonly origin: string, options: PublicApiOptions = {}) {
     const clock = options.clock ?? Date.now;
@@ -79,6 +85,9 @@ export class PublicApi {
     // Latest-entries lists and the posts index reuse the same window as chrome.
     this.#lists = new Reuse(MAX_REUSE_MS, clock, 256);
     this.#searchOff = new Reuse(MAX_REUSE_MS, clock);
+    // A short window: a publication shows within it, and a burst of visitors to one page
+    // costs the API one read per window instead of one per visitor.
+    this.#singles = new Reuse(options.singleReuseMs ?? 0, clock, 1024);
   }
 
   /** GET `path` (outside the client's operations: `/health`, the sitemap); never throws for 4xx. */
@@ -163,15 +172,23 @@ export class PublicApi {
     );
   }
 
-  /** One item, read on every request so a publication shows at once. */
+  /**
+   * One item, reused for the page reuse window (a publication shows within it); a preview is
+   * read every time, as it shows a draft to the holder of its token alone.
+   */
   single(
     model: string,
     slug: string,
     options: { locale?: string; preview?: string },
   ): Promise<ApiAnswer<ReadAnswer<PublicItem> | Refusal>> {
-    return answerOf(async () =>
-      await this.client.single(model, slug, options) as ReadAnswer<PublicItem>
-    );
+    const read = () =>
+      answerOf(async () =>
+        await this.client.single(model, slug, options) as ReadAnswer<
+          PublicItem
+        >
+      );
+    if (options.preview !== undefined) return read();
+    return this.#singles.get(`${model}/${slug}?${options.locale ?? ""}`, read);
   }
 
   /** Site search; never reused. */

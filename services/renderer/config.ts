@@ -57,6 +57,13 @@ const schema = z.object({
     "expected a secret of 32 or more characters",
   ).optional(),
   RENDERER_LOG_REQUESTS: bool.default(false),
+  /**
+   * How long one page or post read serves every visitor asking for it (milliseconds, 0 to
+   * 30,000; 0 reads on every request). Concurrent requests for one page always share a read.
+   */
+  RENDERER_PAGE_REUSE_MS: z.coerce.number().int().min(0).max(30_000).default(
+    1_000,
+  ),
   /** Shared with the service: forwarded form posts then count against each visitor. */
   RENDERER_FORWARDING_KEY: z.string().min(
     32,
@@ -85,6 +92,8 @@ export interface RendererConfig {
   /** The installation a production release names; null in development. */
   installationId: string | null;
   logRequests: boolean;
+  /** How long a page or post read is reused (0: read on every request). */
+  pageReuseMs: number;
   /** Sent with each forwarded form post beside the visitor's address; null sends neither. */
   forwardingKey: string | null;
   /**
@@ -144,6 +153,7 @@ export function loadRendererConfig(
     environment,
     installationId: v.MANAGED_RENDER_INSTALLATION_ID ?? null,
     logRequests: v.RENDERER_LOG_REQUESTS,
+    pageReuseMs: v.RENDERER_PAGE_REUSE_MS,
     forwardingKey: v.RENDERER_FORWARDING_KEY ?? null,
     releases: v.MANAGED_RENDER_DEPLOY_SERVICE_URL &&
         v.MANAGED_RENDER_DEPLOY_SERVICE_KEY

@@ -9,7 +9,10 @@ export type Clock = () => number;
 
 /** Answers kept by key for at most `ttlMs`; concurrent misses of one key share one load. */
 export class Reuse<T> {
-  #kept = new Map<string, { at: number; value: Promise<T> }>();
+  #kept = new Map<
+    string,
+    { at: number; value: Promise<T>; loading: boolean }
+  >();
   constructor(
     readonly ttlMs: number,
     readonly clock: Clock,
@@ -22,16 +25,28 @@ export class Reuse<T> {
     }
   }
 
-  /** The kept answer for `key` while fresh, else `load()`'s (a failed load is not kept). */
+  /**
+   * The kept answer for `key` while fresh or still loading, else `load()`'s (a failed load is
+   * not kept). Requests that arrive while a load is in flight share it, even with no window.
+   */
   get(key: string, load: () => Promise<T>): Promise<T> {
     const now = this.clock();
     const kept = this.#kept.get(key);
-    if (kept && now - kept.at < this.ttlMs) return kept.value;
+    if (kept && (kept.loading || now - kept.at < this.ttlMs)) {
+      return kept.value;
+    }
     if (this.#kept.size >= this.maxKeys) this.#kept.clear();
     const value = load();
-    this.#kept.set(key, { at: now, value });
-    value.catch(() => {
-      if (this.#kept.get(key)?.value === value) this.#kept.delete(key);
+    const entry = { at: now, value, loading: true };
+    this.#kept.set(key, entry);
+    value.then(() => {
+      entry.loading = false;
+      if (this.ttlMs === 0 && this.#kept.get(key) === entry) {
+        this.#kept.delete(key);
+      }
+    }, () => {
+      entry.loading = false;
+      if (this.#kept.get(key) === entry) this.#kept.delete(key);
     });
     return value;
   }

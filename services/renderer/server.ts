@@ -51,6 +51,7 @@ export function createRenderer(
   const api = new PublicApi(config.apiUrl, {
     clock: options.clock,
     fetch: options.fetch,
+    singleReuseMs: config.pageReuseMs,
   });
   const assets = new Map(template.assets.map((a) => [`/_site/${a.name}`, a]));
   let siteName = config.siteName;

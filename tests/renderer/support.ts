@@ -22,7 +22,14 @@ export async function spawnRenderer(
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "services/renderer/main.ts"],
     cwd: PROJECT_ROOT,
-    env: { STAVE_API_URL: apiUrl, RENDERER_PORT: "0", NO_COLOR: "1", ...extra },
+    env: {
+      STAVE_API_URL: apiUrl,
+      RENDERER_PORT: "0",
+      NO_COLOR: "1",
+      // Tests read a page right after publishing it; the reuse window has its own unit test.
+      RENDERER_PAGE_REUSE_MS: "0",
+      ...extra,
+    },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
@@ -80,6 +87,7 @@ export interface DemoSite {
  */
 export async function startDemoSite(
   port: number = DEMO_PORTS.process,
+  rendererEnv: Record<string, string> = {},
 ): Promise<DemoSite> {
   const penv: ProcessEnv = await privateProcessEnv();
   // A fixed address lets a later run start from the prepared demo (its fingerprint names the
@@ -125,6 +133,7 @@ export async function startDemoSite(
   const api = `http://localhost:${cms.port}`;
   const renderer = await spawnRenderer(api, {
     RENDERER_PORT: String(rendererPort),
+    ...rendererEnv,
   });
   return {
     cms,

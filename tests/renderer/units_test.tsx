@@ -5,6 +5,7 @@ import { malformedPath, routeOf } from "../../services/renderer/paths.ts";
 import { matchRedirect } from "../../services/renderer/redirects.ts";
 import { MAX_REUSE_MS, Reuse } from "../../services/renderer/reuse.ts";
 import { loadRendererConfig } from "../../services/renderer/config.ts";
+import { PublicApi } from "../../services/renderer/api.ts";
 import { Image } from "../../services/renderer/template/builtin/components/image.tsx";
 import { PlatformForm } from "../../services/renderer/template/builtin/components/form.tsx";
 import { richTextHtml } from "../../services/renderer/template/builtin/components/rich_text.tsx";
@@ -112,6 +113,66 @@ Deno.test("Reuse forgets a failed load, so the next request asks again", async (
   const reuse = new Reuse<number>(MAX_REUSE_MS, () => 0);
   await reuse.get("k", () => Promise.reject(new Error("down"))).catch(() => {});
   equal(await reuse.get("k", () => Promise.resolve(7)), 7);
+});
+
+Deno.test("Reuse with no window shares a load in flight and loads again once it settled", async () => {
+  let loads = 0;
+  let finish!: (n: number) => void;
+  const reuse = new Reuse<number>(0, () => 0);
+  const load = () => {
+    loads++;
+    return new Promise<number>((resolve) => finish = resolve);
+  };
+  const first = reuse.get("k", load);
+  const second = reuse.get("k", load);
+  finish(1);
+  deepEqual(await Promise.all([first, second]), [1, 1]);
+  equal(loads, 1);
+  const third = reuse.get("k", load);
+  finish(2);
+  equal(await third, 2);
+  equal(loads, 2);
+});
+
+Deno.test("a page or post read serves every visitor for RENDERER_PAGE_REUSE_MS (1 s by default, 0 to 30,000), never a preview", async () => {
+  let now = 0;
+  const asked: string[] = [];
+  const fetcher = (input: string | URL | Request) => {
+    const url = new URL(input instanceof Request ? input.url : input);
+    asked.push(url.pathname + url.search);
+    return Promise.resolve(
+      Response.json({
+        data: { id: "p1", slug: "home", fields: { n: asked.length } },
+      }),
+    );
+  };
+  const api = new PublicApi("http://localhost:1", {
+    clock: () => now,
+    fetch: fetcher as typeof fetch,
+    singleReuseMs: loadRendererConfig({}).pageReuseMs,
+  });
+  const n = async (options = {}) => {
+    const { body } = await api.single("pages", "home", options);
+    return body.data ? Number(body.data.fields.n) : -1;
+  };
+  equal(await n(), 1);
+  now += 999;
+  equal(await n(), 1);
+  equal(await n({ locale: "de" }), 2);
+  equal(await n({ preview: "t" }), 3);
+  equal(await n({ preview: "t" }), 4);
+  now += 1;
+  equal(await n(), 5);
+  equal(asked.length, 5);
+  equal(loadRendererConfig({ RENDERER_PAGE_REUSE_MS: "0" }).pageReuseMs, 0);
+  equal(
+    loadRendererConfig({ RENDERER_PAGE_REUSE_MS: "30000" }).pageReuseMs,
+    30_000,
+  );
+  throws(
+    () => loadRendererConfig({ RENDERER_PAGE_REUSE_MS: "30001" }),
+    /setting RENDERER_PAGE_REUSE_MS/,
+  );
 });
 
 Deno.test("loadRendererConfig(): development defaults; production needs the release settings", () => {
