@@ -101,7 +101,8 @@ async function weight(
 /** The renderer's page reuse window: its default (1 s) unless the environment names one. */
 const PAGE_REUSE_MS = Deno.env.get("RENDERER_PAGE_REUSE_MS") ?? "1000";
 const site = await startDemoSite(DEMO_PORTS.bench, {
-  RENDERER_PAGE_REUSE_MS: PAGE_REUSE_MS,
+  rendererEnv: { RENDERER_PAGE_REUSE_MS: PAGE_REUSE_MS },
+  deadlineMs: 3_600_000,
 });
 const staticBody = await Deno.readTextFile(
   new URL("../services/renderer/template/builtin/style.css", import.meta.url),

@@ -87,7 +87,11 @@ export interface DemoSite {
  */
 export async function startDemoSite(
   port: number = DEMO_PORTS.process,
-  rendererEnv: Record<string, string> = {},
+  options: {
+    rendererEnv?: Record<string, string>;
+    /** When the CMS is killed if nobody stopped it (a hung test's safety net). */
+    deadlineMs?: number;
+  } = {},
 ): Promise<DemoSite> {
   const penv: ProcessEnv = await privateProcessEnv();
   // A fixed address lets a later run start from the prepared demo (its fingerprint names the
@@ -129,11 +133,11 @@ export async function startDemoSite(
   const cms = await spawnService({
     ...env,
     SITE_RENDERER_URLS: `localhost=http://localhost:${rendererPort}`,
-  }, { deadlineMs: 120_000 });
+  }, { deadlineMs: options.deadlineMs ?? 120_000 });
   const api = `http://localhost:${cms.port}`;
   const renderer = await spawnRenderer(api, {
     RENDERER_PORT: String(rendererPort),
-    ...rendererEnv,
+    ...options.rendererEnv,
   });
   return {
     cms,

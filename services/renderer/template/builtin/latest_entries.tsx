@@ -3,18 +3,11 @@
 import type { PublicItem } from "../mod.ts";
 import { Image, type ImageSource } from "./components/image.tsx";
 import { Heading } from "./components/text.tsx";
+import { formatDate } from "./components/dates.ts";
 import type { SectionProps } from "./section_props.ts";
 
 function dateText(value: unknown, locale: string): string | null {
-  if (typeof value !== "string") return null;
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) return null;
-  return date.toLocaleDateString(locale, {
-    year: "numeric",
-    month: "long",
-    day: "numeric",
-    timeZone: "UTC",
-  });
+  return typeof value === "string" ? formatDate(value, locale, "long") : null;
 }
 
 function coverOf(item: PublicItem, field: string | null): ImageSource | null {

@@ -13,6 +13,7 @@ import { MediaAsset } from "./components/media_asset.tsx";
 import { RichText } from "./components/rich_text.tsx";
 import { Document } from "./layout.tsx";
 import { Section } from "./sections.tsx";
+import { formatDate } from "./components/dates.ts";
 
 /** Names of the files the pages link to, content-hashed by the template. */
 export interface AssetNames {
@@ -24,16 +25,7 @@ function dateOf(item: PublicItem): string | null {
   const value = typeof item.fields.published_on === "string"
     ? item.fields.published_on
     : item.published_at;
-  if (!value) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime())
-    ? null
-    : date.toLocaleDateString(item.locale, {
-      year: "numeric",
-      month: "long",
-      day: "numeric",
-      timeZone: "UTC",
-    });
+  return value ? formatDate(value, item.locale, "long") : null;
 }
 
 function summaryOf(item: PublicItem): string | null {

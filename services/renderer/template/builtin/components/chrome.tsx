@@ -3,6 +3,7 @@
 import type { ChromeLink, ServedBlock } from "../../../../../core/pages/mod.ts";
 import type { PageView, SiteView } from "../../mod.ts";
 import { Section } from "../sections.tsx";
+import { formatDate } from "./dates.ts";
 
 function headerLinks(site: SiteView): ChromeLink[] {
   const key = site.chrome?.placements.header;
@@ -66,16 +67,7 @@ const BLOCK_HEADINGS: Record<ServedBlock["kind"], string | null> = {
 };
 
 function monthName(month: string, locale: string): string {
-  const at = new Date(`${month}-01T00:00:00Z`);
-  try {
-    return new Intl.DateTimeFormat(locale, {
-      month: "long",
-      year: "numeric",
-      timeZone: "UTC",
-    }).format(at);
-  } catch {
-    return month;
-  }
+  return formatDate(`${month}-01T00:00:00Z`, locale, "month") ?? month;
 }
 
 /** A shared section's sections, drawn by the same section components as a page. */
@@ -198,10 +190,7 @@ function Block(
             <li key={i.id}>
               <a href={i.href}>{i.label}</a>
               <time datetime={i.published_at}>
-                {new Intl.DateTimeFormat(site.locale, {
-                  dateStyle: "medium",
-                  timeZone: "UTC",
-                }).format(new Date(i.published_at))}
+                {formatDate(i.published_at, site.locale, "medium")}
               </time>
             </li>
           ))}
