@@ -262,7 +262,7 @@ Deno.test({
         fields: { title: "Launch" },
       });
       await w.publish(saved.group_id);
-      const now = 0;
+      let now = 0;
       const render = createRenderer({
         config: loadRendererConfig({ STAVE_API_URL: cms.origin }),
         // The active release's defaults, as releaseTemplate() answers them.
@@ -289,10 +289,12 @@ Deno.test({
         slug: "launch",
         fields: { title: "Launch", seo_title: "We launched" },
       });
-      // Saved but not published: the live version still speaks.
+      // Saved but not published: the live version still speaks, read afresh.
+      now += loadRendererConfig({}).pageReuseMs;
       match(await head(), /<title>Launch \| Acme<\/title>/);
       await w.publish(saved.group_id);
-      // Published: the very next request shows it, with no new release and no time passing.
+      // Published: the first request after the page reuse window shows it, with no new release.
+      now += loadRendererConfig({}).pageReuseMs;
       match(await head(), /<title>We launched<\/title>/);
     } finally {
       await cms.close();
