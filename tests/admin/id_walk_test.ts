@@ -5,6 +5,7 @@ import { manifest } from "../../routes.gen.ts";
 import type { TestApp } from "../support/app.ts";
 import { adminPatterns } from "./admin_routes.ts";
 import { setupDemo } from "./demo_helpers.ts";
+import { ON_POSTGRES } from "../support/db.ts";
 import {
   CookieJar,
   csrfField,
@@ -296,23 +297,31 @@ async function walkForms(
   return { failures, walked: walked.size };
 }
 
-Deno.test("every admin route of routes.gen.ts and every admin form, walked with malformed ids as the demo admin: 404 for an id in a URL, never a 5xx (issue 39 item 4)", async (test) => {
-  const demo = await setupDemo();
-  const { t } = demo;
-  try {
-    const jar = new CookieJar();
-    await signInAs(t, jar, { email: demo.email, password: PASSWORD });
-    const { forms } = await crawl(t, jar, 60);
-    assert.ok(adminPatterns().includes("/admin/people/roles/:id"));
-    await test.step("each route's :params, for GET and POST", async () => {
-      assert.deepEqual(await walkRoutes(t, jar, forms), []);
-    });
-    await test.step("each form's picked fields, one at a time", async () => {
-      const { failures, walked } = await walkForms(t, jar, forms);
-      assert.ok(walked > 20, `only ${walked} forms found`);
-      assert.deepEqual(failures, []);
-    });
-  } finally {
-    await t.close();
-  }
+Deno.test({
+  name:
+    "every admin route of routes.gen.ts and every admin form, walked with malformed ids as the demo admin: 404 for an id in a URL, never a 5xx (issue 39 item 4)",
+  // Both engines are PostgreSQL and refuse a malformed id the same way; the walk's thousands of
+  // admin requests take three times as long on the embedded engine, so it runs in the
+  // PostgreSQL run (CI runs both).
+  ignore: !ON_POSTGRES,
+  fn: async (test) => {
+    const demo = await setupDemo();
+    const { t } = demo;
+    try {
+      const jar = new CookieJar();
+      await signInAs(t, jar, { email: demo.email, password: PASSWORD });
+      const { forms } = await crawl(t, jar, 60);
+      assert.ok(adminPatterns().includes("/admin/people/roles/:id"));
+      await test.step("each route's :params, for GET and POST", async () => {
+        assert.deepEqual(await walkRoutes(t, jar, forms), []);
+      });
+      await test.step("each form's picked fields, one at a time", async () => {
+        const { failures, walked } = await walkForms(t, jar, forms);
+        assert.ok(walked > 20, `only ${walked} forms found`);
+        assert.deepEqual(failures, []);
+      });
+    } finally {
+      await t.close();
+    }
+  },
 });

@@ -1,6 +1,12 @@
 // The parts of `deno task test` together run every test file of the project, each once.
 import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { partCount, splitFiles, testFiles, weigher } from "./parts.ts";
+import {
+  EMBEDDED_RUN_ONLY,
+  partCount,
+  splitFiles,
+  testFiles,
+  weigher,
+} from "./parts.ts";
 import weights from "./weights.json" with { type: "json" };
 
 const ROOT = new URL("../../", import.meta.url);
@@ -60,4 +66,17 @@ Deno.test("a split gives the longest files to different parts and counts unknown
     "b_test.ts",
     "new_test.ts",
   ]]);
+});
+
+Deno.test("the scheduling plugin's tests run in the embedded run only, except those that put the plugin on PostgreSQL", async () => {
+  const files = await testFiles();
+  const embeddedOnly = files.filter(EMBEDDED_RUN_ONLY);
+  assert(embeddedOnly.includes("tests/scheduling/schedule_test.ts"));
+  assert(embeddedOnly.includes("plugins/scheduling/core/releases_test.ts"));
+  assert(!embeddedOnly.includes("tests/scheduling/db_faults_test.ts"));
+  assert(!embeddedOnly.includes("tests/scheduling/two_process_test.ts"));
+  assert(!embeddedOnly.includes("tests/plugins/operations_test.ts"));
+  assert(
+    embeddedOnly.every((file) => /^(tests|plugins)\/scheduling\//.test(file)),
+  );
 });
