@@ -10,7 +10,7 @@ import { systemClock } from "../core/clock.ts";
 import { openDatabase } from "../core/db/database.ts";
 import { createModel } from "../core/models/store.ts";
 import { insertSite } from "../tests/support/sites.ts";
-import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
+import { hasWrk, median, runLoad, type RunStats, runWrk } from "./load.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 
 const benchOnly = (Deno.env.get("BENCH_ONLY") ?? "").split(",").filter((w) =>
@@ -36,14 +36,12 @@ const SLICE_SECONDS = Number(Deno.env.get("BENCH_BACKEND_SLICE_SECONDS") ?? 3);
 function combined(runs: RunStats[]): RunStats {
   const requests = runs.reduce((sum, r) => sum + r.requests, 0);
   const seconds = runs.reduce((sum, r) => sum + r.seconds, 0);
-  const middle = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
   return {
     requests,
     seconds: Number(seconds.toFixed(2)),
     rps: Math.round(requests / seconds),
-    median_ms: middle(runs.map((r) => r.median_ms)),
-    p99_ms: middle(runs.map((r) => r.p99_ms)),
+    median_ms: median(runs.map((r) => r.median_ms)),
+    p99_ms: median(runs.map((r) => r.p99_ms)),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
   };
 }

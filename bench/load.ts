@@ -10,6 +10,11 @@ export interface RunStats {
   errors: number;
 }
 
+/** The middle value of `values` (the upper of the two middle ones for an even count). */
+export function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+}
+
 /** Summarises latencies (ms) measured over `seconds`. */
 export function stats(
   latencies: number[],

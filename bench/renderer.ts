@@ -6,7 +6,7 @@
 import { DEMO_PORTS, startDemoSite } from "../tests/renderer/support.ts";
 import { everySectionView } from "../tests/renderer/every_section.ts";
 import { builtInTemplate } from "../services/renderer/template/builtin/mod.tsx";
-import { hasWrk, type RunStats, runWrk, stats } from "./load.ts";
+import { hasWrk, median, runLoad, type RunStats, runWrk } from "./load.ts";
 
 const CONCURRENCY = Number(
   Deno.env.get("BENCH_RENDERER_CONCURRENCY") ?? 32,
@@ -18,24 +18,18 @@ const SECONDS = Number(Deno.env.get("BENCH_RENDERER_SECONDS") ?? 10);
 /** Rounds: every target once per round, in turn, so a disturbance hits all of them alike. */
 const ROUNDS = Number(Deno.env.get("BENCH_RENDERER_ROUNDS") ?? 3);
 
-/** `total` GETs of `url`, `CONCURRENCY` at a time after a warm-up, with Deno's `fetch`. */
-async function loadWithFetch(url: string, total = REQUESTS): Promise<RunStats> {
+/** About `REQUESTS` GETs of `url`, `CONCURRENCY` at a time after a warm-up, with `fetch`. */
+async function loadWithFetch(url: string): Promise<RunStats> {
   for (let i = 0; i < 50; i++) await (await fetch(url)).arrayBuffer();
-  const times: number[] = [];
-  let next = 0;
-  let errors = 0;
-  const started = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < total) {
-      next++;
-      const t0 = performance.now();
+  return await runLoad(
+    CONCURRENCY,
+    Math.ceil(REQUESTS / CONCURRENCY),
+    async () => {
       const response = await fetch(url);
       await response.arrayBuffer();
-      if (response.status !== 200) errors++;
-      times.push(performance.now() - t0);
-    }
-  }));
-  return stats(times, (performance.now() - started) / 1000, errors);
+      return response.status === 200;
+    },
+  );
 }
 
 /** One target for `SECONDS` with wrk (after a two-second warm-up), else with `fetch`. */
@@ -44,11 +38,6 @@ async function load(url: string, viaWrk: boolean): Promise<RunStats> {
   const { origin, pathname, search } = new URL(url);
   await runWrk(origin, [pathname + search], CONCURRENCY, 2);
   return await runWrk(origin, [pathname + search], CONCURRENCY, SECONDS);
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
 function at(sorted: number[], q: number): string {

@@ -3,6 +3,7 @@
 // warm (the same DATA_DIR again). Prints one line per run and the medians; docs/benchmarks.md
 // records a run.
 import { SNAPSHOT_DIR } from "../core/db/pglite_snapshot.ts";
+import { median } from "./load.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_START_RUNS") ?? 3);
 const ROOT = new URL("..", import.meta.url).pathname;
@@ -40,8 +41,6 @@ async function timeStart(dataDir: string, port: number): Promise<number> {
   }
 }
 
-const median = (xs: number[]) =>
-  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const port = 18_000 + Math.floor(Math.random() * 1000);
 const results: Record<string, number[]> = {
