@@ -73,7 +73,6 @@ export class Reuse<T> {
       if (replacing) replacing.refreshing = false;
       else if (this.#kept.get(key) === entry) this.#kept.delete(key);
     });
-    if (replacing) value.catch(() => {});
     return entry;
   }
 }
