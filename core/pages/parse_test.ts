@@ -1,3 +1,4 @@
+// Long on purpose: one case per section type, shape, limit edge and code of the parser, in parse.ts's order.
 // Unit tests of the page-document parser: every section type, shape, limit edge and code.
 import assert from "node:assert/strict";
 import {

@@ -1,3 +1,4 @@
+// Long on purpose: every refusal and fault of the one guarded outbound fetch, read in one place.
 // outboundFetch(): no connection for a refused destination, DNS checked before connect, real local servers for faults (OUT-*).
 import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import {

@@ -1,3 +1,4 @@
+// Long on purpose: every client operation against one demo site, which costs more to start than to read.
 // The JavaScript client (clients/js) against the demo site on a real HTTP server: every operation
 // typed with the demo's generated model types and checked against real values (PUB-043, PAUX-002).
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";

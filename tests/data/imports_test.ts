@@ -1,3 +1,4 @@
+// Long on purpose: an import job's steps in the order a job runs them, sharing one world and archive builders.
 // Imports: sources, jobs, archive parts at their 5 MiB edge, completion with the SHA-256, the
 // plan with its blocking problems and recheck, cancel, artifacts; every refusal changes nothing.
 // IMP-001..006, IMP-008, MAPI-016.

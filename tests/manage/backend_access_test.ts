@@ -1,3 +1,4 @@
+// Long on purpose: access rules and saved queries refuse each other's changes, so their cases share a file.
 // Backend access rules and saved queries over the Management API (docs/backend-access.md): a role
 // an access rule names cannot be deleted (SET-014), a public route never serves a private
 // column (MOD-031), and every limit at its edge.

@@ -1,3 +1,4 @@
+// Long on purpose: the /entries routes' script and refusals share one world; split, each part would set it up.
 // The /entries routes over HTTP: an end-to-end script, reads, lists, saves, versions, publish and unpublish with every refusal.
 import assert from "node:assert/strict";
 import type { Scope } from "../../core/access/scopes.ts";

@@ -1,3 +1,4 @@
+// Long on purpose: the workflow routes' cases share one world and its held-answer helpers.
 // The entry workflow routes over HTTP: moves, assignment, Trash and purge with held answers, relations, proposals, working drafts.
 import assert from "node:assert/strict";
 import { insertMember, insertRole } from "../../core/access/_testing.ts";

@@ -1,3 +1,4 @@
+// Long on purpose: the model routes' refusals at their edges share one world and model builders.
 // The model routes over HTTP: read, create, change, file and remove models, with every refusal at its edge.
 import assert from "node:assert/strict";
 import { insertMember, insertRole } from "../../core/access/_testing.ts";

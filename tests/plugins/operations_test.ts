@@ -1,3 +1,4 @@
+// Long on purpose: every answer classification runs against one test plugin server, started once.
 // Plugin operations through the Management API, against the test plugin as a real HTTP server:
 // listings, launch links, invocations, the exchange and every answer classification (spec 1
 // parts 2.4, 2.5, 7; spec 2 parts 2.5, 4.2, 4.3; MPL, LAU-021..023, PEXT-011..014), and the

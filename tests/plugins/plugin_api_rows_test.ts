@@ -1,3 +1,4 @@
+// Long on purpose: the remaining plugin API rows, one test each, beside their shared plugin harness.
 // The plugin API rows not covered elsewhere, each against its test idea: the shared lifecycle,
 // /context and /content, the transition command's kind, pins, revision and order of checks,
 // pinned saves, and manage launches naming a view (spec 1 parts 2.1-2.8, 5; PAPI, LAU rows).

@@ -1,3 +1,4 @@
+// Long on purpose: single reads' privacy, token and cache cases share one seeded world.
 // Single reads, privacy, tokens, previews, cache headers and CORS over HTTP (spec 3 parts 3, 4.3, 5, 7;
 // inventory PUB-005, PUB-008, PUB-009, PUB-031 to PUB-036, AUTH-001 to AUTH-013).
 import { assertIfNoneMatch } from "../support/conditional.ts";

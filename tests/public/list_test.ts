@@ -1,3 +1,4 @@
+// Long on purpose: every list parameter at its edge against one seeded world.
 // GET /v1/{model}: every list parameter at its edge over HTTP (spec 3 parts 4.2, 7, 8; inventory
 // PUB-003, PUB-007, PUB-010 to PUB-015, PUB-017, PUB-019 to PUB-029, AUTH-001).
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";

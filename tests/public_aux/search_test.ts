@@ -1,3 +1,4 @@
+// Long on purpose: every search and suggestion parameter against one indexed world.
 // /v1/_search and /v1/_search/suggest over HTTP (SRCH-001 to SRCH-013, SRCH-016 to SRCH-026).
 // deno-lint-ignore-file no-explicit-any -- answers are parsed JSON checked field by field
 import assert from "node:assert/strict";

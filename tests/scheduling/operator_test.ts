@@ -1,3 +1,4 @@
+// Long on purpose: the operator routes run in sequence against one fake service and manual clock.
 // The scheduling plugin's operator and service-facing routes on their own, over HTTP, with a fake
 // service behind `fetch` and a manual clock: activation and rotation codes, the hand-off, the
 // stored installation, the service URL rule, operation refusals by name, data deletion, and the

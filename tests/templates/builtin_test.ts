@@ -1,3 +1,4 @@
+// Long on purpose: using the built-in and the refusals it meets share one delivery set-up.
 // "Use built-in template" (TPL-017, TPL-018), what activation, rollback and publishing refuse
 // when a published page pins a registered section the template does not draw (TPL-027, TPL-028),
 // and a published page at the search address blocking a new release (SRCH-030).
