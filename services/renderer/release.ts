@@ -121,6 +121,7 @@ export function releaseTemplate(options: ReleaseTemplateOptions): Template {
     async generated() {
       return (await active()) !== null;
     },
+    drawing: active,
     async seoDefaults() {
       return (await active())?.seo ?? null;
     },

@@ -1,14 +1,10 @@
 // The renderer's request handler: reads the site through the public API and hands the answers to
-// the template. Pages are read on every request (a publication shows at once); chrome, redirects
-// and lists are reused at most 30 s.
-import { parsePageDocument } from "../../core/pages/mod.ts";
-import {
-  ApiUnavailable,
-  type Chrome,
-  type ChromeLink,
-  PublicApi,
-} from "./api.ts";
+// the template. Pages and posts are reused for the page window (RENDERER_PAGE_REUSE_MS, default
+// 1 s), chrome, redirects and lists at most 30 s; a drawn page is kept while all of those it was
+// drawn from are the same answers.
+import { ApiUnavailable, type Chrome, PublicApi } from "./api.ts";
 import type { RendererConfig } from "./config.ts";
+import { DrawnPages, FORM_KEY_SLOT, withFormKey } from "./drawn.ts";
 import { handleFormPost } from "./forms.ts";
 import {
   addressOf,
@@ -20,10 +16,10 @@ import {
 import { matchRedirect } from "./redirects.ts";
 import type { Clock } from "./reuse.ts";
 import { searchPage, suggestAnswer } from "./search.ts";
+import { siteReads } from "./site_reads.ts";
 import { pageSeo, plainSeo, postSeo } from "./seo.ts";
 import { robotsTxt, sitemapChunkXml, sitemapXml } from "./sitemap.ts";
 import type {
-  EntryList,
   FormOutcome,
   PublicItem,
   Seo,
@@ -54,70 +50,9 @@ export function createRenderer(
     singleReuseMs: config.pageReuseMs,
   });
   const assets = new Map(template.assets.map((a) => [`/_site/${a.name}`, a]));
-  let siteName = config.siteName;
-
-  async function nameOfSite(): Promise<string> {
-    if (siteName) return siteName;
-    const health = await api.get<{ site?: string }>("/health");
-    const slug = health.body?.site ?? "site";
-    return siteName = slug.charAt(0).toUpperCase() + slug.slice(1);
-  }
-
-  /** Fallback navigation when no header menu is placed: the site's pages, the posts, search. */
-  async function fallbackNav(
-    locale: string,
-    defaultLocale: string,
-  ): Promise<ChromeLink[]> {
-    const pages = await api.list("pages", {
-      locale: locale === defaultLocale ? undefined : locale,
-      limit: 8,
-      fields: ["title"],
-      order: "asc",
-    });
-    // The home page leads; the others keep the order they were first published in.
-    const items = pages.body.data
-      ? [...pages.body.data].sort((a, b) =>
-        Number(b.slug === HOME_SLUG) - Number(a.slug === HOME_SLUG)
-      )
-      : [];
-    const prefix = locale === defaultLocale ? "" : `/${locale}`;
-    return [
-      ...items.map((p) => ({
-        id: p.id,
-        label: String(p.fields.title ?? p.slug),
-        href: addressOf(
-          { model: "pages", slug: p.slug, locale: p.locale },
-          defaultLocale,
-        ),
-      })),
-      { id: "posts", label: "Blog", href: `${prefix}/posts` },
-    ];
-  }
-
-  async function siteView(
-    locale: string,
-    defaultLocale: string,
-    chrome: Chrome | null,
-    path: string,
-    preview: boolean,
-  ): Promise<SiteView> {
-    return {
-      siteName: await nameOfSite(),
-      siteUrl,
-      locale,
-      defaultLocale,
-      chrome,
-      fallbackNav: chrome?.placements.header
-        ? []
-        : await fallbackNav(locale, defaultLocale),
-      path,
-      transformOrigins: config.transformOrigins,
-      preview,
-      hrefOf: (item) => addressOf(item, defaultLocale),
-      seoDefaults: await template.seoDefaults?.() ?? null,
-      searchOn: !(await api.searchOff(locale)),
-    };
-  }
+  const reads = siteReads(api, template, config, siteUrl);
+  const { siteView, siteInputs, readLists, readPage } = reads;
+  const drawn = new DrawnPages();
 
   // A cache in front may keep a page but must ask again each time, so a publication shows at once.
   function html(body: string, status = 200, extra: HeadersInit = {}): Response {
@@ -145,7 +80,7 @@ export function createRenderer(
     )
       .catch(() => null);
     const fallback: SiteView = site ?? {
-      siteName: siteName ?? "Site",
+      siteName: reads.knownSiteName() ?? "Site",
       siteUrl,
       locale: ctx.locale,
       defaultLocale: ctx.defaultLocale,
@@ -165,29 +100,6 @@ export function createRenderer(
       status,
       { "cache-control": "no-store" },
     );
-  }
-
-  async function readLists(
-    doc: ReturnType<typeof parsePageDocument> & { ok: true },
-    locale: string | undefined,
-  ): Promise<Record<string, EntryList>> {
-    const lists: Record<string, EntryList> = {};
-    await Promise.all(doc.value.sections.map(async (s) => {
-      if (s.type !== "latest_entries") return;
-      const props = doc.value.props[s.id] as { model: string; limit: number };
-      try {
-        const answer = await api.list(props.model, {
-          locale,
-          limit: props.limit,
-        });
-        lists[s.id] = answer.body.data
-          ? { ok: true, items: answer.body.data }
-          : { ok: false }; // PAGE-056: a list that cannot be read is an error, never empty
-      } catch {
-        lists[s.id] = { ok: false };
-      }
-    }));
-    return lists;
   }
 
   async function handle(
@@ -356,8 +268,14 @@ export function createRenderer(
         });
         if (answer.body.data) {
           const item = answer.body.data;
+          const draw = () =>
+            template.post({ site, seo: postSeo(site, item), item });
           return html(
-            await template.post({ site, seo: postSeo(site, item), item }),
+            preview ? await draw() : await drawn.get(
+              rawPath,
+              [item, ...await siteInputs(site)],
+              draw,
+            ),
             200,
             preview ? { ...noStore, "x-robots-tag": "noindex" } : {},
           );
@@ -384,9 +302,7 @@ export function createRenderer(
             headers: { location: root(item.locale, defaultLocale) },
           });
         }
-        const doc = parsePageDocument(item.fields.slides, {
-          purpose: "deliver",
-        });
+        const doc = reads.documentOf(item);
         // A partly refused page never renders partially: the URL is an error.
         if (!doc.ok) return await errorPage(500, ctx);
         const site = await siteView(
@@ -396,19 +312,37 @@ export function createRenderer(
           rawPath,
           preview,
         );
-        return html(
-          await template.page({
+        const document = doc.value;
+        const lists = await readLists(
+          doc,
+          item.locale === defaultLocale ? undefined : item.locale,
+        );
+        const form = preview ? null : formOutcome(url);
+        const draw = () =>
+          template.page({
             site,
-            seo: homeSeo(pageSeo(site, item, doc.value), isHome, site),
+            seo: homeSeo(pageSeo(site, item, document), isHome, site),
             item,
-            document: doc.value,
-            lists: await readLists(
-              doc,
-              item.locale === defaultLocale ? undefined : item.locale,
+            document,
+            lists,
+            form,
+            formKey: FORM_KEY_SLOT,
+          });
+        // A page with a form is kept only when its key can be swapped per visitor.
+        const hasForm = document.sections.some((s) => s.type === "form");
+        return html(
+          withFormKey(
+            preview || form ? await draw() : await drawn.get(
+              rawPath,
+              [
+                item,
+                ...await siteInputs(site),
+                ...document.sections.map((s) => lists[s.id]),
+              ],
+              draw,
+              (drawnHtml) => !hasForm || drawnHtml.includes(FORM_KEY_SLOT),
             ),
-            form: preview ? null : formOutcome(url),
-            formKey: crypto.randomUUID().replaceAll("-", ""),
-          }),
+          ),
           200,
           preview ? { ...noStore, "x-robots-tag": "noindex" } : {},
         );
@@ -486,37 +420,6 @@ export function createRenderer(
         firstHref: cursor ? here : null,
       }),
     );
-  }
-
-  async function readPage(
-    slug: string | undefined,
-    locale: string,
-    defaultLocale: string,
-    previewToken: string | undefined,
-  ): Promise<{ status: number; item: PublicItem } | null> {
-    const apiLocale = locale === defaultLocale ? undefined : locale;
-    if (slug !== undefined) {
-      const answer = await api.single("pages", slug, {
-        locale: apiLocale,
-        preview: previewToken,
-      });
-      return answer.body.data ? { status: 200, item: answer.body.data } : null;
-    }
-    // The home page of another language is the home page's translation, at its own slug.
-    const home = await api.single("pages", HOME_SLUG, {
-      preview: previewToken,
-    });
-    if (!home.body.data) return null;
-    if (locale === defaultLocale) return { status: 200, item: home.body.data };
-    const alternate = home.body.data.alternates?.find((a) =>
-      a.locale === locale
-    );
-    if (!alternate) return null;
-    const answer = await api.single("pages", alternate.slug, {
-      locale,
-      preview: previewToken,
-    });
-    return answer.body.data ? { status: 200, item: answer.body.data } : null;
   }
 
   return async function render(

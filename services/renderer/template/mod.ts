@@ -166,6 +166,11 @@ export interface Template {
    * off, where the managed built-in template shows the page with a notice.
    */
   generated?(): Promise<boolean>;
+  /**
+   * What draws now, compared by identity: a page drawn earlier is served again only while this
+   * is the same value (a release answers its active release; absent: the drawing never changes).
+   */
+  drawing?(): Promise<unknown>;
   /** The SEO defaults the drawing release carries, or null (the built-in template has none). */
   seoDefaults?(): Promise<ReleaseSeo | null>;
   /** A file served under `/_site/` that is not among `assets` (a release's own), or null. */
