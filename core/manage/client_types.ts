@@ -7,6 +7,7 @@ import {
   errorBody,
   pathParams,
 } from "./contract/mod.ts";
+import { tsType as schemaTsType } from "../openapi/ts_types.ts";
 import { answerSchemaOf, type Json, jsonSchemaOf } from "./openapi.ts";
 
 /** The source text of the client types module (unformatted; the generator runs `deno fmt`). */
@@ -95,77 +96,7 @@ function pascal(name: string): string {
   return camel[0].toUpperCase() + camel.slice(1);
 }
 
-/** A TypeScript type for a JSON Schema (the subset zod emits). */
-export function tsType(schema: Json | boolean, depth: number): string {
-  if (schema === true) return "unknown";
-  if (schema === false) return "never";
-  const parts: string[] = [];
-  const base = baseType(schema, depth);
-  if (base !== null) parts.push(base);
-  for (const key of ["anyOf", "oneOf"] as const) {
-    const list = schema[key] as Json[] | undefined;
-    if (list) {
-      parts.push(`(${list.map((s) => tsType(s, depth)).join(" | ")})`);
-    }
-  }
-  const all = schema.allOf as Json[] | undefined;
-  if (all) parts.push(...all.map((s) => `(${tsType(s, depth)})`));
-  return parts.length === 0 ? "unknown" : parts.join(" & ");
-}
-
-function baseType(schema: Json, depth: number): string | null {
-  if ("const" in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) {
-    return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  }
-  const type = schema.type;
-  if (Array.isArray(type)) {
-    return type.map((t) => baseType({ ...schema, type: t }, depth)).join(
-      " | ",
-    );
-  }
-  switch (type) {
-    case "string":
-      return "string";
-    case "number":
-    case "integer":
-      return "number";
-    case "boolean":
-      return "boolean";
-    case "null":
-      return "null";
-    case "array": {
-      const items = schema.items as Json | undefined;
-      return items ? `Array<${tsType(items, depth)}>` : "unknown[]";
-    }
-    case "object":
-      return objectType(schema, depth);
-    default:
-      return null;
-  }
-}
-
-function objectType(schema: Json, depth: number): string {
-  const properties = (schema.properties ?? {}) as Record<string, Json>;
-  const required = new Set((schema.required as string[] | undefined) ?? []);
-  const pad = "  ".repeat(depth + 1);
-  const members: string[] = [];
-  for (const [name, property] of Object.entries(properties)) {
-    const doc = typeof property.description === "string"
-      ? `${pad}/** ${property.description.replaceAll("*/", "* /")} */\n`
-      : "";
-    members.push(
-      `${doc}${pad}${JSON.stringify(name)}${required.has(name) ? "" : "?"}: ${
-        tsType(property, depth + 1)
-      };`,
-    );
-  }
-  const extra = schema.additionalProperties;
-  if (extra !== undefined && extra !== false) {
-    members.push(
-      `${pad}[key: string]: ${tsType(extra as Json | boolean, depth + 1)};`,
-    );
-  }
-  if (members.length === 0) return "Record<string, never>";
-  return `{\n${members.join("\n")}\n${"  ".repeat(depth)}}`;
+/** zod's JSON Schema as TypeScript: a shape `&` its unions and intersections. */
+function tsType(schema: Json | boolean, depth: number): string {
+  return schemaTsType(schema, depth, { unions: "intersected" });
 }

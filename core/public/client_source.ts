@@ -4,6 +4,7 @@ import { z } from "zod";
 import { Envelope } from "../forms/submit.ts";
 import { format } from "../manage/generate.ts";
 import type { Json } from "../openapi/components.ts";
+import { tsType as schemaTsType } from "../openapi/ts_types.ts";
 import { buildPublicOpenApi, PUBLIC_API_VERSION } from "./openapi_public.ts";
 import { ROUTES } from "./openapi_public_routes.ts";
 
@@ -166,60 +167,7 @@ function doc_(text: unknown, indent = 0): string {
   return `${" ".repeat(indent)}/** ${text.replaceAll("*/", "* /")} */\n`;
 }
 
-/** A TypeScript type for the JSON Schema subset the public document uses. */
+/** The public document's schemas as TypeScript: components by name, a union is the whole type. */
 function tsType(schema: Json | boolean, depth: number): string {
-  if (schema === true) return "unknown";
-  if (schema === false) return "never";
-  if (typeof schema.$ref === "string") {
-    return typeName(schema.$ref.replace("#/components/schemas/", ""));
-  }
-  const options = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-  if (options) return options.map((s) => tsType(s, depth)).join(" | ");
-  if ("const" in schema) return JSON.stringify(schema.const);
-  if (Array.isArray(schema.enum)) {
-    return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
-  }
-  const type = schema.type;
-  if (Array.isArray(type)) {
-    return type.map((t) => tsType({ ...schema, type: t }, depth)).join(" | ");
-  }
-  switch (type) {
-    case "string":
-      return "string";
-    case "number":
-    case "integer":
-      return "number";
-    case "boolean":
-      return "boolean";
-    case "null":
-      return "null";
-    case "array": {
-      const items = schema.items as Json | undefined;
-      return items ? `Array<${tsType(items, depth)}>` : "unknown[]";
-    }
-    case "object":
-      return objectType(schema, depth);
-    default:
-      return "unknown";
-  }
-}
-
-function objectType(schema: Json, depth: number): string {
-  const properties = (schema.properties ?? {}) as Record<string, Json>;
-  const required = new Set((schema.required as string[] | undefined) ?? []);
-  const pad = "  ".repeat(depth + 1);
-  const members: string[] = [];
-  for (const [name, property] of Object.entries(properties)) {
-    members.push(
-      `${doc_(property.description, pad.length)}${pad}${JSON.stringify(name)}${
-        required.has(name) ? "" : "?"
-      }: ${tsType(property, depth + 1)};`,
-    );
-  }
-  const extra = schema.additionalProperties;
-  if (extra !== undefined && extra !== false) {
-    members.push(`${pad}[key: string]: ${tsType(extra as Json, depth + 1)};`);
-  }
-  if (members.length === 0) return "Record<string, never>";
-  return `{\n${members.join("\n")}\n${"  ".repeat(depth)}}`;
+  return schemaTsType(schema, depth, { refName: typeName, unions: "alone" });
 }
