@@ -5,7 +5,12 @@ import type { SiteRecord } from "../sites/site_store.ts";
 import { readCheckedSettings } from "../sites/settings.ts";
 import { activeTemplateRegions } from "../templates/active_regions.ts";
 import { menuAddresses } from "./menu_addresses.ts";
-import { type ServedRegion, serveRegions } from "./regions.ts";
+import type {
+  ChromeAnswer,
+  ChromeItem,
+  ChromeLink,
+} from "../pages/chrome_shapes.ts";
+import { serveRegions } from "./regions.ts";
 import {
   LINK_KINDS,
   MENU_ITEMS,
@@ -14,6 +19,7 @@ import {
 } from "./menu_items.ts";
 
 export { LINK_KINDS, MENU_ITEMS, type MenuItems };
+export type { ChromeAnswer, ChromeItem, ChromeLink };
 
 /** Creates or replaces one menu (admin side; validated). */
 export async function putMenu(
@@ -42,33 +48,6 @@ export async function putMenu(
     })
   ).execute();
   return { ok: true };
-}
-
-/** One served menu item. */
-export interface ChromeLink {
-  id: string;
-  label: string;
-  href: string;
-}
-
-/** One served top-level item; a heading (an item leading nowhere itself) has `href: null`. */
-export interface ChromeItem {
-  id: string;
-  label: string;
-  href: string | null;
-  children: ChromeLink[];
-}
-
-/** The chrome answer's `data`. */
-export interface ChromeAnswer {
-  locale: string;
-  menus: Record<
-    string,
-    { lang: string; items: ChromeItem[] }
-  >;
-  placements: { header: string | null; footer: string | null };
-  footer_note: { lang: string; text: string } | null;
-  regions: ServedRegion[];
 }
 
 /** Thrown when a stored chrome document no longer reads: answered `500 site_chrome_unreadable`. */

@@ -4,18 +4,25 @@
 // This module is browser compatible.
 import type { PageDocument } from "./parse.ts";
 
-/** A chrome link as `/v1/_chrome` serves it. */
+/** A link of a menu (a top-level item's child, or a fallback navigation link). */
 export interface ChromeLink {
   id: string;
   label: string;
   href: string;
-  children?: ChromeLink[];
+}
+
+/** A top-level menu item; a heading (an item leading nowhere itself) has `href: null`. */
+export interface ChromeItem {
+  id: string;
+  label: string;
+  href: string | null;
+  children: ChromeLink[];
 }
 
 /** `/v1/_chrome`'s `data`: menus, placements, footer note and regions of one language. */
 export interface ChromeAnswer {
   locale: string;
-  menus: Record<string, { lang: string; items: ChromeLink[] }>;
+  menus: Record<string, { lang: string; items: ChromeItem[] }>;
   placements: { header: string | null; footer: string | null };
   footer_note: { lang: string; text: string } | null;
   /** The active template's regions in its order, each with its blocks in this language. */

@@ -9,6 +9,7 @@ import { SEARCH_LIMITS } from "../search/request.ts";
 import { SYNC_LIMITS } from "../sync/read_sync.ts";
 import { extractComponents, type Json } from "../openapi/components.ts";
 import { PUBLIC_EXAMPLES } from "./openapi_public_examples.ts";
+import { CHROME_COMPONENTS } from "./openapi_public_chrome.ts";
 import {
   HIT,
   ITEM,
@@ -275,6 +276,7 @@ export function buildPublicOpenApi(): Json {
     Error: ERROR_SCHEMA,
     RelationValue: RELATION_VALUE,
     RelationTarget: RELATION_TARGET,
+    ...CHROME_COMPONENTS,
     ...extractComponents(
       bodies,
       new Map([[JSON.stringify(ITEM), "Item"], [

@@ -79,7 +79,7 @@ export const PUBLIC_EXAMPLES: Partial<Record<PublicRouteName, unknown>> = {
         main: {
           lang: "en",
           items: [
-            { id: "m-home", label: "Home", href: "/" },
+            { id: "m-home", label: "Home", href: "/", children: [] },
             {
               id: "m-blog",
               label: "Blog",

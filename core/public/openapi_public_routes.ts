@@ -425,7 +425,7 @@ export const ROUTES: RouteDoc[] = [
     },
     answer: {
       type: "object",
-      properties: { data: { type: "object", additionalProperties: true } },
+      properties: { data: ref("Chrome") },
       required: ["data"],
     },
     etag: true,
@@ -445,10 +445,7 @@ export const ROUTES: RouteDoc[] = [
     answer: {
       type: "object",
       properties: {
-        data: {
-          type: "array",
-          items: { type: "object", additionalProperties: true },
-        },
+        data: { type: "array", items: ref("RedirectRule") },
       },
       required: ["data"],
     },

@@ -51,6 +51,20 @@ function fakeApi() {
   };
 }
 
+function rendererOver(
+  api: ReturnType<typeof fakeApi>,
+  template: Template,
+  clock = () => 1_000_000,
+) {
+  return createRenderer({
+    config: loadRendererConfig({ STAVE_API_URL: "http://cms.test" }),
+    template,
+    siteUrl: "http://site.test",
+    clock,
+    fetch: api.fetch,
+  });
+}
+
 function counting(template: Template) {
   const drawn = { pages: 0 };
   const counted: Template = {
@@ -73,13 +87,7 @@ Deno.test("a drawn page is kept while its answers are the same, and every visito
   let now = 1_000_000;
   const api = fakeApi();
   const { drawn, template } = counting(builtInTemplate);
-  const render = createRenderer({
-    config: loadRendererConfig({ STAVE_API_URL: "http://cms.test" }),
-    template,
-    siteUrl: "http://site.test",
-    clock: () => now,
-    fetch: api.fetch,
-  });
+  const render = rendererOver(api, template, () => now);
   const home = async (query = "") => {
     const response = await render(new Request(`http://site.test/${query}`));
     equal(response.status, 200);
@@ -124,13 +132,7 @@ Deno.test("a template that does not print the form key as given is drawn for eve
         formKey: view.formKey.slice(0, 31) + "0",
       }),
   });
-  const render = createRenderer({
-    config: loadRendererConfig({ STAVE_API_URL: "http://cms.test" }),
-    template,
-    siteUrl: "http://site.test",
-    clock: () => 1_000_000,
-    fetch: api.fetch,
-  });
+  const render = rendererOver(api, template);
   for (let i = 0; i < 3; i++) {
     const response = await render(new Request("http://site.test/"));
     equal(response.status, 200);
@@ -147,13 +149,7 @@ Deno.test("a drawing of another release is never served from a kept page", async
     ...builtInTemplate,
     drawing: () => Promise.resolve(release),
   });
-  const render = createRenderer({
-    config: loadRendererConfig({ STAVE_API_URL: "http://cms.test" }),
-    template,
-    siteUrl: "http://site.test",
-    clock: () => 1_000_000,
-    fetch: api.fetch,
-  });
+  const render = rendererOver(api, template);
   const statuses: number[] = [];
   for (const next of [null, null, { number: 2 }, null]) {
     if (next) release = next;

@@ -419,3 +419,37 @@ Deno.test("TPL-030: documents, audio and video of a post are drawn through the p
     /<video class="asset" controls preload="metadata" src="https:\/\/media.example\/clip.mp4" aria-label="clip.mp4">/,
   );
 });
+
+Deno.test("a menu heading, which has no address of its own, stands for its children in the header and footer rows (PAUX-014)", () => {
+  const view = everySectionView();
+  view.site.chrome = {
+    locale: "en",
+    menus: {
+      main: {
+        lang: "en",
+        items: [
+          { id: "blog", label: "Blog", href: "/posts", children: [] },
+          {
+            id: "topics",
+            label: "Topics",
+            href: null,
+            children: [
+              { id: "news", label: "News", href: "/posts/category/news" },
+            ],
+          },
+        ],
+      },
+    },
+    placements: { header: "main", footer: "main" },
+    footer_note: null,
+    regions: [],
+  };
+  const html = builtInTemplate.page(view);
+  const nav = (label: string) =>
+    html.slice(html.indexOf(`<nav aria-label="${label}">`)).split("</nav>")[0];
+  for (const row of [nav("Main"), nav("Footer")]) {
+    match(row, /<a href="\/posts"[^>]*>Blog<\/a>/);
+    match(row, /<a href="\/posts\/category\/news"[^>]*>News<\/a>/);
+    ok(!row.includes("Topics"), row);
+  }
+});

@@ -25,6 +25,126 @@ export interface RelationTarget {
   "id": string;
 }
 
+/** Menus, placements, footer note and regions of one language */
+export interface Chrome {
+  "locale": string;
+  "menus": {
+    [key: string]: {
+      "lang": string;
+      "items": Array<ChromeItem>;
+    };
+  };
+  "placements": {
+    "header": string | null;
+    "footer": string | null;
+  };
+  "footer_note": {
+    "lang": string;
+    "text": string;
+  } | null;
+  /** The site template's regions in its order */
+  "regions": Array<Region>;
+}
+
+/** A top-level menu item; a heading (an item leading nowhere itself) has `href: null` */
+export interface ChromeItem {
+  "id": string;
+  "label": string;
+  "href": string | null;
+  "children": Array<ChromeLink>;
+}
+
+/** A link of a menu: a top-level item's child */
+export interface ChromeLink {
+  "id": string;
+  "label": string;
+  "href": string;
+}
+
+/** A region link with the number of posts behind it */
+export interface CountedLink {
+  "id": string;
+  "label": string;
+  "href": string;
+  "count": number;
+}
+
+/** One region the site's template declares, with what the site put in it */
+export interface Region {
+  "key": string;
+  "label": string;
+  "items": Array<RegionBlock>;
+}
+
+/** One block of a region, by its kind */
+export type RegionBlock = {
+  "kind": "shared_section";
+  /** The block's heading in the served language, if any */
+  "title": string | null;
+  "id": string;
+  /** The shared section's published sections, as a page document */
+  "document": {
+    [key: string]: unknown;
+  };
+} | {
+  "kind": "menu";
+  /** The block's heading in the served language, if any */
+  "title": string | null;
+  "key": string;
+  "items": Array<ChromeItem>;
+} | {
+  "kind": "search";
+  /** The block's heading in the served language, if any */
+  "title": string | null;
+  "href": string;
+} | {
+  "kind": "recent_posts";
+  /** The block's heading in the served language, if any */
+  "title": string | null;
+  "items": Array<{
+    "id": string;
+    "label": string;
+    "href": string;
+    "published_at": string;
+  }>;
+} | {
+  "kind": "categories";
+  /** The block's heading in the served language, if any */
+  "title": string | null;
+  "field": string;
+  "items": Array<CountedLink>;
+} | {
+  "kind": "tags";
+  /** The block's heading in the served language, if any */
+  "title": string | null;
+  "field": string;
+  "items": Array<CountedLink>;
+} | {
+  "kind": "posts_by_month";
+  /** The block's heading in the served language, if any */
+  "title": string | null;
+  /** Newest month first; a month has no address of its own */
+  "months": Array<{
+    "month": string;
+    "items": Array<RegionLink>;
+  }>;
+};
+
+/** A link a region block lists */
+export interface RegionLink {
+  "id": string;
+  "label": string;
+  "href": string;
+}
+
+/** A redirect rule, in precedence order */
+export interface RedirectRule {
+  "from": string;
+  "match": "exact" | "pattern";
+  "status": 301 | 302 | 307 | 308 | 410 | 451;
+  "to": string | null;
+}
+
 export interface DownloadClientResponse {
   "data": {
     "contract_version": number;
@@ -94,9 +214,7 @@ export interface ListItemsResponseContracts {
 }
 
 export interface ListRedirectsResponse {
-  "data": Array<{
-    [key: string]: unknown;
-  }>;
+  "data": Array<RedirectRule>;
 }
 
 export interface Page {
@@ -106,9 +224,7 @@ export interface Page {
 }
 
 export interface ReadChromeResponse {
-  "data": {
-    [key: string]: unknown;
-  };
+  "data": Chrome;
 }
 
 export interface ReadItemResponse {

@@ -4,7 +4,6 @@ import type {
   Item,
   ListItemsResponseContracts,
   Page,
-  RelationTarget,
   RelationValue,
   SyncResponse,
 } from "./api.gen.ts";
@@ -121,75 +120,16 @@ export type SyncPage<I> = Omit<SyncResponse, "data"> & {
   cursor: string;
 };
 
-/** A chrome link as `/v1/_chrome` serves it. */
-export interface ChromeLink {
-  id: string;
-  label: string;
-  href: string;
-  children?: ChromeLink[];
-}
-
-/** `/v1/_chrome`'s `data`: menus, placements, footer note and regions of one language. */
-export interface Chrome {
-  locale: string;
-  menus: Record<string, { lang: string; items: ChromeLink[] }>;
-  placements: { header: string | null; footer: string | null };
-  footer_note: { lang: string; text: string } | null;
-  /** The site template's regions in its order, each with its blocks in this language. */
-  regions: Region[];
-}
-
-/** A link a region block lists. */
-export interface RegionLink {
-  id: string;
-  label: string;
-  href: string;
-}
-
-/** One block of a region; `title` is its heading in the served language, if it has one. */
-export type RegionBlock =
-  & { title: string | null }
-  & (
-    /** A shared section's published sections, as a page document. */
-    | { kind: "shared_section"; id: string; document: Record<string, unknown> }
-    | {
-      kind: "menu";
-      key: string;
-      items: {
-        id: string;
-        label: string;
-        href: string | null;
-        children: RegionLink[];
-      }[];
-    }
-    | { kind: "search"; href: string }
-    | { kind: "recent_posts"; items: (RegionLink & { published_at: string })[] }
-    | {
-      kind: "categories";
-      field: string;
-      items: (RegionLink & { count: number })[];
-    }
-    | { kind: "tags"; field: string; items: (RegionLink & { count: number })[] }
-    | {
-      kind: "posts_by_month";
-      /** Newest month first; a month has no address of its own. */
-      months: { month: string; items: RegionLink[] }[];
-    }
-  );
-
-/** One region the site's template declares, with what the site put in it. */
-export interface Region {
-  key: string;
-  label: string;
-  items: RegionBlock[];
-}
-
-/** A redirect rule of `/v1/_redirects`, in precedence order. */
-export interface RedirectRule {
-  from: string;
-  match: "exact" | "pattern";
-  status: 301 | 302 | 307 | 308 | 410 | 451;
-  to: string | null;
-}
-
-export type { RelationTarget, RelationValue };
+// The chrome and redirect shapes are generated from the public document's components.
+export type {
+  Chrome,
+  ChromeItem,
+  ChromeLink,
+  CountedLink,
+  RedirectRule,
+  Region,
+  RegionBlock,
+  RegionLink,
+  RelationTarget,
+  RelationValue,
+} from "./api.gen.ts";

@@ -5,9 +5,23 @@ import type { PageView, SiteView } from "../../mod.ts";
 import { Section } from "../sections.tsx";
 import { formatDate } from "./dates.ts";
 
+/**
+ * A placed menu as one row of links: a heading (an item with no address of its own) stands
+ * for its children, which are where it leads.
+ */
+function menuLinks(
+  site: SiteView,
+  key: string | null | undefined,
+): ChromeLink[] {
+  const items = key ? site.chrome?.menus[key]?.items ?? [] : [];
+  return items.flatMap((i) =>
+    i.href === null ? i.children : [{ id: i.id, label: i.label, href: i.href }]
+  );
+}
+
 function headerLinks(site: SiteView): ChromeLink[] {
   const key = site.chrome?.placements.header;
-  return key ? site.chrome?.menus[key]?.items ?? [] : site.fallbackNav;
+  return key ? menuLinks(site, key) : site.fallbackNav;
 }
 
 function current(site: SiteView, href: string): boolean {
@@ -279,7 +293,7 @@ export function SiteFooter(
   },
 ) {
   const key = site.chrome?.placements.footer;
-  const links = key ? site.chrome?.menus[key]?.items ?? [] : [];
+  const links = menuLinks(site, key);
   const note = site.chrome?.footer_note?.text;
   return (
     <footer class="site-footer">
