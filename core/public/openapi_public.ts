@@ -10,6 +10,7 @@ import { SYNC_LIMITS } from "../sync/read_sync.ts";
 import { extractComponents, type Json } from "../openapi/components.ts";
 import { PUBLIC_EXAMPLES } from "./openapi_public_examples.ts";
 import { CHROME_COMPONENTS } from "./openapi_public_chrome.ts";
+import { ITEM_MEDIA, MEDIA } from "./openapi_public_media.ts";
 import {
   HIT,
   ITEM,
@@ -277,6 +278,8 @@ export function buildPublicOpenApi(): Json {
     RelationValue: RELATION_VALUE,
     RelationTarget: RELATION_TARGET,
     ...CHROME_COMPONENTS,
+    Media: MEDIA,
+    ItemMedia: ITEM_MEDIA,
     ...extractComponents(
       bodies,
       new Map([[JSON.stringify(ITEM), "Item"], [

@@ -100,7 +100,7 @@ export const ITEM: Json = {
         "Relation fields by key, each a `RelationValue` (to-one: an id or null; to-many: a list)",
       additionalProperties: { $ref: "#/components/schemas/RelationValue" },
     },
-    media: { type: "object", additionalProperties: true },
+    media: ref("ItemMedia"),
     alternates: {
       type: "array",
       description:

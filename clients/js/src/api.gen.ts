@@ -145,6 +145,38 @@ export interface RedirectRule {
   "to": string | null;
 }
 
+/** A media library item as a media field, a gallery or rich text shows it, in the served language */
+export interface Media {
+  "id": string;
+  /** image, video, audio, document or other */
+  "kind": string;
+  /** The original's delivery address (the language's own original when it has one); images take variant parameters */
+  "url": string;
+  "mime_type": string;
+  "file_name": string;
+  "byte_length": number;
+  "width": number | null;
+  "height": number | null;
+  "aspect_ratio": string | null;
+  /** Alt text in the served language, else along its fallback chain; null when none */
+  "alt": string | null;
+  "focal": {
+    "x": number;
+    "y": number;
+  } | null;
+  "loading": "eager" | "lazy";
+  "fetch_priority": "high" | "low" | "auto";
+  /** An image's ThumbHash (base64), to paint before the image arrives; null for other kinds */
+  "placeholder": string | null;
+  /** An image's dominant colour, `#rrggbb`; null for other kinds */
+  "dominant_color": string | null;
+}
+
+/** Media values by field key: a media field's item (null when empty or removed), a gallery's or a rich-text field's items in order */
+export interface ItemMedia {
+  [key: string]: Media | Array<Media> | null;
+}
+
 export interface DownloadClientResponse {
   "data": {
     "contract_version": number;
@@ -178,9 +210,7 @@ export interface Item {
   "relations"?: {
     [key: string]: RelationValue;
   };
-  "media"?: {
-    [key: string]: unknown;
-  };
+  "media"?: ItemMedia;
   /** Single reads only: the same item's slug in each language it is published in */
   "alternates"?: Array<{
     "locale": string;

@@ -3,32 +3,11 @@
 import type {
   Item,
   ListItemsResponseContracts,
+  Media,
   Page,
   RelationValue,
   SyncResponse,
 } from "./api.gen.ts";
-
-/** A media field's value: the library item's public fields as the API serves them. */
-export interface Media {
-  id: string;
-  kind: string;
-  url: string;
-  mime_type: string;
-  file_name: string;
-  byte_length: number;
-  width: number | null;
-  height: number | null;
-  aspect_ratio: string | null;
-  /** Alt text in the served language (or along its fallback chain); null when none. */
-  alt: string | null;
-  focal: { x: number; y: number } | null;
-  loading: "eager" | "lazy";
-  fetch_priority: "high" | "low" | "auto";
-  /** An image's ThumbHash (base64), to paint before the image arrives. */
-  placeholder: string | null;
-  /** An image's dominant colour, `#rrggbb`. */
-  dominant_color: string | null;
-}
 
 /**
  * One model as `stave-client types` writes it: its fields, relations and media by key, each
@@ -126,6 +105,7 @@ export type {
   ChromeItem,
   ChromeLink,
   CountedLink,
+  Media,
   RedirectRule,
   Region,
   RegionBlock,
