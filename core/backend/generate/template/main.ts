@@ -87,7 +87,7 @@ if (dangling.length > 0) {
 const openapi = JSON.parse(
   await Deno.readTextFile(new URL("openapi.json", root)),
 );
-const { db, engine, batch, spatial } = openDatabase
+const { db, engine, batch, spatial, prepared } = openDatabase
   ? await openDatabase()
   : await openDb(
     Deno.env.get("DATABASE_URL"),
@@ -106,7 +106,7 @@ const app = buildApp({
   openapi,
   commit: Deno.env.get("ARTIFACT_COMMIT") || schema.commit,
   privateFiles: Deno.env.get("PRIVATE_FILES_DIR") || null,
-  adapters: { batch, spatial },
+  adapters: { batch, spatial, prepared },
   createOverrides,
   customise,
 });

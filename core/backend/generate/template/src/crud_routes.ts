@@ -6,7 +6,7 @@
 import { type Context, Hono } from "hono";
 import { type CompiledQuery, sql } from "kysely";
 import type { Caller, Gate } from "./access.ts";
-import type { Db } from "./db.ts";
+import type { Db, PreparedRead } from "./db.ts";
 import { ApiError, refuse } from "./errors.ts";
 import { baseKey, type Resource } from "./resource.ts";
 import type { Operation } from "./schema.ts";
@@ -18,6 +18,7 @@ import type { CreateOverride } from "./overrides.ts";
 export interface Adapters {
   batch: boolean;
   spatial: boolean;
+  prepared?: PreparedRead;
 }
 
 /** What the routes need at run time. */
@@ -31,6 +32,15 @@ export interface RouteContext {
 }
 
 type Where = Record<string, string | number | boolean | null>;
+
+// One prepared statement name per statement text in this process: PostgreSQL keeps a name per
+// connection, and a name must never stand for two texts.
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (!name) statementNames.set(text, name = `read_${statementNames.size + 1}`);
+  return name;
+}
 
 /** Columns a caller is answered: readers and write answers never see private ones. */
 export function visibleColumns(
@@ -292,6 +302,14 @@ export function crudRoutes(resource: Resource, ctx: RouteContext): Hono {
         throw new Error(`The compiled read ${key} takes other parameters`);
       }
       compiledReads.set(key, compiled);
+    }
+    const prepared = ctx.adapters.prepared;
+    if (prepared) {
+      return await prepared(
+        statementName(compiled.sql),
+        compiled.sql,
+        parameters,
+      );
     }
     const result = await db.executeQuery<Record<string, unknown>>({
       ...compiled,
