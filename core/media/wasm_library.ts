@@ -133,13 +133,10 @@ export async function wasmLibrary(): Promise<ImageLibrary | null> {
         : await Deno.readFile(input.path);
       const handles = new Handles();
       try {
-        // thumbnail shrinks JPEGs while decoding and applies EXIF orientation.
+        // thumbnail shrinks JPEGs while decoding, applies EXIF orientation and takes the first
+        // frame of an animation.
         let image = handles.keep(
-          vips.Image.thumbnailBuffer(bytes, size, {
-            height: size,
-            size: "down",
-            option_string: "n=1",
-          }),
+          vips.Image.thumbnailBuffer(bytes, size, { height: size }),
         );
         image = toSrgb(image, handles);
         if (!image.hasAlpha()) image = handles.keep(image.bandjoin(255));
