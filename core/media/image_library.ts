@@ -1,4 +1,4 @@
-// The one interface variants and placeholders use to decode and encode images: sharp, or wasm-vips where sharp cannot load.
+// The one interface variants and placeholders use to decode and encode images: sharp, or WebAssembly codecs where sharp cannot load.
 import type { VariantFit, VariantFormat } from "./variant_params.ts";
 
 /** Which library makes images (`MEDIA_IMAGE_LIBRARY`). */
@@ -55,7 +55,9 @@ export class TooManyPixels extends Error {
 
 /** What both image libraries do, with the same results up to encoder noise. */
 export interface ImageLibrary {
-  readonly name: "sharp" | "wasm-vips";
+  readonly name: "sharp" | "wasm";
+  /** Source formats it decodes (format names as the upload detector gives them). */
+  readonly formats: readonly string[];
   /** The header, or null when the bytes are not an image the library reads. */
   header(input: Uint8Array): Promise<ImageHeader | null>;
   /**
@@ -70,9 +72,9 @@ export interface ImageLibrary {
 const loaded = new Map<string, Promise<ImageLibrary | null>>();
 
 /**
- * The image library for `choice`, loaded once per process: `auto` is sharp, or wasm-vips where
- * sharp's native add-on cannot load (Deno Deploy); `sharp` and `wasm` force one (null when it
- * cannot load); `none` makes no images (variant URLs redirect to the original).
+ * The image library for `choice`, loaded once per process: `auto` is sharp, or the WebAssembly
+ * codecs where sharp's native add-on cannot load (Deno Deploy); `sharp` and `wasm` force one
+ * (null when it cannot load); `none` makes no images (variant URLs redirect to the original).
  */
 export function loadImageLibrary(
   choice: ImageLibraryChoice = "auto",

@@ -38,7 +38,7 @@ export async function imageFacts(
 ): Promise<ImageFacts | null> {
   if (!VARIANT_SOURCE_FORMATS.includes(format)) return null;
   const images = await loadImageLibrary(library);
-  if (!images) return null;
+  if (!images || !images.formats.includes(format)) return null;
   try {
     // ThumbHash encodes at most 100 × 100 pixels.
     const small = await images.small(input, 100);
@@ -56,8 +56,9 @@ export async function imageFacts(
 /**
  * The facts of an image just written to storage, read without gathering it in memory where the
  * library allows: sharp reads a local file by its path, and an object in a bucket is copied to
- * a temporary file first. Where no temporary file can be made (or for wasm-vips, which reads
- * from its own heap) the object is read back into memory once, bounded by the upload limit.
+ * a temporary file first. Where no temporary file can be made (or for the WebAssembly codecs,
+ * which decode from memory) the object is read back into memory once, bounded by the upload
+ * limit.
  * `buffered` is the file when the caller holds it already.
  */
 export async function storedImageFacts(
@@ -70,7 +71,7 @@ export async function storedImageFacts(
   const library = ctx.imageLibrary ?? "auto";
   if (buffered) return await imageFacts(buffered, format, library);
   const images = await loadImageLibrary(library);
-  if (!images) return null;
+  if (!images || !images.formats.includes(format)) return null;
   const local = ctx.storage.localPath?.(written.key);
   if (local) return await imageFacts({ path: local }, format, library);
   const stream = await ctx.storage.read(written.key);

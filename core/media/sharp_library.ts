@@ -7,6 +7,7 @@ import {
   type SmallImage,
   TooManyPixels,
 } from "./image_library.ts";
+import { VARIANT_SOURCE_FORMATS } from "./variants.ts";
 
 /** The sharp module's default export. */
 export type Sharp = typeof import("sharp");
@@ -31,6 +32,7 @@ export async function sharpLibrary(): Promise<ImageLibrary | null> {
   if (!sharp) return null;
   return {
     name: "sharp",
+    formats: VARIANT_SOURCE_FORMATS,
     async header(input: Uint8Array): Promise<ImageHeader | null> {
       try {
         // The header only: no pixel is decoded here, so no ceiling is needed to read it.

@@ -220,7 +220,7 @@ export function coverBox(
 }
 
 /**
- * Encodes one variant with the image library (sharp, or wasm-vips where sharp cannot load). The
+ * Encodes one variant with the image library (sharp, or WebAssembly codecs where sharp cannot load). The
  * header is read first and an image over the pixel ceiling is refused before a pixel is decoded
  * (a decompression bomb costs a header read); sharp's own `limitInputPixels` is the second
  * guard. EXIF orientation is applied; an animation gives its first frame.
@@ -243,7 +243,11 @@ export async function makeVariant(
   }
   const library = await (options.loadImageLibrary ??
     (() => loadImageLibrary(options.library)))();
-  if (!library) return { ok: false, reason: "unavailable" };
+  // A format this library cannot decode (GIF and TIFF on the WebAssembly codecs) is sent as
+  // the original, as where no library loads.
+  if (!library || !library.formats.includes(source.format)) {
+    return { ok: false, reason: "unavailable" };
+  }
   const maxPixels = options.maxPixels ?? MAX_IMAGE_PIXELS;
   const stream = await storage.read(source.storageKey);
   if (!stream) return { ok: false, reason: "damaged" };

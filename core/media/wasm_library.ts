@@ -1,4 +1,5 @@
-// The image library where sharp's native add-on cannot load (Deno Deploy): wasm-vips, libvips itself compiled to WebAssembly.
+// The image library where sharp's native add-on cannot load (Deno Deploy): the Squoosh codecs compiled to WebAssembly (@jsquash).
+import { imageSize } from "image-size";
 import {
   type ImageHeader,
   type ImageInput,
@@ -6,190 +7,191 @@ import {
   type RenderRequest,
   type SmallImage,
 } from "./image_library.ts";
+import { crop, fitBox, flatten, orient, pad, type Pixels } from "./pixels.ts";
 
-import type VipsFactory from "wasm-vips";
+/** Source formats these codecs decode (no GIF or TIFF decoder: those keep the 307 to the original). */
+export const WASM_SOURCE_FORMATS: readonly string[] = [
+  "png",
+  "jpg",
+  "webp",
+  "avif",
+];
 
-type Vips = Awaited<ReturnType<typeof VipsFactory>>;
-type VipsImage = InstanceType<Vips["Image"]>;
+/** An animated WebP: a VP8X chunk with the animation flag (the codec decodes stills only). */
+function animatedWebp(bytes: Uint8Array): boolean {
+  return bytes.length > 20 && bytes[12] === 0x56 && bytes[13] === 0x50 &&
+    bytes[14] === 0x38 && bytes[15] === 0x58 && (bytes[20] & 0x02) !== 0;
+}
 
-let vipsModule: Promise<Vips | null> | undefined;
+function arrayBufferOf(bytes: Uint8Array): ArrayBuffer {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes.buffer as ArrayBuffer
+    : bytes.slice().buffer as ArrayBuffer;
+}
+
+/** Decodes the whole image to RGBA, upright; each codec is loaded on first use. */
+async function decode(
+  bytes: Uint8Array,
+  header: ImageHeader & { format: string },
+): Promise<Pixels> {
+  const buffer = arrayBufferOf(bytes);
+  let image: ImageData | null;
+  switch (header.format) {
+    case "jpg":
+      image = await (await import("@jsquash/jpeg")).decode(buffer);
+      break;
+    case "png":
+      image = await (await import("@jsquash/png")).decode(buffer);
+      break;
+    case "webp":
+      image = await (await import("@jsquash/webp")).decode(buffer);
+      break;
+    case "avif":
+      image = await (await import("@jsquash/avif")).decode(buffer);
+      break;
+    default:
+      throw new Error(`Cannot decode format "${header.format}" in WebAssembly`);
+  }
+  if (!image) throw new Error("The image could not be decoded");
+  return orient(
+    { width: image.width, height: image.height, data: image.data },
+    header.orientation,
+  );
+}
+
+async function resized(
+  image: Pixels,
+  width: number,
+  height: number,
+): Promise<Pixels> {
+  if (width === image.width && height === image.height) return image;
+  const resize = (await import("@jsquash/resize")).default;
+  // The resizer reads its input's whole buffer: hand it an ImageData of its own.
+  const out = await resize(
+    new ImageData(new Uint8ClampedArray(image.data), image.width, image.height),
+    { width, height, method: "lanczos3", fitMethod: "stretch" },
+  );
+  return { width: out.width, height: out.height, data: out.data };
+}
+
+function headerOf(
+  bytes: Uint8Array,
+): (ImageHeader & { format: string }) | null {
+  try {
+    const size = imageSize(bytes);
+    if (!size.width || !size.height) return null;
+    return {
+      width: size.width,
+      height: size.height,
+      orientation: size.orientation ?? 1,
+      format: size.type ?? "",
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** A header this library can decode, or an error naming why not. */
+function decodable(bytes: Uint8Array): ImageHeader & { format: string } {
+  const header = headerOf(bytes);
+  if (!header) throw new Error("The image header could not be read");
+  if (!WASM_SOURCE_FORMATS.includes(header.format) || animatedWebp(bytes)) {
+    throw new Error(`Cannot decode format "${header.format}" in WebAssembly`);
+  }
+  return header;
+}
+
+async function encode(image: Pixels, request: RenderRequest) {
+  const data = new ImageData(
+    new Uint8ClampedArray(image.data),
+    image.width,
+    image.height,
+  );
+  switch (request.format) {
+    case "jpeg":
+      return await (await import("@jsquash/jpeg")).encode(data, {
+        quality: request.quality,
+      });
+    case "png":
+      return await (await import("@jsquash/png")).encode(data);
+    case "webp":
+      return await (await import("@jsquash/webp")).encode(data, {
+        quality: request.quality,
+        method: 4,
+      });
+    case "avif":
+      // As with sharp, AVIF's quality runs lower for the same look; speed 8 keeps encodes short.
+      return await (await import("@jsquash/avif")).encode(data, {
+        quality: Math.round(request.quality * 0.75),
+        speed: 8,
+      });
+  }
+}
 
 /**
- * wasm-vips, started once per process (about 0.4 s, 13 MB of WebAssembly; the HEIF module comes
- * along for AVIF), or null when it cannot start either.
+ * The WebAssembly codecs behind the {@link ImageLibrary} interface. They run in this thread (no
+ * worker, no native code), so they load wherever WebAssembly does; each codec's module is
+ * loaded on first use.
  */
-function loadVips(): Promise<Vips | null> {
-  vipsModule ??= import("wasm-vips").then(async (m) => {
-    const start = (m.default ?? m) as unknown as typeof VipsFactory;
-    const vips = await start({ dynamicLibraries: ["vips-heif.wasm"] });
-    // As with sharp: each variant is made once and stored, so libvips' cache only costs memory.
-    vips.Cache.max(0);
-    return vips;
-  }).catch(() => null);
-  return vipsModule;
-}
-
-/** Frees the WebAssembly objects an operation made (embind handles are not garbage-collected). */
-class Handles {
-  #all: VipsImage[] = [];
-  keep(image: VipsImage): VipsImage {
-    this.#all.push(image);
-    return image;
-  }
-  free(): void {
-    for (const image of this.#all) image.delete();
-    this.#all.length = 0;
-  }
-}
-
-/** The image in sRGB with 8 bits a band, as sharp hands every encoder. */
-function toSrgb(image: VipsImage, handles: Handles): VipsImage {
-  if (image.interpretation === "srgb" && image.format === "uchar") return image;
-  return handles.keep(image.colourspace("srgb"));
-}
-
-/** wasm-vips behind the {@link ImageLibrary} interface, or null when it cannot start. */
-export async function wasmLibrary(): Promise<ImageLibrary | null> {
-  const vips = await loadVips();
-  if (!vips) return null;
-  // deno-lint-ignore require-await
-  const header = async (input: Uint8Array): Promise<ImageHeader | null> => {
-    const handles = new Handles();
-    try {
-      // Loading is lazy in libvips: this reads the header, no pixel.
-      const image = handles.keep(vips.Image.newFromBuffer(input));
-      const orientation = image.getTypeof("orientation") !== 0
-        ? image.getInt("orientation")
-        : 1;
-      return { width: image.width, height: image.height, orientation };
-    } catch {
-      return null;
-    } finally {
-      handles.free();
-    }
-  };
-  return {
-    name: "wasm-vips",
-    header,
-    // deno-lint-ignore require-await
+export function wasmLibrary(): Promise<ImageLibrary | null> {
+  return Promise.resolve({
+    name: "wasm",
+    formats: WASM_SOURCE_FORMATS,
+    header(input: Uint8Array): Promise<ImageHeader | null> {
+      const header = headerOf(input);
+      return Promise.resolve(
+        header && {
+          width: header.width,
+          height: header.height,
+          orientation: header.orientation,
+        },
+      );
+    },
     async render(input: Uint8Array, request: RenderRequest) {
-      const handles = new Handles();
-      try {
-        // The first frame only (libvips loads one page unless asked for more), then upright.
-        const loaded = handles.keep(
-          vips.Image.newFromBuffer(input, "", { fail_on: "error" }),
+      let image = await decode(input, decodable(input));
+      const opaque = request.format === "jpeg";
+      if (request.cover) {
+        const { resize, extract } = request.cover;
+        image = crop(
+          await resized(image, resize.width, resize.height),
+          extract,
         );
-        let image = toSrgb(handles.keep(loaded.autorot()), handles);
-        const opaque = request.format === "jpeg";
-        if (request.cover) {
-          const { resize, extract } = request.cover;
-          image = handles.keep(
-            image.resize(resize.width / image.width, {
-              vscale: resize.height / image.height,
-            }),
-          );
-          image = handles.keep(
-            image.extractArea(
-              extract.left,
-              extract.top,
-              extract.width,
-              extract.height,
-            ),
-          );
-        } else if (request.fit) {
-          image = fitted(image, request.fit, opaque, handles);
+      } else if (request.fit) {
+        const box = fitBox(image, request.fit);
+        image = await resized(image, box.width, box.height);
+        if (request.fit.fit === "contain") {
+          image = pad(image, {
+            width: request.fit.width ?? box.width,
+            height: request.fit.height ?? box.height,
+            background: opaque ? [255, 255, 255, 255] : [0, 0, 0, 0],
+          });
         }
-        if (opaque && image.hasAlpha()) {
-          image = handles.keep(image.flatten({ background: [255, 255, 255] }));
-        }
-        // Metadata (EXIF, XMP, ICC) is dropped as sharp drops it: the pixels are sRGB already.
-        const keep = { keep: "none" };
-        switch (request.format) {
-          case "jpeg":
-            return image.writeToBuffer(".jpg", { ...keep, Q: request.quality });
-          case "png":
-            return image.writeToBuffer(".png", { ...keep, compression: 9 });
-          case "webp":
-            return image.writeToBuffer(".webp", {
-              ...keep,
-              Q: request.quality,
-              effort: 4,
-            });
-          case "avif":
-            return image.writeToBuffer(".avif", {
-              ...keep,
-              Q: Math.round(request.quality * 0.75),
-              effort: 2,
-            });
-        }
-      } finally {
-        handles.free();
       }
+      if (opaque) image = flatten(image);
+      return new Uint8Array(await encode(image, request));
     },
     async small(input: ImageInput, size: number): Promise<SmallImage> {
-      // WebAssembly reads no host file: the bytes go into its heap (at most the upload limit).
+      // WebAssembly reads no host file: the bytes go into memory (at most the upload limit).
       const bytes = input instanceof Uint8Array
         ? input
         : await Deno.readFile(input.path);
-      const handles = new Handles();
-      try {
-        // thumbnail shrinks JPEGs while decoding, applies EXIF orientation and takes the first
-        // frame of an animation.
-        let image = handles.keep(
-          vips.Image.thumbnailBuffer(bytes, size, { height: size }),
-        );
-        image = toSrgb(image, handles);
-        if (!image.hasAlpha()) image = handles.keep(image.bandjoin(255));
-        const rgba = new Uint8Array(image.writeToMemory() as Uint8Array);
-        return { width: image.width, height: image.height, rgba };
-      } finally {
-        handles.free();
-      }
+      const image = await decode(bytes, decodable(bytes));
+      // Fitted inside size × size, enlarged when smaller, as sharp's placeholder input is.
+      const scale = Math.min(size / image.width, size / image.height);
+      const small = await resized(
+        image,
+        Math.max(1, Math.round(image.width * scale)),
+        Math.max(1, Math.round(image.height * scale)),
+      );
+      return {
+        width: small.width,
+        height: small.height,
+        rgba: new Uint8Array(
+          small.data.buffer,
+          small.data.byteOffset,
+          small.data.byteLength,
+        ),
+      };
     },
-  };
-}
-
-/**
- * The whole image inside the asked box, never enlarged, as sharp's `inside` and `contain` with
- * `withoutEnlargement` give it: `contain` then pads to the box (a side not asked is the
- * image's), transparent or white for JPEG.
- */
-function fitted(
-  image: VipsImage,
-  fit: NonNullable<RenderRequest["fit"]>,
-  opaque: boolean,
-  handles: Handles,
-): VipsImage {
-  const scale = Math.min(
-    1,
-    fit.width === null ? Infinity : fit.width / image.width,
-    fit.height === null ? Infinity : fit.height / image.height,
-  );
-  const width = Math.max(1, Math.round(image.width * scale));
-  const height = Math.max(1, Math.round(image.height * scale));
-  let out = image;
-  if (width !== image.width || height !== image.height) {
-    out = handles.keep(
-      image.resize(width / image.width, { vscale: height / image.height }),
-    );
-  }
-  if (fit.fit !== "contain") return out;
-  const boxWidth = fit.width ?? width;
-  const boxHeight = fit.height ?? height;
-  if (boxWidth === width && boxHeight === height) return out;
-  if (!opaque && !out.hasAlpha()) out = handles.keep(out.bandjoin(255));
-  return handles.keep(
-    out.embed(
-      Math.floor((boxWidth - width) / 2),
-      Math.floor((boxHeight - height) / 2),
-      boxWidth,
-      boxHeight,
-      {
-        extend: "background",
-        background: opaque
-          ? (out.hasAlpha() ? [255, 255, 255, 255] : [255, 255, 255])
-          : [0, 0, 0, 0],
-      },
-    ),
-  );
+  });
 }
