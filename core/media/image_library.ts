@@ -58,6 +58,11 @@ export interface ImageLibrary {
   readonly name: "sharp" | "wasm";
   /** Source formats it decodes (format names as the upload detector gives them). */
   readonly formats: readonly string[];
+  /**
+   * Most pixels it decodes, when lower than the upload ceiling: a larger image is sent as the
+   * original (307) rather than refused, since another instance with sharp can make it.
+   */
+  readonly maxPixels?: number;
   /** The header, or null when the bytes are not an image the library reads. */
   header(input: Uint8Array): Promise<ImageHeader | null>;
   /**

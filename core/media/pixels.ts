@@ -4,7 +4,7 @@
 export interface Pixels {
   width: number;
   height: number;
-  data: Uint8ClampedArray;
+  data: Uint8ClampedArray<ArrayBuffer>;
 }
 
 function words(image: Pixels): Uint32Array {
@@ -17,7 +17,11 @@ function words(image: Pixels): Uint32Array {
   );
 }
 
-function fromWords(width: number, height: number, out: Uint32Array): Pixels {
+function fromWords(
+  width: number,
+  height: number,
+  out: Uint32Array<ArrayBuffer>,
+): Pixels {
   return { width, height, data: new Uint8ClampedArray(out.buffer) };
 }
 

@@ -257,6 +257,9 @@ export async function makeVariant(
   if (meta.width * meta.height > maxPixels) {
     return { ok: false, reason: "too_many_pixels" };
   }
+  if (library.maxPixels && meta.width * meta.height > library.maxPixels) {
+    return { ok: false, reason: "unavailable" };
+  }
   const rotated = meta.orientation >= 5;
   const original = rotated
     ? { width: meta.height, height: meta.width }

@@ -17,6 +17,13 @@ export const WASM_SOURCE_FORMATS: readonly string[] = [
   "avif",
 ];
 
+/**
+ * Most pixels the WebAssembly codecs decode: 25 megapixels is 100 MB of RGBA, and a variant
+ * holds the decoded image and a resized copy at once inside one isolate (Deno Deploy gives an
+ * isolate 512 MB). Larger images are sent as the original.
+ */
+export const WASM_MAX_PIXELS = 25_000_000;
+
 /** An animated WebP: a VP8X chunk with the animation flag (the codec decodes stills only). */
 function animatedWebp(bytes: Uint8Array): boolean {
   return bytes.length > 20 && bytes[12] === 0x56 && bytes[13] === 0x50 &&
@@ -66,9 +73,14 @@ async function resized(
 ): Promise<Pixels> {
   if (width === image.width && height === image.height) return image;
   const resize = (await import("@jsquash/resize")).default;
-  // The resizer reads its input's whole buffer: hand it an ImageData of its own.
+  // The resizer reads its input's whole buffer: hand it pixels that own theirs.
+  const { data } = image;
+  const own =
+    data.byteOffset === 0 && data.byteLength === data.buffer.byteLength
+      ? data
+      : data.slice();
   const out = await resize(
-    new ImageData(new Uint8ClampedArray(image.data), image.width, image.height),
+    new ImageData(own, image.width, image.height),
     { width, height, method: "lanczos3", fitMethod: "stretch" },
   );
   return { width: out.width, height: out.height, data: out.data };
@@ -98,15 +110,16 @@ function decodable(bytes: Uint8Array): ImageHeader & { format: string } {
   if (!WASM_SOURCE_FORMATS.includes(header.format) || animatedWebp(bytes)) {
     throw new Error(`Cannot decode format "${header.format}" in WebAssembly`);
   }
+  if (header.width * header.height > WASM_MAX_PIXELS) {
+    throw new Error(
+      `Cannot decode ${header.width} × ${header.height} pixels in WebAssembly: over ${WASM_MAX_PIXELS}`,
+    );
+  }
   return header;
 }
 
 async function encode(image: Pixels, request: RenderRequest) {
-  const data = new ImageData(
-    new Uint8ClampedArray(image.data),
-    image.width,
-    image.height,
-  );
+  const data = new ImageData(image.data, image.width, image.height);
   switch (request.format) {
     case "jpeg":
       return await (await import("@jsquash/jpeg")).encode(data, {
@@ -137,6 +150,7 @@ export function wasmLibrary(): Promise<ImageLibrary | null> {
   return Promise.resolve({
     name: "wasm",
     formats: WASM_SOURCE_FORMATS,
+    maxPixels: WASM_MAX_PIXELS,
     header(input: Uint8Array): Promise<ImageHeader | null> {
       const header = headerOf(input);
       return Promise.resolve(

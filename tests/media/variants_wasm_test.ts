@@ -227,6 +227,21 @@ Deno.test("media variants on WebAssembly: a decompression bomb is refused from i
     equal((await t.keys()).filter((k) => k.includes("/variants/")).length, 0);
   }));
 
+Deno.test("media variants on WebAssembly: 25 megapixels is the last image decoded here; one pixel row more is sent as the original (307), not refused", () =>
+  withLibrary("wasm", async (t) => {
+    const edge = await upload(t, await jpeg(5000, 5000), "edge.jpg");
+    const made = await decoded(
+      await get(t, `${edge.url}?width=400&format=webp`),
+    );
+    deepEqual([made.width, made.height], [400, 400]);
+    const over = await upload(t, await jpeg(5000, 5001), "over.jpg");
+    const res = await get(t, `${over.url}?width=400&format=webp`);
+    equal(res.status, 307);
+    equal(res.headers.get("location"), new URL(over.url).pathname);
+    await res.body?.cancel();
+    equal(over.placeholder, null);
+  }));
+
 Deno.test("placeholders on WebAssembly: an upload gets a ThumbHash and the same dominant colour sharp finds", () =>
   withLibrary("wasm", async (t) => {
     const item = await upload(t, await jpeg(640, 480), "blue.jpg");
