@@ -136,7 +136,7 @@ if (config.demoSite) demo = await demoStep(services, step);
 
 const app = createApp(services);
 
-// The image library is chosen at start (sharp, else wasm-vips where native add-ons cannot load), in
+// The image library is chosen at start (sharp, else the WebAssembly codecs where native add-ons cannot load), in
 // the background so listening is not delayed; the first variant request awaits the same choice.
 loadImageLibrary(config.mediaImageLibrary).then((images) =>
   services.log({

@@ -285,7 +285,7 @@ export interface Config {
   mediaRequestBodyLimitBytes: number;
   /**
    * Which library makes image variants and placeholders (`MEDIA_IMAGE_LIBRARY`): `auto` (sharp,
-   * else wasm-vips where sharp cannot load), `sharp`, `wasm` or `none` (docs/media.md).
+   * else the WebAssembly codecs where sharp cannot load), `sharp`, `wasm` or `none` (docs/media.md).
    */
   mediaImageLibrary: ImageLibraryChoice;
   /**

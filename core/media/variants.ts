@@ -17,7 +17,7 @@ import {
 
 const OBJECT_FILE = /^([0-9a-f-]{36})\.([a-z0-9-]{1,16})$/;
 
-/** Formats the image libraries read (sharp's prebuilt libvips and wasm-vips alike); other images have no variants. */
+/** Formats sharp's prebuilt libvips reads; other images have no variants (the WebAssembly codecs read fewer: see wasm_library.ts). */
 export const VARIANT_SOURCE_FORMATS: readonly string[] = [
   "png",
   "jpg",
