@@ -1,6 +1,7 @@
 // Composition root: settings -> stores -> services -> app -> Deno.serve.
 import { openServices } from "./core/boot.ts";
 import { type Config, loadConfig } from "./core/config.ts";
+import { loadImageLibrary } from "./core/media/image_library.ts";
 import { createApp } from "./core/server.ts";
 import { settledWithin } from "./core/settled_within.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
@@ -134,6 +135,16 @@ let demo: DemoFacts | null = null;
 if (config.demoSite) demo = await demoStep(services, step);
 
 const app = createApp(services);
+
+// The image library is chosen at start (sharp, else the WebAssembly codecs where native add-ons cannot load), in
+// the background so listening is not delayed; the first variant request awaits the same choice.
+loadImageLibrary(config.mediaImageLibrary).then((images) =>
+  services.log({
+    level: "info",
+    msg: "image library",
+    library: images?.name ?? "none",
+  })
+);
 // `deno task svc credential` on this machine reaches the running service here (the store is
 // locked while it runs); set once the port is known.
 let local: Awaited<ReturnType<typeof openLocalControl>> = null;

@@ -1,4 +1,8 @@
 // Reads every setting once from the environment and validates it, naming the bad setting.
+import {
+  IMAGE_LIBRARY_CHOICES,
+  type ImageLibraryChoice,
+} from "./media/image_library.ts";
 import { z } from "zod";
 import { randomToken } from "./auth/secrets.ts";
 import { LIMITS } from "./plugins/protocol.ts";
@@ -138,6 +142,7 @@ const configSchema = z.object({
   MEDIA_REQUEST_BODY_LIMIT_BYTES: z.coerce.number().int().min(1).max(
     MAX_MEDIA_REQUEST_BODY_LIMIT_BYTES,
   ).default(DEFAULT_MEDIA_REQUEST_BODY_LIMIT_BYTES),
+  MEDIA_IMAGE_LIBRARY: z.enum(IMAGE_LIBRARY_CHOICES).default("auto"),
   MEDIA_S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
   MEDIA_S3_BUCKET: z.string().regex(
     /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
@@ -279,6 +284,11 @@ export interface Config {
    */
   mediaRequestBodyLimitBytes: number;
   /**
+   * Which library makes image variants and placeholders (`MEDIA_IMAGE_LIBRARY`): `auto` (sharp,
+   * else the WebAssembly codecs where sharp cannot load), `sharp`, `wasm` or `none` (docs/media.md).
+   */
+  mediaImageLibrary: ImageLibraryChoice;
+  /**
    * The raw TEMPLATE_*, MANAGED_RENDER_* and MANAGED_IMAGE_* settings: a value that does not qualify counts as
    * unset for the operation that needs it (core/templates/settings.ts), never a start-up error.
    */
@@ -371,6 +381,7 @@ export function loadConfig(
       (rendererCompanion ? randomToken() : null),
     mediaS3,
     mediaRequestBodyLimitBytes: v.MEDIA_REQUEST_BODY_LIMIT_BYTES,
+    mediaImageLibrary: v.MEDIA_IMAGE_LIBRARY,
     templateSettings: Object.fromEntries(
       Object.entries(env).filter(([key, value]) =>
         /^(TEMPLATE|MANAGED_RENDER|MANAGED_IMAGE)_/.test(key) && value

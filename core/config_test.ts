@@ -31,6 +31,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     siteRenderers: { localhost: "http://localhost:8002" },
     mediaS3: null,
     mediaRequestBodyLimitBytes: 100_000_000,
+    mediaImageLibrary: "auto",
     templateSettings: {},
   });
 });

@@ -113,6 +113,22 @@ export async function deployCheck(
       throw new Error(`${media} answered ${file.status} with ${bytes} bytes`);
     }
     proved.push(`${media} is served from S3-compatible storage`);
+    // Without FFI sharp's native add-on cannot load, as on Deploy: the WebAssembly codecs make it.
+    const variant = await fetch(`${origin}${media}?width=16&format=webp`);
+    const variantBytes = (await variant.arrayBuffer()).byteLength;
+    if (
+      variant.status !== 200 ||
+      variant.headers.get("content-type") !== "image/webp" || variantBytes === 0
+    ) {
+      throw new Error(
+        `${media}?width=16&format=webp answered ${variant.status} (${
+          variant.headers.get("content-type")
+        }, ${variantBytes} bytes), expected a WebP made by the WebAssembly codecs`,
+      );
+    }
+    proved.push(
+      "an image variant is made without FFI by the WebAssembly codecs",
+    );
     await expect(`${origin}/admin/sign-in`, 200, /<form/);
     proved.push("/admin/sign-in renders");
     const built = JSON.parse(

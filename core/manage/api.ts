@@ -28,7 +28,12 @@ import {
   runKeyed,
   type SentAnswer,
 } from "./idempotency.ts";
-import { decodeMultipart } from "./multipart.ts";
+import { readStreamedMultipart } from "./streamed_multipart.ts";
+import { streamedBodyLimit } from "../web/app.ts";
+import type { MediaContext } from "../media/items.ts";
+import type { MediaStorage } from "../media/storage.ts";
+import { mediaStorageOf } from "../media/storage_of.ts";
+import { apiUploadLimit, type StagedFile, stageFile } from "../media/upload.ts";
 import { resolveModelKeys } from "./model_keys.ts";
 import { requireContentType } from "../web/json_body.ts";
 import {
@@ -68,17 +73,23 @@ export function createManagementApi(
     api.on(
       operation.method,
       honoPattern(operation.path),
-      bodyLimit({
-        maxSize: operation.bodyLimit ?? DEFAULT_BODY_LIMIT,
-        onError: () => {
-          throw new HttpError(
-            413,
-            operation.tooLargeCode ?? "payload_too_large",
-            "Request body is larger than this route accepts",
-            { limit_bytes: operation.bodyLimit ?? DEFAULT_BODY_LIMIT },
-          );
-        },
-      }),
+      // An upload's body streams to storage: its limit counts bytes as they pass, never holding them.
+      operation.multipart
+        ? streamedBodyLimit(
+          operation.bodyLimit ?? DEFAULT_BODY_LIMIT,
+          operation.tooLargeCode,
+        )
+        : bodyLimit({
+          maxSize: operation.bodyLimit ?? DEFAULT_BODY_LIMIT,
+          onError: () => {
+            throw new HttpError(
+              413,
+              operation.tooLargeCode ?? "payload_too_large",
+              "Request body is larger than this route accepts",
+              { limit_bytes: operation.bodyLimit ?? DEFAULT_BODY_LIMIT },
+            );
+          },
+        }),
       async function manageOperation(c) {
         const answer = await serve(c, {
           services,
@@ -143,7 +154,7 @@ async function serve(
   c: Context<AppEnv>,
   options: ServeOptions,
 ): Promise<SentAnswer> {
-  const { services, operation, handler } = options;
+  const { services, operation } = options;
   const caller = await authenticate(services, {
     headers: c.req.raw.headers,
     scope: operation.scope,
@@ -158,26 +169,96 @@ async function serve(
   const url = new URL(c.req.url);
   const rawQuery = queryObject(url);
   refuseSiteNaming("query", rawQuery);
-  let rawBody = new Uint8Array(await c.req.arrayBuffer());
-  let file: OperationInput<AnyOperation>["file"];
-  let bytes: Uint8Array | undefined;
-  let decoded: unknown;
-  if (operation.binary) {
-    requireContentType(c.req.raw.headers, ["application/octet-stream"]);
-    bytes = rawBody;
-  } else if (operation.multipart) {
-    requireContentType(c.req.raw.headers, ["multipart/form-data"]);
-    const form = decodeMultipart(
-      c.req.header("content-type") ?? "",
+  if (!operation.multipart) {
+    const rawBody = new Uint8Array(await c.req.arrayBuffer());
+    if (operation.binary) {
+      requireContentType(c.req.raw.headers, ["application/octet-stream"]);
+      return await serveParsed(c, options, caller, {
+        rawQuery,
+        rawBody,
+        decoded: undefined,
+        bytes: rawBody,
+      });
+    }
+    return await serveParsed(c, options, caller, {
+      rawQuery,
       rawBody,
-    );
-    decoded = form.fields;
-    file = form.file;
-    // The key's fingerprint is what the parts say, not the boundary a client happened to pick.
-    rawBody = new TextEncoder().encode(form.fingerprint);
-  } else {
-    decoded = decodeBody(operation, rawBody, c.req.raw.headers);
+      decoded: decodeBody(operation, rawBody, c.req.raw.headers),
+    });
   }
+  requireContentType(c.req.raw.headers, ["multipart/form-data"]);
+  // The file goes to storage while the body arrives; its digest then completes the key's
+  // fingerprint. Whatever does not take the staged object (a replay, a refusal before the
+  // handler looked at the file) removes it here.
+  const ctx = stagingContext(services, caller.site.id);
+  const form = await readStreamedMultipart(
+    c.req.raw.body,
+    c.req.header("content-type") ?? "",
+    {
+      stage: (stream) =>
+        stageFile(
+          ctx,
+          stream,
+          apiUploadLimit(services.config.mediaRequestBodyLimitBytes),
+        ),
+      discard: (file) => discardStaged(ctx.storage, file),
+    },
+  );
+  try {
+    return await serveParsed(c, options, caller, {
+      rawQuery,
+      // The key's fingerprint is what the parts say, not the boundary a client happened to pick.
+      rawBody: new TextEncoder().encode(form.fingerprint),
+      decoded: form.fields,
+      file: form.file,
+    });
+  } finally {
+    await discardStaged(ctx.storage, form.file);
+  }
+}
+
+/** A staged upload's object, removed unless the handler took it over. */
+async function discardStaged(
+  storage: MediaStorage,
+  file: StagedFile,
+): Promise<void> {
+  if (file.taken || !file.staged.ok) return;
+  file.taken = true;
+  await storage.delete(file.staged.written.key).catch(() => {});
+}
+
+function stagingContext(services: Services, siteId: string): MediaContext {
+  return {
+    db: services.db,
+    storage: mediaStorageOf(services),
+    imageLibrary: services.config.mediaImageLibrary,
+    clock: services.clock,
+    siteId,
+    publicUrl: services.config.publicUrl,
+    keyDigest: null,
+  };
+}
+
+/** What a request's body was read into. */
+interface ParsedRequest {
+  rawQuery: Record<string, string>;
+  /** The bytes the idempotency fingerprint is taken of. */
+  rawBody: Uint8Array;
+  decoded: unknown;
+  file?: OperationInput<AnyOperation>["file"];
+  bytes?: Uint8Array;
+}
+
+/** The rest of an operation once its body is read: names, parameters, the key, the handler. */
+async function serveParsed(
+  c: Context<AppEnv>,
+  options: ServeOptions,
+  caller: Awaited<ReturnType<typeof authenticate>>,
+  parsed: ParsedRequest,
+): Promise<SentAnswer> {
+  const { services, operation, handler } = options;
+  const { rawQuery, rawBody, decoded, file, bytes } = parsed;
+  const url = new URL(c.req.url);
   refuseSiteNaming("body", decoded);
   await resolveModelKeys(services.db, caller.site.id, operation, {
     query: rawQuery,

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { CredentialActor } from "../access/actor.ts";
 import type { Authority } from "../access/authority.ts";
 import type { CredentialRecord } from "../credentials/credential_store.ts";
+import type { IncomingFile, StagedFile } from "../media/upload.ts";
 import type { Services } from "../services.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
 import type {
@@ -32,8 +33,12 @@ export interface OperationInput<O extends AnyOperation> {
   params: z.output<O["params"]>;
   query: z.output<O["query"]>;
   body: O["body"] extends z.ZodType ? z.output<O["body"]> : undefined;
-  /** The `file` part of a multipart operation (`multipart: true`); absent otherwise. */
-  file?: { bytes: Uint8Array; fileName: string };
+  /**
+   * The `file` part of a multipart operation (`multipart: true`), written to storage while the
+   * body arrived (a handler passes it to the media service, which takes the object over);
+   * absent otherwise.
+   */
+  file?: IncomingFile | StagedFile;
   /** The raw body of a `binary` operation; absent otherwise. */
   bytes?: Uint8Array;
 }

@@ -21,6 +21,7 @@ export function adminMediaContext(
   return {
     db: services.db,
     storage: mediaStorageOf(services),
+    imageLibrary: services.config.mediaImageLibrary,
     clock: services.clock,
     siteId,
     publicUrl: services.config.publicUrl,

@@ -6,15 +6,14 @@ import {
   type MediaItem,
   readMediaRow,
   recordWrite,
-  storageKeyOf,
   toItem,
 } from "./items.ts";
 import {
-  checkFile,
   folderExists,
   type IncomingFile,
   type MediaRefusal,
   siteLanguages,
+  type StagedFile,
   storeFile,
   type StreamedFile,
   unknownLanguages,
@@ -108,7 +107,7 @@ export interface ReplaceOptions {
 export async function replaceMedia(
   ctx: MediaContext,
   id: string,
-  file: IncomingFile | StreamedFile,
+  file: IncomingFile | StreamedFile | StagedFile,
   options: ReplaceOptions,
 ): Promise<{ ok: true; item: MediaItem } | MediaRefusal> {
   const row = await readMediaRow(ctx.db, ctx.siteId, id);
@@ -266,7 +265,7 @@ export async function putOriginal(
   ctx: MediaContext,
   id: string,
   lang: string,
-  file: IncomingFile,
+  file: IncomingFile | StreamedFile | StagedFile,
   options: { expectedObjectId: string; limitBytes: number },
 ): Promise<
   { ok: true; media_id: string; data: OriginalView[] } | MediaRefusal
@@ -289,20 +288,23 @@ export async function putOriginal(
       current_object_id: current?.object_id ?? "",
     };
   }
-  const checked = await checkFile(ctx, file, options.limitBytes);
+  const checked = await storeFile(
+    // A language's original shares the default original's placeholder: none is computed.
+    { ...ctx, imageLibrary: "none" },
+    file,
+    options.limitBytes,
+    (detected) =>
+      Promise.resolve(
+        detected.kind === row.kind ? null : {
+          ok: false,
+          code: "unsupported_media_type",
+          reason: "kind_changed",
+          detail: `A ${row.kind} can only have ${row.kind} originals`,
+        },
+      ),
+  );
   if (!checked.ok) return checked;
-  const { detected } = checked;
-  if (detected.kind !== row.kind) {
-    return {
-      ok: false,
-      code: "unsupported_media_type",
-      reason: "kind_changed",
-      detail: `A ${row.kind} can only have ${row.kind} originals`,
-    };
-  }
-  const objectId = crypto.randomUUID();
-  const key = storageKeyOf(ctx.siteId, objectId, detected.format);
-  await ctx.storage.put(key, file.bytes, detected.mimeType);
+  const { detected, objectId, key, byteLength } = checked.stored;
   const now = ctx.clock.now();
   let stale = false;
   try {
@@ -313,7 +315,7 @@ export async function putOriginal(
         storage_key: key,
         mime_type: detected.mimeType,
         format: detected.format,
-        byte_length: file.bytes.length,
+        byte_length: byteLength,
         width: detected.width,
         height: detected.height,
         created_at: now,

@@ -18,6 +18,11 @@ export class FileStorage implements MediaStorage {
     this.#root = root.replace(/\/$/, "");
   }
 
+  /** Where the object lives on disk, for a library that reads a file itself. */
+  localPath(key: string): string {
+    return this.#path(key);
+  }
+
   #path(key: string): string {
     assertStorageKey(key);
     return `${this.#root}/${key}`;

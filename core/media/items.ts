@@ -1,4 +1,5 @@
 // Media library rows as the API answers them: the item, its delivery URL, and reads by id and page.
+import type { ImageLibraryChoice } from "./image_library.ts";
 import { isId } from "../entries/store.ts";
 import { type Selectable, sql } from "kysely";
 import type { Clock } from "../clock.ts";
@@ -16,6 +17,8 @@ export interface MediaContext {
   publicUrl: string;
   /** For a keyed write: the digest of its key, stored with the effect (`media_writes`). */
   keyDigest: string | null;
+  /** Which library reads images for placeholders (`MEDIA_IMAGE_LIBRARY`; default `auto`). */
+  imageLibrary?: ImageLibraryChoice;
 }
 
 /** A stored media row. */

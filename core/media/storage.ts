@@ -40,6 +40,11 @@ export interface MediaStorage {
   delete(key: string): Promise<void>;
   /** Every object whose key starts with `prefix`, in key order. */
   list(prefix: string): AsyncIterable<StoredObject>;
+  /**
+   * The object's path on this machine, when it is a local file a native library can read
+   * itself (the image library reads placeholders that way instead of holding the file).
+   */
+  localPath?(key: string): string | null;
 }
 
 /** Thrown when storage cannot be reached or answers something unexpected (an outage, never a refusal). */

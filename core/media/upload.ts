@@ -1,29 +1,26 @@
 // Adds files to the library: type from the bytes, site settings, duplicates by digest, bytes first, row second.
-import { createHash } from "node:crypto";
 import type { Db } from "../db/database.ts";
-import { sha256HexSync } from "../kv/digest.ts";
 import { queueMediaNotifications } from "../plugins/notifications.ts";
 import { getSettings } from "../sites/settings.ts";
 import { SETTINGS_SCHEMAS } from "../sites/settings_documents.ts";
+import type { DetectedFile } from "./detect.ts";
+import { type ImageFacts, storedImageFacts } from "./placeholder.ts";
 import {
-  checkEnd,
-  type DetectedFile,
-  detectFile,
-  detectHead,
-  HEAD_BYTES,
-  TAIL_BYTES,
-} from "./detect.ts";
-import { type ImageFacts, imageFacts } from "./placeholder.ts";
-import type { MediaStorage } from "./storage.ts";
+  type MediaRefusal,
+  tooLarge,
+  writeChecked,
+  type WrittenFile,
+} from "./write_checked.ts";
 import {
   type MediaContext,
   type MediaItem,
   type MediaRow,
   readMediaRow,
   recordWrite,
-  storageKeyOf,
   toItem,
 } from "./items.ts";
+
+export type { MediaRefusal } from "./write_checked.ts";
 
 /** Largest file the Management API accepts (spec 2 part 8: 32 MiB, whole file buffered). */
 export const API_UPLOAD_LIMIT = 32 * 1024 * 1024;
@@ -72,22 +69,10 @@ export interface UploadOptions {
   alsoRecord?: (tx: Db, item: MediaItem) => Promise<void>;
 }
 
-/** A refusal of a media command. */
-export interface MediaRefusal {
-  ok: false;
-  code: string;
-  [detail: string]: unknown;
-}
-
 /** An upload's success: a new item (201) or the existing one (200, `reused`). */
 export type UploadResult =
   | { ok: true; created: true; item: MediaItem }
   | { ok: true; created: false; item: MediaItem; reused: true }
-  | MediaRefusal;
-
-/** What checking a file against the bytes and the site's settings found. */
-export type CheckedFile =
-  | { ok: true; detected: DetectedFile; digest: string }
   | MediaRefusal;
 
 /** The site's media-file settings, or null when none are stored or they no longer parse. */
@@ -98,15 +83,6 @@ async function mediaFileSettings(ctx: MediaContext) {
 }
 
 type MediaFileSettings = Awaited<ReturnType<typeof mediaFileSettings>>;
-
-function tooLarge(limit: number, byteLength?: number): MediaRefusal {
-  return {
-    ok: false,
-    code: "media_too_large",
-    limit_bytes: limit,
-    ...(byteLength === undefined ? {} : { byte_length: byteLength }),
-  };
-}
 
 /** The refusal of a detected file by the site's settings (SET-003, MED-014), or null. */
 function settingsRefusal(
@@ -135,38 +111,27 @@ function settingsRefusal(
   return null;
 }
 
-/** Checks `file` against its bytes and the site's media-file settings (SET-003, MED-006, MED-013, MED-014). */
-export async function checkFile(
-  ctx: MediaContext,
-  file: IncomingFile,
-  limitBytes: number,
-): Promise<CheckedFile> {
-  const settings = await mediaFileSettings(ctx);
-  const limit = Math.min(limitBytes, settings?.max_upload_bytes ?? limitBytes);
-  if (file.bytes.length > limit) return tooLarge(limit, file.bytes.length);
-  const detected = await detectFile(file.bytes);
-  if (!detected.ok) {
-    return {
-      ok: false,
-      code: detected.code,
-      reason: detected.reason,
-      detail: detected.detail,
-    };
-  }
-  const refused = settingsRefusal(settings, detected);
-  if (refused) return refused;
-  return { ok: true, detected, digest: sha256HexSync(file.bytes) };
+/** A file in storage that passed every check, under a key no row names yet. */
+export interface StoredFile extends WrittenFile {
+  /** Placeholder and dominant colour of an image (null for other files or when no image library can read it). */
+  facts: ImageFacts | null;
 }
 
-/** A file in storage that passed every check, under a key no row names yet. */
-export interface StoredFile {
-  detected: DetectedFile;
-  digest: string;
-  objectId: string;
-  key: string;
-  byteLength: number;
-  /** Placeholder and dominant colour of an image (null for other files or when sharp cannot read it). */
-  facts: ImageFacts | null;
+/**
+ * A file the Management API wrote to storage while its body arrived, before the idempotency
+ * check (which needs the file's digest): `staged` is the written file, or the refusal found
+ * while writing (nothing then stays stored). {@link storeFile} takes it over (`taken`) and
+ * removes the object when a later check refuses it; a request that never gets there (a replay,
+ * a refusal before the file is looked at) leaves `taken` false and the API removes the object.
+ */
+export interface StagedFile {
+  staged:
+    | { ok: true; written: WrittenFile }
+    | { ok: false; refusal: MediaRefusal };
+  /** The name the client gave; kept for display only, never used to decide the type. */
+  fileName: string;
+  /** Set by {@link storeFile} once it owns the stored object. */
+  taken: boolean;
 }
 
 /** Bytes of one chunk when a buffered file is written as a stream. */
@@ -186,175 +151,99 @@ function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const joined = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, at);
-    at += chunk.length;
+/**
+ * Writes a Management API upload's file to storage while its body arrives (MED-006, MED-013,
+ * MED-014): the type and the site's settings from its head, the limit at its first byte over,
+ * the digest for the idempotency fingerprint. A file refused by its head is read to its end
+ * unstored for the digest; one over the limit stops the body (`digest` null: the request is
+ * refused before any key is claimed).
+ */
+export async function stageFile(
+  ctx: MediaContext,
+  stream: ReadableStream<Uint8Array>,
+  limitBytes: number,
+): Promise<
+  { staged: StagedFile["staged"]; digest: string } | {
+    tooLarge: MediaRefusal;
   }
-  return joined;
-}
-
-class TooLarge extends Error {
-  override name = "TooLarge";
+> {
+  const settings = await mediaFileSettings(ctx);
+  const limit = Math.min(limitBytes, settings?.max_upload_bytes ?? limitBytes);
+  const result = await writeChecked(ctx, stream, {
+    limit,
+    check: (detected) => Promise.resolve(settingsRefusal(settings, detected)),
+    readToEnd: true,
+  });
+  if (result.ok) {
+    return { staged: result, digest: result.written.digest };
+  }
+  if (result.digest === null) return { tooLarge: result.refusal };
+  return {
+    staged: { ok: false, refusal: result.refusal },
+    digest: result.digest,
+  };
 }
 
 /**
  * Checks `file` and writes it to storage under a new key while it arrives (MED-006, MED-013,
- * MED-014): the type, the image header and the settings are read from its first
- * {@link HEAD_BYTES} before anything is stored; the size is counted and the digest and the
- * last bytes kept chunk by chunk, so memory stays at one head and one chunk whatever the
- * file's size. At the first byte over the limit the write stops and the partial object is
- * removed; a file refused after its last byte (cut short, damaged) is removed too. `beforeStoring`
- * adds the caller's checks of the detected file (kind of a replaced item, folder, languages).
+ * MED-014; {@link writeChecked}): a refused file is never stored, or removed when it is refused
+ * after its last byte. `beforeStoring` adds the caller's checks of the detected file (kind of a
+ * replaced item, folder, languages). A staged file was written already: its checks run now,
+ * and a refusal removes it.
  */
 export async function storeFile(
   ctx: MediaContext,
-  file: IncomingFile | StreamedFile,
+  file: IncomingFile | StreamedFile | StagedFile,
   limitBytes: number,
   beforeStoring?: (detected: DetectedFile) => Promise<MediaRefusal | null>,
 ): Promise<{ ok: true; stored: StoredFile } | MediaRefusal> {
   const settings = await mediaFileSettings(ctx);
-  const limit = Math.min(limitBytes, settings?.max_upload_bytes ?? limitBytes);
-  const buffered = "bytes" in file ? file.bytes : null;
-  if (buffered && buffered.length > limit) {
-    return tooLarge(limit, buffered.length);
-  }
-  const reader = (buffered ? streamOf(buffered) : (file as StreamedFile).stream)
-    .getReader();
-  const stop = async (refusal: MediaRefusal) => {
-    await reader.cancel().catch(() => {});
-    return refusal;
-  };
-  const headChunks: Uint8Array[] = [];
-  let headLength = 0;
-  let ended = false;
-  while (headLength < HEAD_BYTES && headLength <= limit && !ended) {
-    const { done, value } = await reader.read();
-    if (done) ended = true;
-    else {
-      headChunks.push(value);
-      headLength += value.length;
-    }
-  }
-  if (headLength > limit) return await stop(tooLarge(limit));
-  const head = concat(headChunks, headLength);
-  headChunks.length = 0;
-  const detected = await detectHead(head.subarray(0, HEAD_BYTES));
-  if (!detected.ok) {
-    return await stop({
-      ok: false,
-      code: detected.code,
-      reason: detected.reason,
-      detail: detected.detail,
+  const check = async (detected: DetectedFile) =>
+    settingsRefusal(settings, detected) ??
+      await beforeStoring?.(detected) ?? null;
+  let written: WrittenFile;
+  if ("staged" in file) {
+    file.taken = true;
+    if (!file.staged.ok) return file.staged.refusal;
+    written = file.staged.written;
+    const refused = await check(written.detected).catch(async (error) => {
+      await ctx.storage.delete(written.key).catch(() => {});
+      throw error;
     });
-  }
-  const refused = settingsRefusal(settings, detected) ??
-    await beforeStoring?.(detected);
-  if (refused) return await stop(refused);
-
-  const hash = createHash("sha256");
-  let length = 0;
-  let tail = new Uint8Array(0);
-  let over = false;
-  const take = (chunk: Uint8Array): boolean => {
-    length += chunk.length;
-    if (length > limit) {
-      over = true;
-      return false;
+    if (refused) {
+      await ctx.storage.delete(written.key);
+      return refused;
     }
-    hash.update(chunk);
-    const kept = new Uint8Array(
-      Math.min(TAIL_BYTES, tail.length + chunk.length),
+  } else {
+    const limit = Math.min(
+      limitBytes,
+      settings?.max_upload_bytes ?? limitBytes,
     );
-    const fromChunk = Math.min(chunk.length, kept.length);
-    kept.set(tail.subarray(tail.length - (kept.length - fromChunk)), 0);
-    kept.set(chunk.subarray(chunk.length - fromChunk), kept.length - fromChunk);
-    tail = kept;
-    return true;
-  };
-  const counted = new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (take(head)) controller.enqueue(head);
-      if (ended) controller.close();
-    },
-    async pull(controller) {
-      const { done, value } = await reader.read();
-      if (done) {
-        controller.close();
-        return;
-      }
-      if (take(value)) controller.enqueue(value);
-      else {
-        const error = new TooLarge(`More than ${limit} bytes`);
-        controller.error(error);
-        await reader.cancel(error).catch(() => {});
-      }
-    },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
-  const objectId = crypto.randomUUID();
-  const key = storageKeyOf(ctx.siteId, objectId, detected.format);
-  try {
-    await ctx.storage.putStream(key, counted, detected.mimeType);
-  } catch (error) {
-    if (over) return tooLarge(limit);
-    throw error;
+    const buffered = "bytes" in file ? file.bytes : null;
+    if (buffered && buffered.length > limit) {
+      return tooLarge(limit, buffered.length);
+    }
+    const result = await writeChecked(
+      ctx,
+      buffered ? streamOf(buffered) : (file as StreamedFile).stream,
+      { limit, check },
+    );
+    if (!result.ok) return result.refusal;
+    written = result.written;
   }
   try {
-    const damaged = checkEnd(detected, head.subarray(0, 16), tail, length);
-    if (damaged) {
-      await ctx.storage.delete(key);
-      return {
-        ok: false,
-        code: damaged.code,
-        reason: damaged.reason,
-        detail: damaged.detail,
-      };
-    }
-    // Placeholders need the decoded image: it is read back once, bounded by the pixel ceiling.
-    const facts = detected.kind === "image"
-      ? await imageFacts(
-        buffered ?? await readBack(ctx.storage, key, length),
-        detected.format,
+    const facts = written.detected.kind === "image"
+      ? await storedImageFacts(
+        ctx,
+        written,
+        "bytes" in file ? file.bytes : null,
       )
       : null;
-    return {
-      ok: true,
-      stored: {
-        detected,
-        digest: hash.digest("hex"),
-        objectId,
-        key,
-        byteLength: length,
-        facts,
-      },
-    };
+    return { ok: true, stored: { ...written, facts } };
   } catch (error) {
-    await ctx.storage.delete(key).catch(() => {});
+    await ctx.storage.delete(written.key).catch(() => {});
     throw error;
   }
-}
-
-async function readBack(
-  storage: MediaStorage,
-  key: string,
-  length: number,
-): Promise<Uint8Array> {
-  const stream = await storage.read(key);
-  if (!stream) return new Uint8Array();
-  const bytes = new Uint8Array(length);
-  let at = 0;
-  for await (const chunk of stream) {
-    bytes.set(chunk.subarray(0, length - at), at);
-    at += chunk.length;
-    if (at >= length) break;
-  }
-  return bytes;
 }
 
 /** Site languages, for checking the keys of `alt_texts`. */
@@ -422,7 +311,7 @@ export async function folderExists(
  */
 export async function uploadMedia(
   ctx: MediaContext,
-  file: IncomingFile | StreamedFile,
+  file: IncomingFile | StreamedFile | StagedFile,
   options: UploadOptions,
 ): Promise<UploadResult> {
   let source: MediaRow | null = null;

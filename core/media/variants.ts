@@ -1,7 +1,13 @@
-// Image variants: resized, cropped and re-encoded copies of a stored original, made once with sharp and kept beside it.
+// Image variants: resized, cropped and re-encoded copies of a stored original, made once and kept beside it.
 import type { Db } from "../db/database.ts";
 import { MAX_IMAGE_PIXELS } from "./detect.ts";
 import type { Focal } from "./items.ts";
+import {
+  type ImageLibrary,
+  type ImageLibraryChoice,
+  loadImageLibrary,
+  TooManyPixels,
+} from "./image_library.ts";
 import type { MediaStorage } from "./storage.ts";
 import {
   VARIANT_EXTENSION,
@@ -11,7 +17,7 @@ import {
 
 const OBJECT_FILE = /^([0-9a-f-]{36})\.([a-z0-9-]{1,16})$/;
 
-/** Formats sharp's prebuilt libvips reads; other images (and other kinds) have no variants. */
+/** Formats sharp's prebuilt libvips reads; other images have no variants (the WebAssembly codecs read fewer: see wasm_library.ts). */
 export const VARIANT_SOURCE_FORMATS: readonly string[] = [
   "png",
   "jpg",
@@ -116,28 +122,10 @@ export type VariantFailure = "not_an_image" | "too_many_pixels" | "damaged";
 export interface MakeVariantOptions {
   /** Pixel ceiling checked on the header before any pixel is decoded (default {@link MAX_IMAGE_PIXELS}). */
   maxPixels?: number;
-  /** The image library (default {@link loadSharp}); null stands for a host where it cannot load. */
-  loadImageLibrary?: () => Promise<Sharp | null>;
-}
-
-/** The sharp module's default export. */
-export type Sharp = typeof import("sharp");
-
-let sharpModule: Promise<Sharp | null> | undefined;
-
-/**
- * sharp, or null where its native library cannot load (Deno Deploy): loaded on first use so the
- * service itself starts everywhere; variant URLs then fall back to the original.
- */
-export function loadSharp(): Promise<Sharp | null> {
-  sharpModule ??= import("sharp").then((m) => {
-    const sharp = (m.default ?? m) as Sharp;
-    // libvips' operation cache keeps decoded images alive between requests; each variant is made
-    // once and stored, so the cache only costs memory.
-    sharp.cache(false);
-    return sharp;
-  }).catch(() => null);
-  return sharpModule;
+  /** Which library makes images (`MEDIA_IMAGE_LIBRARY`, default `auto`). */
+  library?: ImageLibraryChoice;
+  /** The image library itself (tests); null stands for a host where none can load. */
+  loadImageLibrary?: () => Promise<ImageLibrary | null>;
 }
 
 /** Variants made at once by this process; the others wait (a 100-megapixel decode takes ~400 MB). */
@@ -232,10 +220,10 @@ export function coverBox(
 }
 
 /**
- * Encodes one variant. The header is read first and an image over the pixel ceiling is refused
- * before a pixel is decoded (a decompression bomb costs a header read); sharp's own
- * `limitInputPixels` is the second guard. EXIF orientation is applied; an animation gives its
- * first frame.
+ * Encodes one variant with the image library (sharp, or WebAssembly codecs where sharp cannot load). The
+ * header is read first and an image over the pixel ceiling is refused before a pixel is decoded
+ * (a decompression bomb costs a header read); sharp's own `limitInputPixels` is the second
+ * guard. EXIF orientation is applied; an animation gives its first frame.
  */
 export async function makeVariant(
   storage: MediaStorage,
@@ -253,71 +241,50 @@ export async function makeVariant(
   ) {
     return { ok: false, reason: "not_an_image" };
   }
-  const sharp = await (options.loadImageLibrary ?? loadSharp)();
-  if (!sharp) return { ok: false, reason: "unavailable" };
+  const library = await (options.loadImageLibrary ??
+    (() => loadImageLibrary(options.library)))();
+  // A format this library cannot decode (GIF and TIFF on the WebAssembly codecs) is sent as
+  // the original, as where no library loads.
+  if (!library || !library.formats.includes(source.format)) {
+    return { ok: false, reason: "unavailable" };
+  }
   const maxPixels = options.maxPixels ?? MAX_IMAGE_PIXELS;
   const stream = await storage.read(source.storageKey);
   if (!stream) return { ok: false, reason: "damaged" };
   const input = await readAll(stream);
-  const open = () =>
-    sharp(input, { limitInputPixels: maxPixels, pages: 1, failOn: "error" });
-  let meta;
-  try {
-    // The header only: no pixel is decoded here, so no ceiling is needed to read it.
-    meta = await sharp(input, { limitInputPixels: false, pages: 1 }).metadata();
-  } catch {
-    return { ok: false, reason: "damaged" };
-  }
-  if (!meta.width || !meta.height) return { ok: false, reason: "damaged" };
+  const meta = await library.header(input);
+  if (!meta) return { ok: false, reason: "damaged" };
   if (meta.width * meta.height > maxPixels) {
     return { ok: false, reason: "too_many_pixels" };
   }
-  const rotated = (meta.orientation ?? 1) >= 5;
+  if (library.maxPixels && meta.width * meta.height > library.maxPixels) {
+    return { ok: false, reason: "unavailable" };
+  }
+  const rotated = meta.orientation >= 5;
   const original = rotated
     ? { width: meta.height, height: meta.width }
     : { width: meta.width, height: meta.height };
-  let image = open().rotate();
-  if (usesFocal(spec)) {
-    const box = coverBox(original, {
-      width: spec.width!,
-      height: spec.height!,
-    }, source.focal);
-    image = image.resize(box.resize.width, box.resize.height, { fit: "fill" })
-      .extract(box.extract);
-  } else if (spec.width !== null || spec.height !== null) {
-    const opaque = spec.format === "jpeg";
-    image = image.resize(spec.width ?? undefined, spec.height ?? undefined, {
-      fit: spec.fit === "cover" ? "inside" : spec.fit,
-      withoutEnlargement: true,
-      background: opaque
-        ? { r: 255, g: 255, b: 255, alpha: 1 }
-        : { r: 0, g: 0, b: 0, alpha: 0 },
-    });
-  }
-  switch (spec.format) {
-    case "jpeg":
-      image = image.flatten({ background: "#ffffff" }).jpeg({
-        quality: spec.quality,
-      });
-      break;
-    case "png":
-      image = image.png({ compressionLevel: 9, adaptiveFiltering: true });
-      break;
-    case "webp":
-      image = image.webp({ quality: spec.quality, effort: 4 });
-      break;
-    case "avif":
-      // AVIF's quality scale runs lower than JPEG's for the same look; effort 2 keeps encodes short.
-      image = image.avif({
-        quality: Math.round(spec.quality * 0.75),
-        effort: 2,
-      });
-      break;
-  }
+  const cover = usesFocal(spec)
+    ? coverBox(
+      original,
+      { width: spec.width!, height: spec.height! },
+      source.focal,
+    )
+    : null;
+  const fit = !cover && (spec.width !== null || spec.height !== null)
+    ? { width: spec.width, height: spec.height, fit: spec.fit }
+    : null;
   try {
-    return { ok: true, bytes: new Uint8Array(await image.toBuffer()) };
+    const bytes = await library.render(input, {
+      format: spec.format,
+      quality: spec.quality,
+      maxPixels,
+      cover,
+      fit,
+    });
+    return { ok: true, bytes };
   } catch (error) {
-    if (/pixel limit/i.test(String(error))) {
+    if (error instanceof TooManyPixels) {
       return { ok: false, reason: "too_many_pixels" };
     }
     return { ok: false, reason: "damaged" };

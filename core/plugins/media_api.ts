@@ -197,6 +197,7 @@ export async function uploadPluginMedia(c: Context<AppEnv>): Promise<Response> {
         {
           db,
           storage: mediaStorageOf(c.var.services),
+          imageLibrary: c.var.services.config.mediaImageLibrary,
           clock,
           siteId: installation.siteId,
           publicUrl: c.var.services.config.publicUrl,

@@ -72,6 +72,7 @@ export function removePluginMedia(
         {
           db,
           storage: mediaStorageOf(c.var.services),
+          imageLibrary: c.var.services.config.mediaImageLibrary,
           clock,
           siteId: installation.siteId,
           publicUrl: c.var.services.config.publicUrl,

@@ -30,6 +30,7 @@ Deno.test({
         "the service started with DENO_DEPLOYMENT_ID, no write permission and the path-less KV",
         "/health answers 200 for the site",
         "/health/ready checks PostgreSQL, KV and S3 storage",
+        "an image variant is made without FFI by the WebAssembly codecs",
         "/admin/sign-in renders",
         "nothing asked for write access",
       ]

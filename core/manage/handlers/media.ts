@@ -51,6 +51,7 @@ function mediaContext(ctx: ManageContext): MediaContext {
   return {
     db: ctx.services.db,
     storage: mediaStorageOf(ctx.services),
+    imageLibrary: ctx.services.config.mediaImageLibrary,
     clock: ctx.services.clock,
     siteId: ctx.site.id,
     publicUrl: ctx.services.config.publicUrl,

@@ -17,7 +17,11 @@ async function serve(c: Context<AppEnv>) {
   const storage = mediaStorageOf(services);
   const url = new URL(c.req.url);
   if (url.search !== "") {
-    const variant = await deliverVariant({ db: services.db, storage }, {
+    const variant = await deliverVariant({
+      db: services.db,
+      storage,
+      options: { library: services.config.mediaImageLibrary },
+    }, {
       site,
       file,
       query: url.searchParams,
