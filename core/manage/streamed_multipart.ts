@@ -117,7 +117,7 @@ export async function readStreamedMultipart(
   } catch (error) {
     if (file) await options.discard(file);
     if (error instanceof FormUnreadable) {
-      refuse(400, "invalid_request", "The multipart body cannot be read");
+      refuse(400, "invalid_request", error.message);
     }
     throw error;
   }

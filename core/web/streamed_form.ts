@@ -50,6 +50,9 @@ export async function* formParts(
         fieldSize: limits.fieldBytes ?? 64 * 1024,
         parts: limits.parts ?? 100,
       },
+      // Text parts arrive byte for byte (latin1 maps each byte to one code unit), so that they
+      // are decoded below as strict UTF-8: a lenient decoder would turn bad bytes into U+FFFD.
+      defCharset: "latin1",
     });
   } catch (error) {
     throw new FormUnreadable((error as Error).message);
@@ -88,7 +91,12 @@ export async function* formParts(
         fail(new FormUnreadable(`The form field "${name}" is too long`));
         return;
       }
-      push({ kind: "field", name, value });
+      const text = strictUtf8(value);
+      if (text === null) {
+        fail(new FormUnreadable(`The form field "${name}" is not UTF-8 text`));
+        return;
+      }
+      push({ kind: "field", name, value: text });
     },
   );
   parser.on("file", (name: string, file: Readable, fileName: string) => {
@@ -198,5 +206,20 @@ export async function* formParts(
     (openPart as Readable | null)?.resume();
     await reader.cancel().catch(() => {});
     await pump;
+  }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A part's bytes, read as latin1, decoded as UTF-8; null when they are not UTF-8. */
+function strictUtf8(bytesAsLatin1: string): string | null {
+  // deno-lint-ignore no-control-regex -- ASCII alone reads the same in both
+  if (/^[\x00-\x7f]*$/.test(bytesAsLatin1)) return bytesAsLatin1;
+  const bytes = new Uint8Array(bytesAsLatin1.length);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = bytesAsLatin1.charCodeAt(i);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
   }
 }

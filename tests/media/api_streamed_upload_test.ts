@@ -329,3 +329,44 @@ Deno.test("management API per-language original: streamed to storage before the 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("management API upload: a text part that is not UTF-8 is refused 400 invalid_request with nothing stored; UTF-8 text arrives intact", () =>
+  withMediaApp(async (t) => {
+    const bytesOf = (...parts: (string | Uint8Array)[]) => {
+      const chunks = parts.map((p) =>
+        typeof p === "string" ? enc.encode(p) : p
+      );
+      const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+      let at = 0;
+      for (const c of chunks) out.set(c, (at += c.length) - c.length);
+      return out;
+    };
+    const upload = (altTexts: Uint8Array) =>
+      Promise.resolve(t.app.request(`${BASE}/media`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${t.media}`,
+          "idempotency-key": crypto.randomUUID(),
+          "content-type": `multipart/form-data; boundary=${BOUNDARY}`,
+        },
+        body: bytesOf(
+          `--${BOUNDARY}\r\nContent-Disposition: form-data; name="alt_texts"\r\n\r\n`,
+          altTexts,
+          `\r\n--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+          new Uint8Array([0x01, 0x02, 0x03, 0x00, 0x05]),
+          `\r\n--${BOUNDARY}--\r\n`,
+        ),
+      }));
+    // {"en":"<0xff>"}: one byte that no UTF-8 text holds.
+    const bad = await upload(bytesOf('{"en":"', new Uint8Array([0xff]), '"}'));
+    equal(bad.status, 400);
+    const error = await refusal(bad);
+    equal(error.code, "invalid_request");
+    ok(/alt_texts" is not UTF-8 text/.test(error.message), error.message);
+    deepEqual(await t.keys(), []);
+    equal(await rows(t), 0);
+
+    const good = await upload(enc.encode('{"en":"Café ☕"}'));
+    equal(good.status, 201, await good.clone().text());
+    deepEqual((await good.json()).alt_texts, { en: "Café ☕" });
+  }));
