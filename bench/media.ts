@@ -1,7 +1,8 @@
 // `deno task bench:media`: upload throughput of a 5 MiB image through the Management API (MiB/s and the
 // service's memory over 100 uploads), public media delivery req/s beside Deno.serve serving the same
 // bytes from a file, and image variants: first requests for a 1200 px WebP of a 12-megapixel JPEG at
-// concurrency 8 (latency, peak memory) and repeat requests beside the original of the same bytes.
+// concurrency 8 (latency, peak memory) and repeat requests beside the original of the same bytes,
+// and beside Directus's /assets transform of the same photo when BENCH_DIRECTUS_URL names one.
 // Runs the service in this process on PGlite (or DATABASE_URL) in a temporary DATA_DIR.
 import sharp from "sharp";
 import { openServices } from "../core/boot.ts";
@@ -133,17 +134,10 @@ const before = peak;
 const sampler = setInterval(() => {
   peak = Math.max(peak, Deno.memoryUsage().rss);
 }, 20);
-const firstStarted = performance.now();
-const firstTimes = await Promise.all(photos.map(async (u) => {
-  const t0 = performance.now();
-  const res = await fetch(`${origin}${new URL(u).pathname}${query}`);
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`Variant answered ${res.status}`);
-  return performance.now() - t0;
-}));
-const firstWall = performance.now() - firstStarted;
+const first = await firstRequests(
+  photos.map((u) => `${origin}${new URL(u).pathname}${query}`),
+);
 clearInterval(sampler);
-firstTimes.sort((a, b) => a - b);
 const variantPath = `${new URL(photos[0]).pathname}${query}`;
 const variantBytes = new Uint8Array(
   await (await fetch(`${origin}${variantPath}`)).arrayBuffer(),
@@ -168,6 +162,71 @@ async function measureAt(base: string, path: string): Promise<RunStats> {
 const repeat = await measureAt(origin, variantPath);
 const original = await measureAt(origin, sameBytes);
 
+/** Wall time of each of `urls` fetched all at once, sorted, and of the whole batch. */
+async function firstRequests(urls: string[]) {
+  const started = performance.now();
+  const times = await Promise.all(urls.map(async (u) => {
+    const t0 = performance.now();
+    const res = await fetch(u);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${u} answered ${res.status}`);
+    return performance.now() - t0;
+  }));
+  const wall = performance.now() - started;
+  times.sort((a, b) => a - b);
+  return {
+    concurrency: urls.length,
+    wall_ms: Math.round(wall),
+    median_ms: Math.round(times[times.length >> 1]),
+    slowest_ms: Math.round(times[times.length - 1]),
+  };
+}
+
+/**
+ * Directus 12.4's `/assets` transform of the same photo, side by side in this run, when the peer
+ * harness's Directus is running: `BENCH_DIRECTUS_URL` with its admin's `BENCH_DIRECTUS_EMAIL`
+ * and `BENCH_DIRECTUS_PASSWORD` (the harness's local defaults). The same 8 uploads, 8 first
+ * requests at once for a 1200 px WebP, then repeat requests for one stored transform.
+ */
+async function directusVariants(base: string) {
+  const login = await fetch(`${base}/auth/login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: Deno.env.get("BENCH_DIRECTUS_EMAIL") ?? "admin@example.com",
+      password: Deno.env.get("BENCH_DIRECTUS_PASSWORD") ?? "bench-admin-pw",
+    }),
+  });
+  if (!login.ok) throw new Error(`Directus login answered ${login.status}`);
+  const token: string = (await login.json()).data.access_token;
+  const ids: string[] = [];
+  for (let i = 0; i < VARIANT_CONCURRENCY; i++) {
+    const form = new FormData();
+    form.append(
+      "file",
+      new Blob([photo], { type: "image/jpeg" }),
+      `photo-${i}.jpg`,
+    );
+    const res = await fetch(`${base}/files`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
+    if (!res.ok) throw new Error(`Directus upload answered ${res.status}`);
+    ids.push((await res.json()).data.id);
+  }
+  // A peer's local bench token in the query string: wrk sends no other header per request.
+  const asset = (id: string) =>
+    `/assets/${id}${query}&access_token=${encodeURIComponent(token)}`;
+  const first = await firstRequests(ids.map((id) => `${base}${asset(id)}`));
+  return {
+    first_requests: first,
+    repeat_requests: await measureAt(base, asset(ids[0])),
+  };
+}
+const directusUrl = Deno.env.get("BENCH_DIRECTUS_URL");
+const directus = directusUrl ? await directusVariants(directusUrl) : null;
+
 console.log(JSON.stringify(
   {
     upload: {
@@ -188,10 +247,7 @@ console.log(JSON.stringify(
       source: { width: 4000, height: 3000, bytes: photo.length },
       variant: { query, bytes: variantBytes.length },
       first_requests: {
-        concurrency: VARIANT_CONCURRENCY,
-        wall_ms: Math.round(firstWall),
-        median_ms: Math.round(firstTimes[firstTimes.length >> 1]),
-        slowest_ms: Math.round(firstTimes[firstTimes.length - 1]),
+        ...first,
         rss_before_mib: Math.round(before / MiB),
         rss_peak_mib: Math.round(peak / MiB),
       },
@@ -199,6 +255,7 @@ console.log(JSON.stringify(
       same_bytes_as_original: original,
       ratio: Number((repeat.rps / original.rps).toFixed(2)),
     },
+    ...(directus ? { directus_assets: directus } : {}),
   },
   null,
   2,
