@@ -36,6 +36,8 @@ import {
 
 /** How long requests in flight may run on after SIGTERM or Ctrl-C before the process ends. */
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long stopping waits for the stores to close before exiting anyway. */
+const CLOSE_BOUND_MS = 5_000;
 
 const startedAt = performance.now();
 const step = stepPrinter((line) => console.log(line));
@@ -136,15 +138,6 @@ if (config.demoSite) demo = await demoStep(services, step);
 
 const app = createApp(services);
 
-// The image library is chosen at start (sharp, else the WebAssembly codecs where native add-ons cannot load), in
-// the background so listening is not delayed; the first variant request awaits the same choice.
-loadImageLibrary(config.mediaImageLibrary).then((images) =>
-  services.log({
-    level: "info",
-    msg: "image library",
-    library: images?.name ?? "none",
-  })
-);
 // `deno task svc credential` on this machine reaches the running service here (the store is
 // locked while it runs); set once the port is known.
 let local: Awaited<ReturnType<typeof openLocalControl>> = null;
@@ -173,8 +166,9 @@ try {
       }`,
     ),
   ));
-  shutdown.abort();
-  await close();
+  // Nothing was served, so the stores are left as a crash would leave them: closing embedded
+  // PGlite right after it opened has been seen to spin in its shutdown checkpoint and hold the
+  // process for good. The next start recovers the folder from its log; the lock goes with us.
   Deno.exit(1);
 }
 
@@ -197,6 +191,20 @@ try {
   // the addresses that answer.
   console.log(`✓ Listening on port ${server.addr.port} (${host})`);
 }
+
+// The image library is chosen once listening (sharp, else the WebAssembly codecs where native
+// add-ons cannot load), in the background; the first variant request awaits the same choice.
+// Every way out waits for it: exiting while sharp's native library is still loading can hang
+// the process (seen when listening failed right after start).
+const imagesChosen = loadImageLibrary(config.mediaImageLibrary).then(
+  (images) =>
+    services.log({
+      level: "info",
+      msg: "image library",
+      library: images?.name ?? "none",
+    }),
+  () => {},
+);
 
 // Registered as soon as the server listens: a stop asked while the companions start is still graceful.
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -309,11 +317,19 @@ if (!drained) {
     } s are cut off`,
   );
 }
+await imagesChosen;
 await local?.remove();
 await companion?.close();
 await renderer?.close();
 await templates?.close();
-if (drained) await close();
+const closed = drained &&
+  (await settledWithin(close(), CLOSE_BOUND_MS)).settled;
+if (drained && !closed) {
+  console.log(
+    `Stopping: the stores did not close within ${CLOSE_BOUND_MS / 1000} s`,
+  );
+}
 console.log("Stopped");
-// A request that outlived the grace may hold a database connection the pool would wait for.
-if (!drained) Deno.exit(1);
+// A request that outlived the grace may hold a database connection the pool would wait for, and
+// a store that did not close may hold the process.
+if (!closed) Deno.exit(1);
