@@ -23,7 +23,7 @@ import type { StoredModel } from "../models/store_rows.ts";
 import type { AdminContext } from "./context.ts";
 import { one } from "./form_values.ts";
 import { decide } from "../access/decide.ts";
-import { adminMediaContext } from "../media/admin_access.ts";
+import { keylessMediaContext } from "../media/storage_of.ts";
 import { updateMedia } from "../media/edit.ts";
 import { readMediaRow } from "../media/items.ts";
 import {
@@ -145,7 +145,7 @@ async function saveAltTexts(
   if (alts.length === 0) return;
   // The request's authority, loaded for this page, decides; it is not read again.
   if (!decide(ctx.authority, { action: "media:update" }).ok) return;
-  const media = adminMediaContext(ctx.services, ctx.site.id);
+  const media = keylessMediaContext(ctx.services, ctx.site.id);
   for (const alt of alts) {
     const row = await readMediaRow(media.db, media.siteId, alt.mediaId);
     if (!row || row.kind !== "image" || row.external) continue;

@@ -30,9 +30,8 @@ import {
 } from "./idempotency.ts";
 import { readStreamedMultipart } from "./streamed_multipart.ts";
 import { streamedBodyLimit } from "../web/app.ts";
-import type { MediaContext } from "../media/items.ts";
 import type { MediaStorage } from "../media/storage.ts";
-import { mediaStorageOf } from "../media/storage_of.ts";
+import { keylessMediaContext } from "../media/storage_of.ts";
 import { apiUploadLimit, type StagedFile, stageFile } from "../media/upload.ts";
 import { resolveModelKeys } from "./model_keys.ts";
 import { requireContentType } from "../web/json_body.ts";
@@ -190,7 +189,7 @@ async function serve(
   // The file goes to storage while the body arrives; its digest then completes the key's
   // fingerprint. Whatever does not take the staged object (a replay, a refusal before the
   // handler looked at the file) removes it here.
-  const ctx = stagingContext(services, caller.site.id);
+  const ctx = keylessMediaContext(services, caller.site.id);
   const form = await readStreamedMultipart(
     c.req.raw.body,
     c.req.header("content-type") ?? "",
@@ -225,18 +224,6 @@ async function discardStaged(
   if (file.taken || !file.staged.ok) return;
   file.taken = true;
   await storage.delete(file.staged.written.key).catch(() => {});
-}
-
-function stagingContext(services: Services, siteId: string): MediaContext {
-  return {
-    db: services.db,
-    storage: mediaStorageOf(services),
-    imageLibrary: services.config.mediaImageLibrary,
-    clock: services.clock,
-    siteId,
-    publicUrl: services.config.publicUrl,
-    keyDigest: null,
-  };
 }
 
 /** What a request's body was read into. */

@@ -4,29 +4,13 @@ import { decide, readReach } from "../access/decide.ts";
 import type { SystemPermission } from "../access/permissions.ts";
 import type { Services } from "../services.ts";
 import type { MediaContext } from "./items.ts";
-import { mediaStorageOf } from "./storage_of.ts";
+import { keylessMediaContext } from "./storage_of.ts";
 
 /** What the person may do in the library, and how usage filters what they may read. */
 export interface PersonMedia {
   ctx: MediaContext;
   may: { upload: boolean; update: boolean; delete: boolean };
   canRead: (modelId: string) => boolean;
-}
-
-/** The library as an admin page's own writes use it (no idempotency key). */
-export function adminMediaContext(
-  services: Services,
-  siteId: string,
-): MediaContext {
-  return {
-    db: services.db,
-    storage: mediaStorageOf(services),
-    imageLibrary: services.config.mediaImageLibrary,
-    clock: services.clock,
-    siteId,
-    publicUrl: services.config.publicUrl,
-    keyDigest: null,
-  };
 }
 
 /** Loads the person's authority on the site; null when they have no access to it. */
@@ -44,7 +28,7 @@ export async function personMedia(
   const holds = (permission: SystemPermission) =>
     decide(authority, { action: permission }).ok;
   return {
-    ctx: adminMediaContext(services, siteId),
+    ctx: keylessMediaContext(services, siteId),
     may: {
       upload: holds("media:upload"),
       update: holds("media:update"),

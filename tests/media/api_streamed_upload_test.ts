@@ -9,41 +9,12 @@ import { API_UPLOAD_LIMIT } from "../../core/media/upload.ts";
 import { BASE } from "../manage/helpers.ts";
 import { refusal } from "../manage/helpers.ts";
 import { startTestS3, storedKeys } from "../support/s3.ts";
-import { type MediaFixture, withMediaApp } from "./support.ts";
+import { countingStorage, type MediaFixture, withMediaApp } from "./support.ts";
 
 const MiB = 1024 * 1024;
 const CHUNK = 64 * 1024;
 const BOUNDARY = "stave-api-boundary";
 const enc = new TextEncoder();
-
-/** A storage that counts the bytes each streamed write has taken so far. */
-function counting(storage: MediaStorage) {
-  const seen = { bytes: 0, streams: 0 };
-  const wrapped: MediaStorage = {
-    kind: storage.kind,
-    put: (key, bytes, type) => storage.put(key, bytes, type),
-    putStream(key, stream, type) {
-      seen.streams += 1;
-      return storage.putStream(
-        key,
-        stream.pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              seen.bytes += chunk.length;
-              controller.enqueue(chunk);
-            },
-          }),
-        ),
-        type,
-      );
-    },
-    read: (key, range) => storage.read(key, range),
-    stat: (key) => storage.stat(key),
-    delete: (key) => storage.delete(key),
-    list: (prefix) => storage.list(prefix),
-  };
-  return { seen, wrapped };
-}
 
 interface BodyWatch {
   sent: number;
@@ -147,7 +118,7 @@ for (const { name, open } of STORAGES) {
   Deno.test(`management API upload (${name}): a 32 MiB file is taken by storage before the body ends and accepted; 32 MiB + 1 byte is 413 media_too_large with nothing stored (MED-013)`, async () => {
     const { storage, close } = await open();
     try {
-      const { seen, wrapped } = counting(storage);
+      const { seen, wrapped } = countingStorage(storage);
       await withMediaApp(async (t) => {
         const over = formBody(
           { name: "over.bin", size: API_UPLOAD_LIMIT + 1 },
@@ -198,7 +169,7 @@ for (const { name, open } of STORAGES) {
   Deno.test(`management API upload (${name}): a replay under the same key answers the first item and removes the copy it wrote; a refused upload leaves nothing (MED-005)`, async () => {
     const { storage, close } = await open();
     try {
-      const { seen, wrapped } = counting(storage);
+      const { seen, wrapped } = countingStorage(storage);
       await withMediaApp(async (t) => {
         const key = crypto.randomUUID();
         const first = formBody({ name: "a.bin", size: 3 * MiB }, () => 0);
@@ -276,7 +247,7 @@ Deno.test("management API upload: a program is refused from its head and never w
 Deno.test("management API per-language original: streamed to storage before the body ends, with expected_object_id after the file; a stale pin removes what was written (MED-020, MED-022)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "stave-api-stream-" });
   try {
-    const { seen, wrapped } = counting(new FileStorage(dir));
+    const { seen, wrapped } = countingStorage(new FileStorage(dir));
     await withMediaApp(async (t) => {
       const base = formBody({ name: "base.bin", size: 1024 }, () => 0);
       const created = await post(t, "/media", base.body);

@@ -18,42 +18,13 @@ import {
 } from "../admin/helpers.ts";
 import { refusal } from "../manage/helpers.ts";
 import { startTestS3, storedKeys } from "../support/s3.ts";
-import { withMediaApp } from "./support.ts";
+import { countingStorage, withMediaApp } from "./support.ts";
 import type { TestApp } from "../support/app.ts";
 
 const MiB = 1024 * 1024;
 const CHUNK = 64 * 1024;
 const BOUNDARY = "stave-test-boundary";
 const enc = new TextEncoder();
-
-/** A storage that counts the bytes each streamed write has taken so far. */
-function counting(storage: MediaStorage) {
-  const seen = { bytes: 0, streams: 0 };
-  const wrapped: MediaStorage = {
-    kind: storage.kind,
-    put: (key, bytes, type) => storage.put(key, bytes, type),
-    putStream(key, stream, type) {
-      seen.streams += 1;
-      return storage.putStream(
-        key,
-        stream.pipeThrough(
-          new TransformStream<Uint8Array, Uint8Array>({
-            transform(chunk, controller) {
-              seen.bytes += chunk.length;
-              controller.enqueue(chunk);
-            },
-          }),
-        ),
-        type,
-      );
-    },
-    read: (key, range) => storage.read(key, range),
-    stat: (key) => storage.stat(key),
-    delete: (key) => storage.delete(key),
-    list: (prefix) => storage.list(prefix),
-  };
-  return { seen, wrapped };
-}
 
 /** What a generated form body did while it was read. */
 interface BodyWatch {
@@ -201,7 +172,7 @@ for (const { name, open } of STORAGES) {
   Deno.test(`admin upload (${name}): storage takes the file while the body is still arriving; memory never holds more than a head and a part (MED-013)`, async () => {
     const { storage, close } = await open();
     try {
-      const { seen, wrapped } = counting(storage);
+      const { seen, wrapped } = countingStorage(storage);
       // Larger than one S3 part, so the S3 store goes through a multipart upload.
       const size = 20 * MiB;
       await withAdmin(wrapped, 100_000_000, async (f) => {
@@ -243,7 +214,7 @@ for (const { name, open } of STORAGES) {
   Deno.test(`admin upload (${name}): the plan limit is the last byte accepted; one more is media_too_large at that byte and leaves nothing stored (MED-013)`, async () => {
     const { storage, close } = await open();
     try {
-      const { seen, wrapped } = counting(storage);
+      const { seen, wrapped } = countingStorage(storage);
       // Over one S3 part, so the refused upload has a multipart upload to abort.
       const limit = 9 * MiB + 7;
       await withAdmin(wrapped, limit, async (f) => {
@@ -297,7 +268,7 @@ for (const { name, open } of STORAGES) {
 Deno.test("admin upload: a program is refused from the first bytes of the stream, before storage is asked to write and before the body is read (MED-006)", async () => {
   const dir = await Deno.makeTempDir({ prefix: "stave-stream-" });
   try {
-    const { seen, wrapped } = counting(new FileStorage(dir));
+    const { seen, wrapped } = countingStorage(new FileStorage(dir));
     await withAdmin(wrapped, 100_000_000, async (f) => {
       // An ELF header, then 40 MiB the server has no reason to read.
       const elf = new Uint8Array(64);
@@ -326,7 +297,7 @@ Deno.test("admin upload: a program is refused from the first bytes of the stream
 Deno.test("admin upload: CSRF still holds on the streamed form: no token or a wrong one is 403 with nothing stored; the page script's header token is accepted", async () => {
   const dir = await Deno.makeTempDir({ prefix: "stave-stream-" });
   try {
-    const { seen, wrapped } = counting(new FileStorage(dir));
+    const { seen, wrapped } = countingStorage(new FileStorage(dir));
     await withAdmin(wrapped, 100_000_000, async (f) => {
       const none = formBody([["action", "upload"]], {
         name: "a.bin",
@@ -491,7 +462,7 @@ Deno.test("upload-media on S3-compatible storage: the API's buffered file goes t
 Deno.test("admin upload: a client that goes away halfway through a file leaves no object and no row; a form that cannot be split is 400", async () => {
   const dir = await Deno.makeTempDir({ prefix: "stave-stream-" });
   try {
-    const { seen, wrapped } = counting(new FileStorage(dir));
+    const { seen, wrapped } = countingStorage(new FileStorage(dir));
     await withAdmin(wrapped, 100_000_000, async (f) => {
       const { body } = formBody(
         [["_csrf", f.csrf], ["action", "upload"]],

@@ -83,3 +83,32 @@ export async function withMediaApp(
 export function png(seed = 1, width = 4, height = 3): Promise<Uint8Array> {
   return encodePng(width, height, (x, y) => [seed % 256, x * 40, y * 60]);
 }
+
+/** A storage that counts the bytes each streamed write has taken so far. */
+export function countingStorage(storage: MediaStorage) {
+  const seen = { bytes: 0, streams: 0 };
+  const wrapped: MediaStorage = {
+    kind: storage.kind,
+    put: (key, bytes, type) => storage.put(key, bytes, type),
+    putStream(key, stream, type) {
+      seen.streams += 1;
+      return storage.putStream(
+        key,
+        stream.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              seen.bytes += chunk.length;
+              controller.enqueue(chunk);
+            },
+          }),
+        ),
+        type,
+      );
+    },
+    read: (key, range) => storage.read(key, range),
+    stat: (key) => storage.stat(key),
+    delete: (key) => storage.delete(key),
+    list: (prefix) => storage.list(prefix),
+  };
+  return { seen, wrapped };
+}
