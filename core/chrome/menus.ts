@@ -19,7 +19,6 @@ import {
 } from "./menu_items.ts";
 
 export { LINK_KINDS, MENU_ITEMS, type MenuItems };
-export type { ChromeAnswer, ChromeItem, ChromeLink };
 
 /** Creates or replaces one menu (admin side; validated). */
 export async function putMenu(
