@@ -9,6 +9,7 @@ import pg from "pg";
 import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "./pglite_dialect.ts";
+import { type ChangeFeed, watchPglite, watchPool } from "./change_feed.ts";
 import type { Database } from "./schema.ts";
 import { DEFAULT_POOL_MAX } from "../config.ts";
 import { discardWhenLost, guardPool } from "../../plugins/sdk/pg_faults.ts";
@@ -52,6 +53,15 @@ pg.types.setTypeParser(pgliteTypes.INT8, (value: string) => Number(value));
 const pools = new WeakMap<Db, pg.Pool>();
 // The embedded engine behind each PGlite Kysely instance, to dump it as a snapshot.
 const pglites = new WeakMap<Db, PGlite>();
+
+// What each primary handle has heard of the database's commits (replicas have none: a replica
+// may not yet show a commit the primary announced).
+const feeds = new WeakMap<Db, ChangeFeed>();
+
+/** The commits announced to `db`'s connections; undefined for a read-replica handle. */
+export function changeFeedOf(db: Db): ChangeFeed | undefined {
+  return feeds.get(db);
+}
 
 /** The PGlite engine of an embedded database, or undefined on PostgreSQL. */
 export function pgliteOf(db: Db): PGlite | undefined {
@@ -215,8 +225,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
         `PostgreSQL connection lost: ${error.message}; the pool opens a new one on the next query`,
       );
     });
+    const feed = watchPool(pool);
     const db = new PoolDb(pool, "primary");
     pools.set(db, pool);
+    feeds.set(db, feed);
     return db;
   }
   const options = {
@@ -235,6 +247,15 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   return dbOverPglite(pglite);
 }
 
+// One feed per engine: several handles over one engine share its one listening session.
+const feedsOfPglite = new WeakMap<PGlite, ChangeFeed>();
+
+function watchedPglite(pglite: PGlite): ChangeFeed {
+  const feed = watchPglite(pglite);
+  feedsOfPglite.set(pglite, feed);
+  return feed;
+}
+
 /** The database inside a PGlite data folder that holds Stave's tables. */
 export const EMBEDDED_DATABASE = "template1";
 
@@ -248,6 +269,7 @@ export function dbOverPglite(
     log: queryLog,
   });
   pglites.set(db, pglite);
+  feeds.set(db, feedsOfPglite.get(pglite) ?? watchedPglite(pglite));
   return db;
 }
 

@@ -10,6 +10,7 @@ import {
   loadAndRememberContext,
   type PublicContext,
   type PublicContextQuery,
+  rememberCurrent,
   StaleContext,
 } from "./request_context.ts";
 import { SITE_TOKEN, type SiteTokenScope, tokenScope } from "./site_tokens.ts";
@@ -52,6 +53,7 @@ export async function refreshContext(c: Context<AppEnv>): Promise<void> {
   const context = await loadAndRememberContext(
     c.get("services").db,
     contextQueryOf(c),
+    c.get("publicContext").generation,
   );
   if (!context) {
     throw new HttpError(404, "unknown_host", "No site answers this host");
@@ -70,9 +72,14 @@ export async function onConfirmedContext<T>(
   c: Context<AppEnv>,
   read: () => Promise<T>,
 ): Promise<T> {
+  const remembered = c.get("publicContext").unconfirmed;
   try {
     const result = await read();
-    if (c.get("publicContext").unconfirmed) throw new StaleContext();
+    const context = c.get("publicContext");
+    if (context.unconfirmed) throw new StaleContext();
+    if (remembered) {
+      rememberCurrent(c.get("services").db, contextQueryOf(c), context);
+    }
     return result;
   } catch (error) {
     if (!c.get("publicContext").unconfirmed) throw error;

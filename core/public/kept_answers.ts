@@ -1,12 +1,16 @@
 // Public answers kept per database handle and reused only by requests that see the very same
-// database state. The request's context statement reads PostgreSQL's current snapshot
-// (`pg_current_snapshot()`: oldest running transaction, next transaction id, running ones); two
-// statements with equal snapshots see exactly the same committed rows, so an answer kept under a
-// snapshot is the answer any request with that snapshot would compute. Any commit, anywhere in
-// the database, makes later snapshots differ: the next read computes afresh. The cache saves work
-// and never changes an answer (ARCHITECTURE "Scale"); nothing is shared between processes.
+// database state. On a primary handle the state is the generation of announced commits
+// (core/db/change_feed.ts): every table announces its changes when they commit (migration 0269),
+// each announcement moves the generation, and an answer kept under a generation serves requests
+// that start while it has not moved, without asking the database anything. On a read replica,
+// which may not yet show a commit the primary announced, the state is PostgreSQL's snapshot
+// (`pg_current_snapshot()`: oldest running transaction, next transaction id, running ones),
+// read by the request's context statement: two statements with equal snapshots see exactly the
+// same committed rows. Either way any commit, anywhere in the database, makes the next read
+// compute afresh. The cache saves work and never changes an answer (ARCHITECTURE "Scale");
+// nothing is shared between processes.
 import type { Context } from "hono";
-import type { Db } from "../db/database.ts";
+import { changeFeedOf, type Db } from "../db/database.ts";
 import type { AppEnv } from "../web/env.ts";
 import { requestUrl } from "../web/request_url.ts";
 import {
@@ -33,7 +37,7 @@ export type ReadAnswer = PublicAnswer & { preview?: boolean };
 
 /**
  * Serves a public GET (list, single read, related items): from the answers kept for the request's
- * snapshot when the same site, token and URL were answered within {@link KEPT_REUSE_MS}, else by
+ * database state when the same site, token and URL were answered within {@link KEPT_REUSE_MS}, else by
  * `read`, keeping the answer when the budget (`PUBLIC_ANSWER_CACHE_MB`) allows. A read that
  * started from a remembered context which its page statement could not confirm starts over
  * with a fresh one.
@@ -54,12 +58,11 @@ export async function servePublicRead(
   const key = () =>
     keptKey(c.get("site").id, c.get("siteToken")?.id ?? null, url);
   const cache = () => c.get("siteToken") ? "private" : "public";
-  if (!c.get("publicContext").unconfirmed) {
-    const kept = shelf?.lookup(
-      c.get("publicContext").snapshot,
-      key(),
-      now.getTime(),
-    );
+  if (shelf && !c.get("publicContext").unconfirmed) {
+    const state = keptStateOf(db, c.get("publicContext"));
+    const kept = state === null
+      ? null
+      : shelf.lookup(state, key(), now.getTime());
     if (kept) return serializedJson(c, kept, cache());
   }
   const run = () =>
@@ -74,12 +77,8 @@ export async function servePublicRead(
   const answer = await onConfirmedContext(c, run);
   if (answer.preview) return publicJson(c, answer, { cache: "none" });
   const serialized = serializeAnswer(answer);
-  shelf?.store(
-    c.get("publicContext").snapshot,
-    key(),
-    serialized,
-    now.getTime(),
-  );
+  const state = shelf ? keptStateOf(db, c.get("publicContext")) : null;
+  if (state !== null) shelf!.store(state, key(), serialized, now.getTime());
   return serializedJson(c, serialized, cache());
 }
 
@@ -98,6 +97,16 @@ export function mayServeKept(
     keptKey(context.site.id, scope?.id ?? null, url),
     now.getTime(),
   );
+}
+
+/**
+ * The database state a request's answers are kept under: `g<generation>` on a handle with a
+ * change feed (null while the feed is not live: nothing is kept or served), else the snapshot
+ * the context statement read.
+ */
+export function keptStateOf(db: Db, context: PublicContext): string | null {
+  if (!changeFeedOf(db)) return context.snapshot;
+  return context.generation === null ? null : `g${context.generation}`;
 }
 
 function keptKey(siteId: string, tokenId: string | null, url: URL): string {
@@ -120,11 +129,11 @@ interface Kept {
   bytes: number;
 }
 
-/** Answers of one snapshot, least recently used first, within a memory budget. */
+/** Answers of one database state, least recently used first, within a memory budget. */
 export class KeptAnswers {
   /** Answers larger than this share of the budget are served but not kept. */
   static readonly ENTRY_SHARE = 8;
-  #snapshot = "";
+  #state = "";
   #entries = new Map<string, Kept>();
   #bytes = 0;
   /** Reads served from kept answers, and reads that had to be computed. */
@@ -139,16 +148,16 @@ export class KeptAnswers {
       256;
   }
 
-  /** Whether an answer young enough is kept under `key`, whatever its snapshot. */
+  /** Whether an answer young enough is kept under `key`, whatever its state. */
   holds(key: string, now: number): boolean {
     const kept = this.#entries.get(key);
     return kept !== undefined && now - kept.at >= 0 &&
       now - kept.at <= KEPT_REUSE_MS;
   }
 
-  /** The answer kept under `key` for exactly `snapshot`, younger than {@link KEPT_REUSE_MS}. */
-  lookup(snapshot: string, key: string, now: number): SerializedAnswer | null {
-    const kept = snapshot === this.#snapshot ? this.#entries.get(key) : null;
+  /** The answer kept under `key` for exactly `state`, younger than {@link KEPT_REUSE_MS}. */
+  lookup(state: string, key: string, now: number): SerializedAnswer | null {
+    const kept = state === this.#state ? this.#entries.get(key) : null;
     const age = kept ? now - kept.at : -1;
     if (!kept || age < 0 || age > KEPT_REUSE_MS) {
       if (kept) this.#forget(key, kept);
@@ -164,19 +173,19 @@ export class KeptAnswers {
     return kept.answer;
   }
 
-  /** Keeps an answer computed at `now` by a request whose context read `snapshot`. */
+  /** Keeps an answer computed at `now` by a request that started at `state`. */
   store(
-    snapshot: string,
+    state: string,
     key: string,
     answer: SerializedAnswer,
     now: number,
   ): void {
     const bytes = KeptAnswers.bytesOf(key, answer);
     if (bytes > this.budget / KeptAnswers.ENTRY_SHARE) return;
-    if (snapshot !== this.#snapshot) {
-      // A request still running on an older snapshot must not throw away newer answers.
-      if (this.#snapshot !== "" && !newer(snapshot, this.#snapshot)) return;
-      this.#snapshot = snapshot;
+    if (state !== this.#state) {
+      // A request still running on an older state must not throw away newer answers.
+      if (this.#state !== "" && !newer(state, this.#state)) return;
+      this.#state = state;
       this.#entries.clear();
       this.#bytes = 0;
     }
@@ -202,10 +211,12 @@ export class KeptAnswers {
 }
 
 /**
- * Whether snapshot `a` was taken after `b` (`xmin:xmax:running,...`): transaction ids only grow,
- * and while no new id is handed out, running transactions only finish.
+ * Whether state `a` is later than `b`: generations (`g<n>`) only grow; of two snapshots
+ * (`xmin:xmax:running,...`), transaction ids only grow, and while no new id is handed out,
+ * running transactions only finish.
  */
 export function newer(a: string, b: string): boolean {
+  if (a.startsWith("g")) return Number(a.slice(1)) > Number(b.slice(1));
   const [aMin, aMax, aRunning] = a.split(":");
   const [bMin, bMax, bRunning] = b.split(":");
   if (BigInt(aMax) !== BigInt(bMax)) return BigInt(aMax) > BigInt(bMax);

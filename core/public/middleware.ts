@@ -6,6 +6,7 @@ import { allowedOrigin, corsAnswerHeaders } from "./browser_origins.ts";
 import { isFinalAnswer } from "../web/final_answers.ts";
 import { requestUrl } from "../web/request_url.ts";
 import { mayServeKept } from "./kept_answers.ts";
+import { changeFeedOf } from "../db/database.ts";
 import {
   checkSiteToken,
   contextQueryOf,
@@ -37,15 +38,19 @@ const CONFIRMING_ROUTES = new Set([
  * Resolves the site from the Host header alone (spec 3 part 4.1), `404 unknown_host` otherwise,
  * and reads in the same statement what the rest of the request needs (languages, policy,
  * browser origins, the sent token's row, the model the path names): one round trip. A list or
- * item read reuses the context an earlier request read instead, unconfirmed: its page statement
- * confirms it, and the read starts over with a fresh one ({@link refreshContext}) otherwise.
+ * item read reuses the context an earlier request read instead: as it is when no commit was
+ * announced since it was known current (no round trip), else unconfirmed, and its page
+ * statement confirms it or the read starts over with a fresh one ({@link refreshContext}).
  */
 export const loadRequestContext: MiddlewareHandler<AppEnv> =
   async function loadRequestContext(c, next) {
     const query = contextQueryOf(c);
     const db = c.get("services").db;
-    const context = reusableContext(c, rememberedContext(db, query)) ??
-      await loadAndRememberContext(db, query);
+    // Taken before anything is read: whatever this request reads is at least this new.
+    const generation = changeFeedOf(db)?.generation() ?? null;
+    const context =
+      reusableContext(c, rememberedContext(db, query, generation)) ??
+        await loadAndRememberContext(db, query, generation);
     if (!context) {
       throw new HttpError(404, "unknown_host", "No site answers this host");
     }
@@ -56,8 +61,8 @@ export const loadRequestContext: MiddlewareHandler<AppEnv> =
 
 /**
  * `remembered` when this request may start from it: a list or item read (GET or HEAD), not a
- * preview, and not one a kept answer may serve (that lookup needs the snapshot a fresh context
- * statement reads).
+ * preview. Without a change feed (a read replica), not one a kept answer may serve either: that
+ * lookup needs the snapshot a fresh context statement reads.
  */
 function reusableContext(
   c: Context<AppEnv>,
@@ -68,6 +73,7 @@ function reusableContext(
   if (!CONFIRMING_ROUTES.has(c.req.routePath)) return null;
   const url = requestUrl(c);
   if (url.searchParams.has("preview")) return null;
+  if (changeFeedOf(c.get("services").db)) return remembered;
   return mayServeKept(c, url, remembered) ? null : remembered;
 }
 

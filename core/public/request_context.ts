@@ -39,8 +39,17 @@ export interface PublicContext {
   definitions: Map<string, StoredModel>;
   /** The site's `search` settings document as stored (defaults when none is stored). */
   searchSettings: unknown;
-  /** PostgreSQL's snapshot the statement ran under (`xmin:xmax:running`), keys kept answers. */
+  /**
+   * PostgreSQL's snapshot the statement ran under (`xmin:xmax:running`): keys kept answers on a
+   * handle without a change feed (a read replica).
+   */
   snapshot: string;
+  /**
+   * The generation of the database's announced commits (core/db/change_feed.ts) when the
+   * request started; null without a live feed. On a remembered context: the generation it is
+   * known to be current at.
+   */
+  generation: number | null;
   /** The site's public context revision the context was read at (migration 0236). */
   revision: string;
   /**
@@ -189,6 +198,7 @@ function contextFrom(row: ContextRow): PublicContext {
     definitions: new Map(),
     searchSettings: row.search ?? SETTINGS_DEFAULTS.search,
     snapshot: row.snapshot,
+    generation: null,
     revision: row.revision,
     unconfirmed: false,
   };
@@ -214,23 +224,58 @@ function rememberedKey(query: PublicContextQuery): string | null {
   }`;
 }
 
-/** A copy of the context an earlier request read for `query`, unconfirmed; null when none. */
+/**
+ * A copy of the context an earlier request read for `query`; null when none. With the change
+ * feed at `generation` and no commit announced since it was known current, the copy is as good
+ * as one read now (confirmed); otherwise it is unconfirmed, and carries `generation` for the
+ * request.
+ */
 export function rememberedContext(
   db: Db,
   query: PublicContextQuery,
+  generation: number | null = null,
 ): PublicContext | null {
   const key = rememberedKey(query);
   const context = key === null ? null : remembered.get(db)?.get(key);
-  return context ? { ...context, snapshot: "", unconfirmed: true } : null;
+  if (!context) return null;
+  const current = generation !== null && context.generation === generation;
+  return { ...context, snapshot: "", generation, unconfirmed: !current };
 }
 
-/** Reads the context afresh (as {@link loadPublicContext}) and remembers it for later requests. */
+/**
+ * Records that the context remembered for `query` is current at `generation`: a request started
+ * at that generation confirmed its revision in a page statement it sent afterwards, so a commit
+ * that changed the context either showed there or moved the generation since.
+ */
+export function rememberCurrent(
+  db: Db,
+  query: PublicContextQuery,
+  confirmed: PublicContext,
+): void {
+  const key = rememberedKey(query);
+  const context = key === null ? null : remembered.get(db)?.get(key);
+  if (
+    context && confirmed.generation !== null &&
+    context.site.id === confirmed.site.id &&
+    context.revision === confirmed.revision &&
+    (context.generation === null || context.generation < confirmed.generation)
+  ) {
+    context.generation = confirmed.generation;
+  }
+}
+
+/**
+ * Reads the context afresh (as {@link loadPublicContext}) and remembers it for later requests,
+ * as current at `generation` (taken before the read).
+ */
 export async function loadAndRememberContext(
   db: Db,
   query: PublicContextQuery,
+  generation: number | null = null,
 ): Promise<PublicContext | null> {
   const key = rememberedKey(query);
   const context = await loadPublicContext(db, query);
+  if (context) context.generation = generation;
   if (key === null) return context;
   // Replaced only once the fresh one is read: forgotten while reading, every concurrent
   // request would read afresh too, and under load they kept each other reading.
@@ -241,7 +286,8 @@ export async function loadAndRememberContext(
   }
   if (!contexts) remembered.set(db, contexts = new Map());
   if (contexts.size >= REMEMBERED_MAX) contexts.clear();
-  contexts.set(key, context);
+  // Remembered as a copy: the request's own context is confirmed and changed in place.
+  contexts.set(key, { ...context });
   return context;
 }
 

@@ -4,6 +4,7 @@
 // version of the migrations, so no test pays for initdb or a replay of every migration.
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
+import { CHANGES_CHANNEL } from "../../core/db/change_feed.ts";
 import {
   type Db,
   dbOverPglite,
@@ -270,6 +271,9 @@ async function restoreStartingState(
     for (const { name, setting } of state.settings) {
       await pglite.query("select set_config($1, $2, false)", [name, setting]);
     }
+    // `discard all` ended the session's LISTEN; the engine's change feed (core/db/change_feed.ts)
+    // still counts on it.
+    await pglite.exec(`listen ${CHANGES_CHANNEL}`);
     return true;
   } catch {
     return false;

@@ -38,6 +38,7 @@ import * as m0243 from "./0243_site_preview_addresses.ts";
 import * as m0257 from "./0257_media_placeholders.ts";
 import * as m0267 from "./0267_managed_templates.ts";
 import * as m0268 from "./0268_managed_releases.ts";
+import * as m0269 from "./0269_change_announcements.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -79,4 +80,5 @@ export const migrations: Record<string, Migration> = {
   "0257_media_placeholders": m0257,
   "0267_managed_templates": m0267,
   "0268_managed_releases": m0268,
+  "0269_change_announcements": m0269,
 };
