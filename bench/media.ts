@@ -10,6 +10,7 @@ import { loadConfig } from "../core/config.ts";
 import { encodePng } from "../core/media/png.ts";
 import { createApp } from "../core/server.ts";
 import { createInstallation } from "../core/sites/installation.ts";
+import { directusToken, directusUrl } from "./directus.ts";
 import { hasWrk, runLoad, type RunStats, runWrk } from "./load.ts";
 
 const UPLOADS = Number(Deno.env.get("BENCH_MEDIA_UPLOADS") ?? 100);
@@ -189,16 +190,7 @@ async function firstRequests(urls: string[]) {
  * requests at once for a 1200 px WebP, then repeat requests for one stored transform.
  */
 async function directusVariants(base: string) {
-  const login = await fetch(`${base}/auth/login`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: Deno.env.get("BENCH_DIRECTUS_EMAIL") ?? "admin@example.com",
-      password: Deno.env.get("BENCH_DIRECTUS_PASSWORD") ?? "bench-admin-pw",
-    }),
-  });
-  if (!login.ok) throw new Error(`Directus login answered ${login.status}`);
-  const token: string = (await login.json()).data.access_token;
+  const token = await directusToken(base);
   const ids: string[] = [];
   for (let i = 0; i < VARIANT_CONCURRENCY; i++) {
     const form = new FormData();
@@ -224,8 +216,8 @@ async function directusVariants(base: string) {
     repeat_requests: await measureAt(base, asset(ids[0])),
   };
 }
-const directusUrl = Deno.env.get("BENCH_DIRECTUS_URL");
-const directus = directusUrl ? await directusVariants(directusUrl) : null;
+const directusBase = directusUrl();
+const directus = directusBase ? await directusVariants(directusBase) : null;
 
 console.log(JSON.stringify(
   {

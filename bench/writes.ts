@@ -10,12 +10,18 @@
 // - update it: `PUT /api/manage/v1/entries/{id}`, pinned to the version the create answered;
 // - publish it: `POST /api/manage/v1/entries/{id}/publish`, pinned to the update's version.
 // Every request carries its own Idempotency-Key; an answer other than the documented status
-// counts as an error.
+// counts as an error. BENCH_WRITES_ROUNDS (default 1) repeats the three scenarios, each round on
+// new entries. With BENCH_DIRECTUS_URL (bench/directus.ts) every scenario also runs, right after
+// ours in the same round, on the peer harness's Directus 12.4: `POST /items/articles` (a draft
+// of the same title, slug and body), `PATCH /items/articles/{id}` (title and body), and a
+// `PATCH` of `status` and `published_at`; the items it made are deleted at the end, as the
+// harness's read benches count that table. BENCH_DIRECTUS_PID adds Directus's CPU per request.
 import { systemClock } from "../core/clock.ts";
 import { insertCredential } from "../core/credentials/credential_store.ts";
 import { createModel } from "../core/models/store.ts";
 import { createInstallation } from "../core/sites/installation.ts";
-import { runLoad } from "./load.ts";
+import { directusToken, directusUrl } from "./directus.ts";
+import { median, runLoad } from "./load.ts";
 import { type MeasuredRun, runLoadWithCpu } from "./proc.ts";
 import { openScratchDatabase } from "./scratch_db.ts";
 import { startService } from "./service.ts";
@@ -30,6 +36,7 @@ if (benchOnly.length > 0 && !benchOnly.some((w) => "writes".includes(w))) {
 
 const CONCURRENCY = Number(Deno.env.get("BENCH_WRITES_CONCURRENCY") ?? 8);
 const PER_WORKER = Number(Deno.env.get("BENCH_WRITES_REQUESTS") ?? 50);
+const ROUNDS = Number(Deno.env.get("BENCH_WRITES_ROUNDS") ?? 1);
 /** Requests one credential may send in a minute (the Management API's rate window). */
 const RATE_LIMIT = 120;
 const WARM_UP = 16;
@@ -60,7 +67,7 @@ try {
   });
   if (!model.ok) throw new Error(model.code);
   // Every request of the run, warm-up included, spread so no credential passes its window.
-  const total = WARM_UP + 3 * CONCURRENCY * PER_WORKER;
+  const total = WARM_UP + ROUNDS * 3 * CONCURRENCY * PER_WORKER;
   const secrets: string[] = [];
   for (let n = 0; n < Math.ceil(total / (RATE_LIMIT / 2)); n++) {
     const { secret } = await insertCredential(db, systemClock, {
@@ -141,36 +148,102 @@ try {
     return status === 200;
   };
 
-  const results: (MeasuredRun & { scenario: string; concurrency: number })[] =
-    [];
+  const directusBase = directusUrl();
+  const directus = directusBase ? await directusWrites(directusBase) : null;
+  const directusPid = Number(Deno.env.get("BENCH_DIRECTUS_PID") ?? 0);
+
+  const results: (MeasuredRun & {
+    target: string;
+    scenario: string;
+    round: number;
+    concurrency: number;
+  })[] = [];
   const measure = async (
+    target: "stave" | "directus",
+    round: number,
     scenario: string,
     task: (i: number) => Promise<boolean>,
   ) => {
-    const run = await runLoadWithCpu(
-      service!.pid,
-      CONCURRENCY,
-      PER_WORKER,
-      task,
-    );
+    const pid = target === "stave" ? service!.pid : directusPid;
+    const run = pid > 0
+      ? await runLoadWithCpu(pid, CONCURRENCY, PER_WORKER, task)
+      : { stats: await runLoad(CONCURRENCY, PER_WORKER, task) };
     const { stats: s, service_cpu_ms_per_request: cpu } = run;
-    results.push({ scenario, concurrency: CONCURRENCY, ...run });
+    results.push({ target, scenario, round, concurrency: CONCURRENCY, ...run });
     console.log(
-      `c=${CONCURRENCY} ${scenario}: ${s.rps} req/s, p50 ${s.median_ms} ms, p99 ${s.p99_ms} ms, ${s.errors} errors${
-        cpu === undefined ? "" : `, service CPU ${cpu} ms/request`
+      `round ${round} c=${CONCURRENCY} ${target} ${scenario}: ${s.rps} req/s, p50 ${s.median_ms} ms, p99 ${s.p99_ms} ms, ${s.errors} errors${
+        cpu === undefined ? "" : `, CPU ${cpu} ms/request`
       }`,
     );
   };
   // Warm-up: the service's first writes prepare its statements and fill its per-site reads.
   await runLoad(4, WARM_UP / 4, createDraft("warm", false));
-  await measure("writes: create a draft", createDraft("article", true));
-  await measure("writes: update it", update);
-  await measure("writes: publish it", publish);
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      entries.length = 0;
+      directus?.startRound();
+      const scenarios: [string, (i: number) => Promise<boolean>, Task][] = [
+        [
+          "create a draft",
+          createDraft(`article-${round}`, true),
+          directus?.create(round),
+        ],
+        ["update it", update, directus?.update],
+        ["publish it", publish, directus?.publish],
+      ];
+      for (const [scenario, ours, theirs] of scenarios) {
+        await measure("stave", round, scenario, ours);
+        if (theirs) await measure("directus", round, scenario, theirs);
+      }
+    }
+  } finally {
+    await directus?.cleanUp();
+  }
+  const summary = ["create a draft", "update it", "publish it"].map(
+    (scenario) => {
+      const of = (target: string) =>
+        results.filter((r) => r.target === target && r.scenario === scenario);
+      const figures = (target: string) => {
+        const runs = of(target);
+        return runs.length === 0 ? null : {
+          rps: median(runs.map((r) => r.stats.rps)),
+          p99_ms: median(runs.map((r) => r.stats.p99_ms)),
+          errors: runs.reduce((n, r) => n + r.stats.errors, 0),
+        };
+      };
+      const ours = figures("stave")!;
+      const theirs = figures("directus");
+      // Ratios per round, then their median: only figures of one round compare.
+      const rounds = of("stave").map((r) => r.round);
+      const ratio = theirs === null ? null : median(rounds.map((round) => {
+        const a = of("stave").find((r) => r.round === round)!;
+        const b = of("directus").find((r) => r.round === round)!;
+        return a.stats.rps / b.stats.rps;
+      }));
+      return {
+        scenario,
+        stave: ours,
+        directus: theirs,
+        rps_ratio: ratio === null ? null : Number(ratio.toFixed(2)),
+      };
+    },
+  );
+  for (const row of summary) {
+    console.log(
+      `${row.scenario}: Stave ${row.stave.rps} req/s, p99 ${row.stave.p99_ms} ms${
+        row.directus
+          ? `; Directus ${row.directus.rps} req/s, p99 ${row.directus.p99_ms} ms; ${row.rps_ratio}x`
+          : ""
+      } (median of ${ROUNDS} round${ROUNDS === 1 ? "" : "s"})`,
+    );
+  }
   console.log(JSON.stringify(
     {
       engine: "PostgreSQL",
       concurrency: CONCURRENCY,
       requests_per_worker: PER_WORKER,
+      rounds: ROUNDS,
+      summary,
       results,
     },
     null,
@@ -179,4 +252,77 @@ try {
 } finally {
   await service?.stop();
   await scratch.drop();
+}
+
+type Task = ((i: number) => Promise<boolean>) | undefined;
+
+/** The same three writes on the harness's Directus `articles` collection, one item per request. */
+async function directusWrites(base: string) {
+  const token = await directusToken(base);
+  const call = async (method: string, path: string, body: unknown) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) {
+      await res.body?.cancel();
+      return null;
+    }
+    return await res.json();
+  };
+  const run = crypto.randomUUID().slice(0, 8);
+  let ids: number[] = [];
+  const made: number[] = [];
+  return {
+    startRound: () => {
+      ids = [];
+    },
+    create: (round: number) => async (i: number) => {
+      const answer = await call("POST", "/items/articles", {
+        title: `Article ${i}`,
+        slug: `bench-writes-${run}-${round}-${i}`,
+        body: `The body of article ${i}.`,
+        status: "draft",
+        locale: "en",
+      });
+      if (!answer) return false;
+      ids[i] = answer.data.id;
+      made.push(answer.data.id);
+      return true;
+    },
+    update: async (i: number) =>
+      ids[i] !== undefined &&
+      await call("PATCH", `/items/articles/${ids[i]}`, {
+          title: `Article ${i}, revised`,
+          body: `The revised body of article ${i}.`,
+        }) !== null,
+    publish: async (i: number) =>
+      ids[i] !== undefined &&
+      await call("PATCH", `/items/articles/${ids[i]}`, {
+          status: "published",
+          published_at: new Date().toISOString(),
+        }) !== null,
+    cleanUp: async () => {
+      for (let n = 0; n < made.length; n += 500) {
+        const res = await fetch(`${base}/items/articles`, {
+          method: "DELETE",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify(made.slice(n, n + 500)),
+        });
+        await res.body?.cancel();
+        if (!res.ok) {
+          console.error(
+            `Directus kept bench items: DELETE answered ${res.status}`,
+          );
+        }
+      }
+    },
+  };
 }
