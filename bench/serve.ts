@@ -4,7 +4,7 @@ import { loadConfig } from "../core/config.ts";
 import { openDatabase } from "../core/db/database.ts";
 import { migrateToLatest } from "../core/db/migrate.ts";
 import { systemClock } from "../core/clock.ts";
-import { keptAnswersOf } from "../core/public/kept_answers.ts";
+import { keptAnswersOf } from "../core/public/kept_shelf.ts";
 import { createApp } from "../core/server.ts";
 import type { Services } from "../core/services.ts";
 import { buildIslands } from "../core/web/islands_build.ts";

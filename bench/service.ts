@@ -13,11 +13,14 @@ export async function startService(
   databaseUrl: string,
   env: Record<string, string> = {},
 ): Promise<BenchService> {
+  const profileDir = Deno.env.get("BENCH_SERVICE_CPU_PROF");
   const server = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
       "--unstable-kv",
+      // A V8 CPU profile of the service, written to this folder when the bench stops it.
+      ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
       new URL("./serve.ts", import.meta.url).pathname,
     ],
     env: { BENCH_DATABASE_URL: databaseUrl, ...env },

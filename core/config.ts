@@ -241,7 +241,7 @@ export interface Config {
   logRequests: boolean;
   /** Session cookies carry `Secure` when the public URL is https. */
   secureCookies: boolean;
-  /** Memory for public answers kept per snapshot (core/public/kept_answers.ts); 0 keeps none. */
+  /** Memory for public answers kept per database state (core/public/kept_answers.ts); 0 keeps none. */
   publicAnswerCacheBytes: number;
   /** `development` allows `pluginDevOrigins`; anything else is production. */
   environment: "development" | "production";

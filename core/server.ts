@@ -10,6 +10,7 @@ import { requestLog } from "./web/request_log.ts";
 import { requestTelemetry } from "./telemetry/request.ts";
 import { serveStaticFile } from "./web/static_files.ts";
 import { refuseUnsafeUrlText } from "./web/request_text.ts";
+import { frontAnswers } from "./public/front_answers.ts";
 import { csrfProtection } from "./auth/csrf.ts";
 import { createManagementApi } from "./manage/api.ts";
 import { createMcpEndpoint } from "./manage/mcp/endpoint.ts";
@@ -55,6 +56,8 @@ export function createApp(services: Services): Hono<AppEnv> {
   if (services.config.logRequests) app.use("*", requestLog(services.clock));
   // Public parameters are checked once here: no route sees NUL, lone surrogates or bad UTF-8.
   app.use("*", refuseUnsafeUrlText);
+  // A public read answered before as kept is answered again here, ahead of routing.
+  app.use("/v1/*", frontAnswers);
   const pageHeaders = secureHeaders({
     // Same-origin form posts must carry their real Origin for the CSRF check; other
     // origins still get no referrer.

@@ -70,17 +70,8 @@ export function serializedJson(
   c: Context<AppEnv>,
   answer: SerializedAnswer,
   cache: "public" | "private",
+  headers: [string, string][] = cacheableHeaders(c, answer, cache),
 ): Response {
-  const headers = answerHeaders(c, [
-    ["ETag", answer.etag],
-    [
-      "Cache-Control",
-      cache === "public"
-        ? `public, max-age=${PUBLIC_MAX_AGE_SECONDS}, must-revalidate`
-        : "private, no-cache",
-    ],
-    ["Cache-Tag", answer.cacheTag],
-  ]);
   if (noneMatchHits(c.req.header("if-none-match"), answer.etag)) {
     return finalAnswer(c, new Response(null, { status: 304, headers }));
   }
@@ -91,6 +82,24 @@ export function serializedJson(
       headers,
     }),
   );
+}
+
+/** Every header {@link serializedJson} answers `answer` with to this request. */
+export function cacheableHeaders(
+  c: Context<AppEnv>,
+  answer: SerializedAnswer,
+  cache: "public" | "private",
+): [string, string][] {
+  return answerHeaders(c, [
+    ["ETag", answer.etag],
+    [
+      "Cache-Control",
+      cache === "public"
+        ? `public, max-age=${PUBLIC_MAX_AGE_SECONDS}, must-revalidate`
+        : "private, no-cache",
+    ],
+    ["Cache-Tag", answer.cacheTag],
+  ]);
 }
 
 const SECURITY_HEADER_PAIRS = Object.entries(PUBLIC_API_SECURITY_HEADERS);

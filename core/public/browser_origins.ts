@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import type { AppEnv } from "../web/env.ts";
+import type { PublicContext } from "./request_context.ts";
 
 /** One refused line of the origins text. */
 export interface OriginProblem {
@@ -100,7 +101,7 @@ const EXPOSED = "ETag, Cache-Tag";
 export function allowedOrigin(c: Context<AppEnv>): string | null {
   const origin = c.req.header("origin");
   return origin !== undefined && origin !== "null" &&
-      originAllowed(c.get("publicContext").origins, origin)
+      originAllowed(contextOf(c).origins, origin)
     ? origin
     : null;
 }
@@ -115,4 +116,9 @@ export function corsAnswerHeaders(c: Context<AppEnv>): [string, string][] {
     ["Access-Control-Allow-Origin", origin],
     ["Access-Control-Expose-Headers", EXPOSED],
   ];
+}
+
+/** The request's public context (typed here: the /v1 middleware sets it). */
+function contextOf(c: Context<AppEnv>): PublicContext {
+  return c.get("publicContext");
 }

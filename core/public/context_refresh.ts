@@ -15,15 +15,6 @@ import {
 } from "./request_context.ts";
 import { SITE_TOKEN, type SiteTokenScope, tokenScope } from "./site_tokens.ts";
 
-declare module "hono" {
-  interface ContextVariableMap {
-    /** The verified site API token of a /v1 request, or null when none was sent. */
-    siteToken: SiteTokenScope | null;
-    /** The site, languages, policy, origins, token row and named model of a /v1 request. */
-    publicContext: PublicContext;
-  }
-}
-
 const BEARER = /^Bearer ([^\s]+)$/;
 
 /** The 404 every hidden thing answers: unknown or private model, unpublished item, bad token. */

@@ -8,6 +8,16 @@ import { SETTINGS_DEFAULTS } from "../sites/settings_documents.ts";
 import { type DefinitionKey, modelDefinitions } from "./model_definitions.ts";
 import { executePrepared, executePreparedCompiled } from "./prepared.ts";
 import { type LocalePlan, localePlanFrom } from "./projection.ts";
+import type { SiteTokenScope } from "./site_tokens.ts";
+
+declare module "hono" {
+  interface ContextVariableMap {
+    /** The verified site API token of a /v1 request, or null when none was sent. */
+    siteToken: SiteTokenScope | null;
+    /** The site, languages, policy, origins, token row and named model of a /v1 request. */
+    publicContext: PublicContext;
+  }
+}
 
 /** What every request needs to know about a live model of the site to check readability. */
 export interface ModelHead extends DefinitionKey {

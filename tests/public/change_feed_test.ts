@@ -5,7 +5,7 @@ import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { sql } from "kysely";
 import { changeFeedOf, type Db, openDatabase } from "../../core/db/database.ts";
 import type { ChangeFeed } from "../../core/db/change_feed.ts";
-import { keptAnswersOf } from "../../core/public/kept_answers.ts";
+import { keptAnswersOf } from "../../core/public/kept_shelf.ts";
 import { statementsOf } from "../support/statements.ts";
 import { ON_POSTGRES } from "../support/db.ts";
 import { openPublicWorld, type PublicWorld } from "./helpers.ts";

@@ -3,10 +3,7 @@
 // PUB-009, PUB-035, PUB-036), with the same status, body and headers as a computed answer.
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { trashEntry } from "../../core/entries/mod.ts";
-import {
-  KEPT_REUSE_MS,
-  keptAnswersOf,
-} from "../../core/public/kept_answers.ts";
+import { KEPT_REUSE_MS, keptAnswersOf } from "../../core/public/kept_shelf.ts";
 import { mintPreviewToken } from "../../core/public/preview_tokens.ts";
 import { issueSiteToken } from "../../core/public/site_tokens.ts";
 import { openPublicWorld, type PublicWorld } from "./helpers.ts";

@@ -1,7 +1,7 @@
-// The shelf of kept public answers: one snapshot at a time, a reuse window, a memory budget.
+// The shelf of kept public answers: one database state at a time, a reuse window, a memory budget.
 import { deepEqual, equal } from "node:assert/strict";
 import type { SerializedAnswer } from "./answer.ts";
-import { KEPT_REUSE_MS, KeptAnswers, newer } from "./kept_answers.ts";
+import { KEPT_REUSE_MS, KeptAnswers, newer } from "./kept_shelf.ts";
 
 const answer = (text: string): SerializedAnswer => ({
   text,
@@ -71,4 +71,19 @@ Deno.test("newer() orders snapshots by next transaction id, then oldest running,
   equal(newer("100:200:100,150", "100:200:100"), false);
   equal(newer("100:200:", "100:200:"), false);
   equal(newer("9:18446744073709551615:", "9:18446744073709551614:"), true);
+});
+
+Deno.test("KeptAnswers orders generations, and counts a reuse served elsewhere only for the very answer kept", () => {
+  equal(newer("g10", "g9"), true);
+  equal(newer("g9", "g10"), false);
+  const shelf = new KeptAnswers(1024 * 1024);
+  const kept = answer("one");
+  shelf.store("g3", "a", kept, 0);
+  equal(shelf.serveAgain("g3", "a", kept, KEPT_REUSE_MS), true);
+  equal(shelf.serveAgain("g3", "a", answer("one"), 0), false, "another answer");
+  equal(shelf.serveAgain("g4", "a", kept, 0), false, "another generation");
+  equal(shelf.serveAgain("g3", "a", kept, KEPT_REUSE_MS + 1), false, "too old");
+  equal(shelf.hits, 1);
+  shelf.store("g2", "b", answer("late"), 0);
+  deepEqual(shelf.keys(), ["a"], "an older generation keeps nothing");
 });
