@@ -72,8 +72,11 @@ export async function servePublicRead(
   if (answer.preview) return publicJson(c, answer, { cache: "none" });
   const serialized = serializeAnswer(answer);
   const state = shelf ? keptStateOf(db, c.get("publicContext")) : null;
-  if (state === null) return serializedJson(c, serialized, cache());
-  shelf!.store(state, key(), serialized, now.getTime());
+  if (
+    state === null || !shelf!.store(state, key(), serialized, now.getTime())
+  ) {
+    return serializedJson(c, serialized, cache());
+  }
   return keptJson(c, state, key(), serialized, cache());
 }
 

@@ -43,8 +43,15 @@ interface Kept {
 export class KeptAnswers {
   /** Answers larger than this share of the budget are served but not kept. */
   static readonly ENTRY_SHARE = 8;
+  /** Keys asked for once and not kept, remembered at most (the memory then starts over). */
+  static readonly SEEN_MAX = 20_000;
   #state = "";
   #entries = new Map<string, Kept>();
+  // Keys asked for once: an answer is kept only when its key is asked for again. Random single
+  // reads over a large site are mostly asked for once each; keeping every one of them evicted
+  // the answers asked for often and made the collector carry megabytes of answers nobody read
+  // again (kept single reads ran at half the computed rate, docs/benchmarks.md).
+  #seen = new Set<string>();
   #bytes = 0;
   /** Reads served from kept answers, and reads that had to be computed. */
   hits = 0;
@@ -70,7 +77,10 @@ export class KeptAnswers {
     const kept = state === this.#state ? this.#entries.get(key) : null;
     const age = kept ? now - kept.at : -1;
     if (!kept || age < 0 || age > KEPT_REUSE_MS) {
-      if (kept) this.#forget(key, kept);
+      if (kept) {
+        this.#forget(key, kept);
+        this.#see(key);
+      }
       this.misses++;
       if (TELEMETRY_ON) answerCache.add(1, { result: "miss" });
       return null;
@@ -105,30 +115,43 @@ export class KeptAnswers {
     return true;
   }
 
-  /** Keeps an answer computed at `now` by a request that started at `state`. */
+  /**
+   * Keeps an answer computed at `now` by a request that started at `state`, when its key was
+   * asked for before (else only remembers the key); answers whether it was kept.
+   */
   store(
     state: string,
     key: string,
     answer: SerializedAnswer,
     now: number,
-  ): void {
+  ): boolean {
     const bytes = KeptAnswers.bytesOf(key, answer);
-    if (bytes > this.budget / KeptAnswers.ENTRY_SHARE) return;
+    if (bytes > this.budget / KeptAnswers.ENTRY_SHARE) return false;
     if (state !== this.#state) {
       // A request still running on an older state must not throw away newer answers.
-      if (this.#state !== "" && !newer(state, this.#state)) return;
+      if (this.#state !== "" && !newer(state, this.#state)) return false;
       this.#state = state;
       this.#entries.clear();
       this.#bytes = 0;
     }
     const old = this.#entries.get(key);
     if (old) this.#forget(key, old);
+    else if (!this.#seen.delete(key)) {
+      this.#see(key);
+      return false;
+    }
     this.#entries.set(key, { answer, at: now, bytes });
     this.#bytes += bytes;
     for (const [k, kept] of this.#entries) {
       if (this.#bytes <= this.budget) break;
       this.#forget(k, kept);
     }
+    return true;
+  }
+
+  #see(key: string): void {
+    if (this.#seen.size >= KeptAnswers.SEEN_MAX) this.#seen.clear();
+    this.#seen.add(key);
   }
 
   /** Keys kept, least recently used first. */

@@ -3,6 +3,18 @@ import { deepEqual, equal } from "node:assert/strict";
 import type { SerializedAnswer } from "./answer.ts";
 import { KEPT_REUSE_MS, KeptAnswers, newer } from "./kept_shelf.ts";
 
+/** Stores `kept` under `key` twice: a shelf keeps only a key asked for again. */
+function keep(
+  shelf: KeptAnswers,
+  state: string,
+  key: string,
+  kept: SerializedAnswer,
+  now: number,
+): boolean {
+  shelf.store(state, key, kept, now);
+  return shelf.store(state, key, kept, now);
+}
+
 const answer = (text: string): SerializedAnswer => ({
   text,
   etag: `"${text}"`,
@@ -11,7 +23,7 @@ const answer = (text: string): SerializedAnswer => ({
 
 Deno.test("KeptAnswers reuses an answer only for the same snapshot and key", () => {
   const shelf = new KeptAnswers(1024 * 1024);
-  shelf.store("10:12:10", "a", answer("one"), 0);
+  keep(shelf, "10:12:10", "a", answer("one"), 0);
   equal(shelf.lookup("10:12:10", "a", 0)?.text, "one");
   equal(shelf.lookup("10:12:10", "b", 0), null);
   equal(shelf.lookup("10:12:", "a", 0), null, "another snapshot");
@@ -21,22 +33,22 @@ Deno.test("KeptAnswers reuses an answer only for the same snapshot and key", () 
 
 Deno.test(`KeptAnswers reuses an answer up to ${KEPT_REUSE_MS} ms after it was computed, never before`, () => {
   const shelf = new KeptAnswers(1024 * 1024);
-  shelf.store("1:1:", "a", answer("x"), 1_000);
+  keep(shelf, "1:1:", "a", answer("x"), 1_000);
   equal(shelf.lookup("1:1:", "a", 1_000 + KEPT_REUSE_MS)?.text, "x");
   equal(shelf.lookup("1:1:", "a", 1_000 + KEPT_REUSE_MS + 1), null);
   equal(shelf.lookup("1:1:", "a", 1_000), null, "dropped once too old");
-  shelf.store("1:1:", "b", answer("y"), 5_000);
+  keep(shelf, "1:1:", "b", answer("y"), 5_000);
   equal(shelf.lookup("1:1:", "b", 4_999), null, "a clock set back");
 });
 
 Deno.test("KeptAnswers starts over for a newer snapshot and ignores answers of an older one", () => {
   const shelf = new KeptAnswers(1024 * 1024);
-  shelf.store("5:9:5,7", "a", answer("old"), 0);
-  shelf.store("5:9:5", "b", answer("new"), 0);
+  keep(shelf, "5:9:5,7", "a", answer("old"), 0);
+  keep(shelf, "5:9:5", "b", answer("new"), 0);
   deepEqual(shelf.keys(), ["b"]);
-  shelf.store("5:9:5,7", "a", answer("late"), 0);
+  keep(shelf, "5:9:5,7", "a", answer("late"), 0);
   deepEqual(shelf.keys(), ["b"], "a straggler keeps nothing");
-  shelf.store("9:10:", "c", answer("newest"), 0);
+  keep(shelf, "9:10:", "c", answer("newest"), 0);
   deepEqual(shelf.keys(), ["c"]);
 });
 
@@ -49,17 +61,17 @@ Deno.test("KeptAnswers keeps an answer of an eighth of the budget, not a charact
   };
   const big = fitting("a");
   equal(KeptAnswers.bytesOf("a", big), budget / 8);
-  shelf.store("1:1:", "a", big, 0);
+  keep(shelf, "1:1:", "a", big, 0);
   deepEqual(shelf.keys(), ["a"]);
   const tooBig = answer(big.text + "x");
-  shelf.store("1:1:", "z", tooBig, 0);
+  keep(shelf, "1:1:", "z", tooBig, 0);
   deepEqual(shelf.keys(), ["a"]);
   for (const key of ["b", "c", "d", "e", "f", "g", "h"]) {
-    shelf.store("1:1:", key, fitting(key), 0);
+    keep(shelf, "1:1:", key, fitting(key), 0);
   }
   equal(shelf.keys().length, 8, "exactly the budget");
   shelf.lookup("1:1:", "a", 0);
-  shelf.store("1:1:", "i", fitting("i"), 0);
+  keep(shelf, "1:1:", "i", fitting("i"), 0);
   deepEqual(shelf.keys(), ["c", "d", "e", "f", "g", "h", "a", "i"]);
 });
 
@@ -78,12 +90,28 @@ Deno.test("KeptAnswers orders generations, and counts a reuse served elsewhere o
   equal(newer("g9", "g10"), false);
   const shelf = new KeptAnswers(1024 * 1024);
   const kept = answer("one");
-  shelf.store("g3", "a", kept, 0);
+  keep(shelf, "g3", "a", kept, 0);
   equal(shelf.serveAgain("g3", "a", kept, KEPT_REUSE_MS), true);
   equal(shelf.serveAgain("g3", "a", answer("one"), 0), false, "another answer");
   equal(shelf.serveAgain("g4", "a", kept, 0), false, "another generation");
   equal(shelf.serveAgain("g3", "a", kept, KEPT_REUSE_MS + 1), false, "too old");
   equal(shelf.hits, 1);
-  shelf.store("g2", "b", answer("late"), 0);
+  keep(shelf, "g2", "b", answer("late"), 0);
   deepEqual(shelf.keys(), ["a"], "an older generation keeps nothing");
+});
+
+Deno.test("KeptAnswers keeps an answer only when its key was asked for before, and remembers a key that aged out", () => {
+  const shelf = new KeptAnswers(1024 * 1024);
+  equal(shelf.store("g1", "once", answer("a"), 0), false, "asked for once");
+  deepEqual(shelf.keys(), []);
+  equal(shelf.store("g1", "once", answer("a"), 0), true, "asked for again");
+  deepEqual(shelf.keys(), ["once"]);
+  equal(shelf.lookup("g1", "once", KEPT_REUSE_MS + 1), null, "aged out");
+  equal(shelf.store("g1", "once", answer("b"), KEPT_REUSE_MS + 1), true);
+  equal(shelf.store("g2", "new", answer("c"), 0), false, "a new generation");
+  equal(
+    shelf.store("g2", "once", answer("d"), 0),
+    false,
+    "after a commit, kept again from its second request",
+  );
 });
