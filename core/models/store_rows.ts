@@ -1,4 +1,5 @@
 // Reads and writes the rows of models, their fields and their retained keys.
+import { sql } from "kysely";
 import type { Actor } from "../access/actor.ts";
 import type { Db } from "../db/database.ts";
 import { transactionMemo } from "../db/transaction_memo.ts";
@@ -52,7 +53,25 @@ export async function loadModels(
     if (ids.length === 0) return [];
     query = query.where("id", "in", ids);
   }
-  const rows = await (lock ? query.forUpdate() : query).execute();
+  if (!lock) {
+    // The fields ride along as JSON: one statement per read instead of two.
+    const rows = await query.select(
+      sql<
+        FieldRowLike[] | string
+      >`(select coalesce(json_agg(f order by f.position), '[]'::json)
+        from model_fields f where f.site_id = models.site_id and f.model_id = models.id)`
+        .as("field_rows"),
+    ).execute();
+    return rows.map(({ field_rows, ...row }) =>
+      toStoredModel(
+        row,
+        typeof field_rows === "string" ? JSON.parse(field_rows) : field_rows,
+      )
+    );
+  }
+  // Locked (a model's writer): the fields are read after the lock is held, so a writer that
+  // waited for it sees the fields the one before it committed.
+  const rows = await query.forUpdate().execute();
   if (rows.length === 0) return [];
   const fieldRows = await db.selectFrom("model_fields").selectAll()
     .where("site_id", "=", siteId)
