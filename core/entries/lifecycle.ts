@@ -40,22 +40,48 @@ export interface UnpublishOptions {
   expected_workflow_revision: number;
 }
 
+/**
+ * The versions a publish reads, in one statement: the values of each language it publishes
+ * (for the checks) and the numbers of every version published after it (for the group's
+ * publication pointer in the answer, read only when more than one could be newest).
+ */
+async function publishVersions(
+  ctx: LifecycleContext,
+  scope: CommandScope,
+  changing: readonly InstanceRow[],
+  publishedAfter: readonly string[],
+): Promise<Map<string, { number: number; fields: unknown }>> {
+  const ids = new Set<string>(
+    ctx.validate ? changing.map((i) => i.current_version_id!) : [],
+  );
+  if (publishedAfter.length > 1) {
+    for (const id of publishedAfter) {
+      ids.add(id);
+    }
+  }
+  if (ids.size === 0) return new Map();
+  const rows = await scope.tx.selectFrom("entry_versions")
+    .select(["id", "number", "fields"])
+    .where("site_id", "=", ctx.siteId).where("id", "in", [...ids]).execute();
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 async function publishProblems(
   ctx: LifecycleContext,
   scope: CommandScope,
   group: GroupRow,
   targets: readonly InstanceRow[],
+  versions: ReadonlyMap<string, { fields: unknown }>,
 ): Promise<ValueProblem[]> {
   if (!ctx.validate) return [];
   const problems: ValueProblem[] = [];
   for (const instance of targets) {
-    const version = await scope.tx.selectFrom("entry_versions").select("fields")
-      .where("site_id", "=", ctx.siteId).where(
-        "id",
-        "=",
-        instance.current_version_id!,
-      )
-      .executeTakeFirstOrThrow();
+    const version = versions.get(instance.current_version_id!);
+    if (!version) {
+      throw new Error(
+        `Version "${instance.current_version_id}" of entry "${instance.id}" is missing`,
+      );
+    }
     const values = version.fields as Record<string, unknown>;
     const found = await ctx.validate({
       db: scope.tx,
@@ -68,6 +94,20 @@ async function publishProblems(
     problems.push(...found.map((p) => ({ ...p, locale: instance.locale })));
   }
   return problems;
+}
+
+/** The newest of the published versions (numbers are counted across the group), or null. */
+function newestPublished(
+  ids: readonly string[],
+  versions: ReadonlyMap<string, { number: number }>,
+): string | null {
+  let best: string | null = null;
+  for (const id of ids) {
+    if (
+      best === null || versions.get(id)!.number > versions.get(best)!.number
+    ) best = id;
+  }
+  return best;
 }
 
 /**
@@ -96,7 +136,7 @@ export async function publishInScope(
     options.locale,
   );
   if ("ok" in loaded) return loaded;
-  const { group, targets } = loaded;
+  const { group, instances, targets } = loaded;
   const changing = targets.filter(hasUnpublishedChange);
   const denied = permit(
     scope,
@@ -123,7 +163,20 @@ export async function publishInScope(
   ) {
     return { ok: false, code: "transition_unavailable" };
   }
-  const problems = await publishProblems(ctx, scope, group, changing);
+  const after = instances.map((i) =>
+    changing.includes(i)
+      ? { ...i, published_version_id: i.current_version_id }
+      : i
+  );
+  const publishedAfter = after.flatMap((i) => i.published_version_id ?? []);
+  const versions = await publishVersions(ctx, scope, changing, publishedAfter);
+  const problems = await publishProblems(
+    ctx,
+    scope,
+    group,
+    changing,
+    versions,
+  );
   if (problems.length > 0) {
     return { ok: false, code: "field_validation_failed", errors: problems };
   }
@@ -137,9 +190,11 @@ export async function publishInScope(
   }
   const moved: { locale: string; from: string; to: string }[] = [];
   const events: EventInput[] = [];
+  const slugs = new Map<string, string>();
   for (const instance of changing) {
     const pending = addresses.get(instance.id);
     if (pending?.address) {
+      slugs.set(instance.id, pending.address);
       const move = await applyPendingAddress(
         scope,
         ctx.siteId,
@@ -184,7 +239,24 @@ export async function publishInScope(
       ...(moved.length ? { addresses: moved } : {}),
     },
   });
-  return await readResult(scope.tx, ctx.siteId, group.id);
+  // The answer from what this command wrote under the group's lock, not read back.
+  return {
+    ok: true,
+    group_id: group.id,
+    model_id: group.model_id,
+    state: "published",
+    revision: group.revision + 1,
+    current_version_id: group.current_version_id,
+    published_version_id: newestPublished(publishedAfter, versions),
+    instances: after.map((i) => ({
+      entry_id: i.id,
+      locale: i.locale,
+      slug: slugs.get(i.id) ?? i.slug,
+      current_version_id: i.current_version_id,
+      published_version_id: i.published_version_id,
+      published_at: changing.includes(i) ? scope.now : i.published_at,
+    })),
+  };
 }
 
 /**

@@ -337,5 +337,26 @@ export async function saveInScope(
       kind: plan.kind,
     },
   });
+  if (!group) {
+    // A new entry's answer is what this command just wrote: nothing else can touch the group
+    // before it commits.
+    return {
+      ok: true,
+      group_id: groupId,
+      model_id: modelId,
+      state: "draft",
+      revision: 0,
+      current_version_id: versionId,
+      published_version_id: null,
+      instances: [{
+        entry_id: entryId,
+        locale: options.locale,
+        slug,
+        current_version_id: versionId,
+        published_version_id: null,
+        published_at: null,
+      }],
+    };
+  }
   return await readResult(scope.tx, siteId, groupId);
 }
