@@ -4,6 +4,7 @@ import type { Decision } from "../access/decide.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "./actor_snapshot.ts";
 import { publicationChanged } from "./publication_hook.ts";
+import type { ChangedGroup } from "./publication_change.ts";
 import {
   type AuditEntryInput,
   AuditFailure,
@@ -44,6 +45,11 @@ export interface CommandScope {
     events: readonly EventInput[],
     audit: Pick<AuditEntryInput, "action" | "target" | "details">,
   ): Promise<void>;
+  /**
+   * Tells the runner the group as this step left it (after its `record`), so the projections
+   * need not read it again. A later `record` on the group forgets it.
+   */
+  wrote(groupId: string, group: ChangedGroup): void;
 }
 
 class Refused extends Error {
@@ -104,14 +110,19 @@ export async function runCommandOver<T extends { ok: true }>(
       const actor = await snapshotActor(tx, ctx.siteId, ctx.actor);
       const now = ctx.clock.now();
       const trace = ctx.trace ?? {};
+      const written = new Map<string, ChangedGroup>();
       const scope: CommandScope = {
         tx,
         authority: loaded.authority,
         actor,
         newId,
         now,
+        wrote(groupId, group) {
+          written.set(groupId, group);
+        },
         async record(events, audit) {
           for (const event of events) {
+            written.delete(event.groupId);
             await tx.insertInto("workflow_events").values({
               id: newId(),
               site_id: ctx.siteId,
@@ -145,7 +156,7 @@ export async function runCommandOver<T extends { ok: true }>(
       const outcome = await body(scope);
       if (!outcome.ok) throw new Refused(outcome as LifecycleRefusal);
       for (const group of new Set(groupsOf(outcome as T))) {
-        await publicationChanged(tx, ctx.siteId, group);
+        await publicationChanged(tx, ctx.siteId, group, written.get(group));
       }
       if (ctx.dryRun) throw new DryRunDone(outcome as T);
       return outcome as T;

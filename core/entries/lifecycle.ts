@@ -239,6 +239,12 @@ export async function publishInScope(
       ...(moved.length ? { addresses: moved } : {}),
     },
   });
+  scope.wrote(group.id, {
+    model_id: group.model_id,
+    revision: group.revision + 1,
+    trashed_at: null,
+    updated_at: scope.now,
+  });
   // The answer from what this command wrote under the group's lock, not read back.
   return {
     ok: true,

@@ -338,6 +338,12 @@ export async function saveInScope(
     },
   });
   if (!group) {
+    scope.wrote(groupId, {
+      model_id: modelId,
+      revision: 0,
+      trashed_at: null,
+      updated_at: now,
+    });
     // A new entry's answer is what this command just wrote: nothing else can touch the group
     // before it commits.
     return {
