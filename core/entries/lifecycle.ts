@@ -260,7 +260,9 @@ export async function publishInScope(
       slug: slugs.get(i.id) ?? i.slug,
       current_version_id: i.current_version_id,
       published_version_id: i.published_version_id,
-      published_at: changing.includes(i) ? scope.now : i.published_at,
+      published_at: changing.some((c) => c.id === i.id)
+        ? scope.now
+        : i.published_at,
     })),
   };
 }
