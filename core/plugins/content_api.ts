@@ -15,8 +15,6 @@ import {
   type InstanceRow,
   instanceState,
   isId,
-  readGroup,
-  readInstances,
 } from "../entries/store.ts";
 import { type WorkflowBlock, workflowBlock } from "../entries/workflow.ts";
 import type { AuditWriter } from "../entries/audit.ts";
@@ -44,16 +42,87 @@ export async function scopedItem(
   instanceId: string,
 ): Promise<ScopedItem | PluginRefusal> {
   if (!isId(instanceId)) return NOT_FOUND;
-  const instance = await db.selectFrom("entries").selectAll()
-    .where("site_id", "=", installation.siteId).where("id", "=", instanceId)
-    .executeTakeFirst();
-  if (!instance || !installation.modelIds.includes(instance.model_id)) {
+  const siteId = installation.siteId;
+  // The instance, its group and the group's languages in one statement: every language of the
+  // instance's group with the group's columns beside it, in the site's language order.
+  const rows = await db.selectFrom("entries as e")
+    .innerJoin(
+      "entry_groups as g",
+      (join) =>
+        join.onRef("g.site_id", "=", "e.site_id").onRef(
+          "g.id",
+          "=",
+          "e.group_id",
+        ),
+    )
+    .leftJoin(
+      "site_languages as sl",
+      (join) =>
+        join.onRef("sl.site_id", "=", "e.site_id").onRef(
+          "sl.code",
+          "=",
+          "e.locale",
+        ),
+    )
+    .selectAll("e")
+    .select([
+      "sl.position as l_position",
+      "g.id as g_id",
+      "g.site_id as g_site_id",
+      "g.model_id as g_model_id",
+      "g.primary_entry_id as g_primary_entry_id",
+      "g.created_by as g_created_by",
+      "g.revision as g_revision",
+      "g.current_version_id as g_current_version_id",
+      "g.trashed_at as g_trashed_at",
+      "g.created_at as g_created_at",
+      "g.updated_at as g_updated_at",
+    ])
+    .where("e.site_id", "=", siteId)
+    .where(
+      "e.group_id",
+      "=",
+      (eb) =>
+        eb.selectFrom("entries").select("group_id")
+          .where("site_id", "=", siteId).where("id", "=", instanceId),
+    )
+    .orderBy("sl.position").execute();
+  const found = rows.find((r) => r.id === instanceId);
+  if (!found || !installation.modelIds.includes(found.model_id)) {
     return NOT_FOUND;
   }
-  const group = await readGroup(db, installation.siteId, instance.group_id);
-  if (!group) return NOT_FOUND;
-  const instances = await readInstances(db, installation.siteId, group.id);
-  return { instance, group, instances };
+  const group: GroupRow = {
+    id: found.g_id,
+    site_id: found.g_site_id,
+    model_id: found.g_model_id,
+    primary_entry_id: found.g_primary_entry_id,
+    created_by: found.g_created_by,
+    revision: found.g_revision,
+    current_version_id: found.g_current_version_id,
+    trashed_at: found.g_trashed_at,
+    created_at: found.g_created_at,
+    updated_at: found.g_updated_at,
+  };
+  const instanceOf = (row: typeof found): InstanceRow => {
+    const {
+      l_position: _position,
+      g_id: _id,
+      g_site_id: _site,
+      g_model_id: _model,
+      g_primary_entry_id: _primary,
+      g_created_by: _by,
+      g_revision: _revision,
+      g_current_version_id: _current,
+      g_trashed_at: _trashed,
+      g_created_at: _created,
+      g_updated_at: _updated,
+      ...instance
+    } = row;
+    return instance;
+  };
+  // A language the site no longer has is no instance of the group (as readInstances reads it).
+  const instances = rows.filter((r) => r.l_position !== null).map(instanceOf);
+  return { instance: instanceOf(found), group, instances };
 }
 
 /** One content summary as `/content` lists it. */
