@@ -1,6 +1,10 @@
 // Launches and delegations (spec 1 parts 2.3, 2.4, 5.6 to 5.8): minting, exchange, and the check on every command.
 import type { PluginActor } from "../access/actor.ts";
-import { type Authority, loadAuthority } from "../access/authority.ts";
+import {
+  type Authority,
+  authorityFromRows,
+  loadAuthority,
+} from "../access/authority.ts";
 import { decide, readReach } from "../access/decide.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
@@ -392,8 +396,29 @@ export async function useDelegation(
     "The delegation is not usable: a person with authority must launch the plugin again",
   );
   if (!isId(delegationId)) return unusable;
-  const row = await db.selectFrom("plugin_delegations").selectAll()
-    .where("id", "=", delegationId).executeTakeFirst();
+  // The delegation and its person's status and role on the installation's site, in one
+  // statement: the authority now, without a second read.
+  const row = await db.selectFrom("plugin_delegations as d")
+    .leftJoinLateral(
+      (eb) =>
+        eb.selectFrom("users as u")
+          .innerJoin("site_members as sm", "sm.user_id", "u.id")
+          .innerJoin("roles as r", "r.id", "sm.role_id")
+          .select(["u.status", "r.id as role_id", "r.permissions"])
+          .whereRef("u.id", "=", "d.user_id")
+          .where("sm.site_id", "=", installation.siteId)
+          .where("r.site_id", "=", installation.siteId)
+          .limit(1)
+          .as("m"),
+      (join) => join.onTrue(),
+    )
+    .selectAll("d")
+    .select([
+      "m.status as m_status",
+      "m.role_id as m_role_id",
+      "m.permissions as m_permissions",
+    ])
+    .where("d.id", "=", delegationId).executeTakeFirst();
   if (
     !row || row.site_id !== installation.siteId ||
     row.installation_id !== installation.id
@@ -424,10 +449,16 @@ export async function useDelegation(
     protocolVersion: installation.protocolVersion,
     delegationId: row.id,
   };
-  const loaded = await loadAuthority(db, {
-    siteId: installation.siteId,
+  const loaded = authorityFromRows(
+    installation.siteId,
     actor,
-  });
+    null,
+    row.m_status === null ? null : {
+      status: row.m_status,
+      role_id: row.m_role_id!,
+      permissions: row.m_permissions,
+    },
+  );
   if (!loaded.ok) return unusable;
   const models =
     (typeof row.model_ids === "string"
