@@ -11,7 +11,12 @@ import { hasUnpublishedChange, readResult } from "./store.ts";
 import { auditTarget, bumpRevision, loadTargets } from "./targets.ts";
 import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
 import type { Db } from "../db/database.ts";
-import { getSettings } from "../sites/settings.ts";
+import {
+  getSettings,
+  settingsFromRow,
+  settingsHeld,
+} from "../sites/settings.ts";
+import { sql } from "kysely";
 
 /** The review facts publication depends on: the stage now, and whether the site requires approval. */
 export interface ReviewState {
@@ -26,11 +31,46 @@ export async function readReviewState(
   siteId: string,
   groupId: string,
 ): Promise<ReviewState> {
-  const editorial = await getSettings({ db, siteId }, "editorial");
-  return {
-    stage: await readReviewStage(db, siteId, groupId),
-    required: editorial.document.review_required,
-  };
+  if (settingsHeld({ db, siteId }, "editorial")) {
+    const editorial = await getSettings({ db, siteId }, "editorial");
+    return {
+      stage: await readReviewStage(db, siteId, groupId),
+      required: editorial.document.review_required,
+    };
+  }
+  // The site's editorial document and the group's review row, in one statement.
+  const { rows: [row] } = await sql<{
+    settings_key: string | null;
+    document: unknown;
+    revision: number | null;
+    updated_at: Date | null;
+    stage: ReviewStage | null;
+    version_id: string | null;
+    group_id: string | null;
+    current_version_id: string | null;
+  }>`
+    select st.key as settings_key, st.document, st.revision, st.updated_at, r.stage, r.version_id,
+      g.id as group_id, g.current_version_id
+    from (select 1) as one
+    left join site_settings st on st.site_id = ${siteId} and st.key = 'editorial'
+    left join entry_reviews r on r.site_id = ${siteId} and r.group_id = ${groupId}
+    left join entry_groups g on g.id = r.group_id and g.site_id = r.site_id
+  `.execute(db);
+  const editorial = settingsFromRow(
+    { db, siteId },
+    "editorial",
+    row.settings_key === null ? undefined : {
+      document: row.document,
+      revision: row.revision!,
+      updated_at: row.updated_at!,
+    },
+  );
+  // As readReviewStage: a stage about an older version reads as `draft`.
+  const stage =
+    row.group_id === null || row.version_id !== row.current_version_id
+      ? "draft"
+      : row.stage!;
+  return { stage, required: editorial.document.review_required };
 }
 
 /** True when the site requires review and the group's current draft is not approved. */
