@@ -20,6 +20,13 @@ export interface ServedRow {
   published_at: Date;
 }
 
+/** One language's state as the sync log last recorded it for the group. */
+export interface RecordedSyncRow {
+  locale: string;
+  model_id: string;
+  fingerprint: string;
+}
+
 /** One group whose projections are being refreshed, in the command's transaction. */
 export interface PublicationChange {
   siteId: string;
@@ -27,6 +34,11 @@ export interface PublicationChange {
   group: ChangedGroup | undefined;
   /** What `public_items` serves for the group now; the public items refresher sets it. */
   served?: ServedRow[];
+  /**
+   * What the sync log last recorded for the group: the public items refresher reads it in its
+   * first statement, so the sync log's refresher need not.
+   */
+  recorded?: RecordedSyncRow[];
 }
 
 /** Refreshes one projection of a changed group, in the caller's transaction. */

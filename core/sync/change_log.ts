@@ -30,7 +30,7 @@ export async function refreshSyncLog(
         "published_at",
       ])
       .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
-  const recorded = await tx.selectFrom("sync_entry_state")
+  const recorded = change.recorded ?? await tx.selectFrom("sync_entry_state")
     .select(["locale", "model_id", "fingerprint"])
     .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
   const now = new Map(
