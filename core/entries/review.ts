@@ -39,16 +39,7 @@ export async function readReviewState(
     };
   }
   // The site's editorial document and the group's review row, in one statement.
-  const { rows: [row] } = await sql<{
-    settings_key: string | null;
-    document: unknown;
-    revision: number | null;
-    updated_at: Date | null;
-    stage: ReviewStage | null;
-    version_id: string | null;
-    group_id: string | null;
-    current_version_id: string | null;
-  }>`
+  const { rows: [row] } = await sql<ReviewStateRow>`
     select st.key as settings_key, st.document, st.revision, st.updated_at, r.stage, r.version_id,
       g.id as group_id, g.current_version_id
     from (select 1) as one
@@ -56,8 +47,33 @@ export async function readReviewState(
     left join entry_reviews r on r.site_id = ${siteId} and r.group_id = ${groupId}
     left join entry_groups g on g.id = r.group_id and g.site_id = r.site_id
   `.execute(db);
+  return reviewStateOf({ db, siteId }, row);
+}
+
+/** The columns {@linkcode reviewStateOf} reads, from left joins of the settings and review rows. */
+export interface ReviewStateRow {
+  /** Null when the site stores no editorial document (its defaults apply). */
+  settings_key: string | null;
+  document: unknown;
+  revision: number | null;
+  updated_at: Date | null;
+  stage: ReviewStage | null;
+  version_id: string | null;
+  /** Null when the group has no review row. */
+  group_id: string | null;
+  current_version_id: string | null;
+}
+
+/**
+ * The review state from a row a caller read in a statement of its own (see
+ * {@linkcode ReviewStateRow}); inside a transaction the editorial document is kept for later steps.
+ */
+export function reviewStateOf(
+  ctx: { db: Db; siteId: string },
+  row: ReviewStateRow,
+): ReviewState {
   const editorial = settingsFromRow(
-    { db, siteId },
+    ctx,
     "editorial",
     row.settings_key === null ? undefined : {
       document: row.document,

@@ -8,7 +8,11 @@ import {
   publishEntry,
   unpublishEntry,
 } from "../entries/mod.ts";
-import { readReviewState } from "../entries/review.ts";
+import {
+  readReviewState,
+  type ReviewState,
+  reviewStateOf,
+} from "../entries/review.ts";
 import {
   groupPublishedVersionId,
   type GroupRow,
@@ -33,13 +37,19 @@ export interface ScopedItem {
   instance: InstanceRow;
   group: GroupRow;
   instances: InstanceRow[];
+  /** The group's review state, when asked for with the item (`review: true`). */
+  review?: ReviewState;
 }
 
-/** The instance on the installation's site whose model is granted, or `content_not_found`. */
+/**
+ * The instance on the installation's site whose model is granted, or `content_not_found`.
+ * With `review`, the group's review state is read in the same statement.
+ */
 export async function scopedItem(
   db: Db,
   installation: Installation,
   instanceId: string,
+  options: { review?: boolean } = {},
 ): Promise<ScopedItem | PluginRefusal> {
   if (!isId(instanceId)) return NOT_FOUND;
   const siteId = installation.siteId;
@@ -78,6 +88,26 @@ export async function scopedItem(
       "g.created_at as g_created_at",
       "g.updated_at as g_updated_at",
     ])
+    .$if(options.review === true, (query) =>
+      query.leftJoin(
+        "site_settings as st",
+        (join) =>
+          join.onRef("st.site_id", "=", "e.site_id")
+            .on("st.key", "=", "editorial"),
+      ).leftJoin(
+        "entry_reviews as r",
+        (join) =>
+          join.onRef("r.site_id", "=", "e.site_id")
+            .onRef("r.group_id", "=", "e.group_id"),
+      ).select([
+        "st.key as st_key",
+        "st.document as st_document",
+        "st.revision as st_revision",
+        "st.updated_at as st_updated_at",
+        "r.stage as r_stage",
+        "r.version_id as r_version_id",
+        "r.group_id as r_group_id",
+      ]))
     .where("e.site_id", "=", siteId)
     .where(
       "e.group_id",
@@ -105,6 +135,13 @@ export async function scopedItem(
   };
   const instanceOf = (row: typeof found): InstanceRow => {
     const {
+      st_key: _key,
+      st_document: _document,
+      st_revision: _settingsRevision,
+      st_updated_at: _settingsUpdated,
+      r_stage: _stage,
+      r_version_id: _version,
+      r_group_id: _group,
       l_position: _position,
       g_id: _id,
       g_site_id: _site,
@@ -122,7 +159,20 @@ export async function scopedItem(
   };
   // A language the site no longer has is no instance of the group (as readInstances reads it).
   const instances = rows.filter((r) => r.l_position !== null).map(instanceOf);
-  return { instance: instanceOf(found), group, instances };
+  const item: ScopedItem = { instance: instanceOf(found), group, instances };
+  if (options.review) {
+    item.review = reviewStateOf({ db, siteId }, {
+      settings_key: found.st_key ?? null,
+      document: found.st_document,
+      revision: found.st_revision ?? null,
+      updated_at: found.st_updated_at ?? null,
+      stage: found.r_stage ?? null,
+      version_id: found.r_version_id ?? null,
+      group_id: found.r_group_id ?? null,
+      current_version_id: group.current_version_id,
+    });
+  }
+  return item;
 }
 
 /** One content summary as `/content` lists it. */
@@ -484,7 +534,8 @@ export async function checkTransition(
     group,
     instances,
     published,
-    await readReviewState(ctx.db, ctx.installation.siteId, group.id),
+    item.review ??
+      await readReviewState(ctx.db, ctx.installation.siteId, group.id),
   );
   const offered = command.locale === undefined
     ? block.transitions
