@@ -23,7 +23,13 @@ import {
 import { type WorkflowBlock, workflowBlock } from "../entries/workflow.ts";
 import type { AuditWriter } from "../entries/audit.ts";
 import { type PluginRefusal, pluginRefusal } from "./api_support.ts";
-import { type UsableDelegation, useDelegation } from "./delegations.ts";
+import {
+  delegationFromJson,
+  delegationJson,
+  type DelegationRow,
+  type UsableDelegation,
+  useDelegation,
+} from "./delegations.ts";
 import type { Installation } from "./installation_store.ts";
 import type { OutcomeCode } from "./protocol.ts";
 
@@ -39,6 +45,8 @@ export interface ScopedItem {
   instances: InstanceRow[];
   /** The group's review state, when asked for with the item (`review: true`). */
   review?: ReviewState;
+  /** The delegation asked for with the item (`delegationId`), as read in its statement. */
+  delegation?: { id: string; row: DelegationRow | undefined };
 }
 
 /**
@@ -49,32 +57,32 @@ export async function scopedItem(
   db: Db,
   installation: Installation,
   instanceId: string,
-  options: { review?: boolean } = {},
+  options: { review?: boolean; delegationId?: string } = {},
 ): Promise<ScopedItem | PluginRefusal> {
   if (!isId(instanceId)) return NOT_FOUND;
   const siteId = installation.siteId;
   // The instance, its group and the group's languages in one statement: every language of the
   // instance's group with the group's columns beside it, in the site's language order.
-  const rows = await db.selectFrom("entries as e")
+  const rows = await db.selectFrom("entries")
     .innerJoin(
       "entry_groups as g",
       (join) =>
-        join.onRef("g.site_id", "=", "e.site_id").onRef(
+        join.onRef("g.site_id", "=", "entries.site_id").onRef(
           "g.id",
           "=",
-          "e.group_id",
+          "entries.group_id",
         ),
     )
     .leftJoin(
       "site_languages as sl",
       (join) =>
-        join.onRef("sl.site_id", "=", "e.site_id").onRef(
+        join.onRef("sl.site_id", "=", "entries.site_id").onRef(
           "sl.code",
           "=",
-          "e.locale",
+          "entries.locale",
         ),
     )
-    .selectAll("e")
+    .selectAll("entries")
     .select([
       "sl.position as l_position",
       "g.id as g_id",
@@ -92,13 +100,13 @@ export async function scopedItem(
       query.leftJoin(
         "site_settings as st",
         (join) =>
-          join.onRef("st.site_id", "=", "e.site_id")
+          join.onRef("st.site_id", "=", "entries.site_id")
             .on("st.key", "=", "editorial"),
       ).leftJoin(
         "entry_reviews as r",
         (join) =>
-          join.onRef("r.site_id", "=", "e.site_id")
-            .onRef("r.group_id", "=", "e.group_id"),
+          join.onRef("r.site_id", "=", "entries.site_id")
+            .onRef("r.group_id", "=", "entries.group_id"),
       ).select([
         "st.key as st_key",
         "st.document as st_document",
@@ -108,9 +116,16 @@ export async function scopedItem(
         "r.version_id as r_version_id",
         "r.group_id as r_group_id",
       ]))
-    .where("e.site_id", "=", siteId)
+    .$if(
+      options.delegationId !== undefined && isId(options.delegationId),
+      (query) =>
+        query.select(
+          delegationJson(installation, options.delegationId!).as("d_json"),
+        ),
+    )
+    .where("entries.site_id", "=", siteId)
     .where(
-      "e.group_id",
+      "entries.group_id",
       "=",
       (eb) =>
         eb.selectFrom("entries").select("group_id")
@@ -135,6 +150,7 @@ export async function scopedItem(
   };
   const instanceOf = (row: typeof found): InstanceRow => {
     const {
+      d_json: _delegation,
       st_key: _key,
       st_document: _document,
       st_revision: _settingsRevision,
@@ -160,6 +176,12 @@ export async function scopedItem(
   // A language the site no longer has is no instance of the group (as readInstances reads it).
   const instances = rows.filter((r) => r.l_position !== null).map(instanceOf);
   const item: ScopedItem = { instance: instanceOf(found), group, instances };
+  if (options.delegationId !== undefined && isId(options.delegationId)) {
+    item.delegation = {
+      id: options.delegationId,
+      row: delegationFromJson(found.d_json),
+    };
+  }
   if (options.review) {
     item.review = reviewStateOf({ db, siteId }, {
       settings_key: found.st_key ?? null,
@@ -498,6 +520,7 @@ export async function checkTransition(
       ...(command.locale === undefined ? [] : ["workflow:locale"]),
       ...(options.needs ?? []),
     ],
+    item.delegation?.id === command.delegation_id ? item.delegation : undefined,
   );
   if (!delegation.ok) return delegation;
   if (
