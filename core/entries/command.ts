@@ -5,6 +5,7 @@ import type { Db } from "../db/database.ts";
 import { snapshotActor } from "./actor_snapshot.ts";
 import { publicationChanged } from "./publication_hook.ts";
 import type { ChangedGroup } from "./publication_change.ts";
+import type { OperationNodeSource } from "kysely";
 import {
   type AuditEntryInput,
   AuditFailure,
@@ -40,11 +41,21 @@ export interface CommandScope {
   actor: ActorSnapshot;
   newId: () => string;
   now: Date;
-  /** Writes the workflow events and the audit entry; call once, after the change. */
+  /**
+   * Writes the workflow events and the audit entry; call once, after the change. With
+   * `eventsWritten`, the step wrote the events itself, in its change's statement
+   * ({@linkcode CommandScope.eventsInsert}), and only the audit entry is written here.
+   */
   record(
     events: readonly EventInput[],
     audit: Pick<AuditEntryInput, "action" | "target" | "details">,
+    options?: { eventsWritten?: boolean },
   ): Promise<void>;
+  /**
+   * The insert of `events` (at least one) exactly as `record` writes them, for a step to run
+   * inside the statement of its change; it then calls `record` with `eventsWritten`.
+   */
+  eventsInsert(events: readonly EventInput[]): OperationNodeSource;
   /**
    * Tells the runner the group as this step left it (after its `record`), so the projections
    * need not read it again. A later `record` on the group forgets it.
@@ -111,6 +122,21 @@ export async function runCommandOver<T extends { ok: true }>(
       const now = ctx.clock.now();
       const trace = ctx.trace ?? {};
       const written = new Map<string, ChangedGroup>();
+      const eventRow = (event: EventInput) => ({
+        id: newId(),
+        site_id: ctx.siteId,
+        group_id: event.groupId,
+        entry_id: event.entryId,
+        locale: event.locale,
+        kind: event.kind,
+        from_state: event.from,
+        to_state: event.to,
+        version_id: event.versionId,
+        previous_version_id: event.previousVersionId,
+        actor: JSON.stringify(actor),
+        details: JSON.stringify(trace),
+        created_at: now,
+      });
       const scope: CommandScope = {
         tx,
         authority: loaded.authority,
@@ -120,24 +146,16 @@ export async function runCommandOver<T extends { ok: true }>(
         wrote(groupId, group) {
           written.set(groupId, group);
         },
-        async record(events, audit) {
+        eventsInsert(events) {
+          return tx.insertInto("workflow_events").values(events.map(eventRow));
+        },
+        async record(events, audit, options = {}) {
           for (const event of events) {
             written.delete(event.groupId);
-            await tx.insertInto("workflow_events").values({
-              id: newId(),
-              site_id: ctx.siteId,
-              group_id: event.groupId,
-              entry_id: event.entryId,
-              locale: event.locale,
-              kind: event.kind,
-              from_state: event.from,
-              to_state: event.to,
-              version_id: event.versionId,
-              previous_version_id: event.previousVersionId,
-              actor: JSON.stringify(actor),
-              details: JSON.stringify(trace),
-              created_at: now,
-            }).execute();
+            if (!options.eventsWritten) {
+              await tx.insertInto("workflow_events").values(eventRow(event))
+                .execute();
+            }
           }
           try {
             await writer.write(tx, {

@@ -18,6 +18,7 @@ import {
   pendingAddresses,
 } from "../pages/pending_address.ts";
 import { sql } from "kysely";
+import { keepModelRead, modelJson } from "../models/store_rows.ts";
 
 export { saveEntry, type SaveEntryOptions } from "./save.ts";
 export { restoreEntry, trashEntry, type TrashOptions } from "./trash.ts";
@@ -51,6 +52,7 @@ export interface UnpublishOptions {
 async function publishReads(
   ctx: LifecycleContext,
   scope: CommandScope,
+  group: GroupRow,
   changing: readonly InstanceRow[],
   publishedAfter: readonly string[],
 ): Promise<{
@@ -62,8 +64,14 @@ async function publishReads(
     for (const id of publishedAfter) ids.add(id);
   }
   const entryIds = changing.map((i) => i.id);
+  // The model the checks validate against rides along too (read once per transaction).
+  const modelId = group.model_id;
+  const model = ctx.validate
+    ? modelJson(scope.tx, ctx.siteId, modelId)
+    : sql`null`;
   const rows = await scope.tx.selectFrom("entry_versions")
     .select(["id", "number", "fields"])
+    .select(model.as("model"))
     .select(
       sql<
         PendingAddress[] | string
@@ -81,6 +89,9 @@ async function publishReads(
       versions,
       addresses: await pendingAddresses(scope.tx, ctx.siteId, entryIds),
     };
+  }
+  if (ctx.validate) {
+    keepModelRead(scope.tx, ctx.siteId, modelId, rows[0].model);
   }
   const pending = typeof rows[0].pending === "string"
     ? JSON.parse(rows[0].pending) as PendingAddress[]
@@ -122,13 +133,15 @@ async function publishProblems(
 }
 
 /**
- * Points each language at its current version as published and bumps the group's revision, in
- * one statement: {@linkcode bumpRevision}'s conditional update with the languages' update beside it.
+ * Points each language at its current version as published, writes the workflow events and
+ * bumps the group's revision, in one statement: {@linkcode bumpRevision}'s conditional update
+ * with the languages' update and the events' insert beside it.
  */
 async function publishAndBump(
   scope: CommandScope,
   group: GroupRow,
   changing: readonly InstanceRow[],
+  events: readonly EventInput[],
 ): Promise<void> {
   const now = scope.now;
   const published = changing.map((i) =>
@@ -141,6 +154,8 @@ async function publishAndBump(
         updated_at = ${now}::timestamptz
       from (values ${sql.join(published)}) as c(id, version_id)
       where e.site_id = ${group.site_id} and e.id = c.id
+    ), events as (
+      ${scope.eventsInsert(events)}
     )
     update entry_groups set revision = ${group.revision + 1},
       updated_at = ${now}::timestamptz
@@ -191,6 +206,7 @@ export async function publishInScope(
     ctx.siteId,
     options.group_id,
     options.locale,
+    { review: true },
   );
   if ("ok" in loaded) return loaded;
   const { group, instances, targets } = loaded;
@@ -216,7 +232,10 @@ export async function publishInScope(
   }
   // A site that requires review publishes only an approved draft.
   if (
-    reviewBlocksPublish(await readReviewState(scope.tx, ctx.siteId, group.id))
+    reviewBlocksPublish(
+      loaded.review ??
+        await readReviewState(scope.tx, ctx.siteId, group.id),
+    )
   ) {
     return { ok: false, code: "transition_unavailable" };
   }
@@ -229,6 +248,7 @@ export async function publishInScope(
   const { versions, addresses } = await publishReads(
     ctx,
     scope,
+    group,
     changing,
     publishedAfter,
   );
@@ -275,7 +295,7 @@ export async function publishInScope(
       previousVersionId: instance.published_version_id,
     });
   }
-  await publishAndBump(scope, group, changing);
+  await publishAndBump(scope, group, changing, events);
   await scope.record(events, {
     action: "entry.publish",
     target: auditTarget(group, options.locale),
@@ -287,7 +307,7 @@ export async function publishInScope(
       })),
       ...(moved.length ? { addresses: moved } : {}),
     },
-  });
+  }, { eventsWritten: true });
   scope.wrote(group.id, {
     model_id: group.model_id,
     revision: group.revision + 1,

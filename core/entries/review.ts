@@ -81,12 +81,23 @@ export function reviewStateOf(
       updated_at: row.updated_at!,
     },
   );
+  return {
+    stage: reviewStageOf(row),
+    required: editorial.document.review_required,
+  };
+}
+
+/** The stage of a review row read with the group's current version (null columns: no row). */
+export function reviewStageOf(
+  row: Pick<
+    ReviewStateRow,
+    "stage" | "version_id" | "group_id" | "current_version_id"
+  >,
+): ReviewStage {
   // As readReviewStage: a stage about an older version reads as `draft`.
-  const stage =
-    row.group_id === null || row.version_id !== row.current_version_id
-      ? "draft"
-      : row.stage!;
-  return { stage, required: editorial.document.review_required };
+  return row.group_id === null || row.version_id !== row.current_version_id
+    ? "draft"
+    : row.stage!;
 }
 
 /** True when the site requires review and the group's current draft is not approved. */

@@ -1,5 +1,5 @@
 // Reads and writes the rows of models, their fields and their retained keys.
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import type { Actor } from "../access/actor.ts";
 import type { Db } from "../db/database.ts";
 import { transactionMemo } from "../db/transaction_memo.ts";
@@ -9,7 +9,7 @@ import {
   type ModelInfo,
   walkFields,
 } from "./definition.ts";
-import type { FieldDefinition } from "./field_types.ts";
+import { type FieldDefinition, UUID } from "./field_types.ts";
 
 /** Who writes, and the digest of the idempotency key the write runs under (if any). */
 export interface ModelRecord {
@@ -99,6 +99,55 @@ export function loadModelOnce(
     db,
     `${siteId}/${modelId}`,
     async () => (await loadModels(db, siteId, [modelId]))[0],
+  );
+}
+
+/** The memo key of a model, as getModelOnce asks for it (ids in lower case). */
+function modelKey(siteId: string, modelId: string): string {
+  return `${siteId}/${modelId.toLowerCase()}`;
+}
+
+/**
+ * The live model `modelId` (a UUID) with its fields, as one JSON value (null: none): a column
+ * another statement of an entry command reads alongside its own. Null too when this transaction
+ * read the model already, so every step keeps seeing that one.
+ */
+export function modelJson(
+  db: Db,
+  siteId: string,
+  modelId: string,
+): RawBuilder<unknown> {
+  if (!UUID.test(modelId) || modelsRead.holds(db, modelKey(siteId, modelId))) {
+    return sql`null`;
+  }
+  return sql`(select json_build_object('row', to_json(m), 'fields',
+      (select coalesce(json_agg(f order by f.position), '[]'::json)
+        from model_fields f where f.site_id = m.site_id and f.model_id = m.id))
+    from models m
+    where m.site_id = ${siteId} and m.id = ${modelId} and m.deleted_at is null)`;
+}
+
+/**
+ * Keeps the model a {@linkcode modelJson} column answered for {@linkcode loadModelOnce} in this
+ * transaction (nothing when the column was null because the model was read already).
+ */
+export function keepModelRead(
+  db: Db,
+  siteId: string,
+  modelId: string,
+  value: unknown,
+): void {
+  if (!UUID.test(modelId) || modelsRead.holds(db, modelKey(siteId, modelId))) {
+    return;
+  }
+  const json = (typeof value === "string" ? JSON.parse(value) : value) as {
+    row: ModelRowLike;
+    fields: FieldRowLike[];
+  } | null;
+  modelsRead.keep(
+    db,
+    modelKey(siteId, modelId),
+    json ? toStoredModel(json.row, json.fields) : undefined,
   );
 }
 
