@@ -10,6 +10,7 @@ import {
   type PublicationChange,
   type PublicationRefresher,
   readChangedGroup,
+  runTrailing,
 } from "./publication_change.ts";
 
 export type { PublicationRefresher } from "./publication_change.ts";
@@ -41,6 +42,8 @@ export async function publicationChanged(
     siteId,
     groupId,
     group: written ?? await readChangedGroup(tx, siteId, groupId),
+    trailing: [],
   };
   for (const refresh of REFRESHERS) await refresh(tx, change);
+  await runTrailing(tx, change.trailing!);
 }
