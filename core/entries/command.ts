@@ -118,7 +118,8 @@ export async function runCommandOver<T extends { ok: true }>(
   const writer = ctx.audit ?? ledgerAuditWriter;
   try {
     return await ctx.db.transaction().execute(async (tx) => {
-      const actor = await snapshotActor(tx, ctx.siteId, ctx.actor);
+      const actor = ctx.actorSnapshot ??
+        await snapshotActor(tx, ctx.siteId, ctx.actor);
       const now = ctx.clock.now();
       const trace = ctx.trace ?? {};
       const written = new Map<string, ChangedGroup>();

@@ -13,6 +13,7 @@ import {
   type CredentialRecord,
 } from "../credentials/credential_store.ts";
 import type { Db } from "../db/database.ts";
+import type { ActorSnapshot } from "../entries/actor_snapshot.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   credentialIdOfAccessToken,
@@ -34,6 +35,8 @@ export interface Caller {
   credential: CredentialRecord;
   actor: CredentialActor;
   authority: Authority;
+  /** The credential as a command's workflow events and audit entry name it, read with it. */
+  snapshot?: ActorSnapshot;
 }
 
 /** What {@link authenticate} needs besides the services. */
@@ -64,6 +67,7 @@ interface CallerRows {
   credential: CredentialRecord;
   site: SiteRecord | null;
   membership: MembershipRow | null;
+  creatorEmail: string | null;
 }
 
 interface CallerRow {
@@ -83,6 +87,7 @@ interface CallerRow {
   m_status: string | null;
   m_role_id: string;
   m_permissions: unknown;
+  creator_email: string | null;
 }
 
 /**
@@ -102,7 +107,8 @@ async function readCaller(
       (select coalesce(json_agg(json_build_object('code', l.code, 'is_default', l.is_default)
         order by l.position), '[]'::json)
         from site_languages l where l.site_id = s.id) as s_languages,
-      m.status as m_status, m.role_id as m_role_id, m.permissions as m_permissions
+      m.status as m_status, m.role_id as m_role_id, m.permissions as m_permissions,
+      (select u.email from users u where u.id = c.creator_id) as creator_email
     from management_credentials c
     left join sites s on s.id = c.site_id
     left join lateral (
@@ -141,6 +147,7 @@ async function readCaller(
       role_id: row.m_role_id,
       permissions: row.m_permissions,
     },
+    creatorEmail: row.creator_email,
   };
 }
 
@@ -267,5 +274,16 @@ async function authenticateCaller(
       { missing: [`scope ${options.scope}`] },
     );
   }
-  return { site, credential, actor, authority: loaded.authority };
+  // Who the command's events and audit entry name, as snapshotActor would read it in the
+  // command's transaction a moment later.
+  const snapshot: ActorSnapshot | undefined = caller.creatorEmail === null
+    ? undefined
+    : {
+      kind: "credential",
+      credential_id: credential.id,
+      name: credential.name,
+      creator_id: credential.creatorId,
+      creator_email: caller.creatorEmail,
+    };
+  return { site, credential, actor, authority: loaded.authority, snapshot };
 }
