@@ -51,6 +51,21 @@ interface Membership {
   permissions: Permissions;
 }
 
+/** A person's status and role on a site, as read from `users`, `site_members` and `roles`. */
+export interface MembershipRow {
+  status: string;
+  role_id: string;
+  permissions: unknown;
+}
+
+/** The stored facts of a credential that its authority depends on. */
+export interface CredentialAuthorityRow {
+  creator_id: string;
+  scopes: unknown;
+  models: unknown;
+  revoked_at: Date | null;
+}
+
 /** The active person's role on the site, or null (deactivated, or no site access). */
 async function loadMembership(
   db: Db,
@@ -65,6 +80,12 @@ async function loadMembership(
     .where("site_members.site_id", "=", siteId)
     .where("roles.site_id", "=", siteId)
     .executeTakeFirst();
+  return membershipOf(row);
+}
+
+function membershipOf(
+  row: MembershipRow | null | undefined,
+): Membership | null {
   // No superadmin flag is consulted anywhere: a superadmin gets no bypass (MCR-008).
   if (!row || row.status !== "active") return null;
   const parsed = parsePermissions(row.permissions);
@@ -99,25 +120,59 @@ export async function loadAuthority(
   options: LoadAuthorityOptions,
 ): Promise<AuthorityResult> {
   const { siteId, actor } = options;
-  let scopes: Scope[] | null = null;
-  let models: string[] | null = null;
-  let creatorId: string | null = null;
+  let credential: CredentialAuthorityRow | undefined;
   if (actor.kind === "credential") {
-    const row = await db.selectFrom("management_credentials")
+    credential = await db.selectFrom("management_credentials")
       .select(["creator_id", "scopes", "models", "revoked_at"])
       .where("id", "=", actor.credentialId)
       .where("site_id", "=", siteId)
       .executeTakeFirst();
-    if (!row) return { ok: false, code: "credential_not_found" };
-    if (row.revoked_at !== null) {
+    if (!credential) return { ok: false, code: "credential_not_found" };
+  }
+  if (credential?.revoked_at != null) {
+    return { ok: false, code: "credential_revoked" };
+  }
+  const personId = credential?.creator_id ?? actingPersonId(actor);
+  return authorityOf(
+    siteId,
+    actor,
+    credential ?? null,
+    await loadMembership(db, siteId, personId),
+  );
+}
+
+/**
+ * {@linkcode loadAuthority} from rows the caller read itself, in a statement of its own: the
+ * credential (for a credential actor) and the acting person's membership row on the site.
+ */
+export function authorityFromRows(
+  siteId: string,
+  actor: Actor,
+  credential: CredentialAuthorityRow | null,
+  membership: MembershipRow | null,
+): AuthorityResult {
+  if (actor.kind === "credential") {
+    if (!credential) return { ok: false, code: "credential_not_found" };
+    if (credential.revoked_at !== null) {
       return { ok: false, code: "credential_revoked" };
     }
-    scopes = storedScopes(row.scopes);
-    models = storedModels(row.models);
-    creatorId = row.creator_id;
   }
-  const personId = creatorId ?? actingPersonId(actor);
-  const membership = await loadMembership(db, siteId, personId);
+  return authorityOf(siteId, actor, credential, membershipOf(membership));
+}
+
+function authorityOf(
+  siteId: string,
+  actor: Actor,
+  credential: CredentialAuthorityRow | null,
+  membership: Membership | null,
+): AuthorityResult {
+  let scopes: Scope[] | null = null;
+  let models: string[] | null = null;
+  if (credential) {
+    scopes = storedScopes(credential.scopes);
+    models = storedModels(credential.models);
+  }
+  const personId = credential?.creator_id ?? actingPersonId(actor);
   if (!membership) {
     const code = actor.kind === "credential"
       ? "creator_unauthorized"

@@ -10,6 +10,10 @@ export interface TransactionMemo<T> {
   once(db: Db, key: string, read: () => Promise<T>): Promise<T>;
   /** Forgets what this transaction read: call after writing what was read. */
   forget(db: Db): void;
+  /** Whether this transaction already holds (or is reading) `key`. */
+  holds(db: Db, key: string): boolean;
+  /** Keeps `value`, read by a statement that also read other things, unless `key` is held. */
+  keep(db: Db, key: string, value: T): void;
 }
 
 /** A new, empty memo; a failed read is not kept. */
@@ -31,6 +35,15 @@ export function transactionMemo<T>(): TransactionMemo<T> {
     },
     forget(db) {
       kept.delete(db);
+    },
+    holds(db, key) {
+      return db.isTransaction && (kept.get(db)?.has(key) ?? false);
+    },
+    keep(db, key, value) {
+      if (!db.isTransaction) return;
+      let reads = kept.get(db);
+      if (!reads) kept.set(db, reads = new Map());
+      if (!reads.has(key)) reads.set(key, Promise.resolve(value));
     },
   };
 }

@@ -4,6 +4,8 @@ import type { Decision } from "../access/decide.ts";
 import type { Db } from "../db/database.ts";
 import { snapshotActor } from "./actor_snapshot.ts";
 import { publicationChanged } from "./publication_hook.ts";
+import type { ChangedGroup } from "./publication_change.ts";
+import type { OperationNodeSource } from "kysely";
 import {
   type AuditEntryInput,
   AuditFailure,
@@ -39,11 +41,26 @@ export interface CommandScope {
   actor: ActorSnapshot;
   newId: () => string;
   now: Date;
-  /** Writes the workflow events and the audit entry; call once, after the change. */
+  /**
+   * Writes the workflow events and the audit entry; call once, after the change. With
+   * `eventsWritten`, the step wrote the events itself, in its change's statement
+   * ({@linkcode CommandScope.eventsInsert}), and only the audit entry is written here.
+   */
   record(
     events: readonly EventInput[],
     audit: Pick<AuditEntryInput, "action" | "target" | "details">,
+    options?: { eventsWritten?: boolean },
   ): Promise<void>;
+  /**
+   * The insert of `events` (at least one) exactly as `record` writes them, for a step to run
+   * inside the statement of its change; it then calls `record` with `eventsWritten`.
+   */
+  eventsInsert(events: readonly EventInput[]): OperationNodeSource;
+  /**
+   * Tells the runner the group as this step left it (after its `record`), so the projections
+   * need not read it again. A later `record` on the group forgets it.
+   */
+  wrote(groupId: string, group: ChangedGroup): void;
 }
 
 class Refused extends Error {
@@ -101,32 +118,45 @@ export async function runCommandOver<T extends { ok: true }>(
   const writer = ctx.audit ?? ledgerAuditWriter;
   try {
     return await ctx.db.transaction().execute(async (tx) => {
-      const actor = await snapshotActor(tx, ctx.siteId, ctx.actor);
+      const actor = ctx.actorSnapshot ??
+        await snapshotActor(tx, ctx.siteId, ctx.actor);
       const now = ctx.clock.now();
       const trace = ctx.trace ?? {};
+      const written = new Map<string, ChangedGroup>();
+      const eventRow = (event: EventInput) => ({
+        id: newId(),
+        site_id: ctx.siteId,
+        group_id: event.groupId,
+        entry_id: event.entryId,
+        locale: event.locale,
+        kind: event.kind,
+        from_state: event.from,
+        to_state: event.to,
+        version_id: event.versionId,
+        previous_version_id: event.previousVersionId,
+        actor: JSON.stringify(actor),
+        details: JSON.stringify(trace),
+        created_at: now,
+      });
       const scope: CommandScope = {
         tx,
         authority: loaded.authority,
         actor,
         newId,
         now,
-        async record(events, audit) {
+        wrote(groupId, group) {
+          written.set(groupId, group);
+        },
+        eventsInsert(events) {
+          return tx.insertInto("workflow_events").values(events.map(eventRow));
+        },
+        async record(events, audit, options = {}) {
           for (const event of events) {
-            await tx.insertInto("workflow_events").values({
-              id: newId(),
-              site_id: ctx.siteId,
-              group_id: event.groupId,
-              entry_id: event.entryId,
-              locale: event.locale,
-              kind: event.kind,
-              from_state: event.from,
-              to_state: event.to,
-              version_id: event.versionId,
-              previous_version_id: event.previousVersionId,
-              actor: JSON.stringify(actor),
-              details: JSON.stringify(trace),
-              created_at: now,
-            }).execute();
+            written.delete(event.groupId);
+            if (!options.eventsWritten) {
+              await tx.insertInto("workflow_events").values(eventRow(event))
+                .execute();
+            }
           }
           try {
             await writer.write(tx, {
@@ -145,7 +175,7 @@ export async function runCommandOver<T extends { ok: true }>(
       const outcome = await body(scope);
       if (!outcome.ok) throw new Refused(outcome as LifecycleRefusal);
       for (const group of new Set(groupsOf(outcome as T))) {
-        await publicationChanged(tx, ctx.siteId, group);
+        await publicationChanged(tx, ctx.siteId, group, written.get(group));
       }
       if (ctx.dryRun) throw new DryRunDone(outcome as T);
       return outcome as T;

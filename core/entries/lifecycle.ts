@@ -14,8 +14,11 @@ import { auditTarget, bumpRevision, loadTargets, permit } from "./targets.ts";
 import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
 import {
   applyPendingAddress,
+  type PendingAddress,
   pendingAddresses,
 } from "../pages/pending_address.ts";
+import { sql } from "kysely";
+import { keepModelRead, modelJson } from "../models/store_rows.ts";
 
 export { saveEntry, type SaveEntryOptions } from "./save.ts";
 export { restoreEntry, trashEntry, type TrashOptions } from "./trash.ts";
@@ -40,22 +43,81 @@ export interface UnpublishOptions {
   expected_workflow_revision: number;
 }
 
+/**
+ * What a publish reads before it writes, in one statement: the values of each language it
+ * publishes (for the checks), the numbers of every version published after it when more than
+ * one could be newest (for the group's publication pointer in the answer), and the pending page
+ * addresses of the languages it publishes.
+ */
+async function publishReads(
+  ctx: LifecycleContext,
+  scope: CommandScope,
+  group: GroupRow,
+  changing: readonly InstanceRow[],
+  publishedAfter: readonly string[],
+): Promise<{
+  versions: Map<string, { number: number; fields: unknown }>;
+  addresses: Map<string, PendingAddress>;
+}> {
+  const ids = new Set(changing.map((i) => i.current_version_id!));
+  if (publishedAfter.length > 1) {
+    for (const id of publishedAfter) ids.add(id);
+  }
+  const entryIds = changing.map((i) => i.id);
+  // The model the checks validate against rides along too (read once per transaction).
+  const modelId = group.model_id;
+  const model = ctx.validate
+    ? modelJson(scope.tx, ctx.siteId, modelId)
+    : sql`null`;
+  const rows = await scope.tx.selectFrom("entry_versions")
+    .select(["id", "number", "fields"])
+    .select(model.as("model"))
+    .select(
+      sql<
+        PendingAddress[] | string
+      >`(select coalesce(json_agg(json_build_object(
+        'entry_id', p.entry_id, 'version_id', p.version_id, 'address', p.address)), '[]'::json)
+        from page_pending_addresses p
+        where p.site_id = ${ctx.siteId} and p.entry_id in (${
+        sql.join(entryIds)
+      }))`.as("pending"),
+    )
+    .where("site_id", "=", ctx.siteId).where("id", "in", [...ids]).execute();
+  const versions = new Map(rows.map((r) => [r.id, r]));
+  if (rows.length === 0) {
+    return {
+      versions,
+      addresses: await pendingAddresses(scope.tx, ctx.siteId, entryIds),
+    };
+  }
+  if (ctx.validate) {
+    keepModelRead(scope.tx, ctx.siteId, modelId, rows[0].model);
+  }
+  const pending = typeof rows[0].pending === "string"
+    ? JSON.parse(rows[0].pending) as PendingAddress[]
+    : rows[0].pending;
+  return {
+    versions,
+    addresses: new Map(pending.map((p) => [p.entry_id, p])),
+  };
+}
+
 async function publishProblems(
   ctx: LifecycleContext,
   scope: CommandScope,
   group: GroupRow,
   targets: readonly InstanceRow[],
+  versions: ReadonlyMap<string, { fields: unknown }>,
 ): Promise<ValueProblem[]> {
   if (!ctx.validate) return [];
   const problems: ValueProblem[] = [];
   for (const instance of targets) {
-    const version = await scope.tx.selectFrom("entry_versions").select("fields")
-      .where("site_id", "=", ctx.siteId).where(
-        "id",
-        "=",
-        instance.current_version_id!,
-      )
-      .executeTakeFirstOrThrow();
+    const version = versions.get(instance.current_version_id!);
+    if (!version) {
+      throw new Error(
+        `Version "${instance.current_version_id}" of entry "${instance.id}" is missing`,
+      );
+    }
     const values = version.fields as Record<string, unknown>;
     const found = await ctx.validate({
       db: scope.tx,
@@ -68,6 +130,56 @@ async function publishProblems(
     problems.push(...found.map((p) => ({ ...p, locale: instance.locale })));
   }
   return problems;
+}
+
+/**
+ * Points each language at its current version as published, writes the workflow events and
+ * bumps the group's revision, in one statement: {@linkcode bumpRevision}'s conditional update
+ * with the languages' update and the events' insert beside it.
+ */
+async function publishAndBump(
+  scope: CommandScope,
+  group: GroupRow,
+  changing: readonly InstanceRow[],
+  events: readonly EventInput[],
+): Promise<void> {
+  const now = scope.now;
+  const published = changing.map((i) =>
+    sql`(${i.id}::uuid, ${i.current_version_id}::uuid)`
+  );
+  const { rows } = await sql<{ id: string }>`
+    with published as (
+      update entries as e
+      set published_version_id = c.version_id, published_at = ${now}::timestamptz,
+        updated_at = ${now}::timestamptz
+      from (values ${sql.join(published)}) as c(id, version_id)
+      where e.site_id = ${group.site_id} and e.id = c.id
+    ), events as (
+      ${scope.eventsInsert(events)}
+    )
+    update entry_groups set revision = ${group.revision + 1},
+      updated_at = ${now}::timestamptz
+    where site_id = ${group.site_id} and id = ${group.id} and revision = ${group.revision}
+    returning id
+  `.execute(scope.tx);
+  // The row lock makes this unreachable; the condition keeps the rule if the lock is ever lost.
+  if (rows.length !== 1) {
+    throw new Error(`Group "${group.id}" moved under a lock`);
+  }
+}
+
+/** The newest of the published versions (numbers are counted across the group), or null. */
+function newestPublished(
+  ids: readonly string[],
+  versions: ReadonlyMap<string, { number: number }>,
+): string | null {
+  let best: string | null = null;
+  for (const id of ids) {
+    if (
+      best === null || versions.get(id)!.number > versions.get(best)!.number
+    ) best = id;
+  }
+  return best;
 }
 
 /**
@@ -94,9 +206,10 @@ export async function publishInScope(
     ctx.siteId,
     options.group_id,
     options.locale,
+    { review: true },
   );
   if ("ok" in loaded) return loaded;
-  const { group, targets } = loaded;
+  const { group, instances, targets } = loaded;
   const changing = targets.filter(hasUnpublishedChange);
   const denied = permit(
     scope,
@@ -119,27 +232,46 @@ export async function publishInScope(
   }
   // A site that requires review publishes only an approved draft.
   if (
-    reviewBlocksPublish(await readReviewState(scope.tx, ctx.siteId, group.id))
+    reviewBlocksPublish(
+      loaded.review ??
+        await readReviewState(scope.tx, ctx.siteId, group.id),
+    )
   ) {
     return { ok: false, code: "transition_unavailable" };
   }
-  const problems = await publishProblems(ctx, scope, group, changing);
+  const after = instances.map((i) =>
+    changing.includes(i)
+      ? { ...i, published_version_id: i.current_version_id }
+      : i
+  );
+  const publishedAfter = after.flatMap((i) => i.published_version_id ?? []);
+  const { versions, addresses } = await publishReads(
+    ctx,
+    scope,
+    group,
+    changing,
+    publishedAfter,
+  );
+  const problems = await publishProblems(
+    ctx,
+    scope,
+    group,
+    changing,
+    versions,
+  );
   if (problems.length > 0) {
     return { ok: false, code: "field_validation_failed", errors: problems };
   }
-  const addresses = await pendingAddresses(
-    scope.tx,
-    ctx.siteId,
-    changing.map((i) => i.id),
-  );
   if ([...addresses.values()].some((a) => a.address === null)) {
     return { ok: false, code: "page_address_required" };
   }
   const moved: { locale: string; from: string; to: string }[] = [];
   const events: EventInput[] = [];
+  const slugs = new Map<string, string>();
   for (const instance of changing) {
     const pending = addresses.get(instance.id);
     if (pending?.address) {
+      slugs.set(instance.id, pending.address);
       const move = await applyPendingAddress(
         scope,
         ctx.siteId,
@@ -152,14 +284,6 @@ export async function publishInScope(
       );
       moved.push({ locale: instance.locale, ...move });
     }
-    await scope.tx.updateTable("entries")
-      .set({
-        published_version_id: instance.current_version_id,
-        published_at: scope.now,
-        updated_at: scope.now,
-      })
-      .where("site_id", "=", ctx.siteId).where("id", "=", instance.id)
-      .execute();
     events.push({
       groupId: group.id,
       entryId: instance.id,
@@ -171,7 +295,7 @@ export async function publishInScope(
       previousVersionId: instance.published_version_id,
     });
   }
-  await bumpRevision(scope, group);
+  await publishAndBump(scope, group, changing, events);
   await scope.record(events, {
     action: "entry.publish",
     target: auditTarget(group, options.locale),
@@ -183,8 +307,33 @@ export async function publishInScope(
       })),
       ...(moved.length ? { addresses: moved } : {}),
     },
+  }, { eventsWritten: true });
+  scope.wrote(group.id, {
+    model_id: group.model_id,
+    revision: group.revision + 1,
+    trashed_at: null,
+    updated_at: scope.now,
   });
-  return await readResult(scope.tx, ctx.siteId, group.id);
+  // The answer from what this command wrote under the group's lock, not read back.
+  return {
+    ok: true,
+    group_id: group.id,
+    model_id: group.model_id,
+    state: "published",
+    revision: group.revision + 1,
+    current_version_id: group.current_version_id,
+    published_version_id: newestPublished(publishedAfter, versions),
+    instances: after.map((i) => ({
+      entry_id: i.id,
+      locale: i.locale,
+      slug: slugs.get(i.id) ?? i.slug,
+      current_version_id: i.current_version_id,
+      published_version_id: i.published_version_id,
+      published_at: changing.some((c) => c.id === i.id)
+        ? scope.now
+        : i.published_at,
+    })),
+  };
 }
 
 /**

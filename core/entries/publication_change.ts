@@ -1,5 +1,6 @@
 // What the projections of one changed translation group share, so that each reads the group
 // once per command instead of once per projection.
+import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 
 /** The group after the command's writes, as the projections need it; undefined once purged. */
@@ -20,6 +21,13 @@ export interface ServedRow {
   published_at: Date;
 }
 
+/** One language's state as the sync log last recorded it for the group. */
+export interface RecordedSyncRow {
+  locale: string;
+  model_id: string;
+  fingerprint: string;
+}
+
 /** One group whose projections are being refreshed, in the command's transaction. */
 export interface PublicationChange {
   siteId: string;
@@ -27,6 +35,50 @@ export interface PublicationChange {
   group: ChangedGroup | undefined;
   /** What `public_items` serves for the group now; the public items refresher sets it. */
   served?: ServedRow[];
+  /**
+   * What the sync log last recorded for the group: the public items refresher reads it in its
+   * first statement, so the sync log's refresher need not.
+   */
+  recorded?: RecordedSyncRow[];
+  /** Writes left for the end of the refresh (absent: a projection writes at once). */
+  trailing?: TrailingWrite[];
+}
+
+/**
+ * A write a projection leaves for the end of the refresh, when nothing after it reads what it
+ * writes: the hook runs every one of them in a single statement ({@linkcode runTrailing}).
+ */
+export interface TrailingWrite {
+  /** Named CTEs `last` uses; their names are unique across the projections. */
+  with: [string, RawBuilder<unknown>][];
+  /** The statement itself; its answer is not read. */
+  last: RawBuilder<unknown>;
+}
+
+/**
+ * Runs trailing writes as one statement: alone, as written; together, every CTE of each and each
+ * last statement as a CTE of its own (a data-modifying CTE runs whether or not it is read).
+ */
+export async function runTrailing(
+  tx: Db,
+  writes: readonly TrailingWrite[],
+): Promise<void> {
+  if (writes.length === 0) return;
+  const ctes = writes.flatMap((w) => w.with);
+  const named = (list: [string, RawBuilder<unknown>][]) =>
+    sql.join(list.map(([name, body]) => sql`${sql.id(name)} as (${body})`));
+  if (writes.length === 1) {
+    const [only] = writes;
+    await (ctes.length === 0
+      ? only.last
+      : sql`with ${named(ctes)} ${only.last}`).execute(tx);
+    return;
+  }
+  const lasts = writes.map((w, i): [string, RawBuilder<unknown>] => [
+    `trailing_${i}`,
+    w.last,
+  ]);
+  await sql`with ${named([...ctes, ...lasts])} select 1`.execute(tx);
 }
 
 /** Refreshes one projection of a changed group, in the caller's transaction. */

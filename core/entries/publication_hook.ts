@@ -6,9 +6,11 @@ import { refreshSyncLog } from "../sync/change_log.ts";
 import { refreshSearchDocuments } from "../search/index_documents.ts";
 import { queueContentNotifications } from "../plugins/notifications.ts";
 import {
+  type ChangedGroup,
   type PublicationChange,
   type PublicationRefresher,
   readChangedGroup,
+  runTrailing,
 } from "./publication_change.ts";
 
 export type { PublicationRefresher } from "./publication_change.ts";
@@ -25,16 +27,23 @@ const REFRESHERS: PublicationRefresher[] = [
   queueContentNotifications, // outbound plugin notifications, committed with the effect
 ];
 
-/** Runs every refresher for `groupId`; called by the lifecycle command runner before it commits. */
+/**
+ * Runs every refresher for `groupId`; called by the lifecycle command runner before it commits.
+ * `written` is the group as the command itself just wrote it, when it knows: then it is not
+ * read again.
+ */
 export async function publicationChanged(
   tx: Db,
   siteId: string,
   groupId: string,
+  written?: ChangedGroup,
 ): Promise<void> {
   const change: PublicationChange = {
     siteId,
     groupId,
-    group: await readChangedGroup(tx, siteId, groupId),
+    group: written ?? await readChangedGroup(tx, siteId, groupId),
+    trailing: [],
   };
   for (const refresh of REFRESHERS) await refresh(tx, change);
+  await runTrailing(tx, change.trailing!);
 }

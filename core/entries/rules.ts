@@ -36,6 +36,8 @@ export interface WrittenVersion {
   fields: Record<string, unknown>;
   /** The values this language held before (empty for a new language). */
   previous: Record<string, unknown>;
+  /** True when the command created the group just now: it holds no claims yet. */
+  created?: boolean;
 }
 
 /**
@@ -74,5 +76,6 @@ export async function enforceEntryRules(
     written.siteId,
     model,
     written.groupId,
+    written.created === true,
   );
 }

@@ -1,4 +1,5 @@
 // Save: creates a group with its first language, adds a language, or writes a new draft version.
+import { sql } from "kysely";
 import { decide, readableFields } from "../access/decide.ts";
 import type { ModelAction } from "../access/permissions.ts";
 import { stableJson } from "../models/problems.ts";
@@ -221,57 +222,75 @@ export async function saveInScope(
   const entryId = instance?.id ?? scope.newId();
   const versionId = scope.newId();
   const now = scope.now;
-  if (!group) {
-    await scope.tx.insertInto("entry_groups").values({
-      id: groupId,
-      site_id: siteId,
-      model_id: modelId,
-      primary_entry_id: entryId,
-      created_by: scope.authority.personId,
-      revision: 0,
-      // A new group and language are written with their first version in place, so neither
-      // needs the update that points an existing one at its new version.
-      current_version_id: versionId,
-      trashed_at: null,
-      created_at: now,
-      updated_at: now,
-    }).execute();
-    const single = await claimSingleEntry(scope, siteId, model, groupId);
-    if (single) return single;
-  }
-  if (!instance) {
-    await scope.tx.insertInto("entries").values({
-      id: entryId,
-      site_id: siteId,
-      group_id: groupId,
-      model_id: modelId,
-      locale: options.locale,
-      slug,
-      current_version_id: versionId,
-      list_title: listTitleOf(model, fields),
-      published_version_id: null,
-      first_language: !group,
-      published_at: null,
-      created_at: now,
-      updated_at: now,
-    }).execute();
-  }
-  // Versions are numbered across the group; a group written just now has none yet.
-  const last = !group ? undefined : await scope.tx.selectFrom("entry_versions")
-    .select((eb) => eb.fn.max("number").as("n"))
-    .where("site_id", "=", siteId).where("group_id", "=", groupId)
-    .executeTakeFirst();
-  await scope.tx.insertInto("entry_versions").values({
+  const groupRow = {
+    id: groupId,
+    site_id: siteId,
+    model_id: modelId,
+    primary_entry_id: entryId,
+    created_by: scope.authority.personId,
+    revision: 0,
+    // A new group and language are written with their first version in place, so neither
+    // needs the update that points an existing one at its new version.
+    current_version_id: versionId,
+    trashed_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const entryRow = {
+    id: entryId,
+    site_id: siteId,
+    group_id: groupId,
+    model_id: modelId,
+    locale: options.locale,
+    slug,
+    current_version_id: versionId,
+    list_title: listTitleOf(model, fields),
+    published_version_id: null,
+    first_language: !group,
+    published_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const versionRow = (number: number) => ({
     id: versionId,
     site_id: siteId,
     group_id: groupId,
     entry_id: entryId,
     locale: options.locale,
-    number: Number(last?.n ?? 0) + 1,
+    number,
     fields: JSON.stringify(fields),
     created_by: JSON.stringify(scope.actor),
     created_at: now,
-  }).execute();
+  });
+  if (!group && !instance && model?.kind !== "single") {
+    // A new entry of a model that claims nothing between the rows: the group, its language and
+    // its first version (numbered 1: the group has none yet) in one statement.
+    await sql`
+      with new_group as (${
+      scope.tx.insertInto("entry_groups").values(groupRow)
+    }),
+        new_entry as (${scope.tx.insertInto("entries").values(entryRow)})
+      ${scope.tx.insertInto("entry_versions").values(versionRow(1))}
+    `.execute(scope.tx);
+  } else {
+    if (!group) {
+      await scope.tx.insertInto("entry_groups").values(groupRow).execute();
+      const single = await claimSingleEntry(scope, siteId, model, groupId);
+      if (single) return single;
+    }
+    if (!instance) {
+      await scope.tx.insertInto("entries").values(entryRow).execute();
+    }
+    // Versions are numbered across the group; a group written just now has none yet.
+    const last = !group
+      ? undefined
+      : await scope.tx.selectFrom("entry_versions")
+        .select((eb) => eb.fn.max("number").as("n"))
+        .where("site_id", "=", siteId).where("group_id", "=", groupId)
+        .executeTakeFirst();
+    await scope.tx.insertInto("entry_versions")
+      .values(versionRow(Number(last?.n ?? 0) + 1)).execute();
+  }
   if (instance) {
     await scope.tx.updateTable("entries")
       .set({
@@ -305,6 +324,7 @@ export async function saveInScope(
     locale: options.locale,
     fields,
     previous: before,
+    created: !group,
   });
   if (refused) return refused;
   const state = group && instance ? instanceState(group, instance) : "draft";
@@ -337,5 +357,32 @@ export async function saveInScope(
       kind: plan.kind,
     },
   });
+  if (!group) {
+    scope.wrote(groupId, {
+      model_id: modelId,
+      revision: 0,
+      trashed_at: null,
+      updated_at: now,
+    });
+    // A new entry's answer is what this command just wrote: nothing else can touch the group
+    // before it commits.
+    return {
+      ok: true,
+      group_id: groupId,
+      model_id: modelId,
+      state: "draft",
+      revision: 0,
+      current_version_id: versionId,
+      published_version_id: null,
+      instances: [{
+        entry_id: entryId,
+        locale: options.locale,
+        slug,
+        current_version_id: versionId,
+        published_version_id: null,
+        published_at: null,
+      }],
+    };
+  }
   return await readResult(scope.tx, siteId, groupId);
 }

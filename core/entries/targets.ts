@@ -9,6 +9,9 @@ import {
   readInstances,
 } from "./store.ts";
 import type { LifecycleRefusal } from "./types.ts";
+import type { Db } from "../db/database.ts";
+import { getSettings, settingsHeld } from "../sites/settings.ts";
+import { reviewStageOf, type ReviewState, reviewStateOf } from "./review.ts";
 
 /** The refusal for a group or language that is not on the site. */
 export const NOT_FOUND: LifecycleRefusal = { ok: false, code: "not_found" };
@@ -18,21 +21,119 @@ export interface Loaded {
   group: GroupRow;
   instances: InstanceRow[];
   targets: InstanceRow[];
+  /** The group's review state, when asked for (`review: true`) and its languages carried it. */
+  review?: ReviewState;
 }
 
-/** Locks the group and reads its languages; `locale` narrows the targets to one. */
+/**
+ * Locks the group and reads its languages; `locale` narrows the targets to one. With `review`,
+ * the group's review state is read in the statement that reads the languages.
+ */
 export async function loadTargets(
   scope: CommandScope,
   siteId: string,
   groupId: string,
   locale: string | undefined,
+  options: { review?: boolean } = {},
 ): Promise<Loaded | LifecycleRefusal> {
   const group = await readGroup(scope.tx, siteId, groupId, { lock: true });
   if (!group) return NOT_FOUND;
-  const instances = await readInstances(scope.tx, siteId, groupId);
-  if (locale === undefined) return { group, instances, targets: instances };
+  const { instances, review } = options.review
+    ? await readInstancesAndReview(scope.tx, group)
+    : { instances: await readInstances(scope.tx, siteId, groupId) };
+  const loaded = review ? { review } : {};
+  if (locale === undefined) {
+    return { group, instances, targets: instances, ...loaded };
+  }
   const one = instances.find((i) => i.locale === locale);
-  return one ? { group, instances, targets: [one] } : NOT_FOUND;
+  return one ? { group, instances, targets: [one], ...loaded } : NOT_FOUND;
+}
+
+/**
+ * The group's languages as {@linkcode readInstances} reads them, each row carrying the group's
+ * review row and (unless this transaction read it already) the site's editorial document.
+ * No review state when the group has no language to carry it.
+ */
+async function readInstancesAndReview(
+  tx: Db,
+  group: GroupRow,
+): Promise<{ instances: InstanceRow[]; review?: ReviewState }> {
+  const ctx = { db: tx, siteId: group.site_id };
+  const held = settingsHeld(ctx, "editorial");
+  const rows = await tx.selectFrom("entries")
+    .innerJoin(
+      "site_languages",
+      (join) =>
+        join.onRef("site_languages.site_id", "=", "entries.site_id")
+          .onRef("site_languages.code", "=", "entries.locale"),
+    )
+    .leftJoin(
+      "entry_reviews as r",
+      (join) =>
+        join.onRef("r.site_id", "=", "entries.site_id")
+          .onRef("r.group_id", "=", "entries.group_id"),
+    )
+    .select([
+      "r.stage as r_stage",
+      "r.version_id as r_version_id",
+      "r.group_id as r_group_id",
+    ])
+    .$if(!held, (query) =>
+      query.leftJoin(
+        "site_settings as st",
+        (join) =>
+          join.onRef("st.site_id", "=", "entries.site_id")
+            .on("st.key", "=", "editorial"),
+      ).select([
+        "st.key as st_key",
+        "st.document as st_document",
+        "st.revision as st_revision",
+        "st.updated_at as st_updated_at",
+      ]))
+    .selectAll("entries")
+    .where("entries.site_id", "=", group.site_id)
+    .where("entries.group_id", "=", group.id)
+    .orderBy("site_languages.position").execute();
+  const instances = rows.map((
+    {
+      r_stage: _stage,
+      r_version_id: _version,
+      r_group_id: _group,
+      st_key: _key,
+      st_document: _document,
+      st_revision: _revision,
+      st_updated_at: _updated,
+      ...instance
+    },
+  ) => instance);
+  const first = rows[0];
+  if (!first) return { instances };
+  const row = {
+    stage: first.r_stage,
+    version_id: first.r_version_id,
+    group_id: first.r_group_id,
+    current_version_id: group.current_version_id,
+  };
+  if (held) {
+    const editorial = await getSettings(ctx, "editorial");
+    return {
+      instances,
+      review: {
+        stage: reviewStageOf(row),
+        required: editorial.document.review_required,
+      },
+    };
+  }
+  return {
+    instances,
+    review: reviewStateOf(ctx, {
+      ...row,
+      settings_key: first.st_key ?? null,
+      document: first.st_document,
+      revision: first.st_revision ?? null,
+      updated_at: first.st_updated_at ?? null,
+    }),
+  };
 }
 
 /** Asks `decide()` for the action on the group in the given languages; null when allowed. */

@@ -5,6 +5,7 @@ import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
 import type { ValueProblem } from "../models/validate_values.ts";
 import type { AuditWriter } from "./audit.ts";
+import type { ActorSnapshot } from "./actor_snapshot.ts";
 
 /**
  * Validates one language's values against the entry's current model, answering every
@@ -49,6 +50,11 @@ export interface LifecycleContext {
    * delegation): the command uses it instead of reading the same role again.
    */
   authority?: Authority;
+  /**
+   * Who acts, as the caller read it a moment ago with its authority (a Management API
+   * credential): the command names it in its events and audit entry instead of reading it again.
+   */
+  actorSnapshot?: ActorSnapshot;
 }
 
 /** Request facts kept with the audit of a command; never the raw idempotency key. */

@@ -80,11 +80,15 @@ export async function claimUniqueValues(
   siteId: string,
   model: StoredModel,
   groupId: string,
+  /** The group was created by this command: there are no claims of it to replace. */
+  created = false,
 ): Promise<LifecycleRefusal | null> {
   const rules = uniqueRules(model);
   const { tx } = scope;
-  await tx.deleteFrom("entry_unique_claims")
-    .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
+  if (!created) {
+    await tx.deleteFrom("entry_unique_claims")
+      .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
+  }
   if (rules.length === 0) return null;
   const versions = await tx.selectFrom("entries")
     .innerJoin(

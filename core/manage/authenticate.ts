@@ -1,19 +1,26 @@
 // Who calls the Management API: bearer credential, its site, rate window, authority re-read now, and the route's scope.
 import type { CredentialActor } from "../access/actor.ts";
-import { type Authority, loadAuthority } from "../access/authority.ts";
-import { type Scope, scopeHeld, SCOPES } from "../access/scopes.ts";
+import { sql } from "kysely";
 import {
+  type Authority,
+  authorityFromRows,
+  type MembershipRow,
+} from "../access/authority.ts";
+import { type Scope, scopeHeld, SCOPES } from "../access/scopes.ts";
+import { sha256Hex } from "../auth/secrets.ts";
+import {
+  CREDENTIAL_PATTERN,
   type CredentialRecord,
-  findCredentialBySecret,
-  findLiveCredentialById,
 } from "../credentials/credential_store.ts";
+import type { Db } from "../db/database.ts";
+import type { ActorSnapshot } from "../entries/actor_snapshot.ts";
 import {
   ACCESS_TOKEN_PREFIX,
   credentialIdOfAccessToken,
 } from "../oauth/store.ts";
 import type { RateDecision, RateWindow } from "../kv/rate_window.ts";
 import type { Services } from "../services.ts";
-import { findSiteById, type SiteRecord } from "../sites/site_store.ts";
+import { type SiteRecord, siteRecordOf } from "../sites/site_store.ts";
 import { refuse } from "../web/errors.ts";
 import { SITE_NAMING_HEADERS } from "./input.ts";
 
@@ -28,6 +35,8 @@ export interface Caller {
   credential: CredentialRecord;
   actor: CredentialActor;
   authority: Authority;
+  /** The credential as a command's workflow events and audit entry name it, read with it. */
+  snapshot?: ActorSnapshot;
 }
 
 /** What {@link authenticate} needs besides the services. */
@@ -53,6 +62,95 @@ function unauthorized(): never {
   );
 }
 
+/** A caller's credential with its site and its creator's role there, read in one statement. */
+interface CallerRows {
+  credential: CredentialRecord;
+  site: SiteRecord | null;
+  membership: MembershipRow | null;
+  creatorEmail: string | null;
+}
+
+interface CallerRow {
+  id: string;
+  site_id: string;
+  creator_id: string;
+  name: string;
+  scopes: string[];
+  models: string[] | null;
+  created_at: Date;
+  revoked_at: Date | null;
+  s_id: string | null;
+  s_slug: string;
+  s_name: string;
+  s_domain: string;
+  s_languages: { code: string; is_default: boolean }[] | string;
+  m_status: string | null;
+  m_role_id: string;
+  m_permissions: unknown;
+  creator_email: string | null;
+}
+
+/**
+ * The live credential a bearer names, with its site, the site's languages and its creator's
+ * status and role on that site: every row authentication needs, in one statement.
+ */
+async function readCaller(
+  db: Db,
+  where: { digest: string } | { id: string },
+): Promise<CallerRows | null> {
+  const match = "digest" in where
+    ? sql`c.secret_digest = ${where.digest}`
+    : sql`c.id = ${where.id}`;
+  const { rows: [row] } = await sql<CallerRow>`
+    select c.id, c.site_id, c.creator_id, c.name, c.scopes, c.models, c.created_at,
+      c.revoked_at, s.id as s_id, s.slug as s_slug, s.name as s_name, s.domain as s_domain,
+      (select coalesce(json_agg(json_build_object('code', l.code, 'is_default', l.is_default)
+        order by l.position), '[]'::json)
+        from site_languages l where l.site_id = s.id) as s_languages,
+      m.status as m_status, m.role_id as m_role_id, m.permissions as m_permissions,
+      (select u.email from users u where u.id = c.creator_id) as creator_email
+    from management_credentials c
+    left join sites s on s.id = c.site_id
+    left join lateral (
+      select u.status, r.id as role_id, r.permissions
+      from users u
+      join site_members sm on sm.user_id = u.id
+      join roles r on r.id = sm.role_id
+      where u.id = c.creator_id and sm.site_id = c.site_id and r.site_id = c.site_id
+      limit 1
+    ) m on true
+    where ${match} and c.revoked_at is null
+  `.execute(db);
+  if (!row) return null;
+  const languages = typeof row.s_languages === "string"
+    ? JSON.parse(row.s_languages)
+    : row.s_languages;
+  return {
+    credential: {
+      id: row.id,
+      siteId: row.site_id,
+      creatorId: row.creator_id,
+      name: row.name,
+      scopes: row.scopes,
+      models: row.models,
+      createdAt: row.created_at,
+      revokedAt: row.revoked_at,
+    },
+    site: row.s_id === null ? null : siteRecordOf({
+      id: row.s_id,
+      slug: row.s_slug,
+      name: row.s_name,
+      domain: row.s_domain,
+    }, languages),
+    membership: row.m_status === null ? null : {
+      status: row.m_status,
+      role_id: row.m_role_id,
+      permissions: row.m_permissions,
+    },
+    creatorEmail: row.creator_email,
+  };
+}
+
 /**
  * The credential a bearer names: a management credential's secret, or an access token of
  * an interactive sign-in (spec 2 part 5.2), which acts as the sign-in's credential.
@@ -60,12 +158,13 @@ function unauthorized(): never {
 async function findCaller(
   services: Services,
   bearer: string,
-): Promise<CredentialRecord | null> {
+): Promise<CallerRows | null> {
   if (bearer.startsWith(ACCESS_TOKEN_PREFIX)) {
     const id = await credentialIdOfAccessToken(services, bearer);
-    return id === null ? null : await findLiveCredentialById(services.db, id);
+    return id === null ? null : await readCaller(services.db, { id });
   }
-  return await findCredentialBySecret(services.db, bearer);
+  if (!CREDENTIAL_PATTERN.test(bearer)) return null;
+  return await readCaller(services.db, { digest: await sha256Hex(bearer) });
 }
 
 /**
@@ -108,8 +207,9 @@ async function authenticateCaller(
 ): Promise<Caller> {
   const match = BEARER.exec(options.headers.get("authorization") ?? "");
   if (!match) unauthorized();
-  const credential = await findCaller(services, match[1]);
-  if (!credential) unauthorized();
+  const caller = await findCaller(services, match[1]);
+  if (!caller) unauthorized();
+  const { credential } = caller;
   const window = options.rate === null ? null : await options.rate.hit(
     ["manage", credential.id],
     MANAGE_RATE_LIMIT,
@@ -138,7 +238,7 @@ async function authenticateCaller(
       `Cannot choose the site with header "${header}": the site comes from the credential`,
     );
   }
-  const site = await findSiteById(services.db, credential.siteId);
+  const site = caller.site;
   if (!site) unauthorized();
   const actor: CredentialActor = {
     kind: "credential",
@@ -149,7 +249,13 @@ async function authenticateCaller(
     ),
     models: credential.models,
   };
-  const loaded = await loadAuthority(services.db, { siteId: site.id, actor });
+  // The credential's own row and its creator's role, as read above: the authority now.
+  const loaded = authorityFromRows(site.id, actor, {
+    creator_id: credential.creatorId,
+    scopes: credential.scopes,
+    models: credential.models,
+    revoked_at: credential.revokedAt,
+  }, caller.membership);
   if (!loaded.ok) {
     if (loaded.code === "creator_unauthorized") {
       refuse(
@@ -168,5 +274,16 @@ async function authenticateCaller(
       { missing: [`scope ${options.scope}`] },
     );
   }
-  return { site, credential, actor, authority: loaded.authority };
+  // Who the command's events and audit entry name, as snapshotActor would read it in the
+  // command's transaction a moment later.
+  const snapshot: ActorSnapshot | undefined = caller.creatorEmail === null
+    ? undefined
+    : {
+      kind: "credential",
+      credential_id: credential.id,
+      name: credential.name,
+      creator_id: credential.creatorId,
+      creator_email: caller.creatorEmail,
+    };
+  return { site, credential, actor, authority: loaded.authority, snapshot };
 }

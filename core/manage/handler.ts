@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { CredentialActor } from "../access/actor.ts";
 import type { Authority } from "../access/authority.ts";
 import type { CredentialRecord } from "../credentials/credential_store.ts";
+import type { ActorSnapshot } from "../entries/actor_snapshot.ts";
 import type { IncomingFile, StagedFile } from "../media/upload.ts";
 import type { Services } from "../services.ts";
 import type { SiteRecord } from "../sites/site_store.ts";
@@ -20,6 +21,8 @@ export interface ManageContext {
   actor: CredentialActor;
   /** The authority re-read for this request (creator's permissions narrowed by the credential). */
   authority: Authority;
+  /** The credential as commands name it in workflow events and audit entries, read with it. */
+  snapshot?: ActorSnapshot;
   /**
    * For a keyed write: the digest naming this key (`sha256Hex(JSON.stringify(["manage",
    * siteId, credentialId, key]))`). A `prove` command stores it with its effect, in the same

@@ -1,6 +1,11 @@
 // Launches and delegations (spec 1 parts 2.3, 2.4, 5.6 to 5.8): minting, exchange, and the check on every command.
+import { type RawBuilder, sql } from "kysely";
 import type { PluginActor } from "../access/actor.ts";
-import { type Authority, loadAuthority } from "../access/authority.ts";
+import {
+  type Authority,
+  authorityFromRows,
+  loadAuthority,
+} from "../access/authority.ts";
 import { decide, readReach } from "../access/decide.ts";
 import type { Clock } from "../clock.ts";
 import type { Db } from "../db/database.ts";
@@ -386,14 +391,17 @@ export async function useDelegation(
   delegationId: string,
   group?: GroupRow,
   needs: readonly string[] = [],
+  /** The delegation as a caller read it a moment ago in a statement of its own (see delegationJson). */
+  read?: { row: DelegationRow | undefined },
 ): Promise<UsableDelegation | PluginRefusal> {
   const unusable = pluginRefusal(
     "requester_unauthorized",
     "The delegation is not usable: a person with authority must launch the plugin again",
   );
   if (!isId(delegationId)) return unusable;
-  const row = await db.selectFrom("plugin_delegations").selectAll()
-    .where("id", "=", delegationId).executeTakeFirst();
+  const row = read
+    ? read.row
+    : await readDelegation(db, installation, delegationId);
   if (
     !row || row.site_id !== installation.siteId ||
     row.installation_id !== installation.id
@@ -424,10 +432,16 @@ export async function useDelegation(
     protocolVersion: installation.protocolVersion,
     delegationId: row.id,
   };
-  const loaded = await loadAuthority(db, {
-    siteId: installation.siteId,
+  const loaded = authorityFromRows(
+    installation.siteId,
     actor,
-  });
+    null,
+    row.m_status === null ? null : {
+      status: row.m_status,
+      role_id: row.m_role_id!,
+      permissions: row.m_permissions,
+    },
+  );
   if (!loaded.ok) return unusable;
   const models =
     (typeof row.model_ids === "string"
@@ -467,4 +481,86 @@ export async function useDelegation(
     actor,
     authority: loaded.authority,
   };
+}
+
+/**
+ * The delegation `delegationId` (a UUID) with its person's status and role on the
+ * installation's site, as one JSON value: a column another statement reads alongside its own.
+ */
+export function delegationJson(
+  installation: Installation,
+  delegationId: string,
+): RawBuilder<unknown> {
+  return sql`(select json_build_object('row', to_json(d), 'm_status', m.status,
+      'm_role_id', m.role_id, 'm_permissions', m.permissions)
+    from plugin_delegations d
+    left join lateral (
+      select u.status, r.id as role_id, r.permissions
+      from users u
+      join site_members sm on sm.user_id = u.id
+      join roles r on r.id = sm.role_id
+      where u.id = d.user_id and sm.site_id = ${installation.siteId}
+        and r.site_id = ${installation.siteId}
+      limit 1
+    ) m on true
+    where d.id = ${delegationId})`;
+}
+
+/** The row of a {@linkcode delegationJson} column (null: no such delegation). */
+export function delegationFromJson(value: unknown): DelegationRow | undefined {
+  const json = (typeof value === "string" ? JSON.parse(value) : value) as {
+    row:
+      & Omit<
+        DelegationRow,
+        "created_at" | "m_status" | "m_role_id" | "m_permissions"
+      >
+      & {
+        created_at: string;
+      };
+    m_status: DelegationRow["m_status"];
+    m_role_id: string | null;
+    m_permissions: unknown;
+  } | null;
+  if (!json) return undefined;
+  return {
+    ...json.row,
+    created_at: new Date(json.row.created_at),
+    m_status: json.m_status,
+    m_role_id: json.m_role_id,
+    m_permissions: json.m_permissions,
+  };
+}
+
+/** A delegation row with its person's membership columns (null when none). */
+export type DelegationRow = NonNullable<
+  Awaited<ReturnType<typeof readDelegation>>
+>;
+
+/** The delegation and its person's status and role on the installation's site, in one statement. */
+function readDelegation(
+  db: Db,
+  installation: Installation,
+  delegationId: string,
+) {
+  return db.selectFrom("plugin_delegations as d")
+    .leftJoinLateral(
+      (eb) =>
+        eb.selectFrom("users as u")
+          .innerJoin("site_members as sm", "sm.user_id", "u.id")
+          .innerJoin("roles as r", "r.id", "sm.role_id")
+          .select(["u.status", "r.id as role_id", "r.permissions"])
+          .whereRef("u.id", "=", "d.user_id")
+          .where("sm.site_id", "=", installation.siteId)
+          .where("r.site_id", "=", installation.siteId)
+          .limit(1)
+          .as("m"),
+      (join) => join.onTrue(),
+    )
+    .selectAll("d")
+    .select([
+      "m.status as m_status",
+      "m.role_id as m_role_id",
+      "m.permissions as m_permissions",
+    ])
+    .where("d.id", "=", delegationId).executeTakeFirst();
 }

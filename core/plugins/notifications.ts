@@ -1,7 +1,11 @@
 // Outbound lifecycle notifications: queued in the effect's transaction, delivered after commit with part 7 retry rules.
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { PublicationChange } from "../entries/publication_change.ts";
+import {
+  type PublicationChange,
+  runTrailing,
+  type TrailingWrite,
+} from "../entries/publication_change.ts";
 import type { PluginCall } from "./calls.ts";
 import { installationOf } from "./installation_store.ts";
 import { LIMITS } from "./protocol.ts";
@@ -36,14 +40,20 @@ export async function queueContentNotifications(
         when 'string' then (grant_model_ids #>> '{}')::jsonb
         else grant_model_ids end) ? ${group.model_id}`
     : sql``;
-  await sql`
+  const queue: TrailingWrite = {
+    with: [],
+    last: sql`
     insert into plugin_notifications (id, site_id, installation_id, event, payload, status,
       attempts, next_attempt_at, last_code, created_at, updated_at)
     select gen_random_uuid(), site_id, id, 'content.changed', ${payload}::jsonb, 'pending',
       0, ${now}::timestamptz, null, ${now}::timestamptz, ${now}::timestamptz
     from plugin_installations
     where site_id = ${siteId} and state = 'active' ${granted}
-  `.execute(tx);
+  `,
+  };
+  // Nothing after it reads the notifications: it may run with the refresh's other last writes.
+  if (change.trailing) change.trailing.push(queue);
+  else await runTrailing(tx, [queue]);
 }
 
 /** The event kinds Stave sends (the spec shows none; docs/plugins.md lists their payloads). */

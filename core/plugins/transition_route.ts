@@ -78,6 +78,7 @@ export async function transitionRoute(c: Context<AppEnv>): Promise<Response> {
         db,
         installation,
         c.req.param("instance_id") ?? "",
+        { review: true, delegationId: command.delegation_id },
       );
       if (!("instance" in item)) return refusedCommand(item);
       const ctx = { db, clock, installation, keyDigest: digest };

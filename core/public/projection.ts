@@ -4,6 +4,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type {
   PublicationChange,
+  RecordedSyncRow,
   ServedRow,
 } from "../entries/publication_change.ts";
 import { localeChain } from "../sites/locale_chain.ts";
@@ -36,15 +37,21 @@ interface LocalePlanRow {
   /** Whether a policy is stored (else the default applies), and the stored document. */
   stored: boolean;
   document: unknown;
+  /** What a caller asked to read in the same statement (the same on every row). */
+  alongside: unknown;
 }
 
 /** The site's languages in position order, each carrying the stored policy: one statement. */
-function localePlanRows(siteId: string): RawBuilder<LocalePlanRow> {
+function localePlanRows(
+  siteId: string,
+  alongside: RawBuilder<unknown> = sql`null`,
+): RawBuilder<LocalePlanRow> {
   return sql<LocalePlanRow>`select code, is_default,
       exists (select from site_settings
         where site_id = ${siteId} and key = 'language-fallback') as stored,
       (select document from site_settings
-        where site_id = ${siteId} and key = 'language-fallback') as document
+        where site_id = ${siteId} and key = 'language-fallback') as document,
+      ${alongside} as alongside
     from site_languages where site_id = ${siteId} order by position`;
 }
 
@@ -85,6 +92,7 @@ export async function refreshPublicItems(
   tx: Db,
   siteId: string,
   groupId: string | null,
+  change?: PublicationChange,
 ): Promise<ServedRow[]> {
   const ofGroup = (column: RawBuilder<unknown>) =>
     groupId === null ? sql`` : sql`and ${column} = ${groupId}`;
@@ -100,8 +108,16 @@ export async function refreshPublicItems(
     ofGroup(sql.ref("group_id"))
   }
     )
-    ${localePlanRows(siteId)}
+    ${localePlanRows(siteId, change ? recordedSyncState(change) : undefined)}
   `.execute(tx);
+  // The sync log's recorded state of the group, read here for the refresher after this one (it
+  // reads no row this one writes); absent when the site has no language row to carry it.
+  if (change && planRows.length > 0) {
+    const recorded = planRows[0].alongside;
+    change.recorded = (typeof recorded === "string"
+      ? JSON.parse(recorded)
+      : recorded) as RecordedSyncRow[];
+  }
   // An unusable policy is served strictly: nothing is shown in a language it was not written in.
   const plan = localePlanOf(planRows) ?? strictPlan(planRows);
   if (plan.languages.length === 0) return [];
@@ -225,7 +241,12 @@ export async function refreshPublicItemsOfGroup(
   tx: Db,
   change: PublicationChange,
 ): Promise<void> {
-  change.served = await refreshPublicItems(tx, change.siteId, change.groupId);
+  change.served = await refreshPublicItems(
+    tx,
+    change.siteId,
+    change.groupId,
+    change,
+  );
 }
 
 /** Rebuilds every row of a site; called after its locale policy or languages change. */
@@ -234,4 +255,12 @@ export async function rebuildPublicItems(
   siteId: string,
 ): Promise<void> {
   await refreshPublicItems(db, siteId, null);
+}
+
+/** What the sync log recorded for the group, as JSON: its refresher compares it with `served`. */
+function recordedSyncState(change: PublicationChange): RawBuilder<unknown> {
+  return sql`(select coalesce(json_agg(json_build_object('locale', locale,
+      'model_id', model_id, 'fingerprint', fingerprint)), '[]'::json)
+    from sync_entry_state
+    where site_id = ${change.siteId} and group_id = ${change.groupId})`;
 }

@@ -30,10 +30,9 @@ export async function refreshSearchDocuments(
   change: PublicationChange,
 ): Promise<void> {
   const { siteId, groupId } = change;
-  await indexGroup(tx, siteId, groupId, { group: change.group });
-  const sources = await tx.selectFrom("entry_links").select("source_group_id")
-    .distinct().where("site_id", "=", siteId)
-    .where("target_group_id", "=", groupId).execute();
+  const sources = await indexGroup(tx, siteId, groupId, {
+    group: change.group,
+  }, { linking: true });
   for (const s of sources) {
     if (s.source_group_id !== groupId) {
       await indexGroup(tx, siteId, s.source_group_id);
@@ -82,25 +81,39 @@ async function indexGroup(
   siteId: string,
   groupId: string,
   known?: { group: IndexedGroup | undefined },
-): Promise<void> {
+  options: { linking?: boolean } = {},
+): Promise<{ source_group_id: string }[]> {
   const group = known ? known.group : await tx.selectFrom("entry_groups")
     .select(["model_id", "trashed_at"]).where("site_id", "=", siteId)
     .where("id", "=", groupId).executeTakeFirst();
   const documents = await documentsOf(tx, siteId, groupId, group);
+  // With `linking`, the statement that writes also answers the groups linking to this one
+  // (indexing writes no links, so reading them alongside reads what a statement after would).
+  const linking = sql`select distinct source_group_id from entry_links
+    where site_id = ${siteId} and target_group_id = ${groupId}`;
   // One statement: the group's documents that no longer exist go, the others are written over
   // (a document's key is its entry, which never leaves its group).
   const kept = documents.map((d) => d.entryId);
   if (documents.length === 0) {
-    await tx.deleteFrom("search_documents").where("site_id", "=", siteId)
-      .where("group_id", "=", groupId).execute();
-    return;
+    if (!options.linking) {
+      await tx.deleteFrom("search_documents").where("site_id", "=", siteId)
+        .where("group_id", "=", groupId).execute();
+      return [];
+    }
+    const { rows } = await sql<{ source_group_id: string }>`
+      with gone as (
+        delete from search_documents where site_id = ${siteId} and group_id = ${groupId}
+      )
+      ${linking}
+    `.execute(tx);
+    return rows;
   }
-  await sql`
+  const { rows } = await sql<{ source_group_id: string }>`
     with stale as (
       delete from search_documents
       where site_id = ${siteId} and group_id = ${groupId}
         and entry_id <> all(${kept}::uuid[])
-    )
+    ), written as (
     insert into search_documents (site_id, entry_id, group_id, model_id, locale, slug,
       published_at, title, summary, is_english, field_words, field_stems, title_words,
       words, stems, parts)
@@ -112,7 +125,12 @@ async function indexGroup(
       field_words = excluded.field_words, field_stems = excluded.field_stems,
       title_words = excluded.title_words, words = excluded.words, stems = excluded.stems,
       parts = excluded.parts
+    )
+    ${
+    options.linking ? linking : sql`select null as source_group_id where false`
+  }
   `.execute(tx);
+  return rows;
 }
 
 /** One search document to write: its entry, and its row as SQL values. */

@@ -80,6 +80,32 @@ export async function getSettings<K extends SettingsKey>(
   return structuredClone(found) as StoredSettings<K>;
 }
 
+/** Whether this transaction has read the document already (then {@linkcode getSettings} reads nothing). */
+export function settingsHeld(
+  ctx: { db: Db; siteId: string },
+  key: SettingsKey,
+): boolean {
+  return documentsRead.holds(ctx.db, `${ctx.siteId}/${key}`);
+}
+
+/**
+ * The document of a `site_settings` row (undefined: none stored) that a caller read in a
+ * statement of its own; inside a transaction it is kept as {@linkcode getSettings} would keep it.
+ */
+export function settingsFromRow<K extends SettingsKey>(
+  ctx: { db: Db; siteId: string },
+  key: K,
+  row: { document: unknown; revision: number; updated_at: Date } | undefined,
+): StoredSettings<K> {
+  const stored = storedSettingsOf(key, row);
+  documentsRead.keep(
+    ctx.db,
+    `${ctx.siteId}/${key}`,
+    stored as StoredSettings<SettingsKey>,
+  );
+  return structuredClone(stored);
+}
+
 async function readSettings<K extends SettingsKey>(
   ctx: { db: Db; siteId: string },
   key: K,
@@ -87,6 +113,13 @@ async function readSettings<K extends SettingsKey>(
   const row = await ctx.db.selectFrom("site_settings").selectAll()
     .where("site_id", "=", ctx.siteId).where("key", "=", key)
     .executeTakeFirst();
+  return storedSettingsOf(key, row);
+}
+
+function storedSettingsOf<K extends SettingsKey>(
+  key: K,
+  row: { document: unknown; revision: number; updated_at: Date } | undefined,
+): StoredSettings<K> {
   if (!row) {
     return {
       key,

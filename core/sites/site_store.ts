@@ -44,6 +44,14 @@ async function withLanguages(
     "is_default",
   ])
     .where("site_id", "=", site.id).orderBy("position").execute();
+  return siteRecordOf(site, rows);
+}
+
+/** The record of a site row and its language rows (in position order), however they were read. */
+export function siteRecordOf(
+  site: { id: string; slug: string; name: string; domain: string },
+  rows: readonly { code: string; is_default: boolean }[],
+): SiteRecord {
   const languages = [
     ...rows.filter((r) => r.is_default),
     ...rows.filter((r) => !r.is_default),

@@ -2,7 +2,11 @@
 // whose served state changed (spec 3 part 4.5). Diffs what `public_items` serves, so it runs after that refresher.
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { PublicationChange } from "../entries/publication_change.ts";
+import {
+  type PublicationChange,
+  runTrailing,
+  type TrailingWrite,
+} from "../entries/publication_change.ts";
 
 /** Changes older than this are pruned; a cursor that needs them is answered `409 reset_required`. */
 export const SYNC_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -30,7 +34,7 @@ export async function refreshSyncLog(
         "published_at",
       ])
       .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
-  const recorded = await tx.selectFrom("sync_entry_state")
+  const recorded = change.recorded ?? await tx.selectFrom("sync_entry_state")
     .select(["locale", "model_id", "fingerprint"])
     .where("site_id", "=", siteId).where("group_id", "=", groupId).execute();
   const now = new Map(
@@ -78,6 +82,7 @@ interface SyncChange {
  * Writes `changes` (in log order) in one statement: takes their sequence numbers from the
  * site's counter row as {@linkcode advanceSyncSeq} does, appends them to the log, and moves the
  * recorded state (gone languages deleted, the others upserted; the two sets never share a row).
+ * In a refresh it runs last, in the statement of the refresh's other trailing writes.
  */
 async function logChanges(
   tx: Db,
@@ -93,26 +98,35 @@ async function logChanges(
     c.locale
   );
   const kept = changes.filter((c) => c.fingerprint !== null);
-  await sql`
-    with counter as (
+  const write: TrailingWrite = {
+    with: [
+      [
+        "sync_counter",
+        sql`
       insert into sync_sites (site_id, last_seq, pruned_through)
       values (${siteId}, ${changes.length}, 0)
       on conflict (site_id) do update set last_seq = sync_sites.last_seq + excluded.last_seq
-      returning last_seq
-    ), logged as (
+      returning last_seq`,
+      ],
+      [
+        "sync_logged",
+        sql`
       insert into sync_changes (site_id, seq, group_id, model_id, locale, kind, created_at)
-      select ${siteId}::uuid, counter.last_seq - ${changes.length}::int + 1 + c.ord,
+      select ${siteId}::uuid, sync_counter.last_seq - ${changes.length}::int + 1 + c.ord,
         ${groupId}::uuid, c.model_id, c.locale, c.kind, ${at}::timestamptz
-      from counter cross join (values ${
-    sql.join(numbered)
-  }) as c(ord, locale, model_id, kind)
-    ), forgotten as (
+      from sync_counter cross join (values ${
+          sql.join(numbered)
+        }) as c(ord, locale, model_id, kind)`,
+      ],
+      [
+        "sync_forgotten",
+        sql`
       delete from sync_entry_state
       where site_id = ${siteId} and group_id = ${groupId}
-        and locale = any(${gone}::text[])
-    )
-    ${
-    kept.length === 0 ? sql`select` : sql`
+        and locale = any(${gone}::text[])`,
+      ],
+    ],
+    last: kept.length === 0 ? sql`select` : sql`
     insert into sync_entry_state (site_id, group_id, locale, model_id, fingerprint)
     values ${
       sql.join(
@@ -122,9 +136,11 @@ async function logChanges(
       )
     }
     on conflict (site_id, group_id, locale) do update
-      set model_id = excluded.model_id, fingerprint = excluded.fingerprint`
-  }
-  `.execute(tx);
+      set model_id = excluded.model_id, fingerprint = excluded.fingerprint`,
+  };
+  // Nothing after it in the refresh reads the log: it may run with the other last writes.
+  if (change.trailing) change.trailing.push(write);
+  else await runTrailing(tx, [write]);
 }
 
 /**

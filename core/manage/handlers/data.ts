@@ -61,7 +61,8 @@ function importContext(ctx: ManageContext): ImportContext {
     authority: ctx.authority,
     storage: mediaStorageOf(ctx.services),
     publicUrl: ctx.services.config.publicUrl,
-    lifecycle: lifecycleOf(ctx),
+    // An import may run its saves long after this request: each reads who acts then.
+    lifecycle: { ...lifecycleOf(ctx), actorSnapshot: undefined },
     uploadLimitBytes: apiUploadLimit(
       ctx.services.config.mediaRequestBodyLimitBytes,
     ),

@@ -27,6 +27,7 @@ export function lifecycleOf(ctx: ManageContext): LifecycleContext {
     siteId: ctx.site.id,
     actor: ctx.actor,
     authority: ctx.authority,
+    actorSnapshot: ctx.snapshot,
     validate: modelValidator(),
     trace: ctx.keyDigest
       ? { idempotency_key_digest: ctx.keyDigest }
