@@ -3,11 +3,8 @@ import { singularOf } from "./labels.ts";
 import { decide, readableFields, readReach } from "../access/decide.ts";
 import { readWorkflow, type WorkflowBlock } from "../entries/workflow.ts";
 import { pendingAddresses } from "../pages/pending_address.ts";
-import {
-  listAssignees,
-  readAssignment,
-  readReviewStage,
-} from "../entries/review.ts";
+import { listAssignees, readAssignment } from "../entries/review.ts";
+import { readReviewStage } from "../entries/review_state.ts";
 import {
   type GroupRow,
   isId,

@@ -9,7 +9,7 @@ import {
   instanceState,
   readResult,
 } from "./store.ts";
-import { readReviewState, reviewBlocksPublish } from "./review.ts";
+import { readReviewState, reviewBlocksPublish } from "./review_state.ts";
 import { auditTarget, bumpRevision, loadTargets, permit } from "./targets.ts";
 import type { LifecycleContext, LifecycleOutcome } from "./types.ts";
 import {

@@ -7,8 +7,8 @@ import {
   listAssignees,
   moveReview,
   readAssignment,
-  readReviewStage,
 } from "./review.ts";
+import { readReviewStage } from "./review_state.ts";
 import { saveEntry } from "./save.ts";
 import { publishEntry } from "./lifecycle.ts";
 import { readWorkflow } from "./workflow.ts";

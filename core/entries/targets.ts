@@ -11,7 +11,11 @@ import {
 import type { LifecycleRefusal } from "./types.ts";
 import type { Db } from "../db/database.ts";
 import { getSettings, settingsHeld } from "../sites/settings.ts";
-import { reviewStageOf, type ReviewState, reviewStateOf } from "./review.ts";
+import {
+  reviewStageOf,
+  type ReviewState,
+  reviewStateOf,
+} from "./review_state.ts";
 
 /** The refusal for a group or language that is not on the site. */
 export const NOT_FOUND: LifecycleRefusal = { ok: false, code: "not_found" };

@@ -14,7 +14,7 @@ import {
   readInstances,
 } from "./store.ts";
 import type { EntryState, LifecycleRefusal } from "./types.ts";
-import { readReviewState, type ReviewState } from "./review.ts";
+import { readReviewState, type ReviewState } from "./review_state.ts";
 import {
   REVIEW_MOVES,
   type ReviewMove,

@@ -13,12 +13,8 @@ import {
   type PluginRefusal,
   pluginRefusal,
 } from "./api_support.ts";
-import {
-  checkTransition,
-  outcomeOfLifecycle,
-  type ScopedItem,
-  scopedItem,
-} from "./content_api.ts";
+import { checkTransition, outcomeOfLifecycle } from "./content_api.ts";
+import { type ScopedItem, scopedItem } from "./scoped_item.ts";
 import type { UsableDelegation } from "./delegations.ts";
 import { keyedCommand, refusedCommand } from "./keyed_command.ts";
 import { type Capability, LIMITS } from "./protocol.ts";

@@ -6,9 +6,9 @@ import { outcomeWith, pluginRefusal } from "./api_support.ts";
 import {
   applyTransition,
   checkTransition,
-  scopedItem,
   type TransitionCommand,
 } from "./content_api.ts";
+import { scopedItem } from "./scoped_item.ts";
 import { keyedCommand, refusedCommand } from "./keyed_command.ts";
 import type { Capability } from "./protocol.ts";
 

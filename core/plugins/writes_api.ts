@@ -19,7 +19,7 @@ import {
   refusalResponse,
   requireCapabilities,
 } from "./api_support.ts";
-import { scopedItem } from "./content_api.ts";
+import { scopedItem } from "./scoped_item.ts";
 import { useDelegation } from "./delegations.ts";
 import type { Installation } from "./installation_store.ts";
 import { keyedCommand, refusedCommand } from "./keyed_command.ts";

@@ -8,7 +8,6 @@ import { sha256HexSync } from "../kv/digest.ts";
 import { hostName } from "../sites/host.ts";
 import {
   loadAndRememberContext,
-  type PublicContext,
   type PublicContextQuery,
   rememberCurrent,
   StaleContext,

@@ -7,7 +7,8 @@ import {
   saveEntry,
   unpublishEntry as unpublish,
 } from "../../entries/mod.ts";
-import { readAssignment, readReviewStage } from "../../entries/review.ts";
+import { readAssignment } from "../../entries/review.ts";
+import { readReviewStage } from "../../entries/review_state.ts";
 import { readGroup, readInstances } from "../../entries/store.ts";
 import { getModel } from "../../models/model_reads.ts";
 import { refuse } from "../../web/errors.ts";

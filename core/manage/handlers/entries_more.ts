@@ -18,8 +18,8 @@ import {
   listAssignees,
   moveReview,
   readAssignment,
-  readReviewStage,
 } from "../../entries/review.ts";
+import { readReviewStage } from "../../entries/review_state.ts";
 import { readInstances } from "../../entries/store.ts";
 import { getModel } from "../../models/model_reads.ts";
 import {

@@ -8,10 +8,8 @@ import {
   refusalResponse,
   requireCapabilities,
 } from "../../../../../../core/plugins/api_support.ts";
-import {
-  readContent,
-  scopedItem,
-} from "../../../../../../core/plugins/content_api.ts";
+import { readContent } from "../../../../../../core/plugins/content_api.ts";
+import { scopedItem } from "../../../../../../core/plugins/scoped_item.ts";
 import { useDelegation } from "../../../../../../core/plugins/delegations.ts";
 import { savePluginContent } from "../../../../../../core/plugins/writes_api.ts";
 import type { AppEnv } from "../../../../../../core/web/env.ts";
