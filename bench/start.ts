@@ -51,8 +51,9 @@ async function timeStart(dataDir: string, port: number): Promise<Start> {
   }
   const lines = (await printed).split("\n").filter((l) => l.startsWith("✓"))
     .map((l) => l.slice(2));
+  // /health may answer before the start prints that it listens, and is stopped then.
   const listening = lines.findIndex((l) => l.startsWith("Listening"));
-  return { ms, steps: lines.slice(0, Math.max(0, listening)) };
+  return { ms, steps: listening < 0 ? lines : lines.slice(0, listening) };
 }
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
