@@ -124,7 +124,7 @@ function countedRun(job: string, run: () => Promise<void>): Promise<void> {
 
 let opened: Awaited<ReturnType<typeof openServices>>;
 try {
-  opened = await openServices(config, { step });
+  opened = await openServices(config, { step, demoAdminPassword: true });
 } catch (error) {
   console.error(startupMessage(error));
   Deno.exit(1);

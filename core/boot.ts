@@ -44,6 +44,11 @@ export interface OpenServicesOptions {
   step?: StepRunner;
   /** Where prepared demos are kept (tests use a folder of their own). */
   preparedDir?: URL;
+  /**
+   * Hash a new password for a copied demo's admin while the database opens, for the caller to
+   * hand to ensureDemoSite (the service's start). Commands that never claim the admin leave it off.
+   */
+  demoAdminPassword?: boolean;
 }
 
 /** Opens everything `config` names and answers the container with its closer. */
@@ -54,8 +59,8 @@ export async function openServices(
   services: Services;
   close: () => Promise<void>;
   /**
-   * Set when the prepared demo was copied in: the new password of the copy's admin, hashed
-   * while the database opened (pass it to ensureDemoSite).
+   * Set when the prepared demo was copied in and `demoAdminPassword` asked for it: the new
+   * password of the copy's admin, hashed while the database opened (pass it to ensureDemoSite).
    */
   demoAdminPassword?: Promise<NewPassword>;
 }> {
@@ -190,10 +195,11 @@ async function openStartupDatabase(
     let demoAdminPassword: Promise<NewPassword> | undefined;
     if (
       !config.databaseUrl &&
-      await copyDemoWhenEmpty(config, step, options.preparedDir)
+      await copyDemoWhenEmpty(config, step, options.preparedDir) &&
+      options.demoAdminPassword
     ) {
       // The copy's admin has no password and gets a new one once the database is open. scrypt
-      // runs off this thread, so hashing it now overlaps opening PGlite (0.5 to 0.7 s of a
+      // runs off this thread, so hashing it now overlaps opening PGlite (0.3 to 0.7 s of a
       // cold start). It is stored only by ensureDemoSite, after migrations, as before.
       demoAdminPassword = newPassword();
       // Awaited by the demo step; a start that fails before it must not leave it unhandled.

@@ -73,6 +73,7 @@ Deno.test({
     const seeded = await openServices(seededConfig, {
       buildIslands: false,
       preparedDir: cache,
+      demoAdminPassword: true,
     });
     let copied: Awaited<ReturnType<typeof openServices>> | undefined;
     try {
@@ -92,6 +93,7 @@ Deno.test({
       copied = await openServices(demoConfig(copiedDir), {
         buildIslands: false,
         preparedDir: cache,
+        demoAdminPassword: true,
       });
       const admin = await copied.services.db.selectFrom("users")
         .select("password_hash").where("email", "=", DEMO_ADMIN_EMAIL)
