@@ -122,19 +122,23 @@ function countedRun(job: string, run: () => Promise<void>): Promise<void> {
   });
 }
 
-let opened: { services: Services; close: () => Promise<void> };
+let opened: Awaited<ReturnType<typeof openServices>>;
 try {
-  opened = await openServices(config, { step });
+  opened = await openServices(config, { step, demoAdminPassword: true });
 } catch (error) {
   console.error(startupMessage(error));
   Deno.exit(1);
 }
-const { services, close } = opened;
+const { services, close, demoAdminPassword } = opened;
 services.stopping = shutdown.signal;
 opening.resolve(services);
 
 let demo: DemoFacts | null = null;
-if (config.demoSite) demo = await demoStep(services, step);
+if (config.demoSite) {
+  demo = await demoStep(services, step, {
+    copiedAdminPassword: demoAdminPassword,
+  });
+}
 
 const app = createApp(services);
 

@@ -6,6 +6,8 @@ export interface RunStats {
   seconds: number;
   rps: number;
   median_ms: number;
+  /** Absent from `wrk` runs: its latency report stops at 50/75/90/99. */
+  p95_ms?: number;
   p99_ms: number;
   errors: number;
 }
@@ -29,6 +31,7 @@ export function stats(
     seconds: Number(seconds.toFixed(2)),
     rps: Math.round(sorted.length / seconds),
     median_ms: Number(at(0.5).toFixed(2)),
+    p95_ms: Number(at(0.95).toFixed(2)),
     p99_ms: Number(at(0.99).toFixed(2)),
     errors,
   };

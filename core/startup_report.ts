@@ -3,7 +3,11 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/database.ts";
 import type { StepRunner } from "./db/open_migrated.ts";
 import type { Services } from "./services.ts";
-import { DEMO_ADMIN_EMAIL, ensureDemoSite } from "./sites/demo_site.ts";
+import {
+  DEMO_ADMIN_EMAIL,
+  type EnsureDemoOptions,
+  ensureDemoSite,
+} from "./sites/demo_site.ts";
 import { findSiteByDomain } from "./sites/site_store.ts";
 import {
   preparedDemoFingerprint,
@@ -54,12 +58,13 @@ export async function contentCounts(
 export async function demoStep(
   services: Services,
   step: StepRunner,
+  options: EnsureDemoOptions = {},
 ): Promise<DemoFacts> {
   const { config, db } = services;
   const demo = await step(
     "Demo site",
     async () => {
-      const result = await ensureDemoSite(services);
+      const result = await ensureDemoSite(services, options);
       const site = await findSiteByDomain(db, config.demoDomain);
       return { ...result, counts: await contentCounts(db, site!.id) };
     },

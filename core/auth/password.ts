@@ -112,3 +112,15 @@ function fromBase64url(text: string): Uint8Array {
 export function generatePassword(): string {
   return base64url(crypto.getRandomValues(new Uint8Array(18)));
 }
+
+/** A password made by the service for a person, and its hash to store. */
+export interface NewPassword {
+  password: string;
+  hash: string;
+}
+
+/** A fresh {@link generatePassword} with its {@link hashPassword} hash. */
+export async function newPassword(): Promise<NewPassword> {
+  const password = generatePassword();
+  return { password, hash: await hashPassword(password) };
+}

@@ -4,7 +4,7 @@ import { findSiteByDomain } from "./site_store.ts";
 import { createInstallation } from "./installation.ts";
 import { seedDemoContent } from "./demo_content.ts";
 import { mediaStorageOf } from "../media/storage_of.ts";
-import { generatePassword, hashPassword } from "../auth/password.ts";
+import { type NewPassword, newPassword } from "../auth/password.ts";
 import { PREPARED_PASSWORD_HASH } from "./demo_prepared.ts";
 
 /** What start-up prints about the demo site. */
@@ -22,12 +22,27 @@ export interface DemoSite {
 /** The demo site's administrator. */
 export const DEMO_ADMIN_EMAIL = "admin@example.com";
 
+/** Options of {@link ensureDemoSite}. */
+export interface EnsureDemoOptions {
+  /**
+   * The password a copied demo's admin gets, already being hashed (openServices starts it when
+   * it copies the prepared demo); made here when absent.
+   */
+  copiedAdminPassword?: Promise<NewPassword>;
+}
+
 /** Ensures the demo site on the configured demo domain exists, creating it on first start. */
-export async function ensureDemoSite(services: Services): Promise<DemoSite> {
+export async function ensureDemoSite(
+  services: Services,
+  options: EnsureDemoOptions = {},
+): Promise<DemoSite> {
   const { config } = services;
   const existing = await findSiteByDomain(services.db, config.demoDomain);
   if (existing) {
-    const admin = await claimCopiedAdmin(services);
+    const admin = await claimCopiedAdmin(
+      services,
+      options.copiedAdminPassword,
+    );
     return admin
       ? { slug: existing.slug, createdAdmin: admin, origin: "copied" }
       : { slug: existing.slug, origin: "existing" };
@@ -66,15 +81,16 @@ export async function ensureDemoSite(services: Services): Promise<DemoSite> {
  */
 async function claimCopiedAdmin(
   services: Services,
+  prepared: Promise<NewPassword> | undefined,
 ): Promise<{ email: string; password: string } | null> {
   const copied = await services.db.selectFrom("users").select("id")
     .where("email", "=", DEMO_ADMIN_EMAIL)
     .where("password_hash", "=", PREPARED_PASSWORD_HASH)
     .executeTakeFirst();
   if (!copied) return null;
-  const password = generatePassword();
+  const { password, hash } = await (prepared ?? newPassword());
   const claimed = await services.db.updateTable("users")
-    .set({ password_hash: await hashPassword(password) })
+    .set({ password_hash: hash })
     .where("id", "=", copied.id)
     .where("password_hash", "=", PREPARED_PASSWORD_HASH)
     .executeTakeFirst();

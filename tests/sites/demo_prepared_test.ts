@@ -73,11 +73,13 @@ Deno.test({
     const seeded = await openServices(seededConfig, {
       buildIslands: false,
       preparedDir: cache,
+      demoAdminPassword: true,
     });
     let copied: Awaited<ReturnType<typeof openServices>> | undefined;
     try {
       const created = await ensureDemoSite(seeded.services);
       equal(created.origin, "created");
+      equal(seeded.demoAdminPassword, undefined, "nothing was copied");
       ok(
         await savePreparedDemo(
           seeded.services.db,
@@ -91,6 +93,7 @@ Deno.test({
       copied = await openServices(demoConfig(copiedDir), {
         buildIslands: false,
         preparedDir: cache,
+        demoAdminPassword: true,
       });
       const admin = await copied.services.db.selectFrom("users")
         .select("password_hash").where("email", "=", DEMO_ADMIN_EMAIL)
@@ -102,9 +105,14 @@ Deno.test({
       );
       equal(await verifyPassword("", admin.password_hash), false);
 
-      const claimed = await ensureDemoSite(copied.services);
+      // The start that copied the demo hashed the admin's new password while the database opened.
+      ok(copied.demoAdminPassword, "a password is made for the copy's admin");
+      const claimed = await ensureDemoSite(copied.services, {
+        copiedAdminPassword: copied.demoAdminPassword,
+      });
       equal(claimed.origin, "copied");
       const password = claimed.createdAdmin!.password;
+      equal(password, (await copied.demoAdminPassword).password);
       notEqual(password, created.createdAdmin!.password);
       const hash = (await copied.services.db.selectFrom("users")
         .select("password_hash").where("email", "=", DEMO_ADMIN_EMAIL)
