@@ -72,17 +72,15 @@ export async function servePublicRead(
   if (answer.preview) return publicJson(c, answer, { cache: "none" });
   const serialized = serializeAnswer(answer);
   const state = shelf ? keptStateOf(db, c.get("publicContext")) : null;
-  if (
-    state === null || !shelf!.store(state, key(), serialized, now.getTime())
-  ) {
-    return serializedJson(c, serialized, cache());
-  }
-  return keptJson(c, state, key(), serialized, cache());
+  // Remembered for answering ahead of routing only once reused: most answers kept are never
+  // asked for again within the window, and remembering each cost every miss a second key.
+  if (state !== null) shelf!.store(state, key(), serialized, now.getTime());
+  return serializedJson(c, serialized, cache());
 }
 
 /**
- * Answers a kept answer (or one just kept), and on a handle with a change feed remembers the
- * request, so the same one is answered before routing (core/public/front_answers.ts).
+ * Answers a kept answer, and on a handle with a change feed remembers the request, so the same
+ * one is answered before routing (core/public/front_answers.ts).
  */
 function keptJson(
   c: Context<AppEnv>,
