@@ -52,7 +52,7 @@ Deno.test("KeptAnswers starts over for a newer snapshot and ignores answers of a
   deepEqual(shelf.keys(), ["c"]);
 });
 
-Deno.test("KeptAnswers keeps an answer of an eighth of the budget, not a character more, and evicts the least recently used", () => {
+Deno.test("KeptAnswers keeps an answer of an eighth of the budget, not a character more, and evicts the oldest, sparing one reused since it was kept", () => {
   const budget = 8 * 4096;
   const shelf = new KeptAnswers(budget);
   const fitting = (key: string) => {
@@ -72,7 +72,13 @@ Deno.test("KeptAnswers keeps an answer of an eighth of the budget, not a charact
   equal(shelf.keys().length, 8, "exactly the budget");
   shelf.lookup("1:1:", "a", 0);
   keep(shelf, "1:1:", "i", fitting("i"), 0);
-  deepEqual(shelf.keys(), ["c", "d", "e", "f", "g", "h", "a", "i"]);
+  deepEqual(shelf.keys(), ["c", "d", "e", "f", "g", "h", "i", "a"]);
+  keep(shelf, "1:1:", "j", fitting("j"), 0);
+  deepEqual(
+    shelf.keys(),
+    ["d", "e", "f", "g", "h", "i", "a", "j"],
+    "the oldest not reused goes next",
+  );
 });
 
 Deno.test("newer() orders snapshots by next transaction id, then oldest running, then fewer running", () => {
