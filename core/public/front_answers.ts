@@ -1,5 +1,5 @@
-// Kept public answers served before routing. Once a request was answered from kept answers (or
-// its answer kept) at a generation of announced commits (core/db/change_feed.ts), the same
+// Kept public answers served before routing. Once a request was answered from kept answers at a
+// generation of announced commits (core/db/change_feed.ts), the same
 // request (method GET or HEAD, Host, Authorization, Origin and URL as sent) is answered here,
 // ahead of the router and the /v1 middleware, while the generation has not moved: with the very
 // headers and body the full path built for it, the same 304 on a matching If-None-Match, and the
@@ -29,13 +29,13 @@ interface FrontEntry {
 const fronts = new WeakMap<Db, Map<string, FrontEntry>>();
 /** How many requests were answered before routing, per database handle. */
 const served = new WeakMap<Db, number>();
+/** Beyond this many requests per handle the memory starts over (many origins, tokens, URLs). */
+const FRONT_MAX = 10_000;
 
 /** How many requests `db`'s service answered before routing. */
 export function frontServed(db: Db): number {
   return served.get(db) ?? 0;
 }
-/** Beyond this many requests per handle the memory starts over (many origins, tokens, URLs). */
-const FRONT_MAX = 10_000;
 
 /** The request as the answer depends on it: Host, Authorization, Origin, then path and query. */
 function frontKey(c: Context<AppEnv>): string {

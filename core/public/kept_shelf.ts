@@ -41,6 +41,12 @@ interface Kept {
   used: boolean;
 }
 
+/** Whether `kept` may still be reused at `now`: not older than the window, not from the future. */
+function young(kept: Kept, now: number): boolean {
+  const age = now - kept.at;
+  return age >= 0 && age <= KEPT_REUSE_MS;
+}
+
 /** Answers of one database state, oldest first, within a memory budget. */
 export class KeptAnswers {
   /** Answers larger than this share of the budget are served but not kept. */
@@ -70,15 +76,13 @@ export class KeptAnswers {
   /** Whether an answer young enough is kept under `key`, whatever its state. */
   holds(key: string, now: number): boolean {
     const kept = this.#entries.get(key);
-    return kept !== undefined && now - kept.at >= 0 &&
-      now - kept.at <= KEPT_REUSE_MS;
+    return kept !== undefined && young(kept, now);
   }
 
   /** The answer kept under `key` for exactly `state`, younger than {@link KEPT_REUSE_MS}. */
   lookup(state: string, key: string, now: number): SerializedAnswer | null {
     const kept = state === this.#state ? this.#entries.get(key) : null;
-    const age = kept ? now - kept.at : -1;
-    if (!kept || age < 0 || age > KEPT_REUSE_MS) {
+    if (!kept || !young(kept, now)) {
       if (kept) {
         this.#forget(key, kept);
         this.#see(key);
@@ -87,11 +91,7 @@ export class KeptAnswers {
       if (TELEMETRY_ON) answerCache.add(1, { result: "miss" });
       return null;
     }
-    // Marked, not moved: deleting and setting the key again on every reuse cost a kept answer
-    // about 70 us once the map held tens of thousands of answers (docs/benchmarks.md).
-    kept.used = true;
-    this.hits++;
-    if (TELEMETRY_ON) answerCache.add(1, { result: "hit" });
+    this.#reused(kept);
     return kept.answer;
   }
 
@@ -107,13 +107,17 @@ export class KeptAnswers {
   ): boolean {
     if (state !== this.#state) return false;
     const kept = this.#entries.get(key);
-    if (!kept || kept.answer !== answer) return false;
-    const age = now - kept.at;
-    if (age < 0 || age > KEPT_REUSE_MS) return false;
+    if (!kept || kept.answer !== answer || !young(kept, now)) return false;
+    this.#reused(kept);
+    return true;
+  }
+
+  #reused(kept: Kept): void {
+    // Marked, not moved: deleting and setting the key again on every reuse cost a kept answer
+    // about 70 us once the map held tens of thousands of answers (docs/benchmarks.md).
     kept.used = true;
     this.hits++;
     if (TELEMETRY_ON) answerCache.add(1, { result: "hit" });
-    return true;
   }
 
   /**
