@@ -20,12 +20,17 @@ const config = loadConfig({
   LOG_REQUESTS: "false",
   DATABASE_URL: url,
   DATABASE_POOL_MAX: Deno.env.get("DATABASE_POOL_MAX"),
+  DATABASE_PIPELINE_CONNECTIONS: Deno.env.get("DATABASE_PIPELINE_CONNECTIONS"),
   PUBLIC_ANSWER_CACHE_MB: Deno.env.get("PUBLIC_ANSWER_CACHE_MB"),
   // The plugin API bench installs a plugin served over plain http on 127.0.0.1.
   ENVIRONMENT: Deno.env.get("ENVIRONMENT"),
   PLUGIN_DEV_ORIGINS: Deno.env.get("PLUGIN_DEV_ORIGINS"),
 });
-const db = await openDatabase({ url, poolMax: config.databasePoolMax });
+const db = await openDatabase({
+  url,
+  poolMax: config.databasePoolMax,
+  pipeline: config.databasePipelineConnections,
+});
 // A database seeded before the latest migrations (kept with BENCH_KEEP=1, or the side-by-side
 // harness's `stave_bench` that bench:cpu and profiles use) is brought up to date first, as
 // main.ts does; Kysely's migration lock keeps two servers starting at once from both applying them.

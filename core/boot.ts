@@ -207,7 +207,11 @@ async function openStartupDatabase(
     }
     const { db } = await openMigratedDatabase(
       config.databaseUrl
-        ? { url: config.databaseUrl, poolMax: config.databasePoolMax }
+        ? {
+          url: config.databaseUrl,
+          poolMax: config.databasePoolMax,
+          pipeline: config.databasePipelineConnections,
+        }
         : { pglitePath: `${config.dataDir}/pglite` },
       { step },
     );

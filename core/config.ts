@@ -10,6 +10,16 @@ import { parseSiteRenderers } from "./sites/site_address.ts";
 
 /** PostgreSQL connections the service holds open at most, unless `DATABASE_POOL_MAX` says. */
 export const DEFAULT_POOL_MAX = 10;
+/** Pipelined connections for the public reads' statements at most (`DATABASE_PIPELINE_CONNECTIONS`). */
+export const MAX_PIPELINE_CONNECTIONS = 32;
+
+/**
+ * Pipelined connections beside a pool of `poolMax` unless set: a few carry the public reads'
+ * statements, many at a time each, so most of the pool stays free for the rest.
+ */
+export function defaultPipelineConnections(poolMax: number): number {
+  return Math.min(4, Math.ceil(poolMax / 3));
+}
 /** Read replicas one process reads from at most (`DATABASE_READ_URL`). */
 export const MAX_READ_REPLICAS = 8;
 /** How far behind the primary a replica may be and still answer public reads, unless set. */
@@ -38,6 +48,9 @@ const configSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(
     DEFAULT_POOL_MAX,
   ),
+  DATABASE_PIPELINE_CONNECTIONS: z.coerce.number().int().min(0).max(
+    MAX_PIPELINE_CONNECTIONS,
+  ).optional(),
   DATABASE_READ_URL: z.string().max(10_000).transform((value, ctx) => {
     const urls = value.split(",").map((u) => u.trim()).filter((u) => u !== "");
     for (const url of urls) {
@@ -221,6 +234,11 @@ export interface Config {
   /** Connections the service holds open to PostgreSQL at most (`DATABASE_URL` only). */
   databasePoolMax: number;
   /**
+   * Connections that carry the public reads' statements pipelined, beside the pool
+   * (`DATABASE_PIPELINE_CONNECTIONS`); 0 runs them on the pool.
+   */
+  databasePipelineConnections: number;
+  /**
    * PostgreSQL read replicas for public reads (`DATABASE_READ_URL`); empty reads the primary only.
    */
   databaseReadUrls: string[];
@@ -358,6 +376,8 @@ export function loadConfig(
     dataDir: v.DATA_DIR,
     databaseUrl: v.DATABASE_URL,
     databasePoolMax: v.DATABASE_POOL_MAX,
+    databasePipelineConnections: v.DATABASE_PIPELINE_CONNECTIONS ??
+      defaultPipelineConnections(v.DATABASE_POOL_MAX),
     databaseReadUrls: v.DATABASE_READ_URL ?? [],
     databaseReadMaxLagMs: v.DATABASE_READ_MAX_LAG_MS,
     kvPath: v.KV_PATH ?? (deployment ? null : `${v.DATA_DIR}/kv.sqlite3`),

@@ -12,6 +12,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     dataDir: "./data",
     databaseUrl: undefined,
     databasePoolMax: 10,
+    databasePipelineConnections: 4,
     databaseReadUrls: [],
     databaseReadMaxLagMs: 2_000,
     kvPath: "./data/kv.sqlite3",
@@ -372,6 +373,36 @@ Deno.test("loadConfig() takes DATABASE_POOL_MAX from 1 to 100 (default 10) and r
       () => loadConfig({ DATABASE_POOL_MAX: bad }),
       (e: Error) =>
         e instanceof ConfigError && /setting DATABASE_POOL_MAX/.test(e.message),
+    );
+  }
+});
+
+Deno.test("loadConfig() takes DATABASE_PIPELINE_CONNECTIONS from 0 to 32, by default a third of the pool up to 4, and refuses -1 and 33", () => {
+  equal(loadConfig({}).databasePipelineConnections, 4);
+  equal(
+    loadConfig({ DATABASE_POOL_MAX: "2" }).databasePipelineConnections,
+    1,
+  );
+  equal(
+    loadConfig({ DATABASE_POOL_MAX: "100" }).databasePipelineConnections,
+    4,
+  );
+  equal(
+    loadConfig({ DATABASE_PIPELINE_CONNECTIONS: "0" })
+      .databasePipelineConnections,
+    0,
+  );
+  equal(
+    loadConfig({ DATABASE_PIPELINE_CONNECTIONS: "32" })
+      .databasePipelineConnections,
+    32,
+  );
+  for (const bad of ["-1", "33", "1.5", "some"]) {
+    throws(
+      () => loadConfig({ DATABASE_PIPELINE_CONNECTIONS: bad }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /setting DATABASE_PIPELINE_CONNECTIONS/.test(e.message),
     );
   }
 });

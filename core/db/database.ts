@@ -10,8 +10,9 @@ import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "./pglite_dialect.ts";
 import { type ChangeFeed, watchPglite, watchPool } from "./change_feed.ts";
+import { pipelineFor, type StatementPipeline } from "./pipeline.ts";
 import type { Database } from "./schema.ts";
-import { DEFAULT_POOL_MAX } from "../config.ts";
+import { DEFAULT_POOL_MAX, defaultPipelineConnections } from "../config.ts";
 import { discardWhenLost, guardPool } from "../../plugins/sdk/pg_faults.ts";
 import {
   forgetPool,
@@ -41,6 +42,11 @@ export type DatabaseTarget = {
   url: string;
   /** Connections held open at most; {@link DEFAULT_POOL_MAX} when absent. */
   poolMax?: number;
+  /**
+   * Connections that run named statements pipelined (pipeline.ts), 0 for none; a share of
+   * `poolMax` when absent.
+   */
+  pipeline?: number;
 } | {
   pglitePath: string | null;
   snapshot?: Blob | null;
@@ -51,6 +57,8 @@ pg.types.setTypeParser(pgliteTypes.INT8, (value: string) => Number(value));
 
 // The pool behind each PostgreSQL Kysely instance, for named (prepared) statements.
 const pools = new WeakMap<Db, pg.Pool>();
+// The pipelined connections running each primary handle's named statements (pipeline.ts).
+const pipelines = new WeakMap<Db, StatementPipeline>();
 // The embedded engine behind each PGlite Kysely instance, to dump it as a snapshot.
 const pglites = new WeakMap<Db, PGlite>();
 
@@ -87,10 +95,15 @@ export async function executeNamed<R>(
 ): Promise<R[]> {
   const pool = db.isTransaction ? undefined : pools.get(db);
   if (!pool) return (await db.executeQuery(query)).rows;
-  if (!TELEMETRY_ON) return await runNamed(pool, name, query);
+  const pipeline = pipelines.get(db);
+  const run = () =>
+    pipeline
+      ? pipeline.run(name, query.sql, [...query.parameters]) as Promise<R[]>
+      : runNamed(pool, name, query);
+  if (!TELEMETRY_ON) return await run();
   const started = performance.now();
   try {
-    const rows = await runNamed(pool, name, query);
+    const rows = await run();
     recordQuery(query.sql, performance.now() - started, false, name);
     return rows;
   } catch (error) {
@@ -199,6 +212,7 @@ class PoolDb extends Kysely<Database> {
     // pool directly (executeNamed), and after them alone the pool's idle connections, which
     // never time out, kept the process alive after destroy.
     if (!this.#pool.ending) await this.#pool.end();
+    await pipelines.get(this)?.close();
     forgetPool(this.#pool);
   }
 }
@@ -206,9 +220,10 @@ class PoolDb extends Kysely<Database> {
 /** Opens a Kysely instance for the target; `pglitePath: null` is an in-memory database. */
 export async function openDatabase(target: DatabaseTarget): Promise<Db> {
   if ("url" in target) {
+    const poolMax = target.poolMax ?? DEFAULT_POOL_MAX;
     const pool = new pg.Pool({
       connectionString: target.url,
-      max: target.poolMax ?? DEFAULT_POOL_MAX,
+      max: poolMax,
       // Idle connections stay open (at most `max` of them). With an idle timeout the pool arms
       // a timer each time a query hands its connection back and clears it on the next: about
       // 4-6 us of every public read (docs/benchmarks.md, issue 18 round seven).
@@ -229,6 +244,11 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
     const db = new PoolDb(pool, "primary");
     pools.set(db, pool);
     feeds.set(db, feed);
+    const pipeline = pipelineFor(
+      pool,
+      target.pipeline ?? defaultPipelineConnections(poolMax),
+    );
+    if (pipeline) pipelines.set(db, pipeline);
     return db;
   }
   const options = {

@@ -1,0 +1,438 @@
+// Pipelined named statements on PostgreSQL: a few connections of their own, each carrying many
+// statements in flight, and every statement queued in one turn of the event loop sent in one
+// socket write. `pg` sends a statement only when the connection's previous one has answered,
+// one write each; on a machine of two cores that also runs PostgreSQL, that write (the kernel
+// delivering it on the loopback and waking the server) was a third of a public read's CPU
+// (docs/benchmarks.md). The connections are opened and authenticated by `pg` itself (every
+// method it knows), then handed over: from there this module speaks the extended protocol
+// (Bind, Describe, Execute, Sync per statement, Parse once per connection and name) and builds
+// rows with `pg`'s own Result, so answers, types and errors are exactly `pg`'s.
+import { Buffer } from "node:buffer";
+import pg from "pg";
+import { parse, serialize } from "pg-protocol";
+import Result from "pg/lib/result.js";
+import utils from "pg/lib/utils.js";
+
+/** What the server sends that a pipelined statement reads. */
+interface Message {
+  name: string;
+  fields?: unknown[];
+  text?: string;
+}
+
+/** A statement sent and waiting for its ReadyForQuery. */
+interface InFlight {
+  name: string;
+  /** The statement was parsed in this group: forgotten again when the group fails. */
+  parsed: boolean;
+  result: Result;
+  error: Error | null;
+  resolve(rows: unknown[]): void;
+  reject(error: Error): void;
+}
+
+/** pg's message for a socket that ended: core code tells lost connections by it (pg_faults.ts). */
+const TERMINATED = "Connection terminated unexpectedly";
+const SYNC = serialize.sync();
+
+/**
+ * The socket `pg` connects and authenticates through, over Deno's own TCP (or Unix) connection;
+ * once handed over, what arrives goes to the pipeline instead of `pg`.
+ */
+class HandedSocket {
+  writable = false;
+  #conn: Deno.Conn | null = null;
+  #listeners = new Map<string, ((...args: unknown[]) => void)[]>();
+  #receiver: ((chunk: Buffer) => void) | null = null;
+  #onEnd: ((error: Error | null) => void) | null = null;
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  #flushQueued = false;
+  #writing: Promise<void> = Promise.resolve();
+  #closed = false;
+  /** Socket writes made: statements queued in one turn share one. */
+  writes = 0;
+
+  on(event: string, listener: (...args: unknown[]) => void): this {
+    const list = this.#listeners.get(event) ?? [];
+    list.push(listener);
+    this.#listeners.set(event, list);
+    return this;
+  }
+  once(event: string, listener: (...args: unknown[]) => void): this {
+    const wrapped = (...args: unknown[]) => {
+      this.removeListener(event, wrapped);
+      listener(...args);
+    };
+    return this.on(event, wrapped);
+  }
+  removeListener(event: string, listener: (...args: unknown[]) => void): this {
+    const list = this.#listeners.get(event);
+    if (list) this.#listeners.set(event, list.filter((l) => l !== listener));
+    return this;
+  }
+  emit(event: string, ...args: unknown[]): void {
+    for (const listener of this.#listeners.get(event) ?? []) listener(...args);
+  }
+  setNoDelay(): this {
+    return this;
+  }
+  setKeepAlive(): this {
+    return this;
+  }
+  ref(): this {
+    return this;
+  }
+  unref(): this {
+    return this;
+  }
+
+  connect(portOrPath: number | string, host?: string): this {
+    const opening = typeof portOrPath === "string"
+      ? Deno.connect({ transport: "unix", path: portOrPath })
+      : Deno.connect({ hostname: host ?? "localhost", port: portOrPath });
+    opening.then((conn) => {
+      this.#conn = conn;
+      if ("setNoDelay" in conn) (conn as Deno.TcpConn).setNoDelay(true);
+      this.writable = true;
+      this.emit("connect");
+      this.#flush();
+      this.#read(conn);
+    }, (error) => this.emit("error", error));
+    return this;
+  }
+
+  /** From now on chunks go to `receiver`, and the end of the socket to `onEnd`, not to `pg`. */
+  handOver(
+    receiver: (chunk: Buffer) => void,
+    onEnd: (error: Error | null) => void,
+  ): void {
+    this.#receiver = receiver;
+    this.#onEnd = onEnd;
+    this.#listeners.clear();
+  }
+
+  async #read(conn: Deno.Conn): Promise<void> {
+    const buffer = new Uint8Array(64 * 1024);
+    let failure: Error | null = null;
+    try {
+      while (true) {
+        const n = await conn.read(buffer);
+        if (n === null) break;
+        // Copied: the parser may keep a partial message while the buffer is read into again.
+        const chunk = Buffer.from(buffer.subarray(0, n));
+        if (this.#receiver) this.#receiver(chunk);
+        else this.emit("data", chunk);
+      }
+    } catch (error) {
+      if (!this.#closed) failure = error as Error;
+    }
+    this.writable = false;
+    this.#closed = true;
+    try {
+      conn.close();
+    } catch { /* already closed */ }
+    if (this.#onEnd) this.#onEnd(failure);
+    else {
+      if (failure) this.emit("error", failure);
+      this.emit("close");
+    }
+  }
+
+  /** Queues `data`; everything queued in one turn goes out in one write. */
+  write(data: Uint8Array | string, ...rest: unknown[]): boolean {
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    this.#pending.push(bytes);
+    this.#pendingBytes += bytes.length;
+    const callback = rest.find((r) => typeof r === "function") as
+      | (() => void)
+      | undefined;
+    if (callback) queueMicrotask(callback);
+    if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      queueMicrotask(() => {
+        this.#flushQueued = false;
+        this.#flush();
+      });
+    }
+    return true;
+  }
+
+  #flush(): void {
+    const conn = this.#conn;
+    if (!conn || this.#pending.length === 0 || this.#closed) return;
+    const out = this.#pending.length === 1
+      ? this.#pending[0]
+      : Buffer.concat(this.#pending, this.#pendingBytes);
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.writes++;
+    this.#writing = this.#writing.then(async () => {
+      let written = 0;
+      while (written < out.length) {
+        written += await conn.write(out.subarray(written));
+      }
+    }).catch(() => {
+      this.end();
+    });
+  }
+
+  end(): this {
+    if (this.#closed) return this;
+    this.#flush();
+    this.#closed = true;
+    this.#writing.finally(() => {
+      try {
+        this.#conn?.close();
+      } catch { /* already closed */ }
+    });
+    return this;
+  }
+
+  destroy(): this {
+    this.#closed = true;
+    try {
+      this.#conn?.close();
+    } catch { /* already closed */ }
+    return this;
+  }
+}
+
+/** One connection carrying statements in flight, answered in the order they were sent. */
+class PipelinedConnection {
+  readonly ready: Promise<void>;
+  /** Statements sent and not yet answered, oldest first. */
+  readonly inFlight: InFlight[] = [];
+  /** Statements given to this connection and waiting for it to open. */
+  waiting = 0;
+  dead = false;
+  /** Asked to end: takes no new statement. */
+  closing = false;
+  #ended = Promise.withResolvers<void>();
+  #socket = new HandedSocket();
+  /** Statement names parsed (or being parsed) on this connection, with their text. */
+  #parsed = new Map<string, string>();
+  #onDead: () => void;
+
+  constructor(options: pg.ClientConfig, onDead: () => void) {
+    this.#onDead = onDead;
+    const socket = this.#socket;
+    // `pg` opens and authenticates the connection (and sets it to one generic plan per
+    // statement, as the pool's connections running named statements are); then hands it over.
+    const client = new pg.Client({ ...options, stream: () => socket as never });
+    this.ready = (async () => {
+      try {
+        await client.connect();
+        await client.query("set plan_cache_mode = force_generic_plan");
+      } catch (error) {
+        this.#die(null);
+        socket.destroy();
+        throw error;
+      }
+      socket.handOver(
+        (chunk) => this.#parser.emit("data", chunk),
+        (error) => this.#die(error),
+      );
+    })();
+    // A caller awaits `ready`; a failure nobody waited for must not go unhandled.
+    this.ready.catch(() => {});
+    parse(this.#parser as never, (message: Message) => this.#receive(message));
+  }
+
+  /** An emitter for pg-protocol's parser: it listens for "data" and "end". */
+  #parser = {
+    listeners: new Map<string, (value: unknown) => void>(),
+    on(event: string, listener: (value: unknown) => void) {
+      this.listeners.set(event, listener);
+    },
+    emit(event: string, value: unknown) {
+      this.listeners.get(event)?.(value);
+    },
+  };
+
+  /** Sends one statement; resolves with its rows once the server answered it. */
+  run(name: string, text: string, values: unknown[]): Promise<unknown[]> {
+    if (this.dead || this.closing) {
+      return Promise.reject(new Error(TERMINATED));
+    }
+    const previous = this.#parsed.get(name);
+    if (previous !== undefined && previous !== text) {
+      return Promise.reject(
+        new Error(
+          `Prepared statements must be unique - '${name}' was used for a different statement`,
+        ),
+      );
+    }
+    let bind: Buffer;
+    try {
+      bind = serialize.bind({
+        statement: name,
+        values,
+        valueMapper: utils.prepareValue,
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      const parsed = previous === undefined;
+      if (parsed) {
+        this.#parsed.set(name, text);
+        this.#socket.write(serialize.parse({ name, text, types: [] }));
+      }
+      this.#socket.write(bind);
+      this.#socket.write(serialize.describe({ type: "P", name: "" }));
+      this.#socket.write(serialize.execute({ portal: "", rows: 0 }));
+      this.#socket.write(SYNC);
+      this.inFlight.push({
+        name,
+        parsed,
+        result: new Result(undefined, undefined),
+        error: null,
+        resolve,
+        reject,
+      });
+    });
+  }
+
+  #receive(message: Message): void {
+    const current = this.inFlight[0];
+    if (!current) return;
+    switch (message.name) {
+      case "rowDescription":
+        current.result.addFields(message.fields);
+        break;
+      case "dataRow":
+        current.result.addRow(current.result.parseRow(message.fields));
+        break;
+      case "commandComplete":
+        current.result.addCommandComplete(message);
+        break;
+      case "error":
+        current.error = message as unknown as Error;
+        break;
+      case "readyForQuery": {
+        this.inFlight.shift();
+        if (current.error) {
+          // A failed Parse leaves no statement behind: the next run parses it again.
+          if (current.parsed) this.#parsed.delete(current.name);
+          current.reject(current.error);
+        } else current.resolve(current.result.rows);
+        break;
+      }
+        // Bind, parse and command completions, notices, parameter changes: nothing to do.
+    }
+  }
+
+  #die(error: Error | null): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.#onDead();
+    const failure = new Error(TERMINATED, error ? { cause: error } : undefined);
+    for (const waiting of this.inFlight.splice(0)) waiting.reject(failure);
+    this.#ended.resolve();
+  }
+
+  /** Socket writes this connection made. */
+  get writes(): number {
+    return this.#socket.writes;
+  }
+
+  /**
+   * Asks the server to end the session once it has answered what was sent: it answers the
+   * statements in flight, then closes the socket. Resolves once the socket is closed.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    try {
+      await this.ready;
+    } catch {
+      return;
+    }
+    this.#socket.write(serialize.end());
+    await this.#ended.promise;
+  }
+}
+
+/**
+ * Named statements of one database over up to `size` pipelined connections, each statement on
+ * the connection with the fewest in flight; a connection the server drops fails the statements
+ * it carried (as `pg` does: the request answers 503) and is replaced on the next statement.
+ */
+export class StatementPipeline {
+  #connections: PipelinedConnection[] = [];
+  #closed = false;
+
+  constructor(
+    private readonly options: pg.ClientConfig,
+    private readonly size: number,
+  ) {}
+
+  /** Runs the named statement `name` of `text` with `values`; its rows as `pg` builds them. */
+  async run(name: string, text: string, values: unknown[]): Promise<unknown[]> {
+    if (this.#closed) {
+      throw new Error("Cannot run a statement: the database is closed");
+    }
+    const connection = this.#pick();
+    connection.waiting++;
+    try {
+      await connection.ready;
+    } finally {
+      connection.waiting--;
+    }
+    return await connection.run(name, text, values);
+  }
+
+  #pick(): PipelinedConnection {
+    let best: PipelinedConnection | undefined;
+    let bestLoad = Infinity;
+    for (const connection of this.#connections) {
+      const load = connection.inFlight.length + connection.waiting;
+      if (load < bestLoad) [best, bestLoad] = [connection, load];
+    }
+    if (best && (bestLoad === 0 || this.#connections.length >= this.size)) {
+      return best;
+    }
+    const opened: PipelinedConnection = new PipelinedConnection(
+      this.options,
+      () => {
+        this.#connections = this.#connections.filter((c) => c !== opened);
+      },
+    );
+    this.#connections.push(opened);
+    return opened;
+  }
+
+  /** Connections open (or opening), and the socket writes they made. */
+  stats(): { connections: number; writes: number } {
+    return {
+      connections: this.#connections.length,
+      writes: this.#connections.reduce((sum, c) => sum + c.writes, 0),
+    };
+  }
+
+  /** Ends every connection; statements in flight still get their answers. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(
+      this.#connections.splice(0).map((connection) => connection.close()),
+    );
+  }
+}
+
+/**
+ * A pipeline of `size` connections for `pool`'s database, or null: none asked for (0), or where
+ * it cannot speak for `pg` (TLS connections, as the hand-over speaks plain sockets, and pools
+ * built with a stream of their own).
+ */
+export function pipelineFor(
+  pool: pg.Pool,
+  size: number,
+): StatementPipeline | null {
+  const options = pool.options as pg.PoolConfig & { stream?: unknown };
+  if (size <= 0 || options.stream || options.ssl) return null;
+  const parameters = new (pg as unknown as {
+    Client: new (config: pg.ClientConfig) => { ssl?: unknown };
+  }).Client(options);
+  if (parameters.ssl) return null;
+  return new StatementPipeline(options, size);
+}
