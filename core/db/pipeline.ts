@@ -8,6 +8,7 @@
 // (Bind, Describe, Execute, Sync per statement, Parse once per connection and name) and builds
 // rows with `pg`'s own Result, so answers, types and errors are exactly `pg`'s.
 import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
 import pg from "pg";
 import { parse, serialize } from "pg-protocol";
 import Result from "pg/lib/result.js";
@@ -34,6 +35,8 @@ interface InFlight {
 /** pg's message for a socket that ended: core code tells lost connections by it (pg_faults.ts). */
 const TERMINATED = "Connection terminated unexpectedly";
 const SYNC = serialize.sync();
+/** Statements in flight on one connection before the next connection is used. */
+const PIPE_DEPTH = 8;
 
 /**
  * The socket `pg` connects and authenticates through, over Deno's own TCP (or Unix) connection;
@@ -139,7 +142,12 @@ class HandedSocket {
     }
   }
 
-  /** Queues `data`; everything queued in one turn goes out in one write. */
+  /**
+   * Queues `data`; everything queued before the event loop's next turn goes out in one write.
+   * Flushed after the turn's microtasks, not in one of them: statements of requests resumed by
+   * the same answers are asked for over many microtasks (in-process, flushing in a microtask
+   * sent 5 to 6 statements a write, after the turn 7).
+   */
   write(data: Uint8Array | string, ...rest: unknown[]): boolean {
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
     this.#pending.push(bytes);
@@ -150,7 +158,7 @@ class HandedSocket {
     if (callback) queueMicrotask(callback);
     if (!this.#flushQueued) {
       this.#flushQueued = true;
-      queueMicrotask(() => {
+      setImmediate(() => {
         this.#flushQueued = false;
         this.#flush();
       });
@@ -383,15 +391,17 @@ export class StatementPipeline {
   }
 
   #pick(): PipelinedConnection {
-    let best: PipelinedConnection | undefined;
-    let bestLoad = Infinity;
+    // The first connection with room: statements asked for together share its writes (most
+    // of a statement's cost on a small machine), and another connection opens only when every
+    // one has a full pipe.
+    let least: PipelinedConnection | undefined;
+    let leastLoad = Infinity;
     for (const connection of this.#connections) {
       const load = connection.inFlight.length + connection.waiting;
-      if (load < bestLoad) [best, bestLoad] = [connection, load];
+      if (load < PIPE_DEPTH) return connection;
+      if (load < leastLoad) [least, leastLoad] = [connection, load];
     }
-    if (best && (bestLoad === 0 || this.#connections.length >= this.size)) {
-      return best;
-    }
+    if (least && this.#connections.length >= this.size) return least;
     const opened: PipelinedConnection = new PipelinedConnection(
       this.options,
       () => {
