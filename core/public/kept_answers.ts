@@ -49,8 +49,10 @@ export async function servePublicRead(
   // A preview answers a draft to one token holder and is never stored (spec 3 part 3).
   const keep = budget > 0 && !url.searchParams.has("preview");
   const shelf = keep ? keptAnswersOf(db, budget) : null;
+  // Built once: a computed answer that may be kept looks it up, then stores it under it.
+  let keyText: string | undefined;
   const key = () =>
-    keptKey(c.get("site").id, c.get("siteToken")?.id ?? null, url);
+    keyText ??= keptKey(c.get("site").id, c.get("siteToken")?.id ?? null, url);
   const cache = () => c.get("siteToken") ? "private" : "public";
   if (shelf && !c.get("publicContext").unconfirmed) {
     const state = keptStateOf(db, c.get("publicContext"));
