@@ -9,7 +9,11 @@ import {
 } from "../../entries/mod.ts";
 import { readAssignment } from "../../entries/review.ts";
 import { readReviewStage } from "../../entries/review_state.ts";
-import { readGroup, readInstances } from "../../entries/store.ts";
+import {
+  readGroup,
+  readGroupWithLanguage,
+  readInstances,
+} from "../../entries/store.ts";
 import { getModel } from "../../models/model_reads.ts";
 import { refuse } from "../../web/errors.ts";
 import * as contract from "../contract/entries.ts";
@@ -50,6 +54,31 @@ async function requireLocale(
 ) {
   const instances = await readInstances(ctx.services.db, ctx.site.id, groupId);
   if (instances.some((i) => i.locale === locale)) return instances;
+  return refuseLocale(ctx, locale);
+}
+
+/**
+ * The group to write a language of, or 404; then, as {@linkcode requireLocale}, refuses
+ * unless the entry has `locale`. Both are read in one statement.
+ */
+async function writableLanguage(
+  ctx: ManageContext,
+  id: string,
+  locale: string,
+) {
+  const found = await readGroupWithLanguage(
+    ctx.services.db,
+    ctx.site.id,
+    id,
+    locale,
+  );
+  if (!found) return refuseWith({ ok: false, code: "not_found" });
+  if (!found.hasLanguage) return refuseLocale(ctx, locale);
+  return found.group;
+}
+
+/** The refusal for a language the entry lacks: 422 when the site lacks it, else 404. */
+function refuseLocale(ctx: ManageContext, locale: string): never {
   if (!ctx.site.languages.includes(locale)) {
     refuseWith({ ok: false, code: "unknown_locale", languages: [locale] });
   }
@@ -140,8 +169,7 @@ export const getEntry = defineHandler(contract.getEntry, {
 /** `update-entry`: a new version of one language, pinned. */
 export const updateEntry = defineHandler(contract.updateEntry, {
   async run(ctx, { params, body }) {
-    const group = await writableGroup(ctx, params.id);
-    await requireLocale(ctx, group.id, body.locale);
+    const group = await writableLanguage(ctx, params.id, body.locale);
     const { result, policy_results } = await underPolicies(
       ctx,
       {
