@@ -1,5 +1,5 @@
 // Reads of groups and their language instances, shared by the lifecycle commands and the workflow block.
-import { type Selectable, sql } from "kysely";
+import { type RawBuilder, type Selectable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { EntriesTable, EntryGroupsTable } from "../db/schema.ts";
 import type { EntryState, InstanceState, LifecycleResult } from "./types.ts";
@@ -35,25 +35,33 @@ export async function readGroup(
 
 /**
  * The group on the site with whether it has the language `locale` (one the site still has, as
- * {@linkcode readInstances} reads them), in one statement; undefined without the group.
+ * {@linkcode readInstances} reads them) and the `extra` column a caller adds, in one statement;
+ * undefined without the group.
  */
-export async function readGroupWithLanguage(
+export async function readGroupWith(
   db: Db,
   siteId: string,
   groupId: string,
-  locale: string,
-): Promise<{ group: GroupRow; hasLanguage: boolean } | undefined> {
+  options: { locale?: string; extra?: RawBuilder<unknown> },
+): Promise<
+  { group: GroupRow; hasLanguage: boolean; extra: unknown } | undefined
+> {
   if (!isId(groupId)) return undefined;
+  const { locale, extra } = options;
   const row = await db.selectFrom("entry_groups").selectAll()
-    .select(sql<boolean>`exists (select from entries e
-      join site_languages l on l.site_id = e.site_id and l.code = e.locale
-      where e.site_id = ${siteId} and e.group_id = entry_groups.id
-        and e.locale = ${locale})`.as("has_language"))
+    .select([
+      (locale === undefined ? sql<boolean>`false` : sql<boolean>`exists (
+        select from entries e
+        join site_languages l on l.site_id = e.site_id and l.code = e.locale
+        where e.site_id = ${siteId} and e.group_id = entry_groups.id
+          and e.locale = ${locale})`).as("has_language"),
+      (extra ?? sql`null`).as("extra"),
+    ])
     .where("site_id", "=", siteId).where("id", "=", groupId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { has_language, ...group } = row;
-  return { group, hasLanguage: has_language };
+  const { has_language, extra: extraValue, ...group } = row;
+  return { group, hasLanguage: has_language, extra: extraValue };
 }
 
 /** The group's language instances, in the site's language order. */
