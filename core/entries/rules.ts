@@ -38,6 +38,8 @@ export interface WrittenVersion {
   previous: Record<string, unknown>;
   /** True when the command created the group just now: it holds no claims yet. */
   created?: boolean;
+  /** True when the save's own write cleared the group's claims already. */
+  claimsCleared?: boolean;
 }
 
 /**
@@ -76,6 +78,6 @@ export async function enforceEntryRules(
     written.siteId,
     model,
     written.groupId,
-    written.created === true,
+    written.created === true || written.claimsCleared === true,
   );
 }

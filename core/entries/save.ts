@@ -11,7 +11,12 @@ import {
   dropPendingAddress,
   recordPendingAddress,
 } from "../pages/address_store.ts";
-import { type CommandScope, refusalOf, runCommand } from "./command.ts";
+import {
+  type CommandScope,
+  type EventInput,
+  refusalOf,
+  runCommand,
+} from "./command.ts";
 import {
   claimSingleEntry,
   enforceEntryRules,
@@ -19,13 +24,15 @@ import {
   resolveRelationWrites,
 } from "./rules.ts";
 import {
+  groupPublishedVersionId,
   type GroupRow,
+  groupState,
   type InstanceRow,
   instanceState,
   readGroup,
-  readInstances,
   readResult,
 } from "./store.ts";
+import { readForSave, type SaveReads } from "./save_reads.ts";
 import type {
   LifecycleContext,
   LifecycleOutcome,
@@ -49,13 +56,18 @@ export interface SaveEntryOptions {
 
 type Plan =
   | { kind: "create"; modelId: string }
-  | { kind: "add_locale"; group: GroupRow }
-  | { kind: "update"; group: GroupRow; instance: InstanceRow };
+  | { kind: "add_locale"; group: GroupRow; reads: SaveReads }
+  | {
+    kind: "update";
+    group: GroupRow;
+    instance: InstanceRow;
+    reads: SaveReads;
+  };
 
 async function planSave(
   scope: CommandScope,
   siteId: string,
-  options: SaveEntryOptions,
+  options: SaveInScopeOptions,
 ): Promise<Plan | LifecycleRefusal> {
   if (options.group_id === undefined) {
     if (!options.model_id) {
@@ -67,11 +79,14 @@ async function planSave(
     lock: true,
   });
   if (!group) return { ok: false, code: "not_found" };
-  const instances = await readInstances(scope.tx, siteId, group.id);
-  const instance = instances.find((i) => i.locale === options.locale);
+  const reads = await readForSave(scope.tx, group, {
+    locale: options.locale,
+    validates: !!options.ctx.validate,
+  });
+  const instance = reads.instances.find((i) => i.locale === options.locale);
   return instance
-    ? { kind: "update", group, instance }
-    : { kind: "add_locale", group };
+    ? { kind: "update", group, instance, reads }
+    : { kind: "add_locale", group, reads };
 }
 
 async function storedFields(
@@ -134,9 +149,11 @@ export async function saveInScope(
   const { siteId } = ctx;
   const plan = await planSave(scope, siteId, options);
   if ("ok" in plan) return plan;
-  const language = await scope.tx.selectFrom("site_languages").select("code")
-    .where("site_id", "=", siteId).where("code", "=", options.locale)
-    .executeTakeFirst();
+  const reads = plan.kind === "create" ? undefined : plan.reads;
+  const language = reads?.languageKnown ??
+    !!await scope.tx.selectFrom("site_languages").select("code")
+      .where("site_id", "=", siteId).where("code", "=", options.locale)
+      .executeTakeFirst();
   if (!language) {
     return { ok: false, code: "unknown_locale", languages: [options.locale] };
   }
@@ -145,11 +162,8 @@ export async function saveInScope(
     (plan.kind === "create" ? plan.modelId : "");
   const instance = plan.kind === "update" ? plan.instance : null;
   const model = await loadRuleModel(scope.tx, siteId, modelId);
-  const before = await storedFields(
-    scope,
-    siteId,
-    instance?.current_version_id ?? null,
-  );
+  const before = reads?.before ??
+    await storedFields(scope, siteId, instance?.current_version_id ?? null);
   const hidden = Object.keys(before).filter((key) =>
     !readableFields(scope.authority, modelId, [key]).length
   );
@@ -262,6 +276,17 @@ export async function saveInScope(
     created_by: JSON.stringify(scope.actor),
     created_at: now,
   });
+  const state = group && instance ? instanceState(group, instance) : "draft";
+  const events: EventInput[] = [{
+    groupId,
+    entryId,
+    locale: options.locale,
+    kind: plan.kind === "update" ? "save" : plan.kind,
+    from: plan.kind === "update" ? state : null,
+    to: state,
+    versionId,
+    previousVersionId: instance?.current_version_id ?? null,
+  }];
   if (!group && !instance && model?.kind !== "single") {
     // A new entry of a model that claims nothing between the rows: the group, its language and
     // its first version (numbered 1: the group has none yet) in one statement.
@@ -272,15 +297,49 @@ export async function saveInScope(
         new_entry as (${scope.tx.insertInto("entries").values(entryRow)})
       ${scope.tx.insertInto("entry_versions").values(versionRow(1))}
     `.execute(scope.tx);
+  } else if (group && instance) {
+    // The language's next version (numbered after the group's last, which the lock keeps
+    // still), the language and the group pointed at it, the group's unique claims cleared
+    // for the rules to claim again, and the workflow event, in one statement.
+    const last = sql<number>`(select coalesce(max(number), 0) + 1
+      from entry_versions where site_id = ${siteId} and group_id = ${groupId})`;
+    const claims = model
+      ? sql`, cleared_claims as (${
+        scope.tx.deleteFrom("entry_unique_claims")
+          .where("site_id", "=", siteId).where("group_id", "=", groupId)
+      })`
+      : sql``;
+    await sql`
+      with new_version as (${
+      scope.tx.insertInto("entry_versions").values({
+        ...versionRow(0),
+        number: last,
+      })
+    }),
+        moved_entry as (${
+      scope.tx.updateTable("entries")
+        .set({
+          slug: pendingAddress ? instance.slug : slug,
+          current_version_id: versionId,
+          list_title: listTitleOf(model, fields),
+          updated_at: now,
+        })
+        .where("site_id", "=", siteId).where("id", "=", entryId)
+    })${claims},
+        events as (${scope.eventsInsert(events)})
+      ${
+      scope.tx.updateTable("entry_groups")
+        .set({ current_version_id: versionId, updated_at: now })
+        .where("site_id", "=", siteId).where("id", "=", groupId)
+    }
+    `.execute(scope.tx);
   } else {
     if (!group) {
       await scope.tx.insertInto("entry_groups").values(groupRow).execute();
       const single = await claimSingleEntry(scope, siteId, model, groupId);
       if (single) return single;
     }
-    if (!instance) {
-      await scope.tx.insertInto("entries").values(entryRow).execute();
-    }
+    await scope.tx.insertInto("entries").values(entryRow).execute();
     // Versions are numbered across the group; a group written just now has none yet.
     const last = !group
       ? undefined
@@ -290,21 +349,11 @@ export async function saveInScope(
         .executeTakeFirst();
     await scope.tx.insertInto("entry_versions")
       .values(versionRow(Number(last?.n ?? 0) + 1)).execute();
-  }
-  if (instance) {
-    await scope.tx.updateTable("entries")
-      .set({
-        slug: pendingAddress ? instance.slug : slug,
-        current_version_id: versionId,
-        list_title: listTitleOf(model, fields),
-        updated_at: now,
-      })
-      .where("site_id", "=", siteId).where("id", "=", entryId).execute();
-  }
-  if (group) {
-    await scope.tx.updateTable("entry_groups")
-      .set({ current_version_id: versionId, updated_at: now })
-      .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+    if (group) {
+      await scope.tx.updateTable("entry_groups")
+        .set({ current_version_id: versionId, updated_at: now })
+        .where("site_id", "=", siteId).where("id", "=", groupId).execute();
+    }
   }
   if (pendingAddress === null) {
     await dropPendingAddress(scope.tx, siteId, entryId);
@@ -325,19 +374,10 @@ export async function saveInScope(
     fields,
     previous: before,
     created: !group,
+    claimsCleared: !!instance,
   });
   if (refused) return refused;
-  const state = group && instance ? instanceState(group, instance) : "draft";
-  await scope.record([{
-    groupId,
-    entryId,
-    locale: options.locale,
-    kind: plan.kind === "update" ? "save" : plan.kind,
-    from: plan.kind === "update" ? state : null,
-    to: state,
-    versionId,
-    previousVersionId: instance?.current_version_id ?? null,
-  }], {
+  await scope.record(events, {
     action: ctx.actor.kind === "plugin"
       ? "plugin.content.save"
       : plan.kind === "update"
@@ -356,7 +396,7 @@ export async function saveInScope(
       version_id: versionId,
       kind: plan.kind,
     },
-  });
+  }, { eventsWritten: plan.kind === "update" });
   if (!group) {
     scope.wrote(groupId, {
       model_id: modelId,
@@ -384,5 +424,45 @@ export async function saveInScope(
       }],
     };
   }
-  return await readResult(scope.tx, siteId, groupId);
+  if (plan.kind !== "update") {
+    return await readResult(scope.tx, siteId, groupId);
+  }
+  // A new version of a language answers from what this command wrote under the group's lock:
+  // its publication state, revision and the other languages are as the lock read them.
+  scope.wrote(groupId, {
+    model_id: modelId,
+    revision: plan.group.revision,
+    trashed_at: null,
+    updated_at: now,
+  });
+  const instances = plan.reads.instances.map((i) =>
+    i === instance
+      ? {
+        ...i,
+        slug: pendingAddress ? i.slug : slug,
+        current_version_id: versionId,
+      }
+      : i
+  );
+  const published = instances.flatMap((i) => i.published_version_id ?? []);
+  return {
+    ok: true,
+    group_id: groupId,
+    model_id: modelId,
+    state: groupState(plan.group, instances),
+    revision: plan.group.revision,
+    current_version_id: versionId,
+    // Only a group with several published languages needs their numbers to tell the newest.
+    published_version_id: published.length > 1
+      ? await groupPublishedVersionId(scope.tx, siteId, instances)
+      : published[0] ?? null,
+    instances: instances.map((i) => ({
+      entry_id: i.id,
+      locale: i.locale,
+      slug: i.slug,
+      current_version_id: i.current_version_id,
+      published_version_id: i.published_version_id,
+      published_at: i.published_at,
+    })),
+  };
 }

@@ -1,7 +1,8 @@
 // Tests of saveEntry(): creating groups, adding languages, new versions, pins, permissions.
 import assert from "node:assert/strict";
-import { ok, openWorld } from "./_testing.ts";
-import { saveEntry } from "./lifecycle.ts";
+import { article, ok, openWorld } from "./_testing.ts";
+import { publishEntry, saveEntry } from "./lifecycle.ts";
+import { readResult } from "./store.ts";
 
 Deno.test("saveEntry() creates a group with its first language, version 1, an event and an audit entry (ENT-002)", async () => {
   const w = await openWorld();
@@ -100,6 +101,42 @@ Deno.test("saveEntry() adds a language and writes new immutable versions pinned 
       number: 1,
       fields: { title: "Hello" },
     });
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("saveEntry() answers a new version of a language as the group reads back after it, with two languages published", async () => {
+  const w = await openWorld();
+  try {
+    const made = await article(w);
+    const published = ok(
+      await publishEntry(w.ctx(), {
+        group_id: made.group_id,
+        expected_current_version_id: made.current_version_id,
+        expected_workflow_revision: made.revision,
+      }),
+    );
+    w.clock.advance(60_000);
+    const en = published.instances.find((i) => i.locale === "en")!;
+    const saved = ok(
+      await saveEntry(w.ctx(), {
+        group_id: made.group_id,
+        locale: "en",
+        slug: "a-renamed",
+        fields: { title: "A again" },
+        expected_current_version_id: en.current_version_id,
+      }),
+    );
+    assert.deepEqual(
+      saved,
+      ok(await readResult(w.db, w.siteId, made.group_id)),
+    );
+    assert.deepEqual(saved.state, "published");
+    assert.deepEqual(
+      saved.published_version_id,
+      published.instances.find((i) => i.locale === "de")!.published_version_id,
+    );
   } finally {
     await w.close();
   }

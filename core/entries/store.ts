@@ -1,5 +1,5 @@
 // Reads of groups and their language instances, shared by the lifecycle commands and the workflow block.
-import type { Selectable } from "kysely";
+import { type RawBuilder, type Selectable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { EntriesTable, EntryGroupsTable } from "../db/schema.ts";
 import type { EntryState, InstanceState, LifecycleResult } from "./types.ts";
@@ -31,6 +31,37 @@ export async function readGroup(
     .where("site_id", "=", siteId).where("id", "=", groupId);
   if (options.lock) query = query.forUpdate();
   return await query.executeTakeFirst();
+}
+
+/**
+ * The group on the site with whether it has the language `locale` (one the site still has, as
+ * {@linkcode readInstances} reads them) and the `extra` column a caller adds, in one statement;
+ * undefined without the group.
+ */
+export async function readGroupWith(
+  db: Db,
+  siteId: string,
+  groupId: string,
+  options: { locale?: string; extra?: RawBuilder<unknown> },
+): Promise<
+  { group: GroupRow; hasLanguage: boolean; extra: unknown } | undefined
+> {
+  if (!isId(groupId)) return undefined;
+  const { locale, extra } = options;
+  const row = await db.selectFrom("entry_groups").selectAll()
+    .select([
+      (locale === undefined ? sql<boolean>`false` : sql<boolean>`exists (
+        select from entries e
+        join site_languages l on l.site_id = e.site_id and l.code = e.locale
+        where e.site_id = ${siteId} and e.group_id = entry_groups.id
+          and e.locale = ${locale})`).as("has_language"),
+      (extra ?? sql`null`).as("extra"),
+    ])
+    .where("site_id", "=", siteId).where("id", "=", groupId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { has_language, extra: extraValue, ...group } = row;
+  return { group, hasLanguage: has_language, extra: extraValue };
 }
 
 /** The group's language instances, in the site's language order. */

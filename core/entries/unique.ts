@@ -80,7 +80,7 @@ export async function claimUniqueValues(
   siteId: string,
   model: StoredModel,
   groupId: string,
-  /** The group was created by this command: there are no claims of it to replace. */
+  /** The group holds no claims to replace: created by this command, or its claims cleared. */
   created = false,
 ): Promise<LifecycleRefusal | null> {
   const rules = uniqueRules(model);

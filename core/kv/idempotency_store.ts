@@ -95,6 +95,12 @@ export class IdempotencyStore {
   #kv: Deno.Kv;
   #clock: Clock;
   #leaseMs: number;
+  /**
+   * The record each claim of this store last wrote, with its versionstamp: the claim's next step
+   * checks that versionstamp instead of reading the record first, and reads it only when the
+   * check fails (another step or process changed it), so answers never depend on it.
+   */
+  #written = new WeakMap<IdempotencyClaim, Deno.KvEntry<ClaimRecord>>();
 
   constructor(kv: Deno.Kv, options: IdempotencyStoreOptions = {}) {
     this.#kv = kv;
@@ -126,6 +132,13 @@ export class IdempotencyStore {
       JSON.stringify([method.toUpperCase(), path, bodyDigest]),
     );
     const key = [PREFIX, ...ref.scope, ref.key];
+    // Most keys are new: claim one as absent first, and read what is there only when that fails.
+    const first = await this.#claimFresh(ref, key, fingerprint, retentionMs, {
+      key,
+      value: null,
+      versionstamp: null,
+    });
+    if (first) return first;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.#kv.get<ClaimRecord>(key);
       const now = this.#clock.now().getTime();
@@ -133,22 +146,14 @@ export class IdempotencyStore {
         ? current.value
         : null;
       if (record === null) {
-        const token = crypto.randomUUID();
-        const fresh: ClaimRecord = {
-          token,
-          fingerprint,
-          claimedAt: now,
-          expiresAt: now + retentionMs,
-          answer: null,
-        };
-        const committed = await this.#kv.atomic().check(current).set(
+        const fresh = await this.#claimFresh(
+          ref,
           key,
-          fresh,
-          { expireIn: retentionMs },
-        ).commit();
-        if (committed.ok) {
-          return { ok: true, replayed: false, claim: toClaim(ref, fresh) };
-        }
+          fingerprint,
+          retentionMs,
+          current,
+        );
+        if (fresh) return fresh;
         continue;
       }
       if (record.fingerprint !== fingerprint) {
@@ -188,6 +193,37 @@ export class IdempotencyStore {
     throw new Error(
       `Cannot claim idempotency key "${ref.key}": still contended after ${MAX_ATTEMPTS} attempts`,
     );
+  }
+
+  /** Writes a fresh claim over `current` (absent or expired); null when `current` changed meanwhile. */
+  async #claimFresh(
+    ref: IdempotencyRef,
+    key: Deno.KvKey,
+    fingerprint: string,
+    retentionMs: number,
+    current: Deno.KvEntryMaybe<ClaimRecord>,
+  ): Promise<ClaimResult | null> {
+    const now = this.#clock.now().getTime();
+    const fresh: ClaimRecord = {
+      token: crypto.randomUUID(),
+      fingerprint,
+      claimedAt: now,
+      expiresAt: now + retentionMs,
+      answer: null,
+    };
+    const committed = await this.#kv.atomic().check(current).set(
+      key,
+      fresh,
+      { expireIn: retentionMs },
+    ).commit();
+    if (!committed.ok) return null;
+    const claim = toClaim(ref, fresh);
+    this.#written.set(claim, {
+      key,
+      value: fresh,
+      versionstamp: committed.versionstamp,
+    });
+    return { ok: true, replayed: false, claim };
   }
 
   /** Stores the first answer of the command holding `claim`; later claims of the key replay it. */
@@ -248,43 +284,61 @@ export class IdempotencyStore {
     acceptAnswered = false,
   ): Promise<StepResult> {
     const key = [PREFIX, ...claim.scope, claim.key];
+    // The record this claim wrote, if it is still there unchanged: the commit's check tells.
+    const written = this.#written.get(claim);
+    this.#written.delete(claim);
+    if (written) {
+      const result = await this.#apply(claim, written, change, acceptAnswered);
+      if (result) return result;
+    }
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const current = await this.#kv.get<ClaimRecord>(key);
-      const now = this.#clock.now().getTime();
-      const record = current.value;
-      if (
-        record === null || now >= record.expiresAt ||
-        record.token !== claim.token
-      ) {
-        return { ok: false, code: "claim_changed" };
-      }
-      if (record.answer !== null) {
-        if (!acceptAnswered) return { ok: false, code: "claim_changed" };
-        return {
-          ok: true,
-          record,
-          answer: await readAnswer(this.#kv, record.token, record.answer),
-        };
-      }
-      const planned = change(now);
-      const op = this.#kv.atomic().check(current);
-      let next: ClaimRecord | null = null;
-      if (planned === "delete") {
-        op.delete(key);
-      } else {
-        next = { ...record, ...planned.record };
-        const expireIn = record.expiresAt - now;
-        op.set(key, next, { expireIn });
-        // Parts are keyed by the claim's token, so parts of two claims of one key never mix.
-        planned.parts.forEach((part, i) =>
-          op.set(answerPartKey(next!.token, i), part, { expireIn })
-        );
-      }
-      if ((await op.commit()).ok) return { ok: true, record: next };
+      const result = await this.#apply(claim, current, change, acceptAnswered);
+      if (result) return result;
     }
     throw new Error(
       `Cannot update idempotency key "${claim.key}": still contended after ${MAX_ATTEMPTS} attempts`,
     );
+  }
+
+  /** One attempt of {@linkcode IdempotencyStore.#step} on `current`; null when its commit lost. */
+  async #apply(
+    claim: IdempotencyClaim,
+    current: Deno.KvEntryMaybe<ClaimRecord>,
+    change: (now: number) => Change,
+    acceptAnswered: boolean,
+  ): Promise<StepResult | null> {
+    const now = this.#clock.now().getTime();
+    const record = current.value;
+    if (
+      record === null || now >= record.expiresAt ||
+      record.token !== claim.token
+    ) {
+      return { ok: false, code: "claim_changed" };
+    }
+    if (record.answer !== null) {
+      if (!acceptAnswered) return { ok: false, code: "claim_changed" };
+      return {
+        ok: true,
+        record,
+        answer: await readAnswer(this.#kv, record.token, record.answer),
+      };
+    }
+    const planned = change(now);
+    const op = this.#kv.atomic().check(current);
+    let next: ClaimRecord | null = null;
+    if (planned === "delete") {
+      op.delete(current.key);
+    } else {
+      next = { ...record, ...planned.record };
+      const expireIn = record.expiresAt - now;
+      op.set(current.key, next, { expireIn });
+      // Parts are keyed by the claim's token, so parts of two claims of one key never mix.
+      planned.parts.forEach((part, i) =>
+        op.set(answerPartKey(next!.token, i), part, { expireIn })
+      );
+    }
+    return (await op.commit()).ok ? { ok: true, record: next } : null;
   }
 }
 

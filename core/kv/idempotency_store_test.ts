@@ -381,3 +381,30 @@ Deno.test("IdempotencyStore.claim() throws for a key outside 1 to 128 visible AS
     kv.close();
   }
 });
+
+Deno.test("IdempotencyStore.answer() of a claim another process freed or answered meanwhile is claim_changed", async () => {
+  const { kv, clock, store } = await setup();
+  // A second store on the same KV stands for another service process.
+  const other = new IdempotencyStore(kv, { clock, claimLeaseMs: LEASE });
+  try {
+    const freed = await claimed(store, await request());
+    deepEqual(await other.free({ ...freed }), { ok: true });
+    deepEqual(await store.answer(freed, created), {
+      ok: false,
+      code: "claim_changed",
+    });
+    const answered = await claimed(store, await request());
+    deepEqual(await other.answer({ ...answered }, created), { ok: true });
+    deepEqual(await store.free(answered), {
+      ok: false,
+      code: "claim_changed",
+    });
+    equal(
+      (await store.claim(ref, await request()) as { replayed: boolean })
+        .replayed,
+      true,
+    );
+  } finally {
+    kv.close();
+  }
+});

@@ -1,6 +1,6 @@
 // Installation rows: reading them by site or token digest, and their plain shape.
 import { isId } from "../entries/store.ts";
-import type { Selectable } from "kysely";
+import { type RawBuilder, type Selectable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { jsonColumn } from "../db/json_column.ts";
 import type { PluginInstallationsTable } from "../db/schema.ts";
@@ -32,6 +32,22 @@ export interface Installation {
   overlapping: boolean;
   /** Modes an administrator chose for some policies; the others run as declared. */
   policyModes: Record<string, PolicyMode>;
+}
+
+/**
+ * The site's active installations as one JSON column, in the order the policies are asked
+ * (oldest first): for a caller that reads them in a statement it runs anyway.
+ */
+export function activeInstallationsJson(
+  siteId: string,
+): RawBuilder<unknown> {
+  return sql`(select coalesce(json_agg(to_json(pi) order by pi.created_at, pi.id), '[]'::json)
+    from plugin_installations pi where pi.site_id = ${siteId} and pi.state = 'active')`;
+}
+
+/** The rows an {@linkcode activeInstallationsJson} column answered (its dates as text). */
+export function installationRowsOf(value: unknown): InstallationRow[] {
+  return jsonColumn<InstallationRow[]>(value);
 }
 
 /** The plain shape of a row. */

@@ -19,6 +19,7 @@ import {
 import {
   type Installation,
   installationOf,
+  type InstallationRow,
   type PolicyMode,
   readInstallation,
 } from "./installation_store.ts";
@@ -100,12 +101,13 @@ function covers(installation: Installation, modelId: string): boolean {
 /** Active, granted policies of `kind` for `modelId`, in a stable order; `off` ones left out. */
 async function applicablePolicies(
   ctx: InvokeContext,
-  kind: PolicyKind,
-  modelId: string,
+  check: PolicyCheck,
 ): Promise<ApplicablePolicy[]> {
-  const rows = await ctx.db.selectFrom("plugin_installations").selectAll()
-    .where("site_id", "=", ctx.siteId).where("state", "=", "active")
-    .orderBy("created_at").orderBy("id").execute();
+  const { kind, modelId } = check;
+  const rows = check.installations ??
+    await ctx.db.selectFrom("plugin_installations").selectAll()
+      .where("site_id", "=", ctx.siteId).where("state", "=", "active")
+      .orderBy("created_at").orderBy("id").execute();
   const found: ApplicablePolicy[] = [];
   for (const installation of rows.map(installationOf)) {
     if (!covers(installation, modelId)) continue;
@@ -279,6 +281,11 @@ export interface PolicyCheck {
    * sees are worked out from them, only when some policy applies. Absent: nothing changes.
    */
   values?: { pinnedVersionId: string | null; after: Record<string, unknown> };
+  /**
+   * The site's active installations, when the caller read them with its own reads
+   * (`activeInstallationsJson`); absent, they are read here.
+   */
+  installations?: readonly InstallationRow[];
 }
 
 /** A command the policies judge: run once as a dry run, then for real (with a transform's values). */
@@ -325,7 +332,7 @@ export async function withPolicies<
   check: PolicyCheck,
   attempt: PolicyAttempt<T>,
 ): Promise<PolicyChecked<T> | PolicyRefusal> {
-  const policies = await applicablePolicies(ctx, check.kind, check.modelId);
+  const policies = await applicablePolicies(ctx, check);
   if (policies.length === 0) {
     return {
       ok: true,

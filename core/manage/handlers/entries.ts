@@ -9,7 +9,15 @@ import {
 } from "../../entries/mod.ts";
 import { readAssignment } from "../../entries/review.ts";
 import { readReviewStage } from "../../entries/review_state.ts";
-import { readGroup, readInstances } from "../../entries/store.ts";
+import {
+  readGroup,
+  readGroupWith,
+  readInstances,
+} from "../../entries/store.ts";
+import {
+  activeInstallationsJson,
+  installationRowsOf,
+} from "../../plugins/installation_store.ts";
 import { getModel } from "../../models/model_reads.ts";
 import { refuse } from "../../web/errors.ts";
 import * as contract from "../contract/entries.ts";
@@ -50,6 +58,35 @@ async function requireLocale(
 ) {
   const instances = await readInstances(ctx.services.db, ctx.site.id, groupId);
   if (instances.some((i) => i.locale === locale)) return instances;
+  return refuseLocale(ctx, locale);
+}
+
+/**
+ * The group to write to under the site's policies, or 404, with the site's active installations
+ * the policy gate asks (read in the same statement). With `locale`, refuses next unless the
+ * entry has it, as {@linkcode requireLocale} does.
+ */
+async function gatedGroup(
+  ctx: ManageContext,
+  id: string,
+  locale?: string,
+) {
+  const found = await readGroupWith(ctx.services.db, ctx.site.id, id, {
+    locale,
+    extra: activeInstallationsJson(ctx.site.id),
+  });
+  if (!found) return refuseWith({ ok: false, code: "not_found" });
+  if (locale !== undefined && !found.hasLanguage) {
+    return refuseLocale(ctx, locale);
+  }
+  return {
+    group: found.group,
+    installations: installationRowsOf(found.extra),
+  };
+}
+
+/** The refusal for a language the entry lacks: 422 when the site lacks it, else 404. */
+function refuseLocale(ctx: ManageContext, locale: string): never {
   if (!ctx.site.languages.includes(locale)) {
     refuseWith({ ok: false, code: "unknown_locale", languages: [locale] });
   }
@@ -140,8 +177,11 @@ export const getEntry = defineHandler(contract.getEntry, {
 /** `update-entry`: a new version of one language, pinned. */
 export const updateEntry = defineHandler(contract.updateEntry, {
   async run(ctx, { params, body }) {
-    const group = await writableGroup(ctx, params.id);
-    await requireLocale(ctx, group.id, body.locale);
+    const { group, installations } = await gatedGroup(
+      ctx,
+      params.id,
+      body.locale,
+    );
     const { result, policy_results } = await underPolicies(
       ctx,
       {
@@ -149,6 +189,7 @@ export const updateEntry = defineHandler(contract.updateEntry, {
         groupId: group.id,
         modelId: group.model_id,
         locale: body.locale,
+        installations,
         values: {
           pinnedVersionId: body.expected_current_version_id,
           after: body.fields,
@@ -339,7 +380,7 @@ export const listEntryDependents = defineHandler(contract.listEntryDependents, {
 /** `publish-entry`: pinned to the current version and the workflow revision. */
 export const publishEntry = defineHandler(contract.publishEntry, {
   async run(ctx, { params, body }) {
-    const group = await writableGroup(ctx, params.id);
+    const { group, installations } = await gatedGroup(ctx, params.id);
     requireDecision(ctx.authority, {
       action: "entries.publish",
       model: group.model_id,
@@ -353,6 +394,7 @@ export const publishEntry = defineHandler(contract.publishEntry, {
       groupId: group.id,
       modelId: group.model_id,
       locale: body.locale ?? null,
+      installations,
     }, async ({ dryRun }) =>
       await publish({ ...lifecycleOf(ctx), dryRun }, {
         group_id: group.id,
@@ -402,7 +444,7 @@ async function publishPins(
 /** `unpublish-entry`: pinned to the published version and the workflow revision. */
 export const unpublishEntry = defineHandler(contract.unpublishEntry, {
   async run(ctx, { params, body }) {
-    const group = await writableGroup(ctx, params.id);
+    const { group, installations } = await gatedGroup(ctx, params.id);
     requireDecision(ctx.authority, {
       action: "entries.unpublish",
       model: group.model_id,
@@ -415,6 +457,7 @@ export const unpublishEntry = defineHandler(contract.unpublishEntry, {
       groupId: group.id,
       modelId: group.model_id,
       locale: body.locale ?? null,
+      installations,
     }, async ({ dryRun }) =>
       await unpublish({ ...lifecycleOf(ctx), dryRun }, {
         group_id: group.id,

@@ -1,0 +1,105 @@
+// What a save into an existing group reads under the group's lock, in the statement that reads its languages.
+import { sql } from "kysely";
+import type { Db } from "../db/database.ts";
+import { keepModelRead, modelJson } from "../models/store_rows.ts";
+import { settingsFromRow, settingsHeld } from "../sites/settings.ts";
+import type { GroupRow, InstanceRow } from "./store.ts";
+
+/** The group's languages, with what the save's later steps would each have read on their own. */
+export interface SaveReads {
+  instances: InstanceRow[];
+  /** Whether the site has the saved language; undefined when no language carried the answer. */
+  languageKnown?: boolean;
+  /** The saved language's current values (undefined: no language carried them). */
+  before?: Record<string, unknown>;
+}
+
+/**
+ * The group's languages as `readInstances` reads them, each row carrying whether the site has
+ * `locale`, the current values of the language `locale` names, the group's model (kept for the
+ * command's later steps) and, for a save that validates, the site's editorial document (kept
+ * too). A group without languages carries nothing: its save reads those on its own.
+ */
+export async function readForSave(
+  tx: Db,
+  group: GroupRow,
+  options: { locale: string; validates: boolean },
+): Promise<SaveReads> {
+  const siteId = group.site_id;
+  const ctx = { db: tx, siteId };
+  const editorial = options.validates && !settingsHeld(ctx, "editorial");
+  const rows = await tx.selectFrom("entries")
+    .innerJoin(
+      "site_languages",
+      (join) =>
+        join.onRef("site_languages.site_id", "=", "entries.site_id")
+          .onRef("site_languages.code", "=", "entries.locale"),
+    )
+    .leftJoin(
+      "entry_versions as v",
+      (join) =>
+        join.onRef("v.site_id", "=", "entries.site_id")
+          .onRef("v.id", "=", "entries.current_version_id")
+          .on("entries.locale", "=", options.locale),
+    )
+    .select([
+      "v.fields as v_fields",
+      sql<boolean>`exists (select from site_languages l
+        where l.site_id = ${siteId} and l.code = ${options.locale})`
+        .as("language_known"),
+      modelJson(tx, siteId, group.model_id).as("model"),
+    ])
+    .$if(editorial, (query) =>
+      query.leftJoin(
+        "site_settings as st",
+        (join) =>
+          join.onRef("st.site_id", "=", "entries.site_id")
+            .on("st.key", "=", "editorial"),
+      ).select([
+        "st.key as st_key",
+        "st.document as st_document",
+        "st.revision as st_revision",
+        "st.updated_at as st_updated_at",
+      ]))
+    .selectAll("entries")
+    .where("entries.site_id", "=", siteId)
+    .where("entries.group_id", "=", group.id)
+    .orderBy("site_languages.position").execute();
+  const instances = rows.map((
+    {
+      v_fields: _fields,
+      language_known: _known,
+      model: _model,
+      st_key: _key,
+      st_document: _document,
+      st_revision: _revision,
+      st_updated_at: _updated,
+      ...instance
+    },
+  ) => instance);
+  const first = rows[0];
+  if (!first) return { instances };
+  keepModelRead(tx, siteId, group.model_id, first.model);
+  if (editorial) {
+    settingsFromRow(
+      ctx,
+      "editorial",
+      first.st_key == null ? undefined : {
+        document: first.st_document,
+        revision: first.st_revision!,
+        updated_at: first.st_updated_at!,
+      },
+    );
+  }
+  const saved = rows.find((row) => row.locale === options.locale);
+  if (saved?.current_version_id && !saved.v_fields) {
+    throw new Error(
+      `Version "${saved.current_version_id}" of entry "${saved.id}" is missing`,
+    );
+  }
+  return {
+    instances,
+    languageKnown: first.language_known,
+    before: (saved?.v_fields ?? {}) as Record<string, unknown>,
+  };
+}
