@@ -5,6 +5,7 @@
 // that is dropped afterwards, and the plugin runs in this process: two services on two cores, as
 // deployed. Without it both run in this process on PGlite (one session). The plugin reaches the
 // service only over HTTP with its tokens.
+import { sql } from "kysely";
 import { personActor } from "../core/access/actor.ts";
 import { openServices } from "../core/boot.ts";
 import { systemClock } from "../core/clock.ts";
@@ -44,6 +45,23 @@ const scheduler = await startScheduler({
   kv,
   servicePolicy,
 });
+
+/**
+ * CPU ticks of the PostgreSQL backends serving the scratch database, by process id, when the
+ * server runs on this machine (its processes are in /proc); null otherwise.
+ */
+async function backendTicks(db: Db): Promise<Map<number, number> | null> {
+  const host = new URL(Deno.env.get("DATABASE_URL") ?? "").hostname;
+  if (!["127.0.0.1", "localhost", "[::1]", ""].includes(host)) return null;
+  const rows = await sql<{ pid: number }>`select pid from pg_stat_activity
+    where datname = current_database() and pid <> pg_backend_pid()`.execute(db);
+  const ticks = new Map<number, number>();
+  for (const { pid } of rows.rows) {
+    const n = await cpuTicks(pid);
+    if (n !== null) ticks.set(pid, n);
+  }
+  return ticks;
+}
 
 /** The service under test, and how this process reaches its database. */
 interface Service {
@@ -178,6 +196,7 @@ try {
   );
 
   const before = Deno.memoryUsage();
+  const pg0 = onPostgres ? await backendTicks(db) : null;
   const cpu0 = service.pid === null ? null : await cpuTicks(service.pid);
   const own0 = await cpuTicks(Deno.pid);
   const started = performance.now();
@@ -185,6 +204,10 @@ try {
   const tickMs = performance.now() - started;
   const cpu1 = service.pid === null ? null : await cpuTicks(service.pid);
   const own1 = await cpuTicks(Deno.pid);
+  const pg1 = pg0 && await backendTicks(db);
+  // A backend opened during the tick spent all its CPU in it.
+  const pgTicks = pg1 &&
+    [...pg1].reduce((sum, [pid, n]) => sum + n - (pg0?.get(pid) ?? 0), 0);
   const after = Deno.memoryUsage();
   const published = await db.selectFrom("entries")
     .select((e) => e.fn.countAll().as("n"))
@@ -214,6 +237,13 @@ try {
           } ms per publish (${
             onPostgres ? "the plugin" : "service and plugin"
           })`,
+        ]
+        : []),
+      ...(pgTicks !== null && report.claimed > 0
+        ? [
+          `  PostgreSQL CPU:     ${
+            (pgTicks * 10 / report.claimed).toFixed(2)
+          } ms per publish (the scratch database's backends)`,
         ]
         : []),
       `  process RSS:        ${mb(before.rss)} MB before, ${

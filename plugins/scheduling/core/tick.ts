@@ -8,7 +8,8 @@ import {
   type PluginClientOptions,
   type ServiceUrlPolicy,
 } from "../../sdk/mod.ts";
-import type { SchedulerDb } from "./db.ts";
+import type { QueryCreator } from "kysely";
+import type { SchedulerDb, SchedulerTables } from "./db.ts";
 import { readToken } from "./installations.ts";
 import {
   dueReleases,
@@ -118,17 +119,44 @@ async function tickInstallation(
   // Read (and decrypted) once per installation and tick; a send that meets
   // plugin_unauthorized still re-reads the stored token (client rule 3 after a rotation).
   let token: Promise<string | null> | undefined;
-  for (const schedule of due) {
-    if (claimed >= PER_TICK) break;
-    const lease = await claim(ctx, owner, schedule);
-    if (!lease) continue;
-    claimed++;
-    report.claimed++;
-    token ??= readToken(ctx.db, ctx.box, installation.id);
-    const result = await send(ctx, installation, lease, await token);
-    report[result]++;
-    await ctx.kv.atomic().check(lease.entry).delete(leaseKey(schedule.id))
-      .commit();
+  // A send's result is recorded in the same statement that claims the next schedule's row,
+  // one round trip to the plugin's store per send; its lease is held until it is recorded.
+  let unrecorded: Sent | undefined;
+  try {
+    for (const schedule of due) {
+      if (claimed >= PER_TICK) break;
+      const taken = await takeLease(ctx, owner, schedule, unrecorded);
+      if (!taken) continue;
+      const row = await record(
+        ctx,
+        taken.recordable ? unrecorded : undefined,
+        schedule,
+      );
+      if (unrecorded) await releaseLease(ctx, unrecorded.lease.entry);
+      unrecorded = undefined;
+      if (!row) {
+        await releaseLease(ctx, taken.entry);
+        continue;
+      }
+      claimed++;
+      report.claimed++;
+      token ??= readToken(ctx.db, ctx.box, installation.id);
+      unrecorded = await send(
+        ctx,
+        installation,
+        { entry: taken.entry, row },
+        await token,
+      );
+      report[unrecorded.status]++;
+    }
+  } finally {
+    if (unrecorded) {
+      const held = await ctx.kv.get<Lease>(unrecorded.lease.entry.key);
+      if (held.versionstamp === unrecorded.lease.entry.versionstamp) {
+        await record(ctx, unrecorded);
+      }
+      await releaseLease(ctx, unrecorded.lease.entry);
+    }
   }
   await tickReleases(ctx, installation, report);
 }
@@ -226,64 +254,154 @@ async function tickReleases(
   }
 }
 
-// Claims a due schedule (or reclaims a running one whose lease lapsed): the KV lease first,
-// then the row moves to running. Answers the lease and the row as claimed.
-async function claim(
+/** A claimed schedule: its lease as committed and its row as running. */
+interface Claimed {
+  entry: Deno.KvEntryMaybe<Lease>;
+  row: Schedule;
+}
+
+/** A send's result, waiting to be recorded while its lease is still held. */
+interface Sent {
+  lease: Claimed;
+  status: "completed" | "refused" | "retrying";
+  result: {
+    code: string;
+    message: string | null;
+    status: number | null;
+    nextAt?: Date;
+  };
+}
+
+// Takes a due schedule's lease in KV (or a running one's whose lease lapsed). The same read
+// tells whether the previous send's lease is still this process's, so that its result may be
+// recorded with this claim.
+async function takeLease(
   ctx: TickContext,
   owner: string,
   schedule: Schedule,
-): Promise<{ entry: Deno.KvEntryMaybe<Lease>; row: Schedule } | null> {
+  unrecorded: Sent | undefined,
+): Promise<{ entry: Deno.KvEntryMaybe<Lease>; recordable: boolean } | null> {
   const now = ctx.now();
-  const current = await ctx.kv.get<Lease>(leaseKey(schedule.id));
+  const [current, held] = await ctx.kv.getMany<Lease[]>(
+    unrecorded
+      ? [leaseKey(schedule.id), unrecorded.lease.entry.key]
+      : [leaseKey(schedule.id)],
+  );
   if (current.value && current.value.expiresAt > now) return null;
   const lease: Lease = { owner, expiresAt: now + ctx.limits.leaseMs };
   const set = await ctx.kv.atomic().check(current)
     .set(leaseKey(schedule.id), lease, { expireIn: ctx.limits.leaseMs })
     .commit();
   if (!set.ok) return null;
-  // The committed lease, as a read would answer it (the versionstamp finish() checks).
-  const entry: Deno.KvEntryMaybe<Lease> = {
-    key: leaseKey(schedule.id),
-    value: lease,
-    versionstamp: set.versionstamp,
+  return {
+    // The committed lease, as a read would answer it (the versionstamp a record checks).
+    entry: {
+      key: leaseKey(schedule.id),
+      value: lease,
+      versionstamp: set.versionstamp,
+    },
+    recordable: held !== undefined &&
+      held.versionstamp === unrecorded?.lease.entry.versionstamp,
   };
-  const reclaim = schedule.status === "running";
-  const row = await ctx.db.updateTable("schedules")
-    .set((e) => ({
-      status: "running",
-      // A reclaimed send repeats the same request; it is not a new attempt.
-      attempts: reclaim ? e.ref("attempts") : e("attempts", "+", 1),
-      updated_at: new Date(now),
-    }))
-    .where("id", "=", schedule.id)
-    .where("status", "=", schedule.status)
-    .where("attempts", "=", schedule.attempts)
-    .returningAll().executeTakeFirst();
-  if (!row) {
-    await ctx.kv.atomic().check(entry).delete(leaseKey(schedule.id)).commit();
-    return null;
-  }
-  return { entry, row };
 }
 
+async function releaseLease(
+  ctx: TickContext,
+  entry: Deno.KvEntryMaybe<Lease>,
+): Promise<void> {
+  await ctx.kv.atomic().check(entry).delete(entry.key).commit();
+}
+
+/**
+ * One statement: records a sent schedule's result (only while the row is running) with its
+ * attempt, and claims the next schedule's row (status and attempts as read, moved to
+ * running). Answers the claimed row, undefined when it changed meanwhile.
+ */
+async function record(
+  ctx: TickContext,
+  sent: Sent | undefined,
+  next?: Schedule,
+): Promise<Schedule | undefined> {
+  const now = new Date(ctx.now());
+  const claim = (db: QueryCreator<SchedulerTables>, schedule: Schedule) => {
+    const reclaim = schedule.status === "running";
+    return db.updateTable("schedules")
+      .set((e) => ({
+        status: "running",
+        // A reclaimed send repeats the same request; it is not a new attempt.
+        attempts: reclaim ? e.ref("attempts") : e("attempts", "+", 1),
+        updated_at: now,
+      }))
+      .where("id", "=", schedule.id)
+      .where("status", "=", schedule.status)
+      .where("attempts", "=", schedule.attempts)
+      .returningAll();
+  };
+  if (!sent) {
+    return next && await claim(ctx.db, next).executeTakeFirst();
+  }
+  const { row } = sent.lease;
+  const { code, message, status, nextAt } = sent.result;
+  // The update rides in a data-modifying WITH, which runs whether or not it matches, as the
+  // attempt's record must; rows of one statement see one snapshot, and these are distinct.
+  const recorded = ctx.db.with(
+    "recorded",
+    (db) =>
+      db.updateTable("schedules").set({
+        status: sent.status,
+        last_code: code,
+        last_message: message,
+        next_attempt_at: nextAt ?? null,
+        updated_at: now,
+      }).where("id", "=", row.id).where("status", "=", "running"),
+  ).with(
+    "attempt",
+    (db) =>
+      db.insertInto("schedule_attempts").values({
+        schedule_id: row.id,
+        installation_id: row.installation_id,
+        attempt: Math.max(1, row.attempts),
+        code,
+        http_status: status,
+        at: now,
+      }).onConflict((oc) =>
+        oc.columns(["schedule_id", "attempt"]).doUpdateSet({
+          code,
+          http_status: status,
+          at: now,
+        })
+      ),
+  );
+  if (next) return await claim(recorded, next).executeTakeFirst();
+  await recorded.selectNoFrom((e) => e.lit(1).as("one")).execute();
+  return undefined;
+}
+
+const sent = (
+  lease: Claimed,
+  status: Sent["status"],
+  result: Sent["result"],
+): Sent => ({ lease, status, result });
+
+// Sends a claimed schedule's transition once; answers what to record.
 async function send(
   ctx: TickContext,
   installation: { id: string; service_url: string },
-  lease: { entry: Deno.KvEntryMaybe<Lease>; row: Schedule },
+  lease: Claimed,
   token: string | null,
-): Promise<"completed" | "refused" | "retrying"> {
+): Promise<Sent> {
   const row = lease.row;
   const now = ctx.now();
   const latest = row.due_at.getTime() + ctx.limits.maxLatenessMs;
   if (now > latest) {
-    return await finish(ctx, lease, "refused", {
+    return sent(lease, "refused", {
       code: "retry_exhausted",
       message: "The schedule could not run in time; nothing was sent",
       status: null,
     });
   }
   if (token === null) {
-    return await finish(ctx, lease, "refused", {
+    return sent(lease, "refused", {
       code: "token_unreadable",
       message:
         "The stored token cannot be read with TOKEN_KEY; rotate the installation",
@@ -315,14 +433,14 @@ async function send(
     startedAt: row.due_at.getTime(),
   });
   if (result.kind === "success") {
-    return await finish(ctx, lease, "completed", {
+    return sent(lease, "completed", {
       code: result.outcomeCode ?? "transition_applied",
       message: null,
       status: result.status,
     });
   }
   if (result.kind === "terminal") {
-    return await finish(ctx, lease, "refused", {
+    return sent(lease, "refused", {
       code: result.code ?? "invalid_response",
       message: result.message.slice(0, 500),
       status: result.status,
@@ -339,7 +457,7 @@ async function send(
   );
   const nextAt = ctx.now() + delay;
   if (row.attempts >= ctx.limits.maxAttempts || nextAt > latest) {
-    return await finish(ctx, lease, "refused", {
+    return sent(lease, "refused", {
       code: "retry_exhausted",
       message: `Gave up after ${row.attempts} attempts (last: ${
         result.code ?? result.status ?? "no answer"
@@ -347,52 +465,11 @@ async function send(
       status: result.status,
     });
   }
-  return await finish(ctx, lease, "retrying", {
+  return sent(lease, "retrying", {
     code: result.code ?? "temporary_failure",
     message:
       "The service could not take the change now; it will be tried again",
     status: result.status,
     nextAt: new Date(nextAt),
   });
-}
-
-// Records the result, only while this process still owns the lease and the row is running.
-async function finish(
-  ctx: TickContext,
-  lease: { entry: Deno.KvEntryMaybe<Lease>; row: Schedule },
-  status: "completed" | "refused" | "retrying",
-  result: {
-    code: string;
-    message: string | null;
-    status: number | null;
-    nextAt?: Date;
-  },
-): Promise<"completed" | "refused" | "retrying"> {
-  const held = await ctx.kv.get<Lease>(leaseKey(lease.row.id));
-  if (held.versionstamp !== lease.entry.versionstamp) return status;
-  const now = new Date(ctx.now());
-  await ctx.db.transaction().execute(async (tx) => {
-    await tx.updateTable("schedules").set({
-      status,
-      last_code: result.code,
-      last_message: result.message,
-      next_attempt_at: result.nextAt ?? null,
-      updated_at: now,
-    }).where("id", "=", lease.row.id).where("status", "=", "running").execute();
-    await tx.insertInto("schedule_attempts").values({
-      schedule_id: lease.row.id,
-      installation_id: lease.row.installation_id,
-      attempt: Math.max(1, lease.row.attempts),
-      code: result.code,
-      http_status: result.status,
-      at: now,
-    }).onConflict((oc) =>
-      oc.columns(["schedule_id", "attempt"]).doUpdateSet({
-        code: result.code,
-        http_status: result.status,
-        at: now,
-      })
-    ).execute();
-  });
-  return status;
 }
