@@ -11,6 +11,7 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PGliteDialect } from "./pglite_dialect.ts";
 import { type ChangeFeed, watchPglite, watchPool } from "./change_feed.ts";
 import { pipelineFor, type StatementPipeline } from "./pipeline.ts";
+import { prepareQueriesOf } from "./prepared_queries.ts";
 import type { Database } from "./schema.ts";
 import { DEFAULT_POOL_MAX, defaultPipelineConnections } from "../config.ts";
 import { discardWhenLost, guardPool } from "../../plugins/sdk/pg_faults.ts";
@@ -174,7 +175,7 @@ const genericPlans = new WeakSet<pg.PoolClient>();
 function serverPlanned(pool: pg.Pool) {
   return {
     async connect(): Promise<pg.PoolClient> {
-      const client = discardWhenLost(await pool.connect());
+      const client = prepareQueriesOf(discardWhenLost(await pool.connect()));
       if (genericPlans.has(client)) {
         try {
           await client.query("reset plan_cache_mode");
