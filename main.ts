@@ -2,7 +2,7 @@
 import { openServices } from "./core/boot.ts";
 import { type Config, loadConfig } from "./core/config.ts";
 import { loadImageLibrary } from "./core/media/image_library.ts";
-import { createApp } from "./core/server.ts";
+import { createServedApp } from "./core/served_app.ts";
 import { settledWithin } from "./core/settled_within.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
 import { pluginCallOf } from "./core/plugins/calls.ts";
@@ -140,7 +140,7 @@ if (config.demoSite) {
   });
 }
 
-const app = createApp(services);
+const app = await createServedApp(services);
 
 // `deno task svc credential` on this machine reaches the running service here (the store is
 // locked while it runs); set once the port is known.
