@@ -2,14 +2,11 @@
 import { openServices } from "./core/boot.ts";
 import { type Config, loadConfig } from "./core/config.ts";
 import { loadImageLibrary } from "./core/media/image_library.ts";
-import { createApp } from "./core/server.ts";
+import { createServedApp } from "./core/served_app.ts";
 import { settledWithin } from "./core/settled_within.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
 import { pluginCallOf } from "./core/plugins/calls.ts";
-import {
-  type Companion,
-  startSchedulerCompanion,
-} from "./core/plugins/companion.ts";
+import type { Companion } from "./core/plugins/companion.ts";
 import { drainNotifications } from "./core/plugins/notifications.ts";
 import {
   type RendererCompanion,
@@ -140,7 +137,7 @@ if (config.demoSite) {
   });
 }
 
-const app = createApp(services);
+const app = await createServedApp(services);
 
 // `deno task svc credential` on this machine reaches the running service here (the store is
 // locked while it runs); set once the port is known.
@@ -226,7 +223,12 @@ if (config.schedulerCompanion) {
   try {
     companion = await step(
       "Scheduling plugin",
-      () => startSchedulerCompanion(services, port),
+      // Imported here: a service without the demo's plugin never loads the code that installs it.
+      async () =>
+        (await import("./core/plugins/companion.ts")).startSchedulerCompanion(
+          services,
+          port,
+        ),
       // The address is in the closing block: the plugin's own origin answers no page,
       // so it must not be the first address a newcomer reads.
       (c) => `${c.installed} on the demo site`,

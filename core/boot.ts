@@ -25,11 +25,12 @@ import {
 } from "./sites/demo_prepared.ts";
 import { causeOf, describeDatabaseUrl, StartupError } from "./startup_error.ts";
 import { openDeploymentKv, openKvStore } from "./kv/open.ts";
-import { PROJECT_ROOT } from "./server.ts";
+import { PROJECT_ROOT } from "./project_root.ts";
 import { jsonLineLogger, type LogEntry, type Services } from "./services.ts";
 import { buildIslands, type IslandAssets } from "./web/islands_build.ts";
 import { readPrebuiltIslands } from "./web/islands_prebuilt.ts";
-import { manifest } from "../routes.gen.ts";
+// The public part of the manifest lists every island too, without importing the admin pages.
+import { manifest } from "../routes_public.gen.ts";
 
 /** Options of {@link openServices}. */
 export interface OpenServicesOptions {

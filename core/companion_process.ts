@@ -1,7 +1,7 @@
 // A service started beside `deno task start` as its own Deno process (the site renderer, the
 // template services): started, waited for until it prints the address it listens on, and
 // stopped with the service.
-import { PROJECT_ROOT } from "./server.ts";
+import { PROJECT_ROOT } from "./project_root.ts";
 
 /** A companion process that is listening. */
 export interface CompanionProcess {

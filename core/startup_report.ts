@@ -3,11 +3,7 @@ import type { Config } from "./config.ts";
 import type { Db } from "./db/database.ts";
 import type { StepRunner } from "./db/open_migrated.ts";
 import type { Services } from "./services.ts";
-import {
-  DEMO_ADMIN_EMAIL,
-  type EnsureDemoOptions,
-  ensureDemoSite,
-} from "./sites/demo_site.ts";
+import type { EnsureDemoOptions } from "./sites/demo_site.ts";
 import { findSiteByDomain } from "./sites/site_store.ts";
 import {
   preparedDemoFingerprint,
@@ -61,6 +57,10 @@ export async function demoStep(
   options: EnsureDemoOptions = {},
 ): Promise<DemoFacts> {
   const { config, db } = services;
+  // Imported here: a service without the demo site never loads the demo's content and media code.
+  const { DEMO_ADMIN_EMAIL, ensureDemoSite } = await import(
+    "./sites/demo_site.ts"
+  );
   const demo = await step(
     "Demo site",
     async () => {

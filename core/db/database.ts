@@ -6,8 +6,7 @@ import {
   PostgresDialect,
 } from "kysely";
 import pg from "pg";
-import { PGlite, types as pgliteTypes } from "@electric-sql/pglite";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { PGlite } from "@electric-sql/pglite";
 import { PGliteDialect } from "./pglite_dialect.ts";
 import { type ChangeFeed, watchPglite, watchPool } from "./change_feed.ts";
 import { pipelineFor, type StatementPipeline } from "./pipeline.ts";
@@ -53,8 +52,11 @@ export type DatabaseTarget = {
   snapshot?: Blob | null;
 };
 
+/** PostgreSQL's type id of int8 (`pg_type.oid`), PGlite's `types.INT8`. */
+const INT8_OID = 20;
+
 // int8 (counts, sums) answers as a JS number on both drivers so code never sees two shapes.
-pg.types.setTypeParser(pgliteTypes.INT8, (value: string) => Number(value));
+pg.types.setTypeParser(INT8_OID, (value: string) => Number(value));
 
 // The pool behind each PostgreSQL Kysely instance, for named (prepared) statements.
 const pools = new WeakMap<Db, pg.Pool>();
@@ -252,8 +254,13 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
     if (pipeline) pipelines.set(db, pipeline);
     return db;
   }
+  // Imported here: a service on PostgreSQL never loads the embedded engine (about 6 MiB).
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+  ]);
   const options = {
-    parsers: { [pgliteTypes.INT8]: (value: string) => Number(value) },
+    parsers: { [INT8_OID]: (value: string) => Number(value) },
     loadDataDir: target.snapshot ?? undefined,
     // PGlite before 0.4 opened `template1` and every existing data folder keeps its tables
     // there; later versions open `postgres` unless told (EMBEDDED_DATABASE).

@@ -4,7 +4,7 @@
 // time it is missing, and is named by a digest of every migration file, so a changed, added or
 // removed migration names another snapshot and the old one is never used: that start replays the
 // migrations as before (and leaves the new snapshot for the next one).
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { sha256HexOfParts } from "../kv/digest.ts";
 
 const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);

@@ -1,6 +1,7 @@
 // Builds the text of routes.gen.ts: a static import table of every route, middleware, layout and island.
 import {
   compareSpecificity,
+  isWithin,
   parseRouteFile,
   type RouteFile,
 } from "./route_paths.ts";
@@ -13,6 +14,12 @@ export interface GenerateManifestOptions {
   routeDirs?: string[];
   /** Folder holding islands, relative to the root. */
   islandDir?: string;
+  /**
+   * Lists only the routes whose pattern this accepts, with the middlewares and layouts above
+   * them (a part of the app that must not import the rest). The app shell and the islands are
+   * always listed.
+   */
+  routesOf?: (pattern: string) => boolean;
 }
 
 /** Reads the folders and answers the source text of `routes.gen.ts`. */
@@ -37,22 +44,23 @@ export async function generateManifest(
     }
     seen.set(f.pattern!, f.file);
   }
+  const listed = options.routesOf ? keptFiles(files, options.routesOf) : files;
   const islandDir = options.islandDir ?? "islands";
   const islands = (await listFiles(`${options.root}/${islandDir}`))
     .filter((f) => /^[A-Z][A-Za-z0-9]*\.tsx$/.test(f)).sort();
 
   const imports: string[] = [];
   const id = new Map<string, string>();
-  for (const f of [...files].sort((a, b) => a.file < b.file ? -1 : 1)) {
+  for (const f of [...listed].sort((a, b) => a.file < b.file ? -1 : 1)) {
     id.set(f.file, `$${imports.length}`);
     imports.push(`import * as $${imports.length} from "./${f.file}";`);
   }
-  const routes = files.filter((f) => f.kind === "route")
+  const routes = listed.filter((f) => f.kind === "route")
     .sort((a, b) => compareSpecificity(a.pattern!, b.pattern!));
   const entry = (f: RouteFile) =>
     `{ file: "${f.file}", folder: "${f.folder}", module: ${id.get(f.file)} }`;
   const list = (kind: string) =>
-    files.filter((f) => f.kind === kind).sort((a, b) =>
+    listed.filter((f) => f.kind === kind).sort((a, b) =>
       a.file < b.file ? -1 : 1
     ).map((f) => `    ${entry(f)},`).join("\n");
   return [
@@ -74,8 +82,8 @@ export async function generateManifest(
     list("layout"),
     "  ],",
     `  app: ${
-      files.find((f) => f.kind === "app")
-        ? entry(files.find((f) => f.kind === "app")!)
+      listed.find((f) => f.kind === "app")
+        ? entry(listed.find((f) => f.kind === "app")!)
         : "null"
     },`,
     "  islands: [",
@@ -86,6 +94,21 @@ export async function generateManifest(
     "};",
     "",
   ].filter((line) => line !== "").join("\n") + "\n";
+}
+
+/** The routes `routesOf` accepts, the middlewares and layouts that wrap them, and the app shell. */
+function keptFiles(
+  files: RouteFile[],
+  routesOf: (pattern: string) => boolean,
+): RouteFile[] {
+  const routes = files.filter((f) =>
+    f.kind === "route" && routesOf(f.pattern!)
+  );
+  return files.filter((f) =>
+    f.kind === "app" || routes.includes(f) ||
+    ((f.kind === "middleware" || f.kind === "layout") &&
+      routes.some((r) => isWithin(r.folder, f.folder)))
+  );
 }
 
 async function listFiles(dir: string, prefix = ""): Promise<string[]> {
