@@ -14,6 +14,10 @@ import { type SerializedAnswer, serializedJson } from "./answer.ts";
 import { keptAnswersOf } from "./kept_shelf.ts";
 
 interface FrontEntry {
+  /** The request's Host, Authorization and Origin ("" when absent). */
+  host: string;
+  authorization: string;
+  origin: string;
   /** The generation state (`g<n>`) the answer is kept under. */
   state: string;
   /** The kept answers' key of the answer. */
@@ -25,8 +29,11 @@ interface FrontEntry {
   tokenExpiresAt: number | null;
 }
 
-/** Requests answered before routing, per database handle: one generation's at a time. */
-const fronts = new WeakMap<Db, Map<string, FrontEntry>>();
+/**
+ * Requests answered before routing, per database handle, by path and query: one generation's at a
+ * time. A request whose path was never answered here is passed on without reading a header.
+ */
+const fronts = new WeakMap<Db, Map<string, FrontEntry[]>>();
 /** How many requests were answered before routing, per database handle. */
 const served = new WeakMap<Db, number>();
 /** Beyond this many requests per handle the memory starts over (many origins, tokens, URLs). */
@@ -37,13 +44,18 @@ export function frontServed(db: Db): number {
   return served.get(db) ?? 0;
 }
 
-/** The request as the answer depends on it: Host, Authorization, Origin, then path and query. */
-function frontKey(c: Context<AppEnv>): string {
+/** The request's path and query, as sent. */
+function pathOf(c: Context<AppEnv>): string {
   const url = c.req.url;
   const path = url.indexOf("/", url.indexOf("//") + 2);
-  return `${c.req.header("host") ?? ""}\n${
-    c.req.header("authorization") ?? ""
-  }\n${c.req.header("origin") ?? ""}\n${path < 0 ? "/" : url.slice(path)}`;
+  return path < 0 ? "/" : url.slice(path);
+}
+
+/** Whether `entry` was remembered for a request with `c`'s Host, Authorization and Origin. */
+function sameSender(entry: FrontEntry, c: Context<AppEnv>): boolean {
+  return entry.host === (c.req.header("host") ?? "") &&
+    entry.authorization === (c.req.header("authorization") ?? "") &&
+    entry.origin === (c.req.header("origin") ?? "");
 }
 
 /**
@@ -52,17 +64,25 @@ function frontKey(c: Context<AppEnv>): string {
  */
 export function rememberFront(
   c: Context<AppEnv>,
-  entry: FrontEntry,
+  kept: Omit<FrontEntry, "host" | "authorization" | "origin">,
 ): void {
   const db = c.get("services").db;
   let entries = fronts.get(db);
   if (!entries) fronts.set(db, entries = new Map());
-  const first = entries.values().next().value as FrontEntry | undefined;
+  const first = entries.values().next().value?.[0];
   if (
-    (first !== undefined && first.state !== entry.state) ||
+    (first !== undefined && first.state !== kept.state) ||
     entries.size >= FRONT_MAX
   ) entries.clear();
-  entries.set(frontKey(c), entry);
+  const entry: FrontEntry = {
+    ...kept,
+    host: c.req.header("host") ?? "",
+    authorization: c.req.header("authorization") ?? "",
+    origin: c.req.header("origin") ?? "",
+  };
+  const path = pathOf(c);
+  const others = (entries.get(path) ?? []).filter((e) => !sameSender(e, c));
+  entries.set(path, [...others, entry]);
 }
 
 /** Answers a public GET or HEAD before routing when the same request was answered as kept. */
@@ -81,7 +101,7 @@ function frontAnswer(c: Context<AppEnv>): Response | null {
   const entries = fronts.get(db);
   // Reads sent to a replica keep answers by snapshot, which only a context statement reads.
   if (!entries || reads || config.publicAnswerCacheBytes <= 0) return null;
-  const entry = entries.get(frontKey(c));
+  const entry = entries.get(pathOf(c))?.find((e) => sameSender(e, c));
   if (!entry) return null;
   const generation = changeFeedOf(db)?.generation() ?? null;
   if (generation === null || entry.state !== `g${generation}`) return null;

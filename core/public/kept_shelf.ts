@@ -51,8 +51,14 @@ function young(kept: Kept, now: number): boolean {
 export class KeptAnswers {
   /** Answers larger than this share of the budget are served but not kept. */
   static readonly ENTRY_SHARE = 8;
-  /** Keys asked for once and not kept, remembered at most (the memory then starts over). */
-  static readonly SEEN_MAX = 20_000;
+  /**
+   * Keys asked for once and not kept, remembered at most (the memory then starts over): a key is
+   * kept when asked for again before 2,000 other keys were. With 20,000, random single reads over
+   * 100,000 entries kept about a fifth of their answers, most of them evicted unread, and ran
+   * about 10% below computed ones (docs/benchmarks.md); answers asked for often (lists, popular
+   * pages) come back well within 2,000.
+   */
+  static readonly SEEN_MAX = 2_000;
   #state = "";
   #entries = new Map<string, Kept>();
   // Keys asked for once: an answer is kept only when its key is asked for again. Random single
