@@ -48,7 +48,9 @@ export async function servePublicRead(
   const budget = config.publicAnswerCacheBytes;
   // A preview answers a draft to one token holder and is never stored (spec 3 part 3).
   const keep = budget > 0 && !url.searchParams.has("preview");
-  const shelf = keep ? keptAnswersOf(db, budget) : null;
+  // While kept answers do not pay for this process's reads, most reads leave them alone.
+  const answers = keep ? keptAnswersOf(db, budget) : null;
+  const shelf = answers?.consults() ? answers : null;
   // Built once: a computed answer that may be kept looks it up, then stores it under it.
   let keyText: string | undefined;
   const key = () =>

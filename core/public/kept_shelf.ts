@@ -70,6 +70,23 @@ export class KeptAnswers {
   /** Reads served from kept answers, and reads that had to be computed. */
   hits = 0;
   misses = 0;
+  /** Lookups in the current window of {@link KeptAnswers.WINDOW}, and the hits among them. */
+  #windowLookups = 0;
+  #windowHits = 0;
+  /** One read in this many consults the shelf (1: every read). */
+  #consultEvery = 1;
+  #reads = 0;
+
+  /** Lookups over which the shelf judges whether it pays. */
+  static readonly WINDOW = 4096;
+  /**
+   * Below this share of hits a lookup costs more than hits save (a miss costs the key, the
+   * lookup and the admission memory, about 5 us; a hit saves a computed answer, 80 us or more),
+   * and only one read in {@link KeptAnswers.SAMPLE_EVERY} consults the shelf until a window of
+   * them finds hits again.
+   */
+  static readonly PAYING_HITS = 0.05;
+  static readonly SAMPLE_EVERY = 16;
 
   constructor(readonly budget: number) {}
 
@@ -85,9 +102,33 @@ export class KeptAnswers {
     return kept !== undefined && young(kept, now);
   }
 
+  /**
+   * Whether this read consults the shelf (looks its answer up and offers it for keeping). Random
+   * single reads over a large site almost never find their answer kept; while a window of
+   * lookups finds under {@link KeptAnswers.PAYING_HITS} of them, only a sample of reads looks,
+   * and they run as computed reads do. Reads answered ahead of routing never get here.
+   */
+  consults(): boolean {
+    if (this.#consultEvery === 1) return true;
+    return ++this.#reads % this.#consultEvery === 0;
+  }
+
+  #judge(hit: boolean): void {
+    this.#windowLookups++;
+    if (hit) this.#windowHits++;
+    if (this.#windowLookups < KeptAnswers.WINDOW) return;
+    this.#consultEvery =
+      this.#windowHits < KeptAnswers.PAYING_HITS * this.#windowLookups
+        ? KeptAnswers.SAMPLE_EVERY
+        : 1;
+    this.#windowLookups = 0;
+    this.#windowHits = 0;
+  }
+
   /** The answer kept under `key` for exactly `state`, younger than {@link KEPT_REUSE_MS}. */
   lookup(state: string, key: string, now: number): SerializedAnswer | null {
     const kept = state === this.#state ? this.#entries.get(key) : null;
+    this.#judge(kept !== undefined && kept !== null && young(kept, now));
     if (!kept || !young(kept, now)) {
       if (kept) {
         this.#forget(key, kept);

@@ -121,3 +121,25 @@ Deno.test("KeptAnswers keeps an answer only when its key was asked for before, a
     "after a commit, kept again from its second request",
   );
 });
+
+Deno.test("a shelf whose lookups find under 5% hits is consulted by one read in 16 until a window of them finds hits again", () => {
+  const shelf = new KeptAnswers(1_000_000);
+  const consulted = (reads: number) =>
+    Array.from({ length: reads }, () => shelf.consults()).filter(Boolean)
+      .length;
+  equal(consulted(100), 100);
+  // A window of misses: from then on one read in 16 looks.
+  for (let i = 0; i < KeptAnswers.WINDOW; i++) {
+    equal(shelf.lookup("g1", `miss-${i}`, 0), null);
+  }
+  equal(consulted(16 * 10), 10);
+  // A window with hits at the paying share brings every read back.
+  const answer = { text: "{}", etag: '"e"', cacheTag: "" };
+  shelf.store("g1", "hot", answer, 0);
+  shelf.store("g1", "hot", answer, 0);
+  const hits = Math.ceil(KeptAnswers.PAYING_HITS * KeptAnswers.WINDOW);
+  for (let i = 0; i < KeptAnswers.WINDOW; i++) {
+    shelf.lookup("g1", i < hits ? "hot" : `other-${i}`, 0);
+  }
+  equal(consulted(100), 100);
+});
