@@ -8,6 +8,7 @@
 // (Bind, Describe, Execute, Sync per statement, Parse once per connection and name) and builds
 // rows with `pg`'s own Result, so answers, types and errors are exactly `pg`'s.
 import { Buffer } from "node:buffer";
+import { EventEmitter } from "node:events";
 import { setImmediate } from "node:timers";
 import pg from "pg";
 import { parse, serialize } from "pg-protocol";
@@ -42,10 +43,9 @@ const PIPE_DEPTH = 8;
  * The socket `pg` connects and authenticates through, over Deno's own TCP (or Unix) connection;
  * once handed over, what arrives goes to the pipeline instead of `pg`.
  */
-class HandedSocket {
+class HandedSocket extends EventEmitter {
   writable = false;
   #conn: Deno.Conn | null = null;
-  #listeners = new Map<string, ((...args: unknown[]) => void)[]>();
   #receiver: ((chunk: Buffer) => void) | null = null;
   #onEnd: ((error: Error | null) => void) | null = null;
   #pending: Uint8Array[] = [];
@@ -56,27 +56,6 @@ class HandedSocket {
   /** Socket writes made: statements queued in one turn share one. */
   writes = 0;
 
-  on(event: string, listener: (...args: unknown[]) => void): this {
-    const list = this.#listeners.get(event) ?? [];
-    list.push(listener);
-    this.#listeners.set(event, list);
-    return this;
-  }
-  once(event: string, listener: (...args: unknown[]) => void): this {
-    const wrapped = (...args: unknown[]) => {
-      this.removeListener(event, wrapped);
-      listener(...args);
-    };
-    return this.on(event, wrapped);
-  }
-  removeListener(event: string, listener: (...args: unknown[]) => void): this {
-    const list = this.#listeners.get(event);
-    if (list) this.#listeners.set(event, list.filter((l) => l !== listener));
-    return this;
-  }
-  emit(event: string, ...args: unknown[]): void {
-    for (const listener of this.#listeners.get(event) ?? []) listener(...args);
-  }
   setNoDelay(): this {
     return this;
   }
@@ -112,7 +91,7 @@ class HandedSocket {
   ): void {
     this.#receiver = receiver;
     this.#onEnd = onEnd;
-    this.#listeners.clear();
+    this.removeAllListeners();
   }
 
   async #read(conn: Deno.Conn): Promise<void> {
@@ -244,19 +223,12 @@ class PipelinedConnection {
     })();
     // A caller awaits `ready`; a failure nobody waited for must not go unhandled.
     this.ready.catch(() => {});
+    // The parser only listens for "data" and "end", which an emitter is enough for.
     parse(this.#parser as never, (message: Message) => this.#receive(message));
   }
 
-  /** An emitter for pg-protocol's parser: it listens for "data" and "end". */
-  #parser = {
-    listeners: new Map<string, (value: unknown) => void>(),
-    on(event: string, listener: (value: unknown) => void) {
-      this.listeners.set(event, listener);
-    },
-    emit(event: string, value: unknown) {
-      this.listeners.get(event)?.(value);
-    },
-  };
+  /** What pg-protocol's parser reads from: the handed-over socket's chunks, emitted as "data". */
+  #parser = new EventEmitter();
 
   /** Sends one statement; resolves with its rows once the server answered it. */
   run(name: string, text: string, values: unknown[]): Promise<unknown[]> {
@@ -363,8 +335,9 @@ class PipelinedConnection {
 
 /**
  * Named statements of one database over up to `size` pipelined connections, each statement on
- * the connection with the fewest in flight; a connection the server drops fails the statements
- * it carried (as `pg` does: the request answers 503) and is replaced on the next statement.
+ * the first connection with fewer than {@link PIPE_DEPTH} in flight (the least busy once all are
+ * that busy); a connection the server drops fails the statements it carried (as `pg` does: the
+ * request answers 503) and is replaced on the next statement.
  */
 export class StatementPipeline {
   #connections: PipelinedConnection[] = [];

@@ -128,8 +128,9 @@ export class KeptAnswers {
   /** The answer kept under `key` for exactly `state`, younger than {@link KEPT_REUSE_MS}. */
   lookup(state: string, key: string, now: number): SerializedAnswer | null {
     const kept = state === this.#state ? this.#entries.get(key) : null;
-    this.#judge(kept !== undefined && kept !== null && young(kept, now));
-    if (!kept || !young(kept, now)) {
+    const hit = kept !== undefined && kept !== null && young(kept, now);
+    this.#judge(hit);
+    if (!hit) {
       if (kept) {
         this.#forget(key, kept);
         this.#see(key);
