@@ -11,6 +11,7 @@ import { requestTelemetry } from "./telemetry/request.ts";
 import { serveStaticFile } from "./web/static_files.ts";
 import { refuseUnsafeUrlText } from "./web/request_text.ts";
 import { frontAnswers } from "./public/front_answers.ts";
+import { frontReads } from "./public/front_reads.ts";
 import { csrfProtection } from "./auth/csrf.ts";
 import {
   answerCheck,
@@ -60,6 +61,9 @@ export function buildApp(
   app.use("*", refuseUnsafeUrlText);
   // A public read answered before as kept is answered again here, ahead of routing.
   app.use("/v1/*", frontAnswers);
+  // A list or single read whose site, token and model are known current is read before routing.
+  const reserved = reservedReadSegments(options.manifest);
+  if (reserved) app.use("/v1/*", frontReads(reserved));
   const pageHeaders = secureHeaders({
     // Same-origin form posts must carry their real Origin for the CSRF check; other
     // origins still get no referrer.
@@ -87,4 +91,21 @@ export function buildApp(
     beforeRoutes: [csrfProtection(services.config)],
   });
   return app;
+}
+
+/**
+ * The first path segments under `/v1/` that routes other than the list and single reads own
+ * (`_search`, `interactions`, ...); null when the manifest has no list and single read routes.
+ */
+function reservedReadSegments(manifest: Manifest): Set<string> | null {
+  const patterns = manifest.routes.map((r) => r.pattern);
+  if (
+    !patterns.includes("/v1/:model") || !patterns.includes("/v1/:model/:slug")
+  ) return null;
+  const reserved = new Set<string>();
+  for (const pattern of patterns) {
+    const first = pattern.startsWith("/v1/") ? pattern.split("/")[2] : "";
+    if (first !== "" && !first.startsWith(":")) reserved.add(first);
+  }
+  return reserved;
 }

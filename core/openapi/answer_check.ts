@@ -77,7 +77,8 @@ export function answerCheck(
     await next();
     const method = c.req.method === "HEAD" ? "GET" : c.req.method;
     if (method === "OPTIONS") return;
-    const key = `${method} ${routePath(c)}`;
+    // A read answered before routing (core/public/front_reads.ts) names the route it stands for.
+    const key = `${method} ${c.get("frontRoute") ?? routePath(c)}`;
     const operation = operations.get(key);
     if (!operation) return;
     const status = String(c.res.status);

@@ -75,6 +75,9 @@ export function requestTelemetry(): MiddlewareHandler<AppEnv> {
  * first (a refused credential still names its route); `(unmatched)` when none did.
  */
 function routeOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): string {
+  // A read answered before routing (core/public/front_reads.ts) matched no route.
+  const front = c.get("frontRoute");
+  if (front !== undefined) return front;
   const routes = matchedRoutes(c);
   for (let i = routes.length - 1; i >= 0; i--) {
     const route = routes[i];

@@ -26,5 +26,10 @@ export interface AppEnv {
     csrfToken: string;
     /** The installation an `/api/plugin/v1` request's token names (set by its middleware). */
     installation: Installation | undefined;
+    /**
+     * The route pattern a read answered before routing stands for (core/public/front_reads.ts);
+     * unset on requests the router matched.
+     */
+    frontRoute: string | undefined;
   };
 }
