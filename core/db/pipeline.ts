@@ -22,6 +22,9 @@ interface Message {
   text?: string;
 }
 
+/** A result column as the server describes it (what pg's Result reads of it). */
+type FieldDescription = Parameters<Result["addFields"]>[0][number];
+
 /** A statement sent and waiting for its ReadyForQuery. */
 interface InFlight {
   name: string;
@@ -199,6 +202,12 @@ class PipelinedConnection {
   #socket = new HandedSocket();
   /** Statement names parsed (or being parsed) on this connection, with their text. */
   #parsed = new Map<string, string>();
+  /**
+   * The result columns each named statement answered with, once described. A named statement's
+   * columns cannot change (the server refuses to run it if they would), so later runs skip the
+   * Describe and the server's description of the row.
+   */
+  #described = new Map<string, FieldDescription[]>();
   #onDead: () => void;
 
   constructor(options: pg.ClientConfig, onDead: () => void) {
@@ -260,13 +269,16 @@ class PipelinedConnection {
         this.#socket.write(serialize.parse({ name, text, types: [] }));
       }
       this.#socket.write(bind);
-      this.#socket.write(serialize.describe({ type: "P", name: "" }));
+      const result = new Result(undefined, undefined);
+      const fields = this.#described.get(name);
+      if (fields) result.addFields(fields);
+      else this.#socket.write(serialize.describe({ type: "P", name: "" }));
       this.#socket.write(serialize.execute({ portal: "", rows: 0 }));
       this.#socket.write(SYNC);
       this.inFlight.push({
         name,
         parsed,
-        result: new Result(undefined, undefined),
+        result,
         error: null,
         resolve,
         reject,
@@ -278,9 +290,12 @@ class PipelinedConnection {
     const current = this.inFlight[0];
     if (!current) return;
     switch (message.name) {
-      case "rowDescription":
-        current.result.addFields(message.fields);
+      case "rowDescription": {
+        const fields = message.fields as FieldDescription[];
+        this.#described.set(current.name, fields);
+        current.result.addFields(fields);
         break;
+      }
       case "dataRow":
         current.result.addRow(current.result.parseRow(message.fields));
         break;
@@ -294,7 +309,10 @@ class PipelinedConnection {
         this.inFlight.shift();
         if (current.error) {
           // A failed Parse leaves no statement behind: the next run parses it again.
-          if (current.parsed) this.#parsed.delete(current.name);
+          if (current.parsed) {
+            this.#parsed.delete(current.name);
+            this.#described.delete(current.name);
+          }
           current.reject(current.error);
         } else current.resolve(current.result.rows);
         break;

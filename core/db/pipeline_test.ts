@@ -20,7 +20,7 @@ const TYPED = `select $1::int8 as big, $2::timestamptz as at, $3::jsonb as doc,
 
 Deno.test({
   name:
-    "a pipelined statement answers the same rows and types as pg's own query",
+    "a pipelined statement answers the same rows and types as pg's own query, also when its runs after the first skip the row description",
   ignore,
 }, async () => {
   const pipeline = pipelineOf("stave_pipeline_types");
@@ -39,10 +39,11 @@ Deno.test({
     const expected =
       (await client.query({ name: "typed", text: TYPED, values }))
         .rows;
+    // The first run on a connection describes the row; the later ones reuse that description.
     for (let run = 0; run < 3; run++) {
       deepEqual(await pipeline.run("typed", TYPED, values), expected);
+      equal((await pipeline.run("none", "select 1 where false", [])).length, 0);
     }
-    equal((await pipeline.run("none", "select 1 where false", [])).length, 0);
   } finally {
     await client.end();
     await pipeline.close();
