@@ -42,8 +42,8 @@ export async function createServedApp(
     // Tries its 30-odd routes in order, one regular expression each, with the trie's answers.
     // The trie's lookup allocates arrays and parameter objects per request that V8 comes to
     // allocate straight into the old generation (pretenuring), so under load the heap grew by
-    // about 2.5 KB per answer until a full collection: 130 MiB of heap at most where this
-    // router holds 97 (docs/benchmarks.md).
+    // about 2.5 KB per answer until a full collection: at concurrency 32, 125-130 MiB of heap
+    // at most where this router holds 91-92.
     router: new PatternRouter(),
   });
   const loadWholeApp = options.loadWholeApp ?? importWholeApp;
