@@ -1,7 +1,10 @@
 // Composition root: settings -> stores -> services -> app -> Deno.serve.
 import { openServices } from "./core/boot.ts";
 import { type Config, loadConfig } from "./core/config.ts";
-import { loadImageLibrary } from "./core/media/image_library.ts";
+import {
+  imageLibrariesSettled,
+  onImageLibraryChosen,
+} from "./core/media/image_library.ts";
 import { createServedApp } from "./core/served_app.ts";
 import { settledWithin } from "./core/settled_within.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
@@ -193,18 +196,15 @@ try {
   console.log(`✓ Listening on port ${server.addr.port} (${host})`);
 }
 
-// The image library is chosen once listening (sharp, else the WebAssembly codecs where native
-// add-ons cannot load), in the background; the first variant request awaits the same choice.
-// Every way out waits for it: exiting while sharp's native library is still loading can hang
-// the process (seen when listening failed right after start).
-const imagesChosen = loadImageLibrary(config.mediaImageLibrary).then(
-  (images) =>
-    services.log({
-      level: "info",
-      msg: "image library",
-      library: images?.name ?? "none",
-    }),
-  () => {},
+// The image library (sharp, else the WebAssembly codecs where native add-ons cannot load) is
+// chosen by the first request that makes or reads an image, not at start: a process serving
+// public reads never needs it. The choice is logged when made.
+onImageLibraryChosen((images) =>
+  services.log({
+    level: "info",
+    msg: "image library",
+    library: images?.name ?? "none",
+  })
 );
 
 // Registered as soon as the server listens: a stop asked while the companions start is still graceful.
@@ -323,7 +323,7 @@ if (!drained) {
     } s are cut off`,
   );
 }
-await imagesChosen;
+await imageLibrariesSettled();
 await local?.remove();
 await companion?.close();
 await renderer?.close();

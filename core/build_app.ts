@@ -1,5 +1,6 @@
 // Assembles an application from a route manifest: app-wide middleware, static files, the routes.
 import { Hono } from "hono";
+import type { HonoOptions } from "hono/hono-base";
 import { secureHeaders } from "hono/secure-headers";
 import { CONTENT_SECURITY_POLICY, publicApiHeaders } from "./web/csp.ts";
 import type { Manifest } from "./web/manifest.ts";
@@ -30,6 +31,8 @@ export interface BuildAppOptions {
   checkedDocuments: () => CheckedDocument[];
   /** Mounts what is not a route file, after the static files and before the routes. */
   mount?: (app: Hono<AppEnv>) => void;
+  /** Hono's router; its default (a trie for these routes) when absent. */
+  router?: HonoOptions<AppEnv>["router"];
 }
 
 /**
@@ -41,7 +44,7 @@ export function buildApp(
   options: BuildAppOptions,
 ): Hono<AppEnv> {
   // `/admin/` and `/admin` are one page.
-  const app = new Hono<AppEnv>({ strict: false });
+  const app = new Hono<AppEnv>({ strict: false, router: options.router });
   app.use("*", async function provideServices(c, next) {
     c.set("services", services);
     c.set("log", services.log);

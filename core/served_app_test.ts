@@ -71,6 +71,30 @@ Deno.test("createServedApp() answers public paths without building the whole app
         ["/v1/no/such/path", { headers: { accept: "text/html" } }],
         ["/v1/posts", { method: "POST", body: "{}" }],
         ["/%76%31/posts?limit=1", {}],
+        // The public app routes with another router than the whole app: every shape of path
+        // (static beside a parameter, trailing slash, too many or empty segments, wildcards,
+        // escapes) must find the same route.
+        ["/v1/posts/", {}],
+        ["/v1/posts/hello", {}],
+        ["/v1/posts/hello/", {}],
+        ["/v1/posts/hello/extra", {}],
+        ["/v1/posts/hello%2Fworld", {}],
+        ["/v1//posts", {}],
+        ["/v1", {}],
+        ["/v1/", {}],
+        ["/v1/_chrome", {}],
+        ["/v1/_sitemap", {}],
+        ["/v1/_sitemap/posts/1", {}],
+        ["/v1/_search?q=hello", {}],
+        ["/v1/_search/suggest?q=he", {}],
+        ["/v1/_related/posts?slug=hello", {}],
+        ["/v1/_shared/elsewhere/posts", {}],
+        ["/v1/_shared/elsewhere/posts/hello", {}],
+        ["/v1/interactions/like", { method: "POST", body: "{}" }],
+        ["/media/site/file.png", {}],
+        ["/media/site", {}],
+        ["/health/ready", {}],
+        ["/health/nope", {}],
       ] as [string, RequestInit][]
     ) {
       deepEqual(

@@ -2,6 +2,9 @@
 import { fileTypeFromBuffer } from "file-type";
 import { imageSize } from "image-size";
 import type { MediaKind } from "../models/field_types.ts";
+import { MAX_IMAGE_PIXELS } from "./pixel_ceiling.ts";
+
+export { MAX_IMAGE_PIXELS };
 
 /** A file the library can keep, as its bytes say. */
 export interface DetectedFile {
@@ -22,14 +25,6 @@ export interface DetectRefusal {
   reason: string;
   detail: string;
 }
-
-/**
- * Most pixels (width × height) an image may have: 100 megapixels, the ceiling image services
- * such as Cloudflare Images put on their input. Decoding one takes about 400 MB (4 bytes a
- * pixel), so a larger header is either a lie (a 1 KB file claiming 100,000 × 100,000) or a
- * decompression bomb; neither is stored, nor its claimed size published.
- */
-export const MAX_IMAGE_PIXELS = 100_000_000;
 
 /** Formats that are programs or installers: refused as `executable_file`. */
 const PROGRAMS = new Set([

@@ -75,11 +75,13 @@ export interface ImageLibrary {
 }
 
 const loaded = new Map<string, Promise<ImageLibrary | null>>();
+const chosenListeners: ((library: ImageLibrary | null) => void)[] = [];
 
 /**
- * The image library for `choice`, loaded once per process: `auto` is sharp, or the WebAssembly
- * codecs where sharp's native add-on cannot load (Deno Deploy); `sharp` and `wasm` force one
- * (null when it cannot load); `none` makes no images (variant URLs redirect to the original).
+ * The image library for `choice`, loaded once per process on first use (sharp is about 15 MiB
+ * of a process that may never make an image): `auto` is sharp, or the WebAssembly codecs where
+ * sharp's native add-on cannot load (Deno Deploy); `sharp` and `wasm` force one (null when it
+ * cannot load); `none` makes no images (variant URLs redirect to the original).
  */
 export function loadImageLibrary(
   choice: ImageLibraryChoice = "auto",
@@ -88,8 +90,26 @@ export function loadImageLibrary(
   if (!found) {
     found = pick(choice);
     loaded.set(choice, found);
+    found.then((library) => {
+      for (const listener of chosenListeners) listener(library);
+    }, () => {});
   }
   return found;
+}
+
+/** Calls `listener` with each library {@link loadImageLibrary} settles on (the service logs it). */
+export function onImageLibraryChosen(
+  listener: (library: ImageLibrary | null) => void,
+): void {
+  chosenListeners.push(listener);
+}
+
+/**
+ * Settles once every library asked for so far has loaded or failed: exiting while sharp's native
+ * library is still loading can hang the process (seen when listening failed right after start).
+ */
+export async function imageLibrariesSettled(): Promise<void> {
+  await Promise.allSettled(loaded.values());
 }
 
 async function pick(choice: ImageLibraryChoice): Promise<ImageLibrary | null> {

@@ -1,6 +1,6 @@
 // Image variants: resized, cropped and re-encoded copies of a stored original, made once and kept beside it.
 import type { Db } from "../db/database.ts";
-import { MAX_IMAGE_PIXELS } from "./detect.ts";
+import { MAX_IMAGE_PIXELS } from "./pixel_ceiling.ts";
 import type { Focal } from "./items.ts";
 import {
   type ImageLibrary,
