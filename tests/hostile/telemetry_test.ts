@@ -97,10 +97,11 @@ Deno.test({
       });
       let stopped;
       try {
-        // The scheduling plugin is installed once start-up reports it.
+        // The scheduling plugin is installed once start-up reports it (the demo alone took 26 s
+        // of a busy machine once, so the wait allows two minutes).
         for (
           let i = 0;
-          i < 600 && !/Scheduling plugin/.test(service.stdout());
+          i < 2400 && !/Scheduling plugin/.test(service.stdout());
           i++
         ) {
           await new Promise((resolve) => setTimeout(resolve, 50));
