@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import { keepModelRead, modelJson } from "../models/store_rows.ts";
 import { settingsFromRow, settingsHeld } from "../sites/settings.ts";
 import type { GroupRow, InstanceRow } from "./store.ts";
+import { ENTRIES_COLUMNS } from "../db/row_columns.ts";
 
 /** The group's languages, with what the save's later steps would each have read on their own. */
 export interface SaveReads {
@@ -61,7 +62,7 @@ export async function readForSave(
         "st.revision as st_revision",
         "st.updated_at as st_updated_at",
       ]))
-    .selectAll("entries")
+    .select(ENTRIES_COLUMNS)
     .where("entries.site_id", "=", siteId)
     .where("entries.group_id", "=", group.id)
     .orderBy("site_languages.position").execute();
