@@ -9,6 +9,12 @@ export interface ChangedGroup {
   revision: number;
   trashed_at: Date | null;
   updated_at: Date;
+  /**
+   * Set by a command that knows no language of the group was published before it nor is after
+   * it (a draft's save): public items, the sync log and search documents hold nothing for such a
+   * group, before and after, so their refreshers have nothing to write and are skipped.
+   */
+  unpublished?: boolean;
 }
 
 /** One row `public_items` serves for the group: what the sync log compares. */

@@ -403,6 +403,7 @@ export async function saveInScope(
       revision: 0,
       trashed_at: null,
       updated_at: now,
+      unpublished: true,
     });
     // A new entry's answer is what this command just wrote: nothing else can touch the group
     // before it commits.
@@ -434,6 +435,10 @@ export async function saveInScope(
     revision: plan.group.revision,
     trashed_at: null,
     updated_at: now,
+    // A save moves no language's published version: none published under the lock, none after.
+    unpublished: plan.reads.instances.every((i) =>
+      i.published_version_id === null
+    ),
   });
   const instances = plan.reads.instances.map((i) =>
     i === instance
