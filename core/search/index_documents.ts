@@ -227,14 +227,33 @@ async function documentsOf(
   });
 }
 
+// Stems already asked for, by word. A stem depends on the word alone (the built-in dictionary is
+// the same on every server and in every transaction), and a site's documents mostly repeat words
+// it has seen: a publish then asks the stemmer only for words new to this process, and often
+// for none, instead of one statement per publish.
+const stemsKnown = new Map<string, string>();
+const STEMS_KNOWN_MAX = 20_000;
+
 /** English stems of `words` (a stop word keeps its own form), from PostgreSQL's Snowball stemmer. */
 async function stems(tx: Db, words: string[]): Promise<Map<string, string>> {
-  if (words.length === 0) return new Map();
+  const found = new Map<string, string>();
+  const unknown: string[] = [];
+  for (const word of words) {
+    const stem = stemsKnown.get(word);
+    if (stem === undefined) unknown.push(word);
+    else found.set(word, stem);
+  }
+  if (unknown.length === 0) return found;
   const { rows } = await sql<{ w: string; s: string }>`
     select w, coalesce((ts_lexize('english_stem', w))[1], w) as s
-    from unnest(${words}::text[]) as w
+    from unnest(${unknown}::text[]) as w
   `.execute(tx);
-  return new Map(rows.map((r) => [r.w, r.s]));
+  if (stemsKnown.size + rows.length > STEMS_KNOWN_MAX) stemsKnown.clear();
+  for (const row of rows) {
+    found.set(row.w, row.s);
+    stemsKnown.set(row.w, row.s);
+  }
+  return found;
 }
 
 /** Published names, in `locale`, of the live public items a relation field links to. */
