@@ -9,6 +9,12 @@ export interface ChangedGroup {
   revision: number;
   trashed_at: Date | null;
   updated_at: Date;
+  /**
+   * Set by a command that knows no language of the group was published before it nor is after
+   * it (a draft's save): public items, the sync log and search documents hold nothing for such a
+   * group, before and after, so their refreshers have nothing to write and are skipped.
+   */
+  unpublished?: boolean;
 }
 
 /** One row `public_items` serves for the group: what the sync log compares. */
@@ -28,6 +34,28 @@ export interface RecordedSyncRow {
   fingerprint: string;
 }
 
+/** A published language of the group with its published values, as search indexes it. */
+export interface LiveLanguage {
+  id: string;
+  locale: string;
+  slug: string;
+  /** A Date read on its own; ISO text when it rode in JSON. */
+  published_at: Date | string | null;
+  fields: unknown;
+}
+
+/** The group's published languages ({@linkcode LiveLanguage}) as one JSON array. */
+export function liveLanguagesJson(
+  siteId: string,
+  groupId: string,
+): RawBuilder<unknown> {
+  return sql`(select coalesce(json_agg(json_build_object('id', e.id, 'locale', e.locale,
+      'slug', e.slug, 'published_at', e.published_at, 'fields', v.fields)), '[]'::json)
+    from entries e
+    join entry_versions v on v.site_id = e.site_id and v.id = e.published_version_id
+    where e.site_id = ${siteId} and e.group_id = ${groupId})`;
+}
+
 /** One group whose projections are being refreshed, in the command's transaction. */
 export interface PublicationChange {
   siteId: string;
@@ -40,6 +68,11 @@ export interface PublicationChange {
    * first statement, so the sync log's refresher need not.
    */
   recorded?: RecordedSyncRow[];
+  /**
+   * The group's published languages after the command: the public items refresher reads them
+   * in its first statement too, so the search documents' refresher need not.
+   */
+  live?: LiveLanguage[];
   /** Writes left for the end of the refresh (absent: a projection writes at once). */
   trailing?: TrailingWrite[];
 }

@@ -18,13 +18,16 @@ export type { PublicationRefresher } from "./publication_change.ts";
 /**
  * Every projection to refresh after a lifecycle command, in order. The group is read once for
  * all of them (it may be gone after a purge); each writes only what changed. Add one line per
- * projection.
+ * projection; `published` marks one that holds only what a published language serves, which a
+ * group that stays unpublished ({@linkcode ChangedGroup.unpublished}) cannot change.
  */
-const REFRESHERS: PublicationRefresher[] = [
-  refreshPublicItemsOfGroup,
-  refreshSyncLog, // after public_items: it diffs what that projection now serves
-  refreshSearchDocuments,
-  queueContentNotifications, // outbound plugin notifications, committed with the effect
+const REFRESHERS: { refresh: PublicationRefresher; published: boolean }[] = [
+  { refresh: refreshPublicItemsOfGroup, published: true },
+  // after public_items: it diffs what that projection now serves
+  { refresh: refreshSyncLog, published: true },
+  { refresh: refreshSearchDocuments, published: true },
+  // outbound plugin notifications, committed with the effect (a draft's save notifies too)
+  { refresh: queueContentNotifications, published: false },
 ];
 
 /**
@@ -44,6 +47,10 @@ export async function publicationChanged(
     group: written ?? await readChangedGroup(tx, siteId, groupId),
     trailing: [],
   };
-  for (const refresh of REFRESHERS) await refresh(tx, change);
+  const unpublished = change.group?.unpublished === true;
+  for (const { refresh, published } of REFRESHERS) {
+    if (published && unpublished) continue;
+    await refresh(tx, change);
+  }
   await runTrailing(tx, change.trailing!);
 }

@@ -16,6 +16,7 @@ import {
   readResult,
 } from "./store.ts";
 import type { LifecycleContext, LifecycleRefusal } from "./types.ts";
+import { GROUP_COLUMNS, qualified } from "../db/row_columns.ts";
 
 /** Most source entries one related-from write may name in `set` or `expected_ids`. */
 export const RELATED_FROM_WRITE_LIMIT = 100;
@@ -111,7 +112,7 @@ async function linkingSources(
         join.onRef("entry_groups.site_id", "=", "entry_links.site_id")
           .onRef("entry_groups.id", "=", "entry_links.source_group_id"),
     )
-    .selectAll("entry_groups")
+    .select(qualified("entry_groups", GROUP_COLUMNS))
     .where("entry_links.site_id", "=", siteId)
     .where("entry_links.target_group_id", "=", targetId)
     .where("entry_links.field_id", "=", field.id!);

@@ -32,7 +32,7 @@ import {
   readGroup,
   readResult,
 } from "./store.ts";
-import { readForSave, type SaveReads } from "./save_reads.ts";
+import { readForCreate, readForSave, type SaveReads } from "./save_reads.ts";
 import type {
   LifecycleContext,
   LifecycleOutcome,
@@ -149,7 +149,13 @@ export async function saveInScope(
   const { siteId } = ctx;
   const plan = await planSave(scope, siteId, options);
   if ("ok" in plan) return plan;
-  const reads = plan.kind === "create" ? undefined : plan.reads;
+  const reads = plan.kind === "create"
+    ? await readForCreate(scope.tx, siteId, {
+      modelId: plan.modelId,
+      locale: options.locale,
+      validates: !!ctx.validate,
+    })
+    : plan.reads;
   const language = reads?.languageKnown ??
     !!await scope.tx.selectFrom("site_languages").select("code")
       .where("site_id", "=", siteId).where("code", "=", options.locale)
@@ -287,16 +293,20 @@ export async function saveInScope(
     versionId,
     previousVersionId: instance?.current_version_id ?? null,
   }];
+  // Whether the change's statement wrote the workflow event too.
+  let eventsWritten = plan.kind === "update";
   if (!group && !instance && model?.kind !== "single") {
-    // A new entry of a model that claims nothing between the rows: the group, its language and
-    // its first version (numbered 1: the group has none yet) in one statement.
+    // A new entry of a model that claims nothing between the rows: the group, its language, its
+    // first version (numbered 1: the group has none yet) and the workflow event in one statement.
     await sql`
       with new_group as (${
       scope.tx.insertInto("entry_groups").values(groupRow)
     }),
-        new_entry as (${scope.tx.insertInto("entries").values(entryRow)})
+        new_entry as (${scope.tx.insertInto("entries").values(entryRow)}),
+        events as (${scope.eventsInsert(events)})
       ${scope.tx.insertInto("entry_versions").values(versionRow(1))}
     `.execute(scope.tx);
+    eventsWritten = true;
   } else if (group && instance) {
     // The language's next version (numbered after the group's last, which the lock keeps
     // still), the language and the group pointed at it, the group's unique claims cleared
@@ -396,13 +406,14 @@ export async function saveInScope(
       version_id: versionId,
       kind: plan.kind,
     },
-  }, { eventsWritten: plan.kind === "update" });
+  }, { eventsWritten });
   if (!group) {
     scope.wrote(groupId, {
       model_id: modelId,
       revision: 0,
       trashed_at: null,
       updated_at: now,
+      unpublished: true,
     });
     // A new entry's answer is what this command just wrote: nothing else can touch the group
     // before it commits.
@@ -434,6 +445,10 @@ export async function saveInScope(
     revision: plan.group.revision,
     trashed_at: null,
     updated_at: now,
+    // A save moves no language's published version: none published under the lock, none after.
+    unpublished: plan.reads.instances.every((i) =>
+      i.published_version_id === null
+    ),
   });
   const instances = plan.reads.instances.map((i) =>
     i === instance

@@ -4,6 +4,7 @@ import type { Db } from "../db/database.ts";
 import { keepModelRead, modelJson } from "../models/store_rows.ts";
 import { settingsFromRow, settingsHeld } from "../sites/settings.ts";
 import type { GroupRow, InstanceRow } from "./store.ts";
+import { ENTRIES_COLUMNS } from "../db/row_columns.ts";
 
 /** The group's languages, with what the save's later steps would each have read on their own. */
 export interface SaveReads {
@@ -61,7 +62,7 @@ export async function readForSave(
         "st.revision as st_revision",
         "st.updated_at as st_updated_at",
       ]))
-    .selectAll("entries")
+    .select(ENTRIES_COLUMNS)
     .where("entries.site_id", "=", siteId)
     .where("entries.group_id", "=", group.id)
     .orderBy("site_languages.position").execute();
@@ -102,4 +103,49 @@ export async function readForSave(
     languageKnown: first.language_known,
     before: (saved?.v_fields ?? {}) as Record<string, unknown>,
   };
+}
+
+/**
+ * What a save that creates a group reads before its checks, in one statement: whether the site
+ * has `locale`, the model (kept for the command's later steps, which would each read it) and,
+ * for a save that validates, the site's editorial document (kept too).
+ */
+export async function readForCreate(
+  tx: Db,
+  siteId: string,
+  options: { modelId: string; locale: string; validates: boolean },
+): Promise<Pick<SaveReads, "languageKnown" | "before">> {
+  const ctx = { db: tx, siteId };
+  const editorial = options.validates && !settingsHeld(ctx, "editorial");
+  const { rows } = await sql<{
+    language_known: boolean;
+    model: unknown;
+    st_key?: string | null;
+    st_document?: unknown;
+    st_revision?: number | null;
+    st_updated_at?: Date | null;
+  }>`select exists (select from site_languages l
+      where l.site_id = ${siteId} and l.code = ${options.locale}) as language_known,
+    ${modelJson(tx, siteId, options.modelId)} as model${
+    editorial
+      ? sql`, st.key as st_key, st.document as st_document,
+        st.revision as st_revision, st.updated_at as st_updated_at
+      from (values (1)) as one (n)
+      left join site_settings st on st.site_id = ${siteId} and st.key = 'editorial'`
+      : sql``
+  }`.execute(tx);
+  const [row] = rows;
+  keepModelRead(tx, siteId, options.modelId, row.model);
+  if (editorial) {
+    settingsFromRow(
+      ctx,
+      "editorial",
+      row.st_key == null ? undefined : {
+        document: row.st_document,
+        revision: row.st_revision!,
+        updated_at: row.st_updated_at!,
+      },
+    );
+  }
+  return { languageKnown: row.language_known };
 }

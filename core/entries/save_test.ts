@@ -142,6 +142,50 @@ Deno.test("saveEntry() answers a new version of a language as the group reads ba
   }
 });
 
+Deno.test("saveEntry() of a group with nothing published serves nothing, and a published language's new slug is served at once", async () => {
+  const w = await openWorld();
+  try {
+    const made = await article(w);
+    const served = async () =>
+      await w.db.selectFrom("public_items")
+        .select(["requested_locale", "served_locale", "slug"])
+        .where("site_id", "=", w.siteId).where("group_id", "=", made.group_id)
+        .orderBy("requested_locale").execute();
+    assert.deepEqual(await served(), []);
+    const en = made.instances.find((i) => i.locale === "en")!;
+    const published = ok(
+      await publishEntry(w.ctx(), {
+        group_id: made.group_id,
+        locale: "en",
+        expected_current_version_id: en.current_version_id,
+        expected_workflow_revision: made.revision,
+      }),
+    );
+    assert.deepEqual(
+      (await served()).filter((row) => row.requested_locale === "en"),
+      [{ requested_locale: "en", served_locale: "en", slug: "a" }],
+    );
+    // The group has a published language: a save of it refreshes what is served.
+    ok(
+      await saveEntry(w.ctx(), {
+        group_id: made.group_id,
+        locale: "en",
+        slug: "a-renamed",
+        fields: { title: "A again" },
+        expected_current_version_id: published.instances.find((i) =>
+          i.locale === "en"
+        )!.current_version_id,
+      }),
+    );
+    assert.deepEqual(
+      (await served()).filter((row) => row.requested_locale === "en"),
+      [{ requested_locale: "en", served_locale: "en", slug: "a-renamed" }],
+    );
+  } finally {
+    await w.close();
+  }
+});
+
 Deno.test("saveEntry() refuses a stale pin with version_conflict and writes nothing (ENT-004)", async () => {
   const w = await openWorld();
   try {

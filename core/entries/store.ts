@@ -3,6 +3,7 @@ import { type RawBuilder, type Selectable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type { EntriesTable, EntryGroupsTable } from "../db/schema.ts";
 import type { EntryState, InstanceState, LifecycleResult } from "./types.ts";
+import { ENTRIES_COLUMNS, GROUP_COLUMNS } from "../db/row_columns.ts";
 
 /** A stored translation group. */
 export type GroupRow = Selectable<EntryGroupsTable>;
@@ -27,7 +28,7 @@ export async function readGroup(
   options: { lock?: boolean } = {},
 ): Promise<GroupRow | undefined> {
   if (!isId(groupId)) return undefined;
-  let query = db.selectFrom("entry_groups").selectAll()
+  let query = db.selectFrom("entry_groups").select(GROUP_COLUMNS)
     .where("site_id", "=", siteId).where("id", "=", groupId);
   if (options.lock) query = query.forUpdate();
   return await query.executeTakeFirst();
@@ -48,7 +49,7 @@ export async function readGroupWith(
 > {
   if (!isId(groupId)) return undefined;
   const { locale, extra } = options;
-  const row = await db.selectFrom("entry_groups").selectAll()
+  const row = await db.selectFrom("entry_groups").select(GROUP_COLUMNS)
     .select([
       (locale === undefined ? sql<boolean>`false` : sql<boolean>`exists (
         select from entries e
@@ -77,7 +78,7 @@ export async function readInstances(
         join.onRef("site_languages.site_id", "=", "entries.site_id")
           .onRef("site_languages.code", "=", "entries.locale"),
     )
-    .selectAll("entries")
+    .select(ENTRIES_COLUMNS)
     .where("entries.site_id", "=", siteId).where(
       "entries.group_id",
       "=",

@@ -16,6 +16,7 @@ import {
   type ReviewState,
   reviewStateOf,
 } from "./review_state.ts";
+import { ENTRIES_COLUMNS } from "../db/row_columns.ts";
 
 /** The refusal for a group or language that is not on the site. */
 export const NOT_FOUND: LifecycleRefusal = { ok: false, code: "not_found" };
@@ -94,7 +95,7 @@ async function readInstancesAndReview(
         "st.revision as st_revision",
         "st.updated_at as st_updated_at",
       ]))
-    .selectAll("entries")
+    .select(ENTRIES_COLUMNS)
     .where("entries.site_id", "=", group.site_id)
     .where("entries.group_id", "=", group.id)
     .orderBy("site_languages.position").execute();

@@ -10,6 +10,7 @@ import {
   walkFields,
 } from "./definition.ts";
 import { type FieldDefinition, UUID } from "./field_types.ts";
+import { MODEL_COLUMNS } from "../db/row_columns.ts";
 
 /** Who writes, and the digest of the idempotency key the write runs under (if any). */
 export interface ModelRecord {
@@ -47,7 +48,11 @@ export async function loadModels(
   ids: string[] | null,
   lock = false,
 ): Promise<StoredModel[]> {
-  let query = db.selectFrom("models").selectAll().where("site_id", "=", siteId)
+  let query = db.selectFrom("models").select(MODEL_COLUMNS).where(
+    "site_id",
+    "=",
+    siteId,
+  )
     .where("deleted_at", "is", null);
   if (ids) {
     if (ids.length === 0) return [];

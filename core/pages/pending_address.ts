@@ -14,6 +14,7 @@ import {
 import { forgetSettingsRead } from "../sites/settings.ts";
 import { isReservedPageSlug } from "./addresses.ts";
 import { addressHeld, recordPendingAddress } from "./address_store.ts";
+import { INSTANCE_COLUMNS } from "../db/row_columns.ts";
 
 /** Most exact redirects the SEO settings hold (spec 3 part 8). */
 const EXACT_REDIRECTS_MAX = 256;
@@ -62,7 +63,9 @@ export function setPageAddress(
   options: SetPageAddressOptions,
 ): Promise<LifecycleOutcome> {
   return runCommand(ctx, async (scope) => {
-    const instance = await scope.tx.selectFrom("entries").selectAll()
+    const instance = await scope.tx.selectFrom("entries").select(
+      INSTANCE_COLUMNS,
+    )
       .where("site_id", "=", ctx.siteId)
       .where("group_id", "=", options.group_id)
       .where("locale", "=", options.locale).executeTakeFirst();

@@ -6,6 +6,7 @@ import { jsonColumn } from "../db/json_column.ts";
 import type { PluginInstallationsTable } from "../db/schema.ts";
 import type { ManifestV1 } from "./manifest.ts";
 import type { Capability, InstallationState } from "./protocol.ts";
+import { INSTALLATION_COLUMNS } from "../db/row_columns.ts";
 
 /** How a policy runs: its refusals and failures block, only warn, or it is not asked at all. */
 export type PolicyMode = "blocking" | "advisory" | "off";
@@ -79,7 +80,7 @@ export async function readInstallation(
   options: { lock?: boolean } = {},
 ): Promise<InstallationRow | undefined> {
   if (!isId(id)) return undefined;
-  let query = db.selectFrom("plugin_installations").selectAll()
+  let query = db.selectFrom("plugin_installations").select(INSTALLATION_COLUMNS)
     .where("site_id", "=", siteId).where("id", "=", id);
   if (options.lock) query = query.forUpdate();
   return await query.executeTakeFirst();
@@ -90,7 +91,9 @@ export async function listInstallationRows(
   db: Db,
   siteId: string,
 ): Promise<InstallationRow[]> {
-  return await db.selectFrom("plugin_installations").selectAll()
+  return await db.selectFrom("plugin_installations").select(
+    INSTALLATION_COLUMNS,
+  )
     .where("site_id", "=", siteId).orderBy("created_at", "desc")
     .orderBy("id").execute();
 }
@@ -103,7 +106,9 @@ export async function installationByDigest(
   db: Db,
   digest: string,
 ): Promise<InstallationRow | undefined> {
-  return await db.selectFrom("plugin_installations").selectAll()
+  return await db.selectFrom("plugin_installations").select(
+    INSTALLATION_COLUMNS,
+  )
     .where((eb) =>
       eb.or([
         eb("token_hash", "=", digest),

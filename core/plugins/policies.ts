@@ -35,6 +35,7 @@ import {
 import type { ManifestPolicy } from "./manifest.ts";
 import { LIMITS } from "./protocol.ts";
 import type { PolicyCall, PolicyKind } from "./policy_call.ts";
+import { INSTALLATION_COLUMNS } from "../db/row_columns.ts";
 
 export type { PolicyCall, PolicyKind };
 
@@ -105,7 +106,7 @@ async function applicablePolicies(
 ): Promise<ApplicablePolicy[]> {
   const { kind, modelId } = check;
   const rows = check.installations ??
-    await ctx.db.selectFrom("plugin_installations").selectAll()
+    await ctx.db.selectFrom("plugin_installations").select(INSTALLATION_COLUMNS)
       .where("site_id", "=", ctx.siteId).where("state", "=", "active")
       .orderBy("created_at").orderBy("id").execute();
   const found: ApplicablePolicy[] = [];

@@ -13,6 +13,7 @@ import {
   type DelegationRow,
 } from "./delegations.ts";
 import type { Installation } from "./installation_store.ts";
+import { ENTRIES_COLUMNS } from "../db/row_columns.ts";
 
 const NOT_FOUND = pluginRefusal(
   "content_not_found",
@@ -63,7 +64,7 @@ export async function scopedItem(
           "entries.locale",
         ),
     )
-    .selectAll("entries")
+    .select(ENTRIES_COLUMNS)
     .select([
       "sl.position as l_position",
       "g.id as g_id",

@@ -2,10 +2,12 @@
 // through the site's locale policy, written in the transaction of the command that changed it.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import type {
-  PublicationChange,
-  RecordedSyncRow,
-  ServedRow,
+import {
+  type LiveLanguage,
+  liveLanguagesJson,
+  type PublicationChange,
+  type RecordedSyncRow,
+  type ServedRow,
 } from "../entries/publication_change.ts";
 import { localeChain } from "../sites/locale_chain.ts";
 import {
@@ -108,15 +110,27 @@ export async function refreshPublicItems(
     ofGroup(sql.ref("group_id"))
   }
     )
-    ${localePlanRows(siteId, change ? recordedSyncState(change) : undefined)}
+    ${
+    localePlanRows(
+      siteId,
+      change
+        ? sql`json_build_object('recorded', ${recordedSyncState(change)},
+          'live', ${liveLanguagesJson(change.siteId, change.groupId)})`
+        : undefined,
+    )
+  }
   `.execute(tx);
-  // The sync log's recorded state of the group, read here for the refresher after this one (it
-  // reads no row this one writes); absent when the site has no language row to carry it.
+  // The sync log's recorded state of the group and its published languages, read here for the
+  // refreshers after this one (they read no row this one writes); absent when the site has no
+  // language row to carry them.
   if (change && planRows.length > 0) {
-    const recorded = planRows[0].alongside;
-    change.recorded = (typeof recorded === "string"
-      ? JSON.parse(recorded)
-      : recorded) as RecordedSyncRow[];
+    const raw = planRows[0].alongside;
+    const alongside = (typeof raw === "string" ? JSON.parse(raw) : raw) as {
+      recorded: RecordedSyncRow[];
+      live: LiveLanguage[];
+    };
+    change.recorded = alongside.recorded;
+    change.live = alongside.live;
   }
   // An unusable policy is served strictly: nothing is shown in a language it was not written in.
   const plan = localePlanOf(planRows) ?? strictPlan(planRows);

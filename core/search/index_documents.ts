@@ -4,6 +4,7 @@ import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import type {
   ChangedGroup,
+  LiveLanguage,
   PublicationChange,
 } from "../entries/publication_change.ts";
 import { UUID } from "../models/field_types.ts";
@@ -32,6 +33,7 @@ export async function refreshSearchDocuments(
   const { siteId, groupId } = change;
   const sources = await indexGroup(tx, siteId, groupId, {
     group: change.group,
+    live: change.live,
   }, { linking: true });
   for (const s of sources) {
     if (s.source_group_id !== groupId) {
@@ -74,19 +76,20 @@ type IndexedGroup = Pick<ChangedGroup, "model_id" | "trashed_at">;
 
 /**
  * Rewrites the documents of one group. `known` holds the group when the caller has just read
- * it (the publication hook reads it once for every projection); otherwise it is read here.
+ * it (the publication hook reads it once for every projection), and its published languages
+ * when they were read with it; otherwise they are read here.
  */
 async function indexGroup(
   tx: Db,
   siteId: string,
   groupId: string,
-  known?: { group: IndexedGroup | undefined },
+  known?: { group: IndexedGroup | undefined; live?: LiveLanguage[] },
   options: { linking?: boolean } = {},
 ): Promise<{ source_group_id: string }[]> {
   const group = known ? known.group : await tx.selectFrom("entry_groups")
     .select(["model_id", "trashed_at"]).where("site_id", "=", siteId)
     .where("id", "=", groupId).executeTakeFirst();
-  const documents = await documentsOf(tx, siteId, groupId, group);
+  const documents = await documentsOf(tx, siteId, groupId, group, known?.live);
   // With `linking`, the statement that writes also answers the groups linking to this one
   // (indexing writes no links, so reading them alongside reads what a statement after would).
   const linking = sql`select distinct source_group_id from entry_links
@@ -145,13 +148,14 @@ async function documentsOf(
   siteId: string,
   groupId: string,
   group: IndexedGroup | undefined,
+  known?: LiveLanguage[],
 ): Promise<SearchDocument[]> {
   if (!group || group.trashed_at !== null) return [];
   // A model id that is not a UUID names no model (and must not abort the transaction).
   if (!UUID.test(group.model_id)) return [];
   const model = await loadModelOnce(tx, siteId, group.model_id);
   if (!model || !model.isPublic) return [];
-  const live = await tx.selectFrom("entries as e")
+  const live: LiveLanguage[] = known ?? await tx.selectFrom("entries as e")
     .innerJoin(
       "entry_versions as v",
       (j) =>
@@ -227,14 +231,33 @@ async function documentsOf(
   });
 }
 
+// Stems already asked for, by word. A stem depends on the word alone (the built-in dictionary is
+// the same on every server and in every transaction), and a site's documents mostly repeat words
+// it has seen: a publish then asks the stemmer only for words new to this process, and often
+// for none, instead of one statement per publish.
+const stemsKnown = new Map<string, string>();
+const STEMS_KNOWN_MAX = 20_000;
+
 /** English stems of `words` (a stop word keeps its own form), from PostgreSQL's Snowball stemmer. */
 async function stems(tx: Db, words: string[]): Promise<Map<string, string>> {
-  if (words.length === 0) return new Map();
+  const found = new Map<string, string>();
+  const unknown: string[] = [];
+  for (const word of words) {
+    const stem = stemsKnown.get(word);
+    if (stem === undefined) unknown.push(word);
+    else found.set(word, stem);
+  }
+  if (unknown.length === 0) return found;
   const { rows } = await sql<{ w: string; s: string }>`
     select w, coalesce((ts_lexize('english_stem', w))[1], w) as s
-    from unnest(${words}::text[]) as w
+    from unnest(${unknown}::text[]) as w
   `.execute(tx);
-  return new Map(rows.map((r) => [r.w, r.s]));
+  if (stemsKnown.size + rows.length > STEMS_KNOWN_MAX) stemsKnown.clear();
+  for (const row of rows) {
+    found.set(row.w, row.s);
+    stemsKnown.set(row.w, row.s);
+  }
+  return found;
 }
 
 /** Published names, in `locale`, of the live public items a relation field links to. */

@@ -14,6 +14,7 @@ import {
   type SettingsDocument,
   type SettingsKey,
 } from "./settings_documents.ts";
+import { SETTINGS_COLUMNS } from "../db/row_columns.ts";
 
 /** A settings document as stored now; revision 0 means the defaults were never changed. */
 export interface StoredSettings<K extends SettingsKey> {
@@ -110,7 +111,7 @@ async function readSettings<K extends SettingsKey>(
   ctx: { db: Db; siteId: string },
   key: K,
 ): Promise<StoredSettings<K>> {
-  const row = await ctx.db.selectFrom("site_settings").selectAll()
+  const row = await ctx.db.selectFrom("site_settings").select(SETTINGS_COLUMNS)
     .where("site_id", "=", ctx.siteId).where("key", "=", key)
     .executeTakeFirst();
   return storedSettingsOf(key, row);

@@ -6,11 +6,12 @@ import { withPluginWorld } from "./world.ts";
 
 type Json = Record<string, unknown>;
 
-/** Statements of one plugin publish today: 15, the goal (51 before the reads it repeated were
- * shared, 45 before the projections were folded, 35 before the command's own reads and writes
- * were folded). No room is kept: a check publishing adds must fold into a statement it already
+/** Statements of one plugin publish today: 14 (51 before the reads it repeated were shared, 45
+ * before the projections were folded, 35 before the command's own reads and writes were folded,
+ * 15 before the search documents' published languages rode on the public items' first
+ * statement). No room is kept: a check publishing adds must fold into a statement it already
  * runs. */
-const PLUGIN_PUBLISH_BUDGET = 15;
+const PLUGIN_PUBLISH_BUDGET = 14;
 
 Deno.test("a plugin publish runs within its statement budget, on PGlite where statements can be counted", () =>
   withPluginWorld(async (w) => {

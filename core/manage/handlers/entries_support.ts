@@ -18,6 +18,7 @@ import { refuse } from "../../web/errors.ts";
 import { getModel } from "../../models/model_reads.ts";
 import { ERROR_STATUS } from "../contract/errors.ts";
 import type { ManageContext } from "../handler.ts";
+import { ENTRIES_COLUMNS, GROUP_COLUMNS } from "../../db/row_columns.ts";
 
 /** The lifecycle context of a command: the credential as actor, model validation, the key's digest as trace. */
 export function lifecycleOf(ctx: ManageContext): LifecycleContext {
@@ -221,7 +222,7 @@ export async function summaries(
         join.onRef("site_languages.site_id", "=", "entries.site_id")
           .onRef("site_languages.code", "=", "entries.locale"),
     )
-    .selectAll("entries")
+    .select(ENTRIES_COLUMNS)
     .where("entries.site_id", "=", siteId)
     .where("entries.group_id", "in", groups.map((g) => g.id))
     .orderBy("site_languages.position").execute();
@@ -348,7 +349,7 @@ export async function pageGroups(
   const { db } = ctx.services;
   const list = `${options.trashed ? "trash" : "entries"}:${options.modelId}`;
   const column = options.trashed ? "trashed_at" : "created_at";
-  let query = db.selectFrom("entry_groups").selectAll()
+  let query = db.selectFrom("entry_groups").select(GROUP_COLUMNS)
     .where("site_id", "=", ctx.site.id)
     .where("model_id", "=", options.modelId)
     .where("trashed_at", options.trashed ? "is not" : "is", null);
