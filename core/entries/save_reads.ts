@@ -80,18 +80,7 @@ export async function readForSave(
   ) => instance);
   const first = rows[0];
   if (!first) return { instances };
-  keepModelRead(tx, siteId, group.model_id, first.model);
-  if (editorial) {
-    settingsFromRow(
-      ctx,
-      "editorial",
-      first.st_key == null ? undefined : {
-        document: first.st_document,
-        revision: first.st_revision!,
-        updated_at: first.st_updated_at!,
-      },
-    );
-  }
+  keepRead(ctx, group.model_id, first, editorial);
   const saved = rows.find((row) => row.locale === options.locale);
   if (saved?.current_version_id && !saved.v_fields) {
     throw new Error(
@@ -135,17 +124,32 @@ export async function readForCreate(
       : sql``
   }`.execute(tx);
   const [row] = rows;
-  keepModelRead(tx, siteId, options.modelId, row.model);
-  if (editorial) {
-    settingsFromRow(
-      ctx,
-      "editorial",
-      row.st_key == null ? undefined : {
-        document: row.st_document,
-        revision: row.st_revision!,
-        updated_at: row.st_updated_at!,
-      },
-    );
-  }
+  keepRead(ctx, options.modelId, row, editorial);
   return { languageKnown: row.language_known };
+}
+
+/** The model, and with `editorial` the editorial document, a read carried: kept for the command. */
+function keepRead(
+  ctx: { db: Db; siteId: string },
+  modelId: string,
+  row: {
+    model: unknown;
+    st_key?: string | null;
+    st_document?: unknown;
+    st_revision?: number | null;
+    st_updated_at?: Date | null;
+  },
+  editorial: boolean,
+): void {
+  keepModelRead(ctx.db, ctx.siteId, modelId, row.model);
+  if (!editorial) return;
+  settingsFromRow(
+    ctx,
+    "editorial",
+    row.st_key == null ? undefined : {
+      document: row.st_document,
+      revision: row.st_revision!,
+      updated_at: row.st_updated_at!,
+    },
+  );
 }
