@@ -22,16 +22,35 @@ export function notFound(): HttpError {
 }
 
 export function contextQueryOf(c: Context<AppEnv>): PublicContextQuery {
-  const domain = hostName(c.req.header("host"));
-  if (!domain) {
+  const query = publicContextQuery(
+    c.req.header("host"),
+    c.req.header("authorization"),
+    c.req.param("model") ?? null,
+  );
+  if (!query) {
     throw new HttpError(404, "unknown_host", "No site answers this host");
   }
-  const bearer = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
+  return query;
+}
+
+/**
+ * What a /v1 request's context is read by: its site by the `Host` header, the digest of a site
+ * API token sent as `Authorization: Bearer`, and the model its path names; null for a host no
+ * site can have.
+ */
+export function publicContextQuery(
+  host: string | undefined,
+  authorization: string | undefined,
+  modelSlug: string | null,
+): PublicContextQuery | null {
+  const domain = hostName(host);
+  if (!domain) return null;
+  const bearer = BEARER.exec(authorization?.trim() ?? "");
   const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
   return {
     site: { domain },
     tokenDigest: token === null ? null : sha256HexSync(token),
-    modelSlug: c.req.param("model") ?? null,
+    modelSlug,
   };
 }
 

@@ -45,7 +45,7 @@ export function frontServed(db: Db): number {
 }
 
 /** The request's path and query, as sent. */
-function pathOf(c: Context<AppEnv>): string {
+export function pathOf(c: Context<AppEnv>): string {
   const url = c.req.url;
   const path = url.indexOf("/", url.indexOf("//") + 2);
   return path < 0 ? "/" : url.slice(path);

@@ -9,21 +9,18 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { changeFeedOf, type Db } from "../db/database.ts";
 import type { AppEnv } from "../web/env.ts";
-import { sha256HexSync } from "../kv/digest.ts";
-import { hostName } from "../sites/host.ts";
 import { servePublicRead } from "./kept_answers.ts";
 import { listItems } from "./list.ts";
 import { readItem } from "./single.ts";
 import { rememberedContext } from "./request_context.ts";
-import { checkSiteToken } from "./context_refresh.ts";
-import { SITE_TOKEN } from "./site_tokens.ts";
+import { checkSiteToken, publicContextQuery } from "./context_refresh.ts";
+import { pathOf } from "./front_answers.ts";
 
 /**
  * Path segments taken here: a plain model or entry slug. Anything a router would decode
  * (percent escapes), a trailing slash or an empty segment goes to the routes.
  */
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._~-]*$/;
-const BEARER = /^Bearer ([^\s]+)$/;
 
 /** How many reads were answered before routing, per database handle. */
 const served = new WeakMap<Db, number>();
@@ -74,28 +71,19 @@ async function frontRead(
   if (reads) return null;
   const generation = changeFeedOf(db)?.generation() ?? null;
   if (generation === null) return null;
-  const url = c.req.url;
-  const query = url.indexOf("?");
+  const sent = pathOf(c);
+  const query = sent.indexOf("?");
   // A preview reads drafts with a fresh context (core/public/middleware.ts).
-  if (query >= 0 && url.includes("preview", query)) return null;
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  const path = readPath(
-    url.slice(start, query < 0 ? undefined : query),
-    reserved,
-  );
+  if (query >= 0 && sent.includes("preview", query)) return null;
+  const path = readPath(query < 0 ? sent : sent.slice(0, query), reserved);
   if (!path) return null;
-  const domain = hostName(c.req.header("host"));
-  if (!domain) return null;
-  const authorization = c.req.header("authorization");
-  const bearer = authorization === undefined
-    ? null
-    : BEARER.exec(authorization.trim());
-  const token = bearer && SITE_TOKEN.test(bearer[1]) ? bearer[1] : null;
-  const context = rememberedContext(db, {
-    site: { domain },
-    tokenDigest: token === null ? null : sha256HexSync(token),
-    modelSlug: path.model,
-  }, generation);
+  const contextQuery = publicContextQuery(
+    c.req.header("host"),
+    c.req.header("authorization"),
+    path.model,
+  );
+  if (!contextQuery) return null;
+  const context = rememberedContext(db, contextQuery, generation);
   if (!context || context.unconfirmed) return null;
   c.set("site", context.site);
   c.set("publicContext", context);
