@@ -4,8 +4,6 @@ import { imageSize } from "image-size";
 import type { MediaKind } from "../models/field_types.ts";
 import { MAX_IMAGE_PIXELS } from "./pixel_ceiling.ts";
 
-export { MAX_IMAGE_PIXELS };
-
 /** A file the library can keep, as its bytes say. */
 export interface DetectedFile {
   ok: true;

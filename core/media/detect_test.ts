@@ -1,5 +1,6 @@
 import { deepEqual, equal } from "node:assert/strict";
-import { detectFile, MAX_IMAGE_PIXELS } from "./detect.ts";
+import { detectFile } from "./detect.ts";
+import { MAX_IMAGE_PIXELS } from "./pixel_ceiling.ts";
 import { encodePng, pngClaiming } from "./png.ts";
 
 const enc = new TextEncoder();

@@ -2,7 +2,7 @@
 // more than 100 megapixels is refused 415 unsupported_media_type (reason too_many_pixels) on
 // upload, replace and per-language originals, storing nothing. MED-006, MED-007.
 import { deepEqual, equal } from "node:assert/strict";
-import { MAX_IMAGE_PIXELS } from "../../core/media/detect.ts";
+import { MAX_IMAGE_PIXELS } from "../../core/media/pixel_ceiling.ts";
 import { pngClaiming } from "../../core/media/png.ts";
 import { refusal } from "../manage/helpers.ts";
 import { png, withMediaApp } from "./support.ts";

@@ -1,7 +1,7 @@
 // GET/POST /admin/media: the media library — folders, search, upload, alt texts, focal point, replace, usage, remove.
 import type { Context } from "hono";
 import { requireSignedIn } from "../../../core/auth/session_middleware.ts";
-import { MAX_IMAGE_PIXELS } from "../../../core/media/detect.ts";
+import { MAX_IMAGE_PIXELS } from "../../../core/media/pixel_ceiling.ts";
 import { personMedia } from "../../../core/media/admin_access.ts";
 import {
   moveMedia,
