@@ -7,34 +7,7 @@ import { sql } from "kysely";
 import { frontServed } from "../../core/public/front_answers.ts";
 import { issueSiteToken } from "../../core/public/site_tokens.ts";
 import { statementsOf } from "../support/statements.ts";
-import { openPublicWorld, type PublicWorld } from "./helpers.ts";
-
-/** Status, body and every header a client or shared cache sees. */
-async function seen(res: Response) {
-  return {
-    status: res.status,
-    body: await res.text(),
-    headers: Object.fromEntries(res.headers),
-  };
-}
-
-/**
- * Reads `path` until a read is answered ahead of routing (at most 5 reads); answers what the
- * first read saw and what the answered-ahead read saw.
- */
-async function untilFront(
-  w: PublicWorld,
-  path: string,
-  headers: Record<string, string> = {},
-) {
-  const first = await seen(await w.get(path, headers));
-  for (let i = 0; i < 5; i++) {
-    const before = frontServed(w.services.db);
-    const again = await seen(await w.get(path, headers));
-    if (frontServed(w.services.db) === before + 1) return { first, again };
-  }
-  throw new Error(`${path} was never answered ahead of routing`);
-}
+import { openPublicWorld, untilAhead } from "./helpers.ts";
 
 Deno.test("a read answered ahead of routing is the full path's answer, 304 and HEAD included, and asks the database nothing (PUB-009)", async () => {
   const w = await openPublicWorld();
@@ -45,7 +18,7 @@ Deno.test("a read answered ahead of routing is the full path's answer, 304 and H
         "/v1/posts/caching-at-the-edge-without-stale-pages",
       ]
     ) {
-      const { first, again } = await untilFront(w, path);
+      const { first, again } = await untilAhead(w, path, frontServed);
       deepEqual(again, first, path);
       const { result, statements } = await statementsOf(
         w.services.db,
@@ -86,12 +59,12 @@ Deno.test("answers ahead of routing are per origin and per token, and a token is
     const path = "/v1/posts?limit=2";
     const shop = { origin: "https://shop.example" };
     const other = { origin: "https://other.example" };
-    const fromShop = await untilFront(w, path, shop);
+    const fromShop = await untilAhead(w, path, frontServed, shop);
     equal(
       fromShop.again.headers["access-control-allow-origin"],
       "https://shop.example",
     );
-    const fromOther = await untilFront(w, path, other);
+    const fromOther = await untilAhead(w, path, frontServed, other);
     equal(fromOther.again.headers["access-control-allow-origin"], undefined);
     deepEqual(fromOther.again, fromOther.first);
 
@@ -104,7 +77,7 @@ Deno.test("answers ahead of routing are per origin and per token, and a token is
     });
     ok(issued.ok);
     const auth = { authorization: `Bearer ${issued.token}` };
-    const withToken = await untilFront(w, "/v1/notes", auth);
+    const withToken = await untilAhead(w, "/v1/notes", frontServed, auth);
     equal(withToken.again.status, 200);
     ok(withToken.again.headers["cache-control"]?.startsWith("private"));
     equal((await w.get("/v1/notes")).status, 404, "not without the token");

@@ -5,18 +5,15 @@ import { deepEqual, equal, ok } from "node:assert/strict";
 import { sql } from "kysely";
 import { frontReadsServed, readPath } from "../../core/public/front_reads.ts";
 import { issueSiteToken } from "../../core/public/site_tokens.ts";
-import { openPublicWorld, type PublicWorld } from "./helpers.ts";
+import {
+  openPublicWorld,
+  type PublicWorld,
+  seen,
+  untilAhead,
+} from "./helpers.ts";
 
 /** Every answer computed: kept answers would be served ahead of this step. */
 const COMPUTED = { PUBLIC_ANSWER_CACHE_MB: "0" };
-
-async function seen(res: Response) {
-  return {
-    status: res.status,
-    body: await res.text(),
-    headers: Object.fromEntries(res.headers),
-  };
-}
 
 /** Reads `path` and says whether it was read before routing. */
 async function read(
@@ -29,25 +26,6 @@ async function read(
   return { ...answer, front: frontReadsServed(w.services.db) === before + 1 };
 }
 
-/**
- * Reads `path` until a read is answered before routing (at most 5 reads: the first reads of a
- * world may commit, a cursor's key for one); answers the last read through the routes and the
- * one read before routing.
- */
-async function untilFront(
-  w: PublicWorld,
-  path: string,
-  headers: Record<string, string> = {},
-) {
-  let routed = await read(w, path, headers);
-  for (let i = 0; i < 5; i++) {
-    const again = await read(w, path, headers);
-    if (again.front) return { routed, again };
-    routed = again;
-  }
-  throw new Error(`${path} was never read before routing`);
-}
-
 Deno.test("a list or single read answered before routing is the routes' answer, 304 and HEAD included (PUB-009)", async () => {
   const w = await openPublicWorld(COMPUTED);
   try {
@@ -58,8 +36,8 @@ Deno.test("a list or single read answered before routing is the routes' answer, 
         "/v1/posts/caching-at-the-edge-without-stale-pages?locale=en",
       ]
     ) {
-      const { routed: first, again } = await untilFront(w, path);
-      deepEqual({ ...again, front: false }, { ...first, front: false }, path);
+      const { first, again } = await untilAhead(w, path, frontReadsServed);
+      deepEqual(again, first, path);
       const revalidated = await read(w, path, {
         "if-none-match": first.headers["etag"],
       });
@@ -89,7 +67,12 @@ Deno.test("after a commit a read goes through the routes once, and the answer sh
   try {
     const path = "/v1/posts?limit=2";
     const shop = { origin: "https://shop.example" };
-    const { again: before } = await untilFront(w, path, shop);
+    const { again: before } = await untilAhead(
+      w,
+      path,
+      frontReadsServed,
+      shop,
+    );
     equal(before.headers["access-control-allow-origin"], undefined);
     await sql`insert into site_browser_origins (site_id, origins, updated_at)
       values (${w.siteId}, '["https://shop.example"]'::jsonb, now())
@@ -110,7 +93,7 @@ Deno.test("after a commit a read goes through the routes once, and the answer sh
 Deno.test("refusals are answered by the routes, with the /v1 middleware's headers (PUB-036)", async () => {
   const w = await openPublicWorld(COMPUTED);
   try {
-    await untilFront(w, "/v1/posts?limit=1");
+    await untilAhead(w, "/v1/posts?limit=1", frontReadsServed);
     for (
       const [path, status, code] of [
         ["/v1/posts?limit=0", 400, "public_filter_invalid"],
@@ -138,7 +121,12 @@ Deno.test("refusals are answered by the routes, with the /v1 middleware's header
     });
     ok(issued.ok);
     const auth = { authorization: `Bearer ${issued.token}` };
-    const { again: withToken } = await untilFront(w, "/v1/notes", auth);
+    const { again: withToken } = await untilAhead(
+      w,
+      "/v1/notes",
+      frontReadsServed,
+      auth,
+    );
     equal(withToken.status, 200);
     ok(withToken.headers["cache-control"]?.startsWith("private"));
     equal((await read(w, "/v1/notes")).status, 404, "not without the token");
@@ -154,7 +142,7 @@ Deno.test("refusals are answered by the routes, with the /v1 middleware's header
 Deno.test("other routes under /v1, previews and unusual paths are never read before routing", async () => {
   const w = await openPublicWorld(COMPUTED);
   try {
-    await untilFront(w, "/v1/posts?limit=1");
+    await untilAhead(w, "/v1/posts?limit=1", frontReadsServed);
     for (
       const path of [
         "/v1/_search?q=edge",

@@ -10,6 +10,36 @@ import type { Db } from "../../core/db/database.ts";
 import { openTestApp, TEST_CLOCK_START, type TestApp } from "../support/app.ts";
 import { copyImageFiles, seededImage } from "../support/db_image.ts";
 
+/** Status, body and every header a client or shared cache sees. */
+export async function seen(res: Response) {
+  return {
+    status: res.status,
+    body: await res.text(),
+    headers: Object.fromEntries(res.headers),
+  };
+}
+
+/**
+ * Reads `path` until a read is answered ahead of routing, as `aheadCount` (a step's count of such
+ * answers per database handle) tells, in at most 5 reads after the first (the first reads of a
+ * world may commit, a cursor's key for one); answers what the first read saw and what the read
+ * answered ahead saw.
+ */
+export async function untilAhead(
+  w: PublicWorld,
+  path: string,
+  aheadCount: (db: Db) => number,
+  headers: Record<string, string> = {},
+) {
+  const first = await seen(await w.get(path, headers));
+  for (let i = 0; i < 5; i++) {
+    const before = aheadCount(w.services.db);
+    const again = await seen(await w.get(path, headers));
+    if (aheadCount(w.services.db) === before + 1) return { first, again };
+  }
+  throw new Error(`${path} was never answered ahead of routing`);
+}
+
 /** A test app holding the demo site on `localhost`. */
 export interface PublicWorld extends TestApp {
   siteId: string;
