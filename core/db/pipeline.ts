@@ -11,7 +11,8 @@ import { Buffer } from "node:buffer";
 import { EventEmitter } from "node:events";
 import { setImmediate } from "node:timers";
 import pg from "pg";
-import { parse, serialize } from "pg-protocol";
+import { serialize } from "pg-protocol";
+import { Parser } from "pg-protocol/dist/parser.js";
 import Result from "pg/lib/result.js";
 import utils from "pg/lib/utils.js";
 
@@ -188,6 +189,84 @@ class HandedSocket extends EventEmitter {
   }
 }
 
+/** A row's fields as the server sent them: text, or null for SQL null. */
+interface DataRow {
+  name: "dataRow";
+  fields: (string | null)[];
+}
+
+/**
+ * pg-protocol's parser as {@link RowParser} extends it: `handlePacket` (private in its types) is
+ * the method `parse` calls for each whole message.
+ */
+type ProtocolParser = new () => {
+  parse(buffer: Buffer, callback: (message: Message) => void): void;
+  handlePacket(
+    offset: number,
+    code: number,
+    length: number,
+    bytes: Buffer,
+  ): Message;
+};
+
+/** Rows up to this many bytes are decoded in one piece (see {@link RowParser}). */
+const ROW_TEXT_MAX = 4096;
+const DATA_ROW = 0x44;
+
+/**
+ * pg-protocol's parser, reading data rows in one piece: a row's bytes are decoded once, as
+ * latin1 (one character per byte, so byte offsets are character offsets), and each field is a
+ * substring of that text when its bytes are ASCII, where latin1 and UTF-8 agree. A field with
+ * other bytes is decoded as UTF-8 on its own. pg-protocol decodes every field separately, each
+ * through a Buffer view and a native call: for a list page of 20 rows of 7 fields that was about
+ * 4% of a public read's CPU (docs/benchmarks.md). Every other message is pg-protocol's own.
+ */
+class RowParser extends (Parser as unknown as ProtocolParser) {
+  override handlePacket(
+    offset: number,
+    code: number,
+    length: number,
+    bytes: Buffer,
+  ): Message {
+    // `length` counts itself (4 bytes), not the code.
+    if (code !== DATA_ROW || length - 4 > ROW_TEXT_MAX) {
+      return super.handlePacket(offset, code, length, bytes);
+    }
+    return dataRow(bytes, offset, offset + length - 4);
+  }
+}
+
+const utf8 = new TextDecoder();
+
+/** The data row whose payload (field count, then each field's length and bytes) is `start..end`. */
+function dataRow(bytes: Buffer, start: number, end: number): DataRow {
+  const text = bytes.toString("latin1", start, end);
+  const count = (bytes[start] << 8) | bytes[start + 1];
+  const fields = new Array<string | null>(count);
+  let at = start + 2;
+  for (let i = 0; i < count; i++) {
+    const length = bytes.readInt32BE(at);
+    at += 4;
+    if (length < 0) {
+      fields[i] = null;
+      continue;
+    }
+    const stop = at + length;
+    let ascii = true;
+    for (let b = at; b < stop; b++) {
+      if (bytes[b] > 0x7f) {
+        ascii = false;
+        break;
+      }
+    }
+    fields[i] = ascii
+      ? text.substring(at - start, stop - start)
+      : utf8.decode(bytes.subarray(at, stop));
+    at = stop;
+  }
+  return { name: "dataRow", fields };
+}
+
 /** One connection carrying statements in flight, answered in the order they were sent. */
 class PipelinedConnection {
   readonly ready: Promise<void>;
@@ -226,18 +305,16 @@ class PipelinedConnection {
         throw error;
       }
       socket.handOver(
-        (chunk) => this.#parser.emit("data", chunk),
+        (chunk) => this.#parser.parse(chunk, this.#onMessage),
         (error) => this.#die(error),
       );
     })();
     // A caller awaits `ready`; a failure nobody waited for must not go unhandled.
     this.ready.catch(() => {});
-    // The parser only listens for "data" and "end", which an emitter is enough for.
-    parse(this.#parser as never, (message: Message) => this.#receive(message));
   }
 
-  /** What pg-protocol's parser reads from: the handed-over socket's chunks, emitted as "data". */
-  #parser = new EventEmitter();
+  #parser = new RowParser();
+  #onMessage = (message: Message) => this.#receive(message);
 
   /** Sends one statement; resolves with its rows once the server answered it. */
   run(name: string, text: string, values: unknown[]): Promise<unknown[]> {

@@ -18,6 +18,48 @@ function pipelineOf(applicationName: string, size = 2): StatementPipeline {
 const TYPED = `select $1::int8 as big, $2::timestamptz as at, $3::jsonb as doc,
   $4::text as nothing, array[$5::int, 2] as list, $6::bool as yes, $7::numeric as price`;
 
+const TEXTS = `select $1::text as plain, $2::text as accents, $3::text as empty,
+  $4::text as nothing, $5::jsonb as doc, $6::text as tail, repeat($7::text, $8::int) as long`;
+
+Deno.test({
+  name:
+    "pipelined rows decode text as pg does: ASCII, UTF-8 of two to four bytes beside ASCII fields, empty and null fields, JSON, and rows past the one-piece size (4,096 bytes) on either side",
+  ignore,
+}, async () => {
+  const pipeline = pipelineOf("stave_pipeline_texts");
+  const client = new pg.Client({ connectionString: DATABASE_URL! });
+  await client.connect();
+  try {
+    const rowsOf = (values: unknown[]) =>
+      client.query({ name: "texts", text: TEXTS, values });
+    for (
+      const [unit, times] of [
+        ["a", 1],
+        ["é", 1],
+        ["a", 3_900], // a row just under the one-piece size
+        ["a", 4_100], // just over it: decoded by pg-protocol
+        ["日本😀", 2_000],
+      ] as const
+    ) {
+      const values = [
+        "en-post-100000",
+        "Crème brûlée, 日本語 and 😀",
+        "",
+        null,
+        JSON.stringify({ title: 'Zoë "quoted"', n: 1.5 }),
+        "after the others",
+        unit,
+        times,
+      ];
+      const expected = (await rowsOf(values)).rows;
+      deepEqual(await pipeline.run("texts", TEXTS, values), expected);
+    }
+  } finally {
+    await client.end();
+    await pipeline.close();
+  }
+});
+
 Deno.test({
   name:
     "a pipelined statement answers the same rows and types as pg's own query, also when its runs after the first skip the row description",
