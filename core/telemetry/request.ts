@@ -25,21 +25,23 @@ export function requestTelemetry(): MiddlewareHandler<AppEnv> {
   return async function identifyRequest(c, next) {
     const sent = c.req.header("x-request-id");
     const echo = sent !== undefined && REQUEST_ID.test(sent);
-    const id = echo ? sent : crypto.randomUUID();
+    // An id made here is only written into log lines: made when the first one is.
+    let made: string | undefined;
+    const idOf = () => echo ? sent : made ??= crypto.randomUUID();
     const span = TELEMETRY_ON ? requestSpan() : undefined;
     const traceId = span?.spanContext().traceId;
     const log = c.var.log;
     c.set(
       "log",
       traceId
-        ? (entry) => log({ ...entry, request_id: id, trace_id: traceId })
-        : (entry) => log({ ...entry, request_id: id }),
+        ? (entry) => log({ ...entry, request_id: idOf(), trace_id: traceId })
+        : (entry) => log({ ...entry, request_id: idOf() }),
     );
     const started = performance.now();
     try {
       await next();
     } finally {
-      if (echo) c.header("X-Request-Id", id);
+      if (echo) c.header("X-Request-Id", sent);
       if (TELEMETRY_ON) {
         const route = routeOf(c);
         const status = c.res.status;
@@ -62,7 +64,7 @@ export function requestTelemetry(): MiddlewareHandler<AppEnv> {
             // Deno records the whole URL; the query string may hold a preview token or a cursor.
             "url.full": `${url.origin}${url.pathname}`,
             "url.query": "",
-            "stave.request_id": id,
+            "stave.request_id": idOf(),
           });
         }
       }
