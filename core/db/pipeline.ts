@@ -105,8 +105,10 @@ class HandedSocket extends EventEmitter {
       while (true) {
         const n = await conn.read(buffer);
         if (n === null) break;
-        // Copied: the parser may keep a partial message while the buffer is read into again.
-        const chunk = Buffer.from(buffer.subarray(0, n));
+        // Copied (natively, by `slice`; `Buffer.from` of a Uint8Array copies byte by byte in
+        // JavaScript): the parser may keep a partial message while the buffer is read into again.
+        const copy = buffer.slice(0, n);
+        const chunk = Buffer.from(copy.buffer, 0, n);
         if (this.#receiver) this.#receiver(chunk);
         else this.emit("data", chunk);
       }
