@@ -54,6 +54,20 @@ Deno.test({
       const expected = (await rowsOf(values)).rows;
       deepEqual(await pipeline.run("texts", TEXTS, values), expected);
     }
+    // A repeated column name keeps its first place and the last value, as pg's rows do.
+    const twice =
+      "select $1::int as a, $2::text as b, $3::text as a, null::int as c";
+    const expected = (await client.query({
+      name: "twice",
+      text: twice,
+      values: [1, "x", "y"],
+    })).rows;
+    deepEqual(expected, [{ a: "y", b: "x", c: null }]);
+    for (let run = 0; run < 2; run++) {
+      const rows = await pipeline.run("twice", twice, [1, "x", "y"]);
+      deepEqual(rows, expected);
+      deepEqual(Object.keys(rows[0] as object), ["a", "b", "c"]);
+    }
   } finally {
     await client.end();
     await pipeline.close();
