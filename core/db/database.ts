@@ -234,6 +234,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
       // How an operator finds the service's sessions in pg_stat_activity (a URL's or PGAPPNAME's
       // application_name wins).
       fallback_application_name: "stave",
+      // A statement goes out without waiting for the one before it to answer; Kysely still
+      // awaits each, so only a transaction's held-back `begin` rides along with its first
+      // statement (prepared_queries.ts).
+      pipeline: true,
     });
     // A connection the server drops (restart, failover, an operator's pg_terminate_backend),
     // idle or handed out, must not end the process: the pool discards it and opens another on

@@ -37,14 +37,21 @@ export function preparedName(text: string): string | null {
 /**
  * Makes `client` run Kysely's statements (a text with bind values, no callback) as prepared
  * statements named by {@link preparedName}, up to {@link PREPARED_PER_CONNECTION} of them; every
- * other call goes to `pg` unchanged. Idempotent per client.
+ * other call goes to `pg` unchanged, but for a pipelined client's `begin` (held back to go with
+ * the next statement). Call on every checkout: the first call wraps, later ones only forget a
+ * `begin` held back by the checkout before.
  */
 export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
-  if (preparedOn.has(client)) return client;
+  if (preparedOn.has(client)) {
+    forgetHeldBegin.get(client)?.();
+    return client;
+  }
   const prepared = new Set<string>();
   preparedOn.set(client, prepared);
-  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-  client.query = ((...args: unknown[]) => {
+  const query = client.query.bind(client) as (
+    ...args: unknown[]
+  ) => Promise<unknown>;
+  const run = (args: unknown[]): Promise<unknown> => {
     const [text, values] = args;
     if (
       args.length === 2 && typeof text === "string" && Array.isArray(values) &&
@@ -60,6 +67,66 @@ export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
       }
     }
     return query(...args);
+  };
+  const pipelined = (client as { pipeline?: boolean }).pipeline === true;
+  let beginHeld = false;
+  client.query = ((...args: unknown[]) => {
+    if (!pipelined) return run(args);
+    if (!beginHeld && isBare(args, "begin")) {
+      beginHeld = true;
+      return Promise.resolve(BEGUN);
+    }
+    if (!beginHeld) return run(args);
+    beginHeld = false;
+    // A transaction that ran nothing has nothing to end.
+    if (isBare(args, "commit")) return Promise.resolve(COMMITTED);
+    if (isBare(args, "rollback")) return Promise.resolve(ROLLED_BACK);
+    return withBegin(client, () => query("begin"), () => run(args));
   }) as C["query"];
+  // A `begin` still held when the connection went back to the pool was never sent: the next
+  // checkout starts outside a transaction, as it would have after a rollback.
+  forgetHeldBegin.set(client, () => beginHeld = false);
   return client;
+}
+
+/** Per client, drops a `begin` held back and never sent (see {@link prepareQueriesOf}). */
+const forgetHeldBegin = new WeakMap<object, () => void>();
+
+/**
+ * Kysely's `begin` is held back and sent in one socket write with the transaction's first
+ * statement: on a pipelined client (`pg`'s `pipeline` option, which sends a statement without
+ * waiting for the one before to answer) the two go out together and are answered in order.
+ * Every write transaction saves a round trip: on a machine of two cores, waking PostgreSQL for
+ * a statement costs the service more CPU than anything else a write does (docs/benchmarks.md).
+ * The statement answers only once `begin` has: a failed `begin` fails it, as it would have.
+ */
+function withBegin(
+  client: pg.PoolClient,
+  begin: () => Promise<unknown>,
+  statement: () => Promise<unknown>,
+): Promise<unknown> {
+  const stream = (client as unknown as {
+    connection?: { stream?: { cork?(): void; uncork?(): void } };
+  }).connection?.stream;
+  stream?.cork?.();
+  let begun: Promise<unknown>;
+  let answered: Promise<unknown>;
+  try {
+    begun = begin();
+    answered = statement();
+  } finally {
+    stream?.uncork?.();
+  }
+  return Promise.all([begun, answered]).then(([, result]) => result);
+}
+
+/** What `pg` answers for each transaction command, for the ones answered without sending. */
+const BEGUN = { command: "BEGIN", rowCount: null, rows: [] };
+const COMMITTED = { command: "COMMIT", rowCount: null, rows: [] };
+const ROLLED_BACK = { command: "ROLLBACK", rowCount: null, rows: [] };
+
+/** Whether `args` are Kysely's call for the bare command `command` (no values). */
+function isBare(args: unknown[], command: string): boolean {
+  return args.length === 2 && args[0] === command &&
+    Array.isArray(args[1]) && args[1].length === 0;
 }

@@ -78,3 +78,107 @@ Deno.test({
     await close();
   }
 });
+
+/** Socket writes `client` makes from now on (each batch of messages it flushes counts once). */
+function countWrites(client: pg.PoolClient): () => number {
+  const stream = (client as unknown as {
+    connection: {
+      stream: Record<string, (...args: unknown[]) => unknown>;
+    };
+  }).connection.stream;
+  let writes = 0;
+  for (const method of ["_write", "_writev"]) {
+    const original = stream[method];
+    stream[method] = function (this: unknown, ...args: unknown[]) {
+      writes++;
+      return original.apply(this, args);
+    };
+  }
+  return () => writes;
+}
+
+/** The session's transaction state after the last answer: `I` idle, `T` in a transaction. */
+function txStatus(client: pg.PoolClient): string {
+  return (client as unknown as { _txStatus: string })._txStatus;
+}
+
+Deno.test({
+  name:
+    "on a pipelined client Kysely's `begin` goes out in one write with the first statement, which runs inside the transaction; a transaction that ran nothing sends nothing; a held `begin` is dropped at the next checkout",
+  ignore: !DATABASE_URL,
+}, async () => {
+  const pool = new pg.Pool({
+    connectionString: DATABASE_URL!,
+    max: 1,
+    pipeline: true,
+  });
+  try {
+    const client = prepareQueriesOf(await pool.connect());
+    const writes = countWrites(client);
+    const xact = "select pg_current_xact_id()::text as id, $1::int as n";
+    deepEqual(await client.query("begin", []), {
+      command: "BEGIN",
+      rowCount: null,
+      rows: [],
+    });
+    equal(writes(), 0);
+    const first = await client.query(xact, [1]);
+    equal(writes(), 1);
+    equal(txStatus(client), "T");
+    const second = await client.query(xact, [2]);
+    equal(second.rows[0].id, first.rows[0].id);
+    equal((await client.query("commit", [])).command, "COMMIT");
+    equal(txStatus(client), "I");
+    equal(writes(), 3);
+
+    // Nothing between `begin` and its end: nothing is sent.
+    await client.query("begin", []);
+    equal((await client.query("commit", [])).command, "COMMIT");
+    await client.query("begin", []);
+    equal((await client.query("rollback", [])).command, "ROLLBACK");
+    equal(writes(), 3);
+
+    // A checkout that left a `begin` held: the next one runs outside a transaction.
+    await client.query("begin", []);
+    client.release();
+    const again = prepareQueriesOf(await pool.connect());
+    equal(again, client);
+    await again.query(xact, [3]);
+    equal(txStatus(again), "I");
+    again.release();
+  } finally {
+    await pool.end();
+  }
+});
+
+Deno.test({
+  name:
+    "a transaction whose first statement fails (sent with its `begin`) rejects with that statement's error, rolls back, and leaves the connection usable",
+  ignore: !DATABASE_URL,
+}, async () => {
+  const { db, close } = await openTestDb();
+  try {
+    await sql`create table held_begin_probe (id int primary key)`.execute(db);
+    await sql`insert into held_begin_probe values (${1})`.execute(db);
+    const failed = await db.transaction().execute(async (trx) => {
+      await sql`insert into held_begin_probe values (${1})`.execute(trx);
+    }).then(() => null, (error: { code?: string }) => error);
+    equal(failed?.code, "23505");
+    await db.transaction().execute(async (trx) => {
+      await sql`insert into held_begin_probe values (${2})`.execute(trx);
+      await sql`insert into held_begin_probe values (${3})`.execute(trx);
+    });
+    const rolledBack = await db.transaction().execute(async (trx) => {
+      await sql`insert into held_begin_probe values (${4})`.execute(trx);
+      throw new Error("undo");
+    }).then(() => null, (error: Error) => error.message);
+    equal(rolledBack, "undo");
+    const ids = await sql<
+      { id: number }
+    >`select id from held_begin_probe order by id`
+      .execute(db);
+    deepEqual(ids.rows.map((r) => r.id), [1, 2, 3]);
+  } finally {
+    await close();
+  }
+});
