@@ -74,13 +74,15 @@ export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
     if (!pipelined) return run(args);
     if (!beginHeld && isBare(args, "begin")) {
       beginHeld = true;
-      return Promise.resolve(BEGUN);
+      return Promise.resolve(commandAnswer("BEGIN"));
     }
     if (!beginHeld) return run(args);
     beginHeld = false;
     // A transaction that ran nothing has nothing to end.
-    if (isBare(args, "commit")) return Promise.resolve(COMMITTED);
-    if (isBare(args, "rollback")) return Promise.resolve(ROLLED_BACK);
+    if (isBare(args, "commit")) return Promise.resolve(commandAnswer("COMMIT"));
+    if (isBare(args, "rollback")) {
+      return Promise.resolve(commandAnswer("ROLLBACK"));
+    }
     return withBegin(client, () => query("begin"), () => run(args));
   }) as C["query"];
   // A `begin` still held when the connection went back to the pool was never sent: the next
@@ -120,10 +122,10 @@ function withBegin(
   return Promise.all([begun, answered]).then(([, result]) => result);
 }
 
-/** What `pg` answers for each transaction command, for the ones answered without sending. */
-const BEGUN = { command: "BEGIN", rowCount: null, rows: [] };
-const COMMITTED = { command: "COMMIT", rowCount: null, rows: [] };
-const ROLLED_BACK = { command: "ROLLBACK", rowCount: null, rows: [] };
+/** What `pg` answers for a transaction command, for the ones answered without sending. */
+function commandAnswer(command: string) {
+  return { command, rowCount: null, rows: [] };
+}
 
 /** Whether `args` are Kysely's call for the bare command `command` (no values). */
 function isBare(args: unknown[], command: string): boolean {
