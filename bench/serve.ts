@@ -5,11 +5,12 @@ import { openDatabase } from "../core/db/database.ts";
 import { migrateToLatest } from "../core/db/migrate.ts";
 import { systemClock } from "../core/clock.ts";
 import { keptAnswersOf } from "../core/public/kept_shelf.ts";
-import { createApp } from "../core/server.ts";
+import { createServedApp } from "../core/served_app.ts";
 import type { Services } from "../core/services.ts";
 import { buildIslands } from "../core/web/islands_build.ts";
-import { PROJECT_ROOT } from "../core/server.ts";
-import { manifest } from "../routes.gen.ts";
+import { PROJECT_ROOT } from "../core/project_root.ts";
+// The public part of the manifest lists every island, without importing the admin pages.
+import { manifest } from "../routes_public.gen.ts";
 
 const url = Deno.env.get("BENCH_DATABASE_URL");
 if (!url) {
@@ -47,7 +48,8 @@ const services: Services = {
     ? await buildIslands({ root: PROJECT_ROOT, islands: manifest.islands })
     : { boot: "", chunks: {} },
 };
-const app = createApp(services);
+// Served as main.ts serves: the public app at once, the whole app on the first other request.
+const app = await createServedApp(services);
 // The bench stops the service with SIGTERM: say how many reads kept answers served.
 Deno.addSignalListener("SIGTERM", () => {
   const shelf = keptAnswersOf(db, services.config.publicAnswerCacheBytes);

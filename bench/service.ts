@@ -8,10 +8,17 @@ export interface BenchService {
   stop(): Promise<void>;
 }
 
+/** Options of {@link startService}. */
+export interface ServiceOptions {
+  /** Opens V8's inspector on this port of 127.0.0.1 (bench/alloc.ts profiles through it). */
+  inspectPort?: number;
+}
+
 /** Starts bench/serve.ts against `databaseUrl` with `env` added to this process's environment. */
 export async function startService(
   databaseUrl: string,
   env: Record<string, string> = {},
+  options: ServiceOptions = {},
 ): Promise<BenchService> {
   const profileDir = Deno.env.get("BENCH_SERVICE_CPU_PROF");
   const server = new Deno.Command(Deno.execPath(), {
@@ -21,6 +28,9 @@ export async function startService(
       "--unstable-kv",
       // A V8 CPU profile of the service, written to this folder when the bench stops it.
       ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+      ...(options.inspectPort
+        ? [`--inspect=127.0.0.1:${options.inspectPort}`]
+        : []),
       new URL("./serve.ts", import.meta.url).pathname,
     ],
     env: { BENCH_DATABASE_URL: databaseUrl, ...env },
