@@ -15,6 +15,8 @@ import {
   type TransactionSettings,
 } from "kysely";
 import type { PGlite } from "@electric-sql/pglite";
+import { serialize } from "pg-protocol";
+import { preparedName } from "./prepared_queries.ts";
 
 /** Options of {@link PGliteDialect}. */
 export interface PGliteDialectOptions {
@@ -118,10 +120,18 @@ class PGliteConnection implements DatabaseConnection {
   constructor(readonly pglite: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    for (const observe of observers.get(this.pglite) ?? []) {
+      observe(compiled.sql);
+    }
+    const name = compiled.parameters.length === 0
+      ? null
+      : preparedName(compiled.sql);
     // Parameterless text may hold several statements (migrations), which only exec() accepts.
     const result = compiled.parameters.length === 0
       ? (await this.pglite.exec(compiled.sql, { rowMode: "object" })).at(-1) ??
         { rows: [], affectedRows: 0 }
+      : name
+      ? await runNamed(this.pglite, name, compiled.sql, compiled.parameters)
       : await this.pglite.query(compiled.sql, [...compiled.parameters], {
         rowMode: "object",
       });
@@ -141,4 +151,145 @@ class PGliteConnection implements DatabaseConnection {
       "Streaming queries are not supported on PGlite: use a paged query instead",
     );
   }
+}
+
+/** Listeners told the text of every statement a dialect sends to an engine (test support). */
+const observers = new WeakMap<PGlite, Set<(sql: string) => void>>();
+
+/** Calls `observe` with each statement sent to `pglite` until the returned function is called. */
+export function observeStatements(
+  pglite: PGlite,
+  observe: (sql: string) => void,
+): () => void {
+  let set = observers.get(pglite);
+  if (!set) observers.set(pglite, set = new Set());
+  set.add(observe);
+  return () => set.delete(observe);
+}
+
+/** A statement prepared by name on one engine: its parameter types and result columns. */
+interface NamedStatement {
+  types: number[];
+  fields: { name: string; dataTypeID: number }[];
+}
+
+/** The statements prepared on each engine, by name. */
+const prepared = new WeakMap<PGlite, Map<string, NamedStatement>>();
+
+/** Forgets the statements prepared on `pglite`, after a `discard all` deallocated them. */
+export function forgetPreparedStatements(pglite: PGlite): void {
+  prepared.delete(pglite);
+}
+/** A named statement the engine no longer has, or whose result columns changed under it. */
+const STALE_STATEMENT = new Set(["26000", "0A000"]);
+
+interface ProtocolMessage {
+  name: string;
+  fields?: { name: string; dataTypeID: number }[] | (string | null)[];
+  dataTypeIDs?: number[];
+  text?: string;
+}
+
+/**
+ * Runs a data statement prepared by name: parsed, described and planned once per engine, then
+ * bound and executed in one call into the engine. `pglite.query` parses, describes, binds,
+ * describes and executes an unnamed statement in five calls and plans it every time, and the
+ * planner reads each relation's size, reopening files PostgreSQL closed at the end of the last
+ * transaction: about 4x the CPU per statement (docs/benchmarks.md, scheduler tick). Parameters
+ * and rows go through the engine's own serializers and parsers, as `pglite.query` does.
+ */
+async function runNamed(
+  pglite: PGlite,
+  name: string,
+  sql: string,
+  parameters: readonly unknown[],
+  retried = false,
+): Promise<{ rows: unknown[]; affectedRows: number }> {
+  let statements = prepared.get(pglite);
+  if (!statements) prepared.set(pglite, statements = new Map());
+  let statement = statements.get(name);
+  if (!statement) {
+    const { messages } = await pglite.execProtocol(
+      joined([
+        serialize.parse({ name, text: sql, types: [] }),
+        serialize.describe({ type: "S", name }),
+        serialize.sync(),
+      ]),
+    ) as { messages: ProtocolMessage[] };
+    const described = messages.find((m) => m.name === "rowDescription");
+    statement = {
+      types: messages.find((m) => m.name === "parameterDescription")
+        ?.dataTypeIDs ?? [],
+      fields: (described?.fields ?? []) as NamedStatement["fields"],
+    };
+    statements.set(name, statement);
+  }
+  const engine = pglite as unknown as {
+    serializers: Record<number, (value: unknown) => string>;
+    parsers: Record<number, (text: string, type: number) => unknown>;
+  };
+  const values = parameters.map((value, i) => {
+    if (value === null || value === undefined) return null;
+    const serializer = engine.serializers[statement.types[i]];
+    return serializer ? serializer(value) : String(value);
+  });
+  let messages: ProtocolMessage[];
+  try {
+    ({ messages } = await pglite.execProtocol(
+      joined([
+        serialize.bind({ statement: name, values }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]),
+    ) as { messages: ProtocolMessage[] });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (retried || !code || !STALE_STATEMENT.has(code)) throw error;
+    // Prepared before a session reset, or before a migration changed its columns: again.
+    statements.delete(name);
+    await pglite.exec(`deallocate ${name}`).catch(() => {});
+    return await runNamed(pglite, name, sql, parameters, true);
+  }
+  const { fields } = statement;
+  const rows: unknown[] = [];
+  let affectedRows = 0;
+  for (const message of messages) {
+    if (message.name === "dataRow") {
+      const texts = message.fields as (string | null)[];
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < texts.length; i++) {
+        const text = texts[i];
+        const parse = engine.parsers[fields[i].dataTypeID];
+        row[fields[i].name] = text === null
+          ? null
+          : parse
+          ? parse(text, fields[i].dataTypeID)
+          : text;
+      }
+      rows.push(row);
+    } else if (message.name === "commandComplete") {
+      affectedRows = affectedRowsOf(message.text ?? "");
+    }
+  }
+  return { rows, affectedRows };
+}
+
+/** The rows a command tag reports changed, as PGlite counts them. */
+function affectedRowsOf(tag: string): number {
+  const [command, a, b] = tag.split(" ");
+  if (command === "INSERT") return Number.parseInt(b, 10);
+  if (["UPDATE", "DELETE", "COPY", "MERGE"].includes(command)) {
+    return Number.parseInt(a, 10);
+  }
+  return 0;
+}
+
+function joined(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
 }

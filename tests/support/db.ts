@@ -14,6 +14,7 @@ import {
 import { migrateToLatest } from "../../core/db/migrate.ts";
 import { openMigratedDatabase } from "../../core/db/open_migrated.ts";
 import { migrationsFingerprint } from "../../core/db/pglite_snapshot.ts";
+import { forgetPreparedStatements } from "../../core/db/pglite_dialect.ts";
 
 /**
  * True when this run targets PostgreSQL. Tests of the embedded store alone, and tests that do not
@@ -249,6 +250,7 @@ async function restoreStartingState(
     if (pglite.isInTransaction()) await pglite.exec("rollback");
     // Session settings, prepared statements, temporary tables, advisory locks, listeners.
     await pglite.exec("discard all");
+    forgetPreparedStatements(pglite);
     const { rows: [now] } = await pglite.query<{ digest: string }>(
       CATALOG_DIGEST,
     );
@@ -268,6 +270,7 @@ async function restoreStartingState(
       }
     }
     await pglite.exec("discard all");
+    forgetPreparedStatements(pglite);
     for (const { name, setting } of state.settings) {
       await pglite.query("select set_config($1, $2, false)", [name, setting]);
     }

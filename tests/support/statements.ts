@@ -2,6 +2,7 @@
 // docs/benchmarks.md are statement counts, which do not depend on the machine's speed.
 import type { Db } from "../../core/db/database.ts";
 import { pgliteOf } from "../../core/db/database.ts";
+import { observeStatements } from "../../core/db/pglite_dialect.ts";
 
 /** The statements `work` sent (PGlite only; on PostgreSQL answers null and runs `work` as is). */
 export async function statementsOf<T>(
@@ -11,16 +12,8 @@ export async function statementsOf<T>(
   const engine = pgliteOf(db);
   if (!engine) return { result: await work(), statements: null };
   const statements: string[] = [];
-  const { query, exec } = engine;
-  // The dialect calls these two methods for every statement (core/db/pglite_dialect.ts).
-  engine.query = ((sql: string, ...rest: unknown[]) => {
-    statements.push(sql);
-    return (query as (...a: unknown[]) => unknown).call(engine, sql, ...rest);
-  }) as typeof engine.query;
-  engine.exec = ((sql: string, ...rest: unknown[]) => {
-    statements.push(sql);
-    return (exec as (...a: unknown[]) => unknown).call(engine, sql, ...rest);
-  }) as typeof engine.exec;
+  // The dialect tells its observers every statement it sends (core/db/pglite_dialect.ts).
+  const stop = observeStatements(engine, (sql) => statements.push(sql));
   try {
     return { result: await work(), statements };
   } finally {
@@ -33,7 +26,6 @@ export async function statementsOf<T>(
         { append: true },
       );
     }
-    engine.query = query;
-    engine.exec = exec;
+    stop();
   }
 }

@@ -35,7 +35,14 @@ async function copyTemplate(
 /** The emitted deno.json: the same pinned versions as this service. */
 function denoJson(): string {
   const imports = denoConfig.imports as Record<string, string>;
-  const pick = ["hono", "hono/", "kysely", "pg", "@electric-sql/pglite"];
+  const pick = [
+    "hono",
+    "hono/",
+    "kysely",
+    "pg",
+    "pg-protocol",
+    "@electric-sql/pglite",
+  ];
   return JSON.stringify(
     {
       tasks: {

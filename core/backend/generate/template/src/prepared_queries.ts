@@ -1,0 +1,1 @@
+../../../../db/prepared_queries.ts
