@@ -211,6 +211,8 @@ async function runNamed(
   if (!statement) {
     const { messages } = await pglite.execProtocol(
       joined([
+        // Closed first: a name the engine still holds from before it was forgotten here.
+        serialize.close({ type: "S", name }),
         serialize.parse({ name, text: sql, types: [] }),
         serialize.describe({ type: "S", name }),
         serialize.sync(),
@@ -245,9 +247,9 @@ async function runNamed(
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (retried || !code || !STALE_STATEMENT.has(code)) throw error;
-    // Prepared before a session reset, or before a migration changed its columns: again.
+    // Prepared before a session reset, or before a migration changed its columns: prepared
+    // again (closing what the engine may still hold under the name).
     statements.delete(name);
-    await pglite.exec(`deallocate ${name}`).catch(() => {});
     return await runNamed(pglite, name, sql, parameters, true);
   }
   const { fields } = statement;
