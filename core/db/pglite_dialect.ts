@@ -15,6 +15,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import type { PGlite } from "@electric-sql/pglite";
+import { Buffer } from "node:buffer";
 import { serialize } from "pg-protocol";
 import { preparedName } from "./prepared_queries.ts";
 
@@ -210,7 +211,7 @@ async function runNamed(
   let statement = statements.get(name);
   if (!statement) {
     const { messages } = await pglite.execProtocol(
-      joined([
+      Buffer.concat([
         // Closed first: a name the engine still holds from before it was forgotten here.
         serialize.close({ type: "S", name }),
         serialize.parse({ name, text: sql, types: [] }),
@@ -238,7 +239,7 @@ async function runNamed(
   let messages: ProtocolMessage[];
   try {
     ({ messages } = await pglite.execProtocol(
-      joined([
+      Buffer.concat([
         serialize.bind({ statement: name, values }),
         serialize.execute({}),
         serialize.sync(),
@@ -284,14 +285,4 @@ function affectedRowsOf(tag: string): number {
     return Number.parseInt(a, 10);
   }
   return 0;
-}
-
-function joined(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
