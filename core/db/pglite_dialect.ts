@@ -121,22 +121,17 @@ class PGliteConnection implements DatabaseConnection {
   constructor(readonly pglite: PGlite) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    for (const observe of observers.get(this.pglite) ?? []) {
-      observe(compiled.sql);
-    }
-    const name = compiled.parameters.length === 0
-      ? null
-      : preparedName(compiled.sql);
+    const { sql, parameters } = compiled;
+    for (const observe of observers.get(this.pglite) ?? []) observe(sql);
+    const name = parameters.length === 0 ? null : preparedName(sql);
     // Parameterless text may hold several statements (migrations), which only exec() accepts.
-    const result = compiled.parameters.length === 0
-      ? (await this.pglite.exec(compiled.sql, { rowMode: "object" })).at(-1) ??
+    const result = parameters.length === 0
+      ? (await this.pglite.exec(sql, { rowMode: "object" })).at(-1) ??
         { rows: [], affectedRows: 0 }
       : name
-      ? await runNamed(this.pglite, name, compiled.sql, compiled.parameters)
-      : await this.pglite.query(compiled.sql, [...compiled.parameters], {
-        rowMode: "object",
-      });
-    const command = compiled.sql.trimStart().slice(0, 6).toLowerCase();
+      ? await runNamed(this.pglite, name, sql, parameters)
+      : await this.pglite.query(sql, [...parameters], { rowMode: "object" });
+    const command = sql.trimStart().slice(0, 6).toLowerCase();
     const changes = ["insert", "update", "delete", "merge "].includes(command);
     return {
       rows: result.rows as R[],
@@ -181,6 +176,7 @@ const prepared = new WeakMap<PGlite, Map<string, NamedStatement>>();
 export function forgetPreparedStatements(pglite: PGlite): void {
   prepared.delete(pglite);
 }
+
 /** A named statement the engine no longer has, or whose result columns changed under it. */
 const STALE_STATEMENT = new Set(["26000", "0A000"]);
 

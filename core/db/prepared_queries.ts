@@ -11,8 +11,11 @@ export const PREPARED_PER_CONNECTION = 200;
 /** Statement names by text, shared by every connection (cleared when full). */
 const names = new Map<string, string>();
 const NAMES_MAX = 5_000;
-/** The names each connection has prepared. */
-const preparedOn = new WeakMap<object, Set<string>>();
+/**
+ * The clients already wrapped, each with what a new checkout of it resets (a `begin` held back
+ * by the checkout before and never sent).
+ */
+const checkedOutAgain = new WeakMap<object, () => void>();
 const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
 
 /**
@@ -42,12 +45,12 @@ export function preparedName(text: string): string | null {
  * `begin` held back by the checkout before.
  */
 export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
-  if (preparedOn.has(client)) {
-    forgetHeldBegin.get(client)?.();
+  const again = checkedOutAgain.get(client);
+  if (again) {
+    again();
     return client;
   }
   const prepared = new Set<string>();
-  preparedOn.set(client, prepared);
   const query = client.query.bind(client) as (
     ...args: unknown[]
   ) => Promise<unknown>;
@@ -87,12 +90,9 @@ export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
   }) as C["query"];
   // A `begin` still held when the connection went back to the pool was never sent: the next
   // checkout starts outside a transaction, as it would have after a rollback.
-  forgetHeldBegin.set(client, () => beginHeld = false);
+  checkedOutAgain.set(client, () => beginHeld = false);
   return client;
 }
-
-/** Per client, drops a `begin` held back and never sent (see {@link prepareQueriesOf}). */
-const forgetHeldBegin = new WeakMap<object, () => void>();
 
 /**
  * Kysely's `begin` is held back and sent in one socket write with the transaction's first
