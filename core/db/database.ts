@@ -7,7 +7,7 @@ import {
 } from "kysely";
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
-import { PGliteDialect } from "./pglite_dialect.ts";
+import { PGliteDialect } from "../../plugins/sdk/pglite_dialect.ts";
 import { type ChangeFeed, watchPglite, watchPool } from "./change_feed.ts";
 import { pipelineFor, type StatementPipeline } from "./pipeline.ts";
 import { prepareQueriesOf } from "./prepared_queries.ts";

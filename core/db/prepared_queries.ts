@@ -3,39 +3,16 @@
 // plans on every run. A plugin publish spent more of PostgreSQL's CPU parsing and planning its
 // statements than running them (docs/benchmarks.md, scheduler tick); a prepared one is parsed
 // once per connection and, once the server finds its generic plan no worse, planned once too.
-import { createHash } from "node:crypto";
+import { preparedName } from "../../plugins/sdk/prepared_names.ts";
 import type pg from "pg";
 
 /** Statements a connection prepares at most; past it, new texts run unnamed as before. */
 export const PREPARED_PER_CONNECTION = 200;
-/** Statement names by text, shared by every connection (cleared when full). */
-const names = new Map<string, string>();
-const NAMES_MAX = 5_000;
 /**
  * The clients already wrapped, each with what a new checkout of it resets (a `begin` held back
  * by the checkout before and never sent).
  */
 const checkedOutAgain = new WeakMap<object, () => void>();
-const DATA_STATEMENT = /^\s*(select|insert|update|delete|with)\b/i;
-
-/**
- * The name `text` is prepared under, or null when it runs unnamed: statements other than data
- * reads and writes (transaction control, settings, notifications), and any text with a `*`
- * outside `count(*)`. A prepared statement's result columns are fixed when it is parsed, and
- * `select *` after a migration added a column fails ("cached plan must not change result
- * type"); arithmetic with `*` is left unnamed with it, which costs nothing but the saving.
- */
-export function preparedName(text: string): string | null {
-  let name = names.get(text);
-  if (name !== undefined) return name || null;
-  name = DATA_STATEMENT.test(text) &&
-      !text.replace(/count\(\*\)/gi, "").includes("*")
-    ? `k_${createHash("sha1").update(text).digest("hex").slice(0, 24)}`
-    : "";
-  if (names.size >= NAMES_MAX) names.clear();
-  names.set(text, name);
-  return name || null;
-}
 
 /**
  * Makes `client` run Kysely's statements (a text with bind values, no callback) as prepared

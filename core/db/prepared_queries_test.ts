@@ -1,28 +1,15 @@
 // Kysely's statements prepared per connection on PostgreSQL (prepared_queries.ts).
-import { deepEqual, equal, ok } from "node:assert/strict";
+import { deepEqual, equal } from "node:assert/strict";
 import { sql } from "kysely";
 import { openTestDb } from "../../tests/support/db.ts";
+import { preparedName } from "../../plugins/sdk/prepared_names.ts";
 import {
   PREPARED_PER_CONNECTION,
-  preparedName,
   prepareQueriesOf,
 } from "./prepared_queries.ts";
 import pg from "pg";
 
 const DATABASE_URL = Deno.env.get("DATABASE_URL");
-
-Deno.test("preparedName() names data statements by their text, and leaves `*`, control and settings unnamed", () => {
-  const name = preparedName("select id from sites where slug = $1");
-  ok(name?.startsWith("k_"));
-  equal(preparedName("select id from sites where slug = $1"), name);
-  ok(preparedName("select id from sites where slug = $2") !== name);
-  ok(preparedName("  WITH x as (select 1) select * from x") === null);
-  ok(preparedName("insert into t (a) values ($1) returning count(*)"));
-  equal(preparedName('select "sites".* from "sites" where id = $1'), null);
-  equal(preparedName("select a * $1 from t"), null);
-  equal(preparedName("begin"), null);
-  equal(preparedName("set local lock_timeout = $1"), null);
-});
 
 Deno.test({
   name:

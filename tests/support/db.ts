@@ -14,7 +14,7 @@ import {
 import { migrateToLatest } from "../../core/db/migrate.ts";
 import { openMigratedDatabase } from "../../core/db/open_migrated.ts";
 import { migrationsFingerprint } from "../../core/db/pglite_snapshot.ts";
-import { forgetPreparedStatements } from "../../core/db/pglite_dialect.ts";
+import { forgetPreparedStatements } from "../../plugins/sdk/pglite_dialect.ts";
 
 /**
  * True when this run targets PostgreSQL. Tests of the embedded store alone, and tests that do not

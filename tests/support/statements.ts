@@ -2,7 +2,7 @@
 // docs/benchmarks.md are statement counts, which do not depend on the machine's speed.
 import type { Db } from "../../core/db/database.ts";
 import { pgliteOf } from "../../core/db/database.ts";
-import { observeStatements } from "../../core/db/pglite_dialect.ts";
+import { observeStatements } from "../../plugins/sdk/pglite_dialect.ts";
 
 /** The statements `work` sent (PGlite only; on PostgreSQL answers null and runs `work` as is). */
 export async function statementsOf<T>(
@@ -12,7 +12,7 @@ export async function statementsOf<T>(
   const engine = pgliteOf(db);
   if (!engine) return { result: await work(), statements: null };
   const statements: string[] = [];
-  // The dialect tells its observers every statement it sends (core/db/pglite_dialect.ts).
+  // The dialect tells its observers every statement it sends (plugins/sdk/pglite_dialect.ts).
   const stop = observeStatements(engine, (sql) => statements.push(sql));
   try {
     return { result: await work(), statements };

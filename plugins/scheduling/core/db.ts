@@ -1,21 +1,10 @@
 // The plugin's own database: PostgreSQL through `pg` when SCHEDULER_DATABASE_URL is set,
 // embedded PGlite under its data folder otherwise. Nothing here is shared with the service:
 // a plugin is a separate program with its own storage (spec 1 part 1).
-import {
-  type CompiledQuery,
-  type DatabaseConnection,
-  type Driver,
-  type Generated,
-  Kysely,
-  PostgresAdapter,
-  PostgresDialect,
-  PostgresIntrospector,
-  PostgresQueryCompiler,
-  type QueryResult,
-  sql,
-} from "kysely";
+import { type Generated, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { discardWhenLost, guardPool } from "../../sdk/pg_faults.ts";
+import { PGliteDialect } from "../../sdk/pglite_dialect.ts";
 import { PGlite } from "@electric-sql/pglite";
 
 export interface InstallationsTable {
@@ -54,6 +43,45 @@ export interface SchedulesTable {
   created_at: Date;
   updated_at: Date;
 }
+
+/**
+ * Every column of a schedule, named: the tick's statements list them instead of `*`, so they
+ * run prepared by name on either engine (a text with `*` runs unnamed, parsed and planned on
+ * every run), as the tick's hottest statements must.
+ */
+export const SCHEDULE_COLUMNS = [
+  "id",
+  "installation_id",
+  "instance_id",
+  "group_id",
+  "model_id",
+  "title",
+  "kind",
+  "target_state",
+  "pinned_version_id",
+  "expected_workflow_revision",
+  "locale",
+  "local_datetime",
+  "timezone",
+  "fold",
+  "due_at",
+  "status",
+  "attempts",
+  "last_code",
+  "last_message",
+  "next_attempt_at",
+  "revision",
+  "delegation_id",
+  "requester_email",
+  "created_at",
+  "updated_at",
+] as const satisfies readonly (keyof SchedulesTable)[];
+
+// A column added to SchedulesTable and not to the list above fails type checking here.
+const everyScheduleColumn: [
+  Exclude<keyof SchedulesTable, (typeof SCHEDULE_COLUMNS)[number]>,
+] extends [never] ? true : never = true;
+void everyScheduleColumn;
 
 export interface ScheduleAttemptsTable {
   schedule_id: string;
@@ -180,14 +208,7 @@ export async function openSchedulerDb(
     const pglite = "memory" in target
       ? new PGlite(options)
       : new PGlite(`${target.dataDir}/pglite`, options);
-    db = new Kysely({
-      dialect: {
-        createAdapter: () => new PostgresAdapter(),
-        createDriver: () => new OneSessionDriver(pglite),
-        createQueryCompiler: () => new PostgresQueryCompiler(),
-        createIntrospector: (k) => new PostgresIntrospector(k),
-      },
-    });
+    db = new Kysely({ dialect: new PGliteDialect(pglite) });
   }
   await migrate(db);
   return db;
@@ -217,63 +238,5 @@ async function migrate(db: SchedulerDb): Promise<void> {
       await tx.insertInto("scheduler_migrations")
         .values({ name, applied_at: new Date() }).execute();
     });
-  }
-}
-
-/**
- * PGlite is one session: the driver lends its one connection to one holder at a time, and a
- * transaction keeps it until it ends. (The service has the same idea in its own code; a
- * plugin does not import the service.)
- */
-class OneSessionDriver implements Driver {
-  #queue: Promise<void> = Promise.resolve();
-  #release: (() => void) | undefined;
-  constructor(readonly pglite: PGlite) {}
-  async init(): Promise<void> {
-    await this.pglite.waitReady;
-  }
-  async acquireConnection(): Promise<DatabaseConnection> {
-    let release!: () => void;
-    const turn = new Promise<void>((resolve) => release = resolve);
-    const previous = this.#queue;
-    this.#queue = previous.then(() => turn);
-    await previous;
-    this.#release = release;
-    const pglite = this.pglite;
-    return {
-      async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-        const result = compiled.parameters.length === 0
-          ? (await pglite.exec(compiled.sql, { rowMode: "object" })).at(-1) ??
-            { rows: [], affectedRows: 0 }
-          : await pglite.query(compiled.sql, [...compiled.parameters], {
-            rowMode: "object",
-          });
-        return {
-          rows: result.rows as R[],
-          numAffectedRows: result.affectedRows === undefined
-            ? undefined
-            : BigInt(result.affectedRows),
-        };
-      },
-      streamQuery() {
-        throw new Error("Streaming is not used by the scheduling plugin");
-      },
-    };
-  }
-  async beginTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery({ sql: "begin", parameters: [] } as never);
-  }
-  async commitTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery({ sql: "commit", parameters: [] } as never);
-  }
-  async rollbackTransaction(conn: DatabaseConnection): Promise<void> {
-    await conn.executeQuery({ sql: "rollback", parameters: [] } as never);
-  }
-  releaseConnection(): Promise<void> {
-    this.#release?.();
-    return Promise.resolve();
-  }
-  async destroy(): Promise<void> {
-    if (!this.pglite.closed) await this.pglite.close();
   }
 }

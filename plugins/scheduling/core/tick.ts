@@ -9,7 +9,11 @@ import {
   type ServiceUrlPolicy,
 } from "../../sdk/mod.ts";
 import type { QueryCreator } from "kysely";
-import type { SchedulerDb, SchedulerTables } from "./db.ts";
+import {
+  SCHEDULE_COLUMNS,
+  type SchedulerDb,
+  type SchedulerTables,
+} from "./db.ts";
 import { readToken } from "./installations.ts";
 import {
   dueReleases,
@@ -103,7 +107,7 @@ async function tickInstallation(
   report: TickReport,
 ): Promise<void> {
   const now = new Date(ctx.now());
-  const due = await ctx.db.selectFrom("schedules").selectAll()
+  const due = await ctx.db.selectFrom("schedules").select(SCHEDULE_COLUMNS)
     .where("installation_id", "=", installation.id)
     .where((e) =>
       e.or([
@@ -335,7 +339,7 @@ async function record(
       .where("id", "=", schedule.id)
       .where("status", "=", schedule.status)
       .where("attempts", "=", schedule.attempts)
-      .returningAll();
+      .returning(SCHEDULE_COLUMNS);
   };
   if (!sent) {
     return next && await claim(ctx.db, next).executeTakeFirst();

@@ -1,1 +1,1 @@
-../../../../db/pglite_dialect.ts
+../../../../../plugins/sdk/pglite_dialect.ts

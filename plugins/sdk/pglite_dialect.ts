@@ -1,4 +1,6 @@
 // A Kysely dialect over embedded PGlite, so the same SQL and migrations run without a server.
+// The service (core/db/database.ts), its emitted backend and the scheduling plugin share it; a
+// plugin never imports the service, so it lives with the SDK.
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -17,7 +19,7 @@ import {
 import type { PGlite } from "@electric-sql/pglite";
 import { Buffer } from "node:buffer";
 import { serialize } from "pg-protocol";
-import { preparedName } from "./prepared_queries.ts";
+import { preparedName } from "./prepared_names.ts";
 
 /** Options of {@link PGliteDialect}. */
 export interface PGliteDialectOptions {

@@ -1,0 +1,1 @@
+../../../../../plugins/sdk/prepared_names.ts

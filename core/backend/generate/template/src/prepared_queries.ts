@@ -1,1 +1,0 @@
-../../../../db/prepared_queries.ts
