@@ -49,54 +49,118 @@ export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
     return query(...args);
   };
   const pipelined = (client as { pipeline?: boolean }).pipeline === true;
+  // Between a `begin` and its `commit` or `rollback`, as Kysely sent them.
+  let inTransaction = false;
   let beginHeld = false;
+  const held: { label: string; send: () => Promise<unknown> }[] = [];
   client.query = ((...args: unknown[]) => {
     if (!pipelined) return run(args);
-    if (!beginHeld && isBare(args, "begin")) {
-      beginHeld = true;
+    if (!inTransaction && isBare(args, "begin")) {
+      inTransaction = beginHeld = true;
       return Promise.resolve(commandAnswer("BEGIN"));
     }
-    if (!beginHeld) return run(args);
-    beginHeld = false;
-    // A transaction that ran nothing has nothing to end.
-    if (isBare(args, "commit")) return Promise.resolve(commandAnswer("COMMIT"));
-    if (isBare(args, "rollback")) {
-      return Promise.resolve(commandAnswer("ROLLBACK"));
+    const label = inTransaction ? heldLabelOfText(args) : null;
+    if (label !== null) {
+      held.push({ label, send: () => run(args) });
+      return Promise.resolve(commandAnswer("HELD"));
     }
-    return withBegin(client, () => query("begin"), () => run(args));
+    const commit = isBare(args, "commit");
+    const rollback = isBare(args, "rollback");
+    if (commit || rollback) inTransaction = false;
+    // Statements held for a transaction that is rolled back change nothing: they are dropped.
+    if (rollback) held.length = 0;
+    if (!beginHeld && held.length === 0) return run(args);
+    if (beginHeld && held.length === 0 && (commit || rollback)) {
+      // A transaction that ran nothing has nothing to end.
+      beginHeld = false;
+      return Promise.resolve(commandAnswer(commit ? "COMMIT" : "ROLLBACK"));
+    }
+    const before = held.splice(0);
+    if (beginHeld) before.unshift({ label: "", send: () => query("begin") });
+    beginHeld = false;
+    return sendTogether(client, before, () => run(args));
   }) as C["query"];
-  // A `begin` still held when the connection went back to the pool was never sent: the next
-  // checkout starts outside a transaction, as it would have after a rollback.
-  checkedOutAgain.set(client, () => beginHeld = false);
+  // A `begin` or statement still held when the connection went back to the pool was never
+  // sent: the next checkout starts outside a transaction, as it would have after a rollback.
+  checkedOutAgain.set(client, () => {
+    inTransaction = beginHeld = false;
+    held.length = 0;
+  });
   return client;
 }
 
 /**
- * Kysely's `begin` is held back and sent in one socket write with the transaction's first
- * statement: on a pipelined client (`pg`'s `pipeline` option, which sends a statement without
- * waiting for the one before to answer) the two go out together and are answered in order.
- * Every write transaction saves a round trip: on a machine of two cores, waking PostgreSQL for
- * a statement costs the service more CPU than anything else a write does (docs/benchmarks.md).
- * The statement answers only once `begin` has: a failed `begin` fails it, as it would have.
+ * Kysely's `begin`, and any statement of a transaction whose text ends with {@link heldMark}, is
+ * held back and sent in one socket write with the transaction's next statement: on a pipelined
+ * client (`pg`'s `pipeline` option, which sends a statement without waiting for the one before
+ * to answer) they go out together and are answered in order. Each saves a round trip: on a
+ * machine of two cores, waking PostgreSQL for a statement costs the service more CPU than
+ * anything else a write does (docs/benchmarks.md). The statement answers only once those before
+ * it have: a held statement that failed fails it with its own error (so a `commit` after a
+ * failed audit entry rejects, and the transaction, which PostgreSQL ended, changed nothing).
  */
-function withBegin(
+function sendTogether(
   client: pg.PoolClient,
-  begin: () => Promise<unknown>,
+  before: readonly { label: string; send: () => Promise<unknown> }[],
   statement: () => Promise<unknown>,
 ): Promise<unknown> {
   const stream = (client as unknown as {
     connection?: { stream?: { cork?(): void; uncork?(): void } };
   }).connection?.stream;
   stream?.cork?.();
-  let begun: Promise<unknown>;
-  let answered: Promise<unknown>;
+  const sent: Promise<unknown>[] = [];
   try {
-    begun = begin();
-    answered = statement();
+    for (const { send } of before) sent.push(send());
+    sent.push(statement());
   } finally {
     stream?.uncork?.();
   }
-  return Promise.all([begun, answered]).then(([, result]) => result);
+  // The first failure in the order sent, which caused the rest (they ran in an aborted
+  // transaction), whichever promise settled first.
+  return Promise.allSettled(sent).then((outcomes) => {
+    const failed = outcomes.findIndex((o) => o.status === "rejected");
+    if (failed === -1) {
+      return (outcomes.at(-1) as PromiseFulfilledResult<unknown>).value;
+    }
+    const error = (outcomes[failed] as PromiseRejectedResult).reason;
+    const label = before[failed]?.label;
+    if (label && error !== null && typeof error === "object") {
+      heldFailures.set(error, label);
+    }
+    throw error;
+  });
+}
+
+/**
+ * The end a statement's text takes to be held back until the transaction's next statement (a
+ * write whose answer nobody reads, such as an audit entry). A statement that fails while held
+ * fails the next one with its error; {@link heldLabelOf} tells whose error it was. Outside a
+ * transaction, and on the embedded engine, such a statement runs at once like any other.
+ */
+export function heldMark(label: string): string {
+  return `${HELD_PREFIX}${label}`;
+}
+
+const HELD_PREFIX = "\n-- held until the next statement: ";
+
+/** The labels of held statements that failed, by the error they failed with. */
+const heldFailures = new WeakMap<object, string>();
+
+/** The label of the held statement that `error` came from, if it came from one. */
+export function heldLabelOf(error: unknown): string | undefined {
+  return error !== null && typeof error === "object"
+    ? heldFailures.get(error)
+    : undefined;
+}
+
+/** The label a statement's text ends with after {@link heldMark}, or null. */
+function heldLabelOfText(args: unknown[]): string | null {
+  const [text] = args;
+  if (typeof text !== "string") return null;
+  const at = text.lastIndexOf(HELD_PREFIX);
+  if (at === -1) return null;
+  const label = text.slice(at + HELD_PREFIX.length);
+  return /^\w+$/.test(label) ? label : null;
 }
 
 /** What `pg` answers for a transaction command, for the ones answered without sending. */

@@ -4,6 +4,8 @@ import { sql } from "kysely";
 import { openTestDb } from "../../tests/support/db.ts";
 import { preparedName } from "../../plugins/sdk/prepared_names.ts";
 import {
+  heldLabelOf,
+  heldMark,
   PREPARED_PER_CONNECTION,
   prepareQueriesOf,
 } from "./prepared_queries.ts";
@@ -165,6 +167,128 @@ Deno.test({
     >`select id from held_begin_probe order by id`
       .execute(db);
     deepEqual(ids.rows.map((r) => r.id), [1, 2, 3]);
+  } finally {
+    await close();
+  }
+});
+
+Deno.test({
+  name:
+    "a statement marked held goes out in one write with the transaction's next statement, the last one with `commit`; rolled back, it is never sent; outside a transaction it runs at once",
+  ignore: !DATABASE_URL,
+}, async () => {
+  const pool = new pg.Pool({
+    connectionString: DATABASE_URL!,
+    max: 1,
+    pipeline: true,
+  });
+  try {
+    const client = prepareQueriesOf(await pool.connect());
+    await client.query("create temporary table held_probe (n int)");
+    const writes = countWrites(client);
+    const insert = `insert into held_probe values ($1)${heldMark("probe")}`;
+    const count = async () =>
+      (await client.query("select count(*)::int as n from held_probe", []))
+        .rows[0].n;
+
+    await client.query("begin", []);
+    deepEqual(await client.query(insert, [1]), {
+      command: "HELD",
+      rowCount: null,
+      rows: [],
+    });
+    equal(writes(), 0);
+    // The statement after it sees its row: they ran in order.
+    equal(
+      (await client.query(
+        "select count(*)::int as n from held_probe where n = $1",
+        [1],
+      ))
+        .rows[0].n,
+      1,
+    );
+    equal(writes(), 1);
+    await client.query(insert, [2]);
+    equal(writes(), 1);
+    equal((await client.query("commit", [])).command, "COMMIT");
+    equal(writes(), 2);
+    equal(txStatus(client), "I");
+    equal(await count(), 2);
+
+    // Rolled back: the held statement is dropped, and the `begin` was never sent either.
+    const before = writes();
+    await client.query("begin", []);
+    await client.query(insert, [3]);
+    equal((await client.query("rollback", [])).command, "ROLLBACK");
+    equal(writes(), before);
+    equal(await count(), 2);
+
+    // Outside a transaction there is no next statement to wait for.
+    equal((await client.query(insert, [4])).command, "INSERT");
+    equal(await count(), 3);
+
+    // Held when the connection went back to the pool: never sent.
+    await client.query("begin", []);
+    await client.query("select 1 as one where $1::int = 1", [1]);
+    await client.query(insert, [5]);
+    client.release();
+    const again = prepareQueriesOf(await pool.connect());
+    await again.query("rollback");
+    equal(await count(), 3);
+    again.release();
+  } finally {
+    await pool.end();
+  }
+});
+
+Deno.test({
+  name:
+    "a held statement that fails fails the next statement with its own error and label, or the `commit` it rode with, and its transaction changes nothing",
+  ignore: !DATABASE_URL,
+}, async () => {
+  const { db, close } = await openTestDb();
+  try {
+    await sql`create table held_fail_probe (id int primary key)`.execute(db);
+    await sql`insert into held_fail_probe values (${1})`.execute(db);
+    const held = sql.raw(heldMark("probe"));
+    const failure = (run: () => Promise<unknown>) =>
+      run().then(() => null, (error: { code?: string }) => error);
+
+    // Failed before a statement: that statement rejects with the held one's error.
+    const beforeStatement = await failure(() =>
+      db.transaction().execute(async (trx) => {
+        await sql`insert into held_fail_probe values (${2})`.execute(trx);
+        await sql`insert into held_fail_probe values (${1})${held}`.execute(
+          trx,
+        );
+        await sql`insert into held_fail_probe values (${3})`.execute(trx);
+      })
+    );
+    equal(beforeStatement?.code, "23505");
+    equal(heldLabelOf(beforeStatement), "probe");
+
+    // Failed as the last statement: the `commit` it rode with rejects.
+    const beforeCommit = await failure(() =>
+      db.transaction().execute(async (trx) => {
+        await sql`insert into held_fail_probe values (${4})`.execute(trx);
+        await sql`insert into held_fail_probe values (${1})${held}`.execute(
+          trx,
+        );
+      })
+    );
+    equal(beforeCommit?.code, "23505");
+    equal(heldLabelOf(beforeCommit), "probe");
+    equal(heldLabelOf(new Error("other")), undefined);
+
+    // The connection is usable after both, and neither transaction wrote anything.
+    await db.transaction().execute(async (trx) => {
+      await sql`insert into held_fail_probe values (${5})${held}`.execute(trx);
+    });
+    const ids = await sql<
+      { id: number }
+    >`select id from held_fail_probe order by id`
+      .execute(db);
+    deepEqual(ids.rows.map((r) => r.id), [1, 5]);
   } finally {
     await close();
   }

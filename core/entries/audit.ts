@@ -1,5 +1,7 @@
 // The admin audit ledger: the writer a command calls inside its transaction, and the default table writer.
+import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { heldMark } from "../db/prepared_queries.ts";
 import type { ActorSnapshot } from "./actor_snapshot.ts";
 import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
 
@@ -36,17 +38,36 @@ export interface AuditWriter {
 /** The default writer: one row in `audit_entries`, in the command's transaction. */
 export const ledgerAuditWriter: AuditWriter = {
   async write(tx, entry) {
-    await tx.insertInto("audit_entries").values({
-      id: entry.id,
-      site_id: entry.siteId,
-      actor: JSON.stringify(entry.actor),
-      action: entry.action,
-      target: JSON.stringify(entry.target),
-      details: JSON.stringify(entry.details),
-      created_at: entry.at,
-    }).execute();
+    await ledgerRow(tx, entry).execute();
   },
 };
+
+/** The label of {@link heldLedgerAuditWriter}'s statement (see `heldLabelOf`). */
+export const HELD_AUDIT = "audit";
+
+/**
+ * The default writer for a command that maps a failure labelled {@link HELD_AUDIT} as its own
+ * audit failure: the row is held back and sent with the transaction's next statement on
+ * PostgreSQL (one round trip fewer per command), so a failure to write it surfaces there.
+ */
+export const heldLedgerAuditWriter: AuditWriter = {
+  async write(tx, entry) {
+    await ledgerRow(tx, entry).modifyEnd(sql.raw(heldMark(HELD_AUDIT)))
+      .execute();
+  },
+};
+
+function ledgerRow(tx: Db, entry: AuditEntryInput) {
+  return tx.insertInto("audit_entries").values({
+    id: entry.id,
+    site_id: entry.siteId,
+    actor: JSON.stringify(entry.actor),
+    action: entry.action,
+    target: JSON.stringify(entry.target),
+    details: JSON.stringify(entry.details),
+    created_at: entry.at,
+  });
+}
 
 /** Thrown inside a command's transaction when the audit write failed, so the command rolls back. */
 export class AuditFailure extends Error {

@@ -1,5 +1,6 @@
 // Tests that every lifecycle command is audited or not done at all, and that attribution is a frozen snapshot.
 import assert from "node:assert/strict";
+import { sql } from "kysely";
 import { insertCredential } from "../access/_testing.ts";
 import { ok, openWorld } from "./_testing.ts";
 import type { AuditWriter } from "./audit.ts";
@@ -47,6 +48,49 @@ Deno.test("lifecycle commands answer audit_unavailable for people and write noth
       .executeTakeFirstOrThrow();
     assert.equal(entry.published_version_id, null);
     ok(await publishEntry(w.ctx(), pins));
+  } finally {
+    await w.close();
+  }
+});
+
+Deno.test("with the default ledger, whose row rides with the command's next statement, a ledger that cannot be written still answers audit_unavailable for people and temporary_failure for plugins, and nothing is written (AUD-005, AUD-007)", async () => {
+  const w = await openWorld();
+  try {
+    const a = ok(await saveEntry(w.ctx(), draft));
+    const before = await w.counts();
+    const pins = {
+      group_id: a.group_id,
+      expected_current_version_id: a.current_version_id,
+      expected_workflow_revision: 0,
+    };
+    await sql`alter table audit_entries rename to audit_entries_offline`
+      .execute(w.db);
+    try {
+      // A publish's ledger row is followed by its projections, a save's and a trash's by the
+      // plugin notification queue or the commit.
+      assert.deepEqual(await publishEntry(w.ctx(), pins), {
+        ok: false,
+        code: "audit_unavailable",
+      });
+      assert.deepEqual(await trashEntry(w.ctx(), { group_id: a.group_id }), {
+        ok: false,
+        code: "audit_unavailable",
+      });
+      assert.deepEqual(await saveEntry(w.ctx(), { ...draft, slug: "b" }), {
+        ok: false,
+        code: "audit_unavailable",
+      });
+      assert.deepEqual(
+        await publishEntry(w.ctx(w.plugin(w.editorId)), pins),
+        { ok: false, code: "temporary_failure" },
+      );
+    } finally {
+      await sql`alter table audit_entries_offline rename to audit_entries`
+        .execute(w.db);
+    }
+    assert.deepEqual(await w.counts(), before);
+    ok(await publishEntry(w.ctx(), pins));
+    assert.equal((await w.counts()).audit_entries, before.audit_entries + 1);
   } finally {
     await w.close();
   }

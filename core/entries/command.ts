@@ -10,8 +10,10 @@ import {
   type AuditEntryInput,
   AuditFailure,
   auditWriteError,
-  ledgerAuditWriter,
+  HELD_AUDIT,
+  heldLedgerAuditWriter,
 } from "./audit.ts";
+import { heldLabelOf } from "../db/prepared_queries.ts";
 import type {
   ActorSnapshot,
   EntryState,
@@ -115,7 +117,7 @@ export async function runCommandOver<T extends { ok: true }>(
     : await loadAuthority(ctx.db, { siteId: ctx.siteId, actor: ctx.actor });
   if (!loaded.ok) return { ok: false, code: loaded.code };
   const newId = ctx.newId ?? (() => crypto.randomUUID());
-  const writer = ctx.audit ?? ledgerAuditWriter;
+  const writer = ctx.audit ?? heldLedgerAuditWriter;
   try {
     return await ctx.db.transaction().execute(async (tx) => {
       const actor = ctx.actorSnapshot ??
@@ -180,7 +182,11 @@ export async function runCommandOver<T extends { ok: true }>(
       if (ctx.dryRun) throw new DryRunDone(outcome as T);
       return outcome as T;
     });
-  } catch (error) {
+  } catch (caught) {
+    // The ledger's row is sent with the statement after it, so its failure surfaces there.
+    const error = heldLabelOf(caught) === HELD_AUDIT
+      ? auditWriteError(caught)
+      : caught;
     if (error instanceof Refused) return error.refusal;
     if (error instanceof DryRunDone) return error.outcome as T;
     if (error instanceof AuditFailure) {

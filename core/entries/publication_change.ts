@@ -2,6 +2,7 @@
 // once per command instead of once per projection.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { heldMark } from "../db/prepared_queries.ts";
 
 /** The group after the command's writes, as the projections need it; undefined once purged. */
 export interface ChangedGroup {
@@ -100,18 +101,21 @@ export async function runTrailing(
   const ctes = writes.flatMap((w) => w.with);
   const named = (list: [string, RawBuilder<unknown>][]) =>
     sql.join(list.map(([name, body]) => sql`${sql.id(name)} as (${body})`));
+  // Nothing reads what they write or what they answer: on PostgreSQL the statement is held
+  // back and sent with the next one, the transaction's `commit` when nothing follows.
+  const held = sql.raw(heldMark("trailing"));
   if (writes.length === 1) {
     const [only] = writes;
     await (ctes.length === 0
-      ? only.last
-      : sql`with ${named(ctes)} ${only.last}`).execute(tx);
+      ? sql`${only.last}${held}`
+      : sql`with ${named(ctes)} ${only.last}${held}`).execute(tx);
     return;
   }
   const lasts = writes.map((w, i): [string, RawBuilder<unknown>] => [
     `trailing_${i}`,
     w.last,
   ]);
-  await sql`with ${named([...ctes, ...lasts])} select 1`.execute(tx);
+  await sql`with ${named([...ctes, ...lasts])} select 1${held}`.execute(tx);
 }
 
 /** Refreshes one projection of a changed group, in the caller's transaction. */
