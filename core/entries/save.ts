@@ -156,6 +156,13 @@ export async function saveInScope(
       validates: !!ctx.validate,
     })
     : plan.reads;
+  const group = plan.kind === "create" ? null : plan.group;
+  const modelId = group?.model_id ??
+    (plan.kind === "create" ? plan.modelId : "");
+  const instance = plan.kind === "update" ? plan.instance : null;
+  // A create's first statement read its model: callers need not read it before.
+  const model = await loadRuleModel(scope.tx, siteId, modelId);
+  if (plan.kind === "create" && !model) return { ok: false, code: "not_found" };
   const language = reads?.languageKnown ??
     !!await scope.tx.selectFrom("site_languages").select("code")
       .where("site_id", "=", siteId).where("code", "=", options.locale)
@@ -163,11 +170,6 @@ export async function saveInScope(
   if (!language) {
     return { ok: false, code: "unknown_locale", languages: [options.locale] };
   }
-  const group = plan.kind === "create" ? null : plan.group;
-  const modelId = group?.model_id ??
-    (plan.kind === "create" ? plan.modelId : "");
-  const instance = plan.kind === "update" ? plan.instance : null;
-  const model = await loadRuleModel(scope.tx, siteId, modelId);
   const before = reads?.before ??
     await storedFields(scope, siteId, instance?.current_version_id ?? null);
   const hidden = Object.keys(before).filter((key) =>

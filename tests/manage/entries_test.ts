@@ -291,6 +291,16 @@ Deno.test("create and update refusals: 404, 409 version_conflict, 422 field_vali
       fields: {},
     });
     assert.equal(unknownModel.status, 404);
+    assert.match((await unknownModel.json()).error.message, /^No model "/);
+    // The model is named before the language: an unknown one of each is still the model's 404.
+    const unknownBoth = await s.call("POST", "/entries", {
+      model_id: crypto.randomUUID(),
+      locale: "xx",
+      slug: "x",
+      fields: {},
+    });
+    assert.equal(unknownBoth.status, 404);
+    await unknownBoth.body?.cancel();
     const taken = await s.call("POST", "/entries", {
       model_id: s.modelId,
       locale: "en",

@@ -18,7 +18,6 @@ import {
   activeInstallationsJson,
   installationRowsOf,
 } from "../../plugins/installation_store.ts";
-import { getModel } from "../../models/model_reads.ts";
 import { refuse } from "../../web/errors.ts";
 import * as contract from "../contract/entries.ts";
 import { defineHandler, type ManageContext } from "../handler.ts";
@@ -131,24 +130,19 @@ export const createEntry = defineHandler(contract.createEntry, {
       model: body.model_id,
       languages: [body.locale],
     });
-    const { db, clock } = ctx.services;
-    const model = await getModel(
-      { db, clock, siteId: ctx.site.id },
-      body.model_id,
-    );
-    if (!model.ok) {
+    // The command reads the model in its first statement; a create finds no entry, so its
+    // not_found is the model's.
+    const saved = await saveEntry(lifecycleOf(ctx), {
+      model_id: body.model_id.toLowerCase(),
+      locale: body.locale,
+      slug: body.slug,
+      fields: body.fields,
+      expected_current_version_id: null,
+    });
+    if (!saved.ok && saved.code === "not_found") {
       refuse(404, "not_found", `No model "${body.model_id}" on this site`);
     }
-    const result = unwrap(
-      await saveEntry(lifecycleOf(ctx), {
-        model_id: model.model.id,
-        locale: body.locale,
-        slug: body.slug,
-        fields: body.fields,
-        expected_current_version_id: null,
-      }),
-    );
-    return { body: writtenAnswer(result) };
+    return { body: writtenAnswer(unwrap(saved)) };
   },
 });
 
