@@ -50,6 +50,11 @@ export interface SaveEntryOptions {
   slug?: string;
   /** The values of this language's new version. */
   fields: Record<string, unknown>;
+  /**
+   * A create refuses `not_found` when the site has no such model, before any other check
+   * (the command reads the model in its first statement, so its caller need not read it).
+   */
+  require_model?: boolean;
   /** The language's current version the edit started from; null for a new language. */
   expected_current_version_id: string | null;
 }
@@ -160,9 +165,10 @@ export async function saveInScope(
   const modelId = group?.model_id ??
     (plan.kind === "create" ? plan.modelId : "");
   const instance = plan.kind === "update" ? plan.instance : null;
-  // A create's first statement read its model: callers need not read it before.
   const model = await loadRuleModel(scope.tx, siteId, modelId);
-  if (plan.kind === "create" && !model) return { ok: false, code: "not_found" };
+  if (plan.kind === "create" && options.require_model && !model) {
+    return { ok: false, code: "not_found" };
+  }
   const language = reads?.languageKnown ??
     !!await scope.tx.selectFrom("site_languages").select("code")
       .where("site_id", "=", siteId).where("code", "=", options.locale)

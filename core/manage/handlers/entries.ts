@@ -130,10 +130,10 @@ export const createEntry = defineHandler(contract.createEntry, {
       model: body.model_id,
       languages: [body.locale],
     });
-    // The command reads the model in its first statement; a create finds no entry, so its
-    // not_found is the model's.
+    // The command reads the model in its first statement and refuses a create without one.
     const saved = await saveEntry(lifecycleOf(ctx), {
       model_id: body.model_id.toLowerCase(),
+      require_model: true,
       locale: body.locale,
       slug: body.slug,
       fields: body.fields,
