@@ -138,10 +138,12 @@ function sendTogether(
  * transaction, and on the embedded engine, such a statement runs at once like any other.
  */
 export function heldMark(label: string): string {
+  if (!HELD_LABEL.test(label)) throw new Error(`Bad held label "${label}"`);
   return `${HELD_PREFIX}${label}`;
 }
 
 const HELD_PREFIX = "\n-- held until the next statement: ";
+const HELD_LABEL = /^\w{1,32}$/;
 
 /** The labels of held statements that failed, by the error they failed with. */
 const heldFailures = new WeakMap<object, string>();
@@ -157,10 +159,14 @@ export function heldLabelOf(error: unknown): string | undefined {
 function heldLabelOfText(args: unknown[]): string | null {
   const [text] = args;
   if (typeof text !== "string") return null;
-  const at = text.lastIndexOf(HELD_PREFIX);
+  // Only the end can hold the mark: searched there, not through the whole text.
+  const at = text.indexOf(
+    HELD_PREFIX,
+    Math.max(0, text.length - HELD_PREFIX.length - 32),
+  );
   if (at === -1) return null;
   const label = text.slice(at + HELD_PREFIX.length);
-  return /^\w+$/.test(label) ? label : null;
+  return HELD_LABEL.test(label) ? label : null;
 }
 
 /** What `pg` answers for a transaction command, for the ones answered without sending. */
