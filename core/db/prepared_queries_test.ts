@@ -13,6 +13,34 @@ import pg from "pg";
 
 const DATABASE_URL = Deno.env.get("DATABASE_URL");
 
+/** Runs `body` with a one-connection pipelined pool of DATABASE_URL, ended after. */
+async function withPipelinedPool(
+  body: (pool: pg.Pool) => Promise<void>,
+): Promise<void> {
+  const pool = new pg.Pool({
+    connectionString: DATABASE_URL!,
+    max: 1,
+    pipeline: true,
+  });
+  try {
+    await body(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/** Runs `body` with the test database (the service's own pool), closed after. */
+async function withTestDb(
+  body: (db: Awaited<ReturnType<typeof openTestDb>>["db"]) => Promise<void>,
+): Promise<void> {
+  const { db, close } = await openTestDb();
+  try {
+    await body(db);
+  } finally {
+    await close();
+  }
+}
+
 Deno.test({
   name:
     "a connection runs Kysely's statements prepared, answers as before, and prepares at most its share",
@@ -53,8 +81,7 @@ Deno.test({
     "a table that gains a column between two runs of `select *` answers the new column (never prepared)",
   ignore: !DATABASE_URL,
 }, async () => {
-  const { db, close } = await openTestDb();
-  try {
+  await withTestDb(async (db) => {
     await sql`create table prepared_probe (id int)`.execute(db);
     await sql`insert into prepared_probe values (${1})`.execute(db);
     const read = () =>
@@ -63,9 +90,7 @@ Deno.test({
     deepEqual((await read()).rows, [{ id: 1 }]);
     await sql`alter table prepared_probe add column note text`.execute(db);
     deepEqual((await read()).rows, [{ id: 1, note: null }]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 /** Socket writes `client` makes from now on (each batch of messages it flushes counts once). */
@@ -96,12 +121,7 @@ Deno.test({
     "on a pipelined client Kysely's `begin` goes out in one write with the first statement, which runs inside the transaction; a transaction that ran nothing sends nothing; a held `begin` is dropped at the next checkout",
   ignore: !DATABASE_URL,
 }, async () => {
-  const pool = new pg.Pool({
-    connectionString: DATABASE_URL!,
-    max: 1,
-    pipeline: true,
-  });
-  try {
+  await withPipelinedPool(async (pool) => {
     const client = prepareQueriesOf(await pool.connect());
     const writes = countWrites(client);
     const xact = "select pg_current_xact_id()::text as id, $1::int as n";
@@ -135,9 +155,7 @@ Deno.test({
     await again.query(xact, [3]);
     equal(txStatus(again), "I");
     again.release();
-  } finally {
-    await pool.end();
-  }
+  });
 });
 
 Deno.test({
@@ -145,8 +163,7 @@ Deno.test({
     "a transaction whose first statement fails (sent with its `begin`) rejects with that statement's error, rolls back, and leaves the connection usable",
   ignore: !DATABASE_URL,
 }, async () => {
-  const { db, close } = await openTestDb();
-  try {
+  await withTestDb(async (db) => {
     await sql`create table held_begin_probe (id int primary key)`.execute(db);
     await sql`insert into held_begin_probe values (${1})`.execute(db);
     const failed = await db.transaction().execute(async (trx) => {
@@ -167,9 +184,7 @@ Deno.test({
     >`select id from held_begin_probe order by id`
       .execute(db);
     deepEqual(ids.rows.map((r) => r.id), [1, 2, 3]);
-  } finally {
-    await close();
-  }
+  });
 });
 
 Deno.test({
@@ -177,12 +192,7 @@ Deno.test({
     "a statement marked held goes out in one write with the transaction's next statement, the last one with `commit`; rolled back, it is never sent; outside a transaction it runs at once",
   ignore: !DATABASE_URL,
 }, async () => {
-  const pool = new pg.Pool({
-    connectionString: DATABASE_URL!,
-    max: 1,
-    pipeline: true,
-  });
-  try {
+  await withPipelinedPool(async (pool) => {
     const client = prepareQueriesOf(await pool.connect());
     await client.query("create temporary table held_probe (n int)");
     const writes = countWrites(client);
@@ -236,9 +246,7 @@ Deno.test({
     await again.query("rollback");
     equal(await count(), 3);
     again.release();
-  } finally {
-    await pool.end();
-  }
+  });
 });
 
 Deno.test({
@@ -246,8 +254,7 @@ Deno.test({
     "a held statement that fails fails the next statement with its own error and label, or the `commit` it rode with, and its transaction changes nothing",
   ignore: !DATABASE_URL,
 }, async () => {
-  const { db, close } = await openTestDb();
-  try {
+  await withTestDb(async (db) => {
     await sql`create table held_fail_probe (id int primary key)`.execute(db);
     await sql`insert into held_fail_probe values (${1})`.execute(db);
     const held = sql.raw(heldMark("probe"));
@@ -289,7 +296,5 @@ Deno.test({
     >`select id from held_fail_probe order by id`
       .execute(db);
     deepEqual(ids.rows.map((r) => r.id), [1, 5]);
-  } finally {
-    await close();
-  }
+  });
 });
