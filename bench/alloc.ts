@@ -5,6 +5,7 @@
 // the function that allocated them. Garbage per answer is what sizes the young generation and
 // what a collection has to sweep: the figure to watch when working on memory under load
 // (docs/benchmarks.md, "Memory of public reads"). Needs `wrk`.
+import { connectInspector } from "./inspector.ts";
 import { runWrk } from "./load.ts";
 import { startService } from "./service.ts";
 
@@ -72,42 +73,4 @@ try {
 } finally {
   inspector.close();
   await server.stop();
-}
-
-/** A Chrome DevTools Protocol session with the service's inspector. */
-async function connectInspector(port: number) {
-  let list: { webSocketDebuggerUrl: string }[] = [];
-  for (let attempt = 0; attempt < 50 && list.length === 0; attempt++) {
-    try {
-      list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-  if (list.length === 0) {
-    throw new Error("Cannot reach the service's inspector");
-  }
-  const socket = new WebSocket(list[0].webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = reject;
-  });
-  let id = 0;
-  const waiting = new Map<number, (result: unknown) => void>();
-  socket.onmessage = (event) => {
-    const message = JSON.parse(event.data);
-    waiting.get(message.id)?.(message.result);
-    waiting.delete(message.id);
-  };
-  return {
-    call(method: string, params: unknown = {}): Promise<unknown> {
-      const callId = ++id;
-      const answered = new Promise<unknown>((resolve) =>
-        waiting.set(callId, resolve)
-      );
-      socket.send(JSON.stringify({ id: callId, method, params }));
-      return answered;
-    },
-    close: () => socket.close(),
-  };
 }

@@ -174,6 +174,8 @@ Deno.test("every environment setting a doc sets (`NAME=value`, README settings t
       "DENO_KV_ACCESS_TOKEN",
       "DENO_DEPLOYMENT_ID",
       "DENO_JOBS",
+      // V8 settings for the process Deno starts (docs/benchmarks.md, memory).
+      "DENO_V8_FLAGS",
       // Deno's built-in OpenTelemetry exporter (docs/deploy.md, issue 47 item 3).
       "OTEL_DENO",
       "OTEL_DENO_CONSOLE",
