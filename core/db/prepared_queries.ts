@@ -51,12 +51,14 @@ export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
   const pipelined = (client as { pipeline?: boolean }).pipeline === true;
   // Between a `begin` and its `commit` or `rollback`, as Kysely sent them.
   let inTransaction = false;
-  let beginHeld = false;
-  const held: { label: string; send: () => Promise<unknown> }[] = [];
+  // What waits for the transaction's next statement: its `begin` first while it has sent none.
+  const held: Held[] = [];
+  const beginHeld = () => held[0]?.label === BEGIN;
   client.query = ((...args: unknown[]) => {
     if (!pipelined) return run(args);
     if (!inTransaction && isBare(args, "begin")) {
-      inTransaction = beginHeld = true;
+      inTransaction = true;
+      held.push({ label: BEGIN, send: () => query("begin") });
       return Promise.resolve(commandAnswer("BEGIN"));
     }
     const label = inTransaction ? heldLabelOfText(args) : null;
@@ -67,27 +69,35 @@ export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
     const commit = isBare(args, "commit");
     const rollback = isBare(args, "rollback");
     if (commit || rollback) inTransaction = false;
-    // Statements held for a transaction that is rolled back change nothing: they are dropped.
-    if (rollback) held.length = 0;
-    if (!beginHeld && held.length === 0) return run(args);
-    if (beginHeld && held.length === 0 && (commit || rollback)) {
-      // A transaction that ran nothing has nothing to end.
-      beginHeld = false;
-      return Promise.resolve(commandAnswer(commit ? "COMMIT" : "ROLLBACK"));
+    // A transaction that sent nothing has nothing to end; statements held for a transaction
+    // that is rolled back change nothing, so they are dropped.
+    if (rollback || (commit && held.length === 1 && beginHeld())) {
+      const unsent = beginHeld();
+      held.length = 0;
+      if (unsent) {
+        return Promise.resolve(commandAnswer(commit ? "COMMIT" : "ROLLBACK"));
+      }
     }
-    const before = held.splice(0);
-    if (beginHeld) before.unshift({ label: "", send: () => query("begin") });
-    beginHeld = false;
-    return sendTogether(client, before, () => run(args));
+    if (held.length === 0) return run(args);
+    return sendTogether(client, held.splice(0), () => run(args));
   }) as C["query"];
   // A `begin` or statement still held when the connection went back to the pool was never
   // sent: the next checkout starts outside a transaction, as it would have after a rollback.
   checkedOutAgain.set(client, () => {
-    inTransaction = beginHeld = false;
+    inTransaction = false;
     held.length = 0;
   });
   return client;
 }
+
+/** A statement held back, with the label a failure of it is known by. */
+interface Held {
+  label: string;
+  send: () => Promise<unknown>;
+}
+
+/** The label of a held `begin`: its failure is no statement's to name. */
+const BEGIN = "";
 
 /**
  * Kysely's `begin`, and any statement of a transaction whose text ends with {@link heldMark}, is
@@ -101,7 +111,7 @@ export function prepareQueriesOf<C extends pg.PoolClient>(client: C): C {
  */
 function sendTogether(
   client: pg.PoolClient,
-  before: readonly { label: string; send: () => Promise<unknown> }[],
+  before: readonly Held[],
   statement: () => Promise<unknown>,
 ): Promise<unknown> {
   const stream = (client as unknown as {

@@ -238,6 +238,15 @@ async function readStartingState(pglite: PGlite): Promise<StartingState> {
 }
 
 /**
+ * Ends the session's settings, prepared statements, temporary tables, advisory locks and
+ * listeners, and has the dialect forget the statements it had prepared on the engine.
+ */
+async function discardSession(pglite: PGlite): Promise<void> {
+  await pglite.exec("discard all");
+  forgetPreparedStatements(pglite);
+}
+
+/**
  * Puts `pglite` back to `state` and answers true, or answers false when it cannot be (closed, or
  * its schema changed): then it is thrown away.
  */
@@ -248,9 +257,7 @@ async function restoreStartingState(
   if (pglite.closed) return false;
   try {
     if (pglite.isInTransaction()) await pglite.exec("rollback");
-    // Session settings, prepared statements, temporary tables, advisory locks, listeners.
-    await pglite.exec("discard all");
-    forgetPreparedStatements(pglite);
+    await discardSession(pglite);
     const { rows: [now] } = await pglite.query<{ digest: string }>(
       CATALOG_DIGEST,
     );
@@ -269,8 +276,7 @@ async function restoreStartingState(
         );
       }
     }
-    await pglite.exec("discard all");
-    forgetPreparedStatements(pglite);
+    await discardSession(pglite);
     for (const { name, setting } of state.settings) {
       await pglite.query("select set_config($1, $2, false)", [name, setting]);
     }

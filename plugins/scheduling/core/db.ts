@@ -1,6 +1,6 @@
 // The plugin's own database: PostgreSQL through `pg` when SCHEDULER_DATABASE_URL is set,
-// embedded PGlite under its data folder otherwise. Nothing here is shared with the service:
-// a plugin is a separate program with its own storage (spec 1 part 1).
+// embedded PGlite under its data folder otherwise. No storage is shared with the service: a
+// plugin is a separate program with its own (spec 1 part 1); the PGlite dialect is the SDK's.
 import { type Generated, Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { discardWhenLost, guardPool } from "../../sdk/pg_faults.ts";
