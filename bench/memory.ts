@@ -4,11 +4,12 @@
 // prints, idle, after `wrk` loaded one path and again after a full collection: the process's
 // resident memory split into anonymous and file-backed pages (`/proc/<pid>/smaps_rollup`), the
 // size of each of V8's heap spaces, and the anonymous memory outside V8's heap. The service runs
-// with this process's environment: `PUBLIC_ANSWER_CACHE_MB=0` measures computed answers, and
-// `DENO_V8_FLAGS` tries V8 settings (docs/benchmarks.md, "Memory"). Needs `wrk`.
+// with this process's environment: `PUBLIC_ANSWER_CACHE_MB=0` measures computed answers. It runs
+// with the V8 settings of `deno task start`; `BENCH_V8_FLAGS` tries others (docs/benchmarks.md,
+// "Memory"). Needs `wrk`.
 import { connectInspector } from "./inspector.ts";
 import { runWrk } from "./load.ts";
-import { startService } from "./service.ts";
+import { serviceV8Flags, startService } from "./service.ts";
 
 const [url, path, concurrency = "32", seconds = "20"] = Deno.args;
 if (!url || !path) {
@@ -63,6 +64,7 @@ async function report(label: string): Promise<void> {
 }
 
 try {
+  console.log(`V8 settings: ${serviceV8Flags() || "V8's defaults"}`);
   await report("idle");
   const load = await runWrk(
     server.origin,

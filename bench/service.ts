@@ -1,4 +1,5 @@
 // Starts the benchmark's service process (bench/serve.ts) on a database and waits for its port.
+import denoConfig from "../deno.json" with { type: "json" };
 
 /** A running service process. */
 export interface BenchService {
@@ -14,6 +15,19 @@ export interface ServiceOptions {
   inspectPort?: number;
 }
 
+/**
+ * The V8 settings the service runs with: those of `deno task start` (deno.json), so a bench
+ * measures the heap users run, unless `BENCH_V8_FLAGS` names others ("" for V8's defaults).
+ * `DENO_V8_FLAGS` cannot replace them: Deno applies `--v8-flags` after it.
+ */
+export function serviceV8Flags(): string {
+  const chosen = Deno.env.get("BENCH_V8_FLAGS");
+  if (chosen !== undefined) return chosen;
+  const flags = /--v8-flags=(\S+)/.exec(denoConfig.tasks.start)?.[1];
+  if (!flags) throw new Error("deno.json's start task names no --v8-flags");
+  return flags;
+}
+
 /** Starts bench/serve.ts against `databaseUrl` with `env` added to this process's environment. */
 export async function startService(
   databaseUrl: string,
@@ -21,11 +35,13 @@ export async function startService(
   options: ServiceOptions = {},
 ): Promise<BenchService> {
   const profileDir = Deno.env.get("BENCH_SERVICE_CPU_PROF");
+  const v8Flags = serviceV8Flags();
   const server = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "-A",
       "--unstable-kv",
+      ...(v8Flags ? [`--v8-flags=${v8Flags}`] : []),
       // A V8 CPU profile of the service, written to this folder when the bench stops it.
       ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
       ...(options.inspectPort
