@@ -336,6 +336,11 @@ class PipelinedConnection {
     // `pg` opens and authenticates the connection (and sets it to one generic plan per
     // statement, as the pool's connections running named statements are); then hands it over.
     const client = new pg.Client({ ...options, stream: () => socket as never });
+    // While pg holds the connection, a server that ends the session between queries (an
+    // administrator's `pg_terminate_backend`, a restart) reaches pg as an error event with no
+    // query to fail: pg emits it on the client, and an emitter nobody listens to throws it,
+    // here out of the socket's read loop, which took the process down.
+    client.on("error", (error: Error) => this.#die(error));
     this.ready = (async () => {
       try {
         await client.connect();

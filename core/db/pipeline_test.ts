@@ -260,3 +260,68 @@ Deno.test({
     await plain.end();
   }
 });
+
+/** A message of PostgreSQL's protocol: its type byte, its length, its body. */
+function backendMessage(type: string, body: Uint8Array): Uint8Array {
+  const message = new Uint8Array(5 + body.length);
+  message[0] = type.charCodeAt(0);
+  new DataView(message.buffer).setInt32(1, 4 + body.length);
+  message.set(body, 5);
+  return message;
+}
+
+Deno.test("a connection the server ends while pg still holds it (answering its session setting) fails its statement and does not take the process down", async () => {
+  // A server that authenticates, answers the setting the pipeline makes, and in the same
+  // write ends the session as `pg_terminate_backend` does: an ErrorResponse (FATAL) with no
+  // query active, then the close. pg's client then reports an error event nobody is running
+  // a query for; unheard, it was an uncaught error that stopped the service.
+  const text = new TextEncoder();
+  const fields = (...parts: string[]) =>
+    text.encode(parts.map((part) => `${part}\0`).join("") + "\0");
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const serving = (async () => {
+    const conn = await listener.accept();
+    const buffer = new Uint8Array(4096);
+    await conn.read(buffer); // the startup message
+    await conn.write(
+      new Uint8Array([
+        ...backendMessage("R", new Uint8Array(4)), // AuthenticationOk
+        ...backendMessage("Z", text.encode("I")),
+      ]),
+    );
+    await conn.read(buffer); // set plan_cache_mode = …
+    await conn.write(
+      new Uint8Array([
+        ...backendMessage("C", text.encode("SET\0")),
+        ...backendMessage("Z", text.encode("I")),
+        ...backendMessage(
+          "E",
+          fields(
+            "SFATAL",
+            "VFATAL",
+            "C57P01",
+            "Mterminating connection due to administrator command",
+          ),
+        ),
+      ]),
+    );
+    conn.close();
+  })();
+  const port = (listener.addr as Deno.NetAddr).port;
+  const pipeline = new StatementPipeline({
+    host: "127.0.0.1",
+    port,
+    user: "stave",
+    database: "stave",
+  }, 1);
+  try {
+    await rejects(
+      pipeline.run("one", "select 1 as n", []),
+      (error: Error) => isConnectionError(error),
+    );
+    await serving;
+  } finally {
+    listener.close();
+    await pipeline.close();
+  }
+});
