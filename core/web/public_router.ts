@@ -16,8 +16,7 @@ const NO_PARAMS: Record<string, string> = Object.freeze(Object.create(null));
 interface PublicRoute<T> {
   pattern: RegExp;
   method: string;
-  handler: T;
-  /** What the lookup answers for a match without parameters: made once. */
+  /** The handler, with no parameters: what a match without parameters answers, made once. */
   entry: [T, Record<string, string>];
 }
 
@@ -55,7 +54,7 @@ export class PublicRouter<T> implements Router<T> {
       T,
       Record<string, string>,
     ];
-    this.#routes.push({ pattern, method, handler, entry });
+    this.#routes.push({ pattern, method, entry });
   }
 
   match(method: string, path: string): Result<T> {
@@ -66,7 +65,7 @@ export class PublicRouter<T> implements Router<T> {
       if (!found) continue;
       handlers.push(
         found.groups
-          ? Array.of<unknown>(route.handler, found.groups) as [
+          ? Array.of<unknown>(route.entry[0], found.groups) as [
             T,
             Record<string, string>,
           ]
