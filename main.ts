@@ -8,6 +8,7 @@ import {
 import { createServedApp } from "./core/served_app.ts";
 import { settledWithin } from "./core/settled_within.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
+import { startMemoryTrim } from "./core/memory_trim.ts";
 import { pluginCallOf } from "./core/plugins/calls.ts";
 import type { Companion } from "./core/plugins/companion.ts";
 import { drainNotifications } from "./core/plugins/notifications.ts";
@@ -141,6 +142,8 @@ if (config.demoSite) {
 }
 
 const app = await createServedApp(services);
+// Memory freed after a burst of requests goes back to the system instead of staying resident.
+const stopMemoryTrim = startMemoryTrim(config.memoryTrimSeconds);
 
 // `deno task svc credential` on this machine reaches the running service here (the store is
 // locked while it runs); set once the port is known.
@@ -323,6 +326,7 @@ if (!drained) {
     } s are cut off`,
   );
 }
+stopMemoryTrim();
 await imageLibrariesSettled();
 await local?.remove();
 await companion?.close();

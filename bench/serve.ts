@@ -5,6 +5,7 @@ import { openDatabase } from "../core/db/database.ts";
 import { migrateToLatest } from "../core/db/migrate.ts";
 import { systemClock } from "../core/clock.ts";
 import { keptAnswersOf } from "../core/public/kept_shelf.ts";
+import { startMemoryTrim } from "../core/memory_trim.ts";
 import { createServedApp } from "../core/served_app.ts";
 import type { Services } from "../core/services.ts";
 import { buildIslands } from "../core/web/islands_build.ts";
@@ -23,6 +24,7 @@ const config = loadConfig({
   DATABASE_POOL_MAX: Deno.env.get("DATABASE_POOL_MAX"),
   DATABASE_PIPELINE_CONNECTIONS: Deno.env.get("DATABASE_PIPELINE_CONNECTIONS"),
   PUBLIC_ANSWER_CACHE_MB: Deno.env.get("PUBLIC_ANSWER_CACHE_MB"),
+  MEMORY_TRIM_SECONDS: Deno.env.get("MEMORY_TRIM_SECONDS"),
   // The plugin API bench installs a plugin served over plain http on 127.0.0.1.
   ENVIRONMENT: Deno.env.get("ENVIRONMENT"),
   PLUGIN_DEV_ORIGINS: Deno.env.get("PLUGIN_DEV_ORIGINS"),
@@ -50,6 +52,7 @@ const services: Services = {
 };
 // Served as main.ts serves: the public app at once, the whole app on the first other request.
 const app = await createServedApp(services);
+startMemoryTrim(config.memoryTrimSeconds);
 // The bench stops the service with SIGTERM: say how many reads kept answers served.
 Deno.addSignalListener("SIGTERM", () => {
   const shelf = keptAnswersOf(db, services.config.publicAnswerCacheBytes);

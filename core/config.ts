@@ -87,6 +87,7 @@ const configSchema = z.object({
   ),
   LOG_REQUESTS: bool.default(true),
   PUBLIC_ANSWER_CACHE_MB: z.coerce.number().int().min(0).max(4096).default(32),
+  MEMORY_TRIM_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   // Unset: `development` for the embedded demo (no DATABASE_URL, DEMO_SITE on), else production.
   ENVIRONMENT: z.enum(["development", "production"]).optional(),
   SCHEDULER_COMPANION: bool.default(true),
@@ -261,6 +262,8 @@ export interface Config {
   secureCookies: boolean;
   /** Memory for public answers kept per database state (core/public/kept_answers.ts); 0 keeps none. */
   publicAnswerCacheBytes: number;
+  /** How often freed memory is handed back to the system (core/memory_trim.ts); 0 never. */
+  memoryTrimSeconds: number;
   /** `development` allows `pluginDevOrigins`; anything else is production. */
   environment: "development" | "production";
   /**
@@ -387,6 +390,7 @@ export function loadConfig(
     logRequests: v.LOG_REQUESTS,
     secureCookies: publicUrl.startsWith("https:"),
     publicAnswerCacheBytes: v.PUBLIC_ANSWER_CACHE_MB * 1024 * 1024,
+    memoryTrimSeconds: v.MEMORY_TRIM_SECONDS,
     environment,
     pluginDevOrigins,
     pluginCatalogues,

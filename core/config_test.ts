@@ -22,6 +22,7 @@ Deno.test("loadConfig() answers the embedded defaults for an empty environment",
     logRequests: true,
     secureCookies: false,
     publicAnswerCacheBytes: 32 * 1024 * 1024,
+    memoryTrimSeconds: 10,
     // The embedded demo is a development setup: the scheduling plugin runs beside it.
     environment: "development",
     pluginDevOrigins: [],
@@ -118,6 +119,19 @@ Deno.test("loadConfig() takes PUBLIC_ANSWER_CACHE_MB from 0 (keep none) to 4096 
       (e: Error) =>
         e instanceof ConfigError &&
         /setting PUBLIC_ANSWER_CACHE_MB/.test(e.message),
+    );
+  }
+});
+
+Deno.test("loadConfig() takes MEMORY_TRIM_SECONDS from 0 (never) to 3600 and refuses 3601", () => {
+  equal(loadConfig({ MEMORY_TRIM_SECONDS: "0" }).memoryTrimSeconds, 0);
+  equal(loadConfig({ MEMORY_TRIM_SECONDS: "3600" }).memoryTrimSeconds, 3600);
+  for (const bad of ["3601", "-1", "0.5", "often"]) {
+    throws(
+      () => loadConfig({ MEMORY_TRIM_SECONDS: bad }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        /setting MEMORY_TRIM_SECONDS/.test(e.message),
     );
   }
 });
