@@ -15,12 +15,21 @@ const ROUTES: [string, string][] = [
   ["GET", "/numbered/:id{[0-9]+}"],
   ["GET", "/files/*"],
   ["GET", "/dotted/file.json"],
+  // A bare `*` is not bounded by a segment: "/prefixed" matches it.
+  ["GET", "/prefix*"],
+  ["ALL", "/v1/:model"],
 ];
 
 const PATHS = [
   "/",
   "/health",
+  "/healthz",
   "/health/ready",
+  "/v1",
+  "/v1/",
+  "/v1/_searchx",
+  "/v1/_search/suggestions",
+  "/_static",
   "/health/",
   "/v1/posts",
   "/v1/posts/",
@@ -41,6 +50,11 @@ const PATHS = [
   "/files/a/b/c",
   "/dotted/file.json",
   "/dotted/fileXjson",
+  "/dotted/file.jsonx",
+  "/numbered",
+  "/prefix",
+  "/prefixed",
+  "/prefix/ed",
   "/nowhere",
 ];
 
@@ -54,15 +68,25 @@ function routers() {
   return { pattern, ours };
 }
 
-/** A match as plain data: each handler with its parameters. */
+/** A match as plain data: each handler with its parameters (read from the stash when there is one). */
 function plain(result: unknown): [string, Record<string, string>][] {
-  const [handlers] = result as [[string, Record<string, string>][]];
-  return handlers.map(([handler, params]) => [handler, { ...params }]);
+  const [handlers, stash] = result as [
+    [string, Record<string, string | number>][],
+    string[] | undefined,
+  ];
+  return handlers.map(([handler, params]) => [
+    handler,
+    Object.fromEntries(
+      Object.entries(params).map((
+        [name, at],
+      ) => [name, stash ? stash[at as number] : at as string]),
+    ),
+  ]);
 }
 
 Deno.test("PublicRouter matches the public app's routes as PatternRouter does, for every method", () => {
   const { pattern, ours } = routers();
-  for (const method of ["GET", "POST", "HEAD"]) {
+  for (const method of ["GET", "POST", "HEAD", "PURGE"]) {
     for (const path of PATHS) {
       deepEqual(
         plain(ours.match(method, path)),
@@ -73,18 +97,33 @@ Deno.test("PublicRouter matches the public app's routes as PatternRouter does, f
   }
 });
 
-Deno.test("PublicRouter answers the same entry for a route without parameters and a new one with them", () => {
+Deno.test("PublicRouter answers each route's entry made once, and a new stash of parameter values per match", () => {
   const { ours } = routers();
   const [first] = ours.match("GET", "/health") as unknown as [unknown[]];
   const [again] = ours.match("GET", "/health") as unknown as [unknown[]];
   equal(first[0], again[0]);
-  const [one] = ours.match("GET", "/v1/posts/a") as unknown as [
-    [string, Record<string, string>][],
+  const one = ours.match("GET", "/v1/posts/a") as unknown as [
+    unknown[],
+    string[],
   ];
-  const [two] = ours.match("GET", "/v1/posts/b") as unknown as [
-    [string, Record<string, string>][],
+  const two = ours.match("GET", "/v1/posts/b") as unknown as [
+    unknown[],
+    string[],
   ];
-  const slugOf = (handlers: [string, Record<string, string>][]) =>
-    handlers.find(([, params]) => params.slug)?.[1].slug;
+  deepEqual(one[0], two[0]);
+  equal(one[0].at(-1), two[0].at(-1), "the same entry, not a copy");
+  const slugOf = (match: unknown) =>
+    plain(match).find(([, params]) => params.slug)?.[1].slug;
   deepEqual([slugOf(one), slugOf(two)], ["a", "b"]);
+});
+
+Deno.test("PublicRouter finds a route added after it has matched, in the order added", () => {
+  const { pattern, ours } = routers();
+  for (const router of [pattern, ours]) router.match("GET", "/v1/posts");
+  for (const router of [pattern, ours]) router.add("GET", "/v1/:model", "late");
+  deepEqual(
+    plain(ours.match("GET", "/v1/posts")),
+    plain(pattern.match("GET", "/v1/posts")),
+  );
+  equal(plain(ours.match("GET", "/v1/posts")).at(-1)?.[0], "late");
 });
