@@ -39,11 +39,10 @@ export async function createServedApp(
   const publicApp = buildApp(services, {
     manifest: publicManifest,
     checkedDocuments: () => documents,
-    // Tries its 30-odd routes in order, one regular expression each, with the trie's answers.
-    // The trie's lookup, and PatternRouter's after it, allocated per request arrays that V8
-    // came to allocate straight into the old generation (pretenuring): under load the heap grew
-    // by 1.3-2.5 KB per answer until a full collection. PublicRouter's lookup makes none that
-    // V8 pretenures.
+    // Tries only the routes a path can match, in order. The trie's lookup, and PatternRouter's
+    // after it, allocated per request arrays that V8 came to allocate straight into the old
+    // generation (pretenuring): under load the heap grew by 1.3-2.5 KB per answer until a full
+    // collection. PublicRouter's lookup makes none that V8 pretenures.
     router: new PublicRouter(),
   });
   const loadWholeApp = options.loadWholeApp ?? importWholeApp;
