@@ -11,6 +11,7 @@
 // every route answers the same entry every time, its parameters' values in a stash beside them
 // (docs/benchmarks.md, "Memory of public reads").
 import { type Result, type Router, UnsupportedPathError } from "hono/router";
+import { METHODS } from "./manifest.ts";
 
 const NO_PARAMS: Record<string, number> = Object.freeze(Object.create(null));
 
@@ -37,16 +38,8 @@ interface PublicRoute<T> {
   entry: [T, Record<string, number>];
 }
 
-/** The methods whose route index is kept: any other is indexed for its one request. */
-const COMMON_METHODS = new Set([
-  "GET",
-  "HEAD",
-  "POST",
-  "PUT",
-  "PATCH",
-  "DELETE",
-  "OPTIONS",
-]);
+/** The methods whose route index is kept (those a route file answers): any other is indexed for its one request. */
+const COMMON_METHODS = new Set<string>(METHODS);
 
 interface MethodIndex<T> {
   byPrefix: Map<string, PublicRoute<T>[]>;
