@@ -1,6 +1,19 @@
 import { deepEqual, equal, match, ok, throws } from "node:assert/strict";
 import { ConfigError, loadConfig } from "./config.ts";
 
+/** Each of `values` for `setting` stops loading with a ConfigError naming the setting. */
+function refusesEach(setting: string, values: string[]): void {
+  for (const bad of values) {
+    throws(
+      () => loadConfig({ [setting]: bad }),
+      (e: Error) =>
+        e instanceof ConfigError &&
+        new RegExp(`setting ${setting}`).test(e.message),
+      `${setting}=${bad}`,
+    );
+  }
+}
+
 Deno.test("loadConfig() answers the embedded defaults for an empty environment", () => {
   const { rendererForwardingKey, ...config } = loadConfig({});
   // Made up at each start for the renderer beside the demo (tested below).
@@ -113,27 +126,13 @@ Deno.test("loadConfig() takes PUBLIC_ANSWER_CACHE_MB from 0 (keep none) to 4096 
     loadConfig({ PUBLIC_ANSWER_CACHE_MB: "4096" }).publicAnswerCacheBytes,
     4096 * 1024 * 1024,
   );
-  for (const bad of ["4097", "-1", "1.5", "lots"]) {
-    throws(
-      () => loadConfig({ PUBLIC_ANSWER_CACHE_MB: bad }),
-      (e: Error) =>
-        e instanceof ConfigError &&
-        /setting PUBLIC_ANSWER_CACHE_MB/.test(e.message),
-    );
-  }
+  refusesEach("PUBLIC_ANSWER_CACHE_MB", ["4097", "-1", "1.5", "lots"]);
 });
 
 Deno.test("loadConfig() takes MEMORY_TRIM_SECONDS from 0 (never) to 3600 and refuses 3601", () => {
   equal(loadConfig({ MEMORY_TRIM_SECONDS: "0" }).memoryTrimSeconds, 0);
   equal(loadConfig({ MEMORY_TRIM_SECONDS: "3600" }).memoryTrimSeconds, 3600);
-  for (const bad of ["3601", "-1", "0.5", "often"]) {
-    throws(
-      () => loadConfig({ MEMORY_TRIM_SECONDS: bad }),
-      (e: Error) =>
-        e instanceof ConfigError &&
-        /setting MEMORY_TRIM_SECONDS/.test(e.message),
-    );
-  }
+  refusesEach("MEMORY_TRIM_SECONDS", ["3601", "-1", "0.5", "often"]);
 });
 
 Deno.test("loadConfig() takes MEDIA_REQUEST_BODY_LIMIT_BYTES from 1 to 5 GB and refuses anything else at start, naming the setting (MED-013)", () => {
@@ -147,14 +146,13 @@ Deno.test("loadConfig() takes MEDIA_REQUEST_BODY_LIMIT_BYTES from 1 to 5 GB and 
       .mediaRequestBodyLimitBytes,
     5_000_000_000,
   );
-  for (const bad of ["5000000001", "0", "-1", "1.5", "lots"]) {
-    throws(
-      () => loadConfig({ MEDIA_REQUEST_BODY_LIMIT_BYTES: bad }),
-      (e: Error) =>
-        e instanceof ConfigError &&
-        /setting MEDIA_REQUEST_BODY_LIMIT_BYTES/.test(e.message),
-    );
-  }
+  refusesEach("MEDIA_REQUEST_BODY_LIMIT_BYTES", [
+    "5000000001",
+    "0",
+    "-1",
+    "1.5",
+    "lots",
+  ]);
 });
 
 Deno.test("loadConfig() names a bad DATABASE_URL without printing its secret", () => {
@@ -382,13 +380,7 @@ Deno.test("loadConfig() takes DATABASE_POOL_MAX from 1 to 100 (default 10) and r
   equal(loadConfig({}).databasePoolMax, 10);
   equal(loadConfig({ DATABASE_POOL_MAX: "1" }).databasePoolMax, 1);
   equal(loadConfig({ DATABASE_POOL_MAX: "100" }).databasePoolMax, 100);
-  for (const bad of ["0", "101", "2.5", "many"]) {
-    throws(
-      () => loadConfig({ DATABASE_POOL_MAX: bad }),
-      (e: Error) =>
-        e instanceof ConfigError && /setting DATABASE_POOL_MAX/.test(e.message),
-    );
-  }
+  refusesEach("DATABASE_POOL_MAX", ["0", "101", "2.5", "many"]);
 });
 
 Deno.test("loadConfig() takes DATABASE_PIPELINE_CONNECTIONS from 0 to 32, by default a third of the pool up to 4, and refuses -1 and 33", () => {
@@ -411,14 +403,7 @@ Deno.test("loadConfig() takes DATABASE_PIPELINE_CONNECTIONS from 0 to 32, by def
       .databasePipelineConnections,
     32,
   );
-  for (const bad of ["-1", "33", "1.5", "some"]) {
-    throws(
-      () => loadConfig({ DATABASE_PIPELINE_CONNECTIONS: bad }),
-      (e: Error) =>
-        e instanceof ConfigError &&
-        /setting DATABASE_PIPELINE_CONNECTIONS/.test(e.message),
-    );
-  }
+  refusesEach("DATABASE_PIPELINE_CONNECTIONS", ["-1", "33", "1.5", "some"]);
 });
 
 Deno.test("RENDERER_FORWARDING_KEY: 32 characters or more; the renderer beside the demo gets a fresh one, production none unless set", () => {
