@@ -73,13 +73,17 @@ export class PublicRouter<T> implements Router<T> {
     }
     let prefix = "";
     let literal = true;
+    const names: string[] = [];
     const parts = (path.match(
       /\/?(:\w+(?:{(?:(?:{[\d,]+})|[^}])+})?)|\/?[^\/\?]+/g,
     ) ?? []).map((part) => {
       const param = part.match(/^\/:([^{]+)(?:{(.*)})?/);
       if (param || part === "/*") literal = false;
       else if (literal) prefix += part;
-      if (param) return `/(?<${param[1]}>${param[2] || "[^/]+"})`;
+      if (param) {
+        names.push(param[1]);
+        return `/(?<${param[1]}>${param[2] || "[^/]+"})`;
+      }
       return part === "/*" ? "/[^/]+" : part.replace(/[.\\+*[^\]$()]/g, "\\$&");
     });
     const source = `^${parts.join("")}${suffix}`;
@@ -91,12 +95,11 @@ export class PublicRouter<T> implements Router<T> {
       } catch {
         throw new UnsupportedPathError();
       }
-      const names = [...source.matchAll(/\(\?<(\w+)>/g)].map((m) => m[1]);
       pattern = { regex, names, offset: this.#stashSize };
       this.#stashSize += names.length;
       this.#patterns.set(source, pattern);
     }
-    const { names, offset } = pattern;
+    const { offset } = pattern;
     const entry = Array.of<unknown>(
       handler,
       names.length
@@ -173,7 +176,8 @@ export class PublicRouter<T> implements Router<T> {
     let last: Pattern | null = null;
     let found: RegExpExecArray | null = null;
     for (const route of this.#candidates(this.#indexFor(method), path)) {
-      if (!path.startsWith(route.prefix)) continue;
+      // A bounded candidate's prefix is one of the path's leading segments already.
+      if (!route.bounded && !path.startsWith(route.prefix)) continue;
       const pattern = route.pattern;
       if (pattern !== last) {
         last = pattern;
