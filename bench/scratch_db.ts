@@ -45,6 +45,11 @@ export async function openScratchDatabase(
     url: url.toString(),
     async drop() {
       await db.destroy();
+      // Kept for a look at what the run wrote (its plans, its tables' sizes), as bench/main.ts keeps its own.
+      if (Deno.env.get("BENCH_KEEP") === "1") {
+        console.error(`kept the scratch database ${name} (BENCH_KEEP=1)`);
+        return;
+      }
       await onServer(base, `drop database if exists ${name} with (force)`);
     },
   };

@@ -3,12 +3,15 @@
 // announce its changes on the `stave_changes` channel). Work kept in memory under a generation,
 // such as public answers, stays right while the generation has not moved.
 //
-// Every pooled connection listens. PostgreSQL hands a listening connection the notices of its
-// own transaction before the commit returns, so a write made by this process has moved the
-// generation before the writer resumes; commits of other processes arrive as soon as any of
-// the pool's connections is between statements (PGlite has one session, and the same order).
-// While no connection listens (before the first one opens, or after all were lost) a notice
-// could go unseen, so the generation is unknown, and each listener that comes or goes moves it.
+// On PostgreSQL one connection of the process's own listens, and the process moves the
+// generation itself when a write it sent through its pool returns: a write made by this process
+// has moved the generation before the writer resumes, and commits of other processes arrive as
+// soon as PostgreSQL delivers them to the idle listener. Every pooled connection listened
+// before; then each commit woke every idle connection of every process to hand it the notice,
+// which cost a fifth of the Management API's writes per second (docs/benchmarks.md). While the
+// listener is down (before it first connects, after it was lost) a notice could go unseen, so
+// the generation is unknown, and each listener that comes or goes moves it. PGlite has one
+// session, which hears its own notices before the commit returns.
 import type pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 
@@ -63,35 +66,221 @@ export class ChangeFeed {
   }
 }
 
-/** The part of `pg.Pool` the feed watches. */
-interface WatchedPool {
-  on(event: "connect", listener: (client: pg.PoolClient) => void): unknown;
+/** The part of a `pg` client the listener uses. */
+export interface ListeningClient {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  end(): Promise<void>;
+  on(
+    event: "notification",
+    listener: (notice: pg.Notification) => void,
+  ): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  once(event: "end", listener: () => void): unknown;
 }
 
-/** Has every connection `pool` opens listen for announced commits. */
-export function watchPool(pool: WatchedPool): ChangeFeed {
-  const feed = new ChangeFeed();
-  pool.on("connect", (client) => {
+/** After a failed attempt, the listener waits this long before the next one (asked by a read). */
+export const LISTEN_RETRY_MS = 1_000;
+
+/**
+ * A change feed whose notices come over a connection of its own, opened by `open` when the
+ * generation is first asked for (a process that serves no public read never opens it). A lost
+ * connection is opened again at once; a failed attempt is tried again when the generation is
+ * asked for at least {@link LISTEN_RETRY_MS} later, so no timer keeps the process alive.
+ */
+export class ListeningFeed extends ChangeFeed {
+  #open: () => ListeningClient;
+  #now: () => number;
+  #client: ListeningClient | null = null;
+  #attempt: Promise<void> | null = null;
+  #failedAt = -Infinity;
+  #closed = false;
+
+  constructor(
+    open: () => ListeningClient,
+    now: () => number = performance.now.bind(performance),
+  ) {
+    super();
+    this.#open = open;
+    this.#now = now;
+  }
+
+  override generation(): number | null {
+    const generation = super.generation();
+    if (
+      generation === null && this.#now() - this.#failedAt >= LISTEN_RETRY_MS
+    ) {
+      this.#listen();
+    }
+    return generation;
+  }
+
+  /** Resolves once the attempt to listen under way, if any, has ended (tests). */
+  async settled(): Promise<void> {
+    await this.#attempt;
+  }
+
+  /** Ends the listening connection; the generation is unknown from then on. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#attempt;
+    const client = this.#client;
+    this.#client = null;
+    if (client) await client.end().catch(() => {});
+  }
+
+  #listen(): void {
+    if (this.#closed || this.#attempt || this.#client) return;
+    const client = this.#open();
     let up = false;
     let gone = false;
-    const down = () => {
+    const lost = () => {
       if (gone) return;
       gone = true;
-      if (up) feed.listenerDown();
+      if (this.#client === client) this.#client = null;
+      if (!up) return;
+      this.listenerDown();
+      // Lost while listening (a restart, an operator's pg_terminate_backend): tried again at
+      // once; a server still away fails that attempt, and the next waits for a read.
+      this.#listen();
     };
-    client.on("notification", (notice: pg.Notification) => {
-      if (notice.channel === CHANGES_CHANNEL) feed.changed();
+    client.on("notification", (notice) => {
+      if (notice.channel === CHANGES_CHANNEL) this.changed();
     });
-    client.once("end", down);
-    client.once("error", down);
-    // Queued before whatever the pool's caller sends on the new connection.
-    client.query(`listen ${CHANGES_CHANNEL}`).then(() => {
+    // Without a listener, `pg` throws a lost connection's error out of its socket's handler.
+    client.on("error", lost);
+    client.once("end", lost);
+    this.#attempt = (async () => {
+      try {
+        await client.connect();
+        await client.query(`listen ${CHANGES_CHANNEL}`);
+      } catch {
+        gone = true;
+        this.#failedAt = this.#now();
+        await client.end().catch(() => {});
+        return;
+      } finally {
+        this.#attempt = null;
+      }
       if (gone) return;
+      if (this.#closed) {
+        await client.end().catch(() => {});
+        return;
+      }
+      this.#client = client;
       up = true;
-      feed.listenerUp();
-    }, down);
+      this.listenerUp();
+    })();
+  }
+}
+
+/**
+ * Moves `feed` whenever a statement sent through `client` may have changed a table, once its
+ * answer is in and before the caller resumes: a transaction's `commit` when the transaction ran
+ * anything, and outside a transaction any statement but a plain read. Call on every checkout;
+ * the first call wraps, later ones forget a transaction the connection was left in.
+ */
+export function announceWritesOf<C extends { query: unknown }>(
+  client: C,
+  feed: ChangeFeed,
+): C {
+  const again = announcing.get(client);
+  if (again) {
+    again();
+    return client;
+  }
+  const query = client.query as (...args: unknown[]) => unknown;
+  let inTransaction = false;
+  let wrote = false;
+  const moveAfter = (result: unknown): unknown => {
+    if (!isPromise(result)) return result;
+    return result.then((value) => {
+      feed.changed();
+      return value;
+    }, (error) => {
+      feed.changed();
+      throw error;
+    });
+  };
+  client.query = ((...args: unknown[]) => {
+    const [first] = args;
+    const text = typeof first === "string"
+      ? first
+      : (first as { text?: unknown } | null)?.text;
+    const kind = statementKind(typeof text === "string" ? text : "");
+    if (kind === "begin") {
+      inTransaction = true;
+      wrote = false;
+    } else if (kind === "end") {
+      const ended = inTransaction && wrote;
+      inTransaction = false;
+      wrote = false;
+      if (ended) return moveAfter(query.apply(client, args));
+    } else if (inTransaction) {
+      wrote = true;
+    } else if (kind === "write") {
+      const callback = args.at(-1);
+      if (typeof callback === "function") {
+        // pg's callback form: moved before the caller hears of the answer.
+        args[args.length - 1] = (...answer: unknown[]) => {
+          feed.changed();
+          return callback(...answer);
+        };
+        return query.apply(client, args);
+      }
+      return moveAfter(query.apply(client, args));
+    }
+    return query.apply(client, args);
+  }) as C["query"];
+  announcing.set(client, () => {
+    inTransaction = false;
+    wrote = false;
   });
-  return feed;
+  return client;
+}
+
+const announcing = new WeakMap<object, () => void>();
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
+}
+
+/**
+ * What a statement does to the feed: `begin` and `end` (commit or rollback) of a transaction,
+ * a `read` that cannot change a table (a top-level `select`, a session setting, `listen`), or
+ * a `write`: anything else, `with` statements included, since most of those write.
+ */
+export function statementKind(
+  text: string,
+): "begin" | "end" | "read" | "write" {
+  const head = /^\s*([a-z]+)(\s+[a-z]+)?/i.exec(text);
+  const word = head?.[1].toLowerCase() ?? "";
+  const next = head?.[2]?.trim().toLowerCase();
+  switch (word) {
+    case "begin":
+      return "begin";
+    case "start":
+      return next === "transaction" ? "begin" : "write";
+    case "commit":
+    case "end":
+      return "end";
+    case "rollback":
+      // `rollback to savepoint` stays in the transaction.
+      return next === "to" ? "read" : "end";
+    case "abort":
+      return "end";
+    case "select":
+    case "show":
+    case "set":
+    case "reset":
+    case "listen":
+    case "unlisten":
+    case "savepoint":
+    case "release":
+      return "read";
+    default:
+      return "write";
+  }
 }
 
 /** Has the embedded engine's one session listen for announced commits. */

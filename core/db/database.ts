@@ -8,7 +8,12 @@ import {
 import pg from "pg";
 import type { PGlite } from "@electric-sql/pglite";
 import { PGliteDialect } from "../../plugins/sdk/pglite_dialect.ts";
-import { type ChangeFeed, watchPglite, watchPool } from "./change_feed.ts";
+import {
+  announceWritesOf,
+  type ChangeFeed,
+  ListeningFeed,
+  watchPglite,
+} from "./change_feed.ts";
 import { pipelineFor, type StatementPipeline } from "./pipeline.ts";
 import { prepareQueriesOf } from "./prepared_queries.ts";
 import type { Database } from "./schema.ts";
@@ -174,10 +179,11 @@ const genericPlans = new WeakSet<pg.PoolClient>();
  * to the server's own setting first (one round trip, only when a connection changes hands
  * between the public reads and other work).
  */
-function serverPlanned(pool: pg.Pool) {
+function serverPlanned(pool: pg.Pool, feed: ChangeFeed | undefined) {
   return {
     async connect(): Promise<pg.PoolClient> {
-      const client = prepareQueriesOf(discardWhenLost(await pool.connect()));
+      let client = prepareQueriesOf(discardWhenLost(await pool.connect()));
+      if (feed) client = announceWritesOf(client, feed);
       if (genericPlans.has(client)) {
         try {
           await client.query("reset plan_cache_mode");
@@ -199,13 +205,16 @@ function serverPlanned(pool: pg.Pool) {
 /** Kysely over a `pg` pool, which it ends on destroy whatever ran on it. */
 class PoolDb extends Kysely<Database> {
   readonly #pool: pg.Pool;
+  readonly #feed: ListeningFeed | undefined;
 
-  constructor(pool: pg.Pool, name: string) {
+  /** `feed` hears of the writes sent through this handle, and listens for the rest. */
+  constructor(pool: pg.Pool, name: string, feed?: ListeningFeed) {
     super({
-      dialect: new PostgresDialect({ pool: serverPlanned(pool) }),
+      dialect: new PostgresDialect({ pool: serverPlanned(pool, feed) }),
       log: queryLog,
     });
     this.#pool = pool;
+    this.#feed = feed;
     observePool(pool, name);
   }
 
@@ -216,6 +225,7 @@ class PoolDb extends Kysely<Database> {
     // never time out, kept the process alive after destroy.
     if (!this.#pool.ending) await this.#pool.end();
     await pipelines.get(this)?.close();
+    await this.#feed?.close();
     forgetPool(this.#pool);
   }
 }
@@ -247,8 +257,14 @@ export async function openDatabase(target: DatabaseTarget): Promise<Db> {
         `PostgreSQL connection lost: ${error.message}; the pool opens a new one on the next query`,
       );
     });
-    const feed = watchPool(pool);
-    const db = new PoolDb(pool, "primary");
+    // One connection of its own listens for commits; the pool's connections do not.
+    const feed = new ListeningFeed(() =>
+      new pg.Client({
+        ...pool.options,
+        fallback_application_name: "stave-listener",
+      })
+    );
+    const db = new PoolDb(pool, "primary", feed);
     pools.set(db, pool);
     feeds.set(db, feed);
     const pipeline = pipelineFor(
