@@ -25,6 +25,17 @@ export const MAX_RATE_LIMIT = 4096;
 
 const PREFIX = "rate-log";
 
+/** Logs remembered per KV store at most (the least recently hit are forgotten first). */
+export const REMEMBERED_LOGS = 10_000;
+
+/**
+ * The log each key's last admitted hit in this process wrote, with its versionstamp, per store:
+ * the next hit on the key checks that versionstamp instead of reading the log first, and reads
+ * it only when the check fails (another process or hit wrote it since, or it expired). Shared by
+ * every RateWindow of a store, as some are made per request.
+ */
+const writtenLogs = new WeakMap<Deno.Kv, Map<string, Deno.KvEntry<number[]>>>();
+
 /**
  * A sliding-window log per key: the times of the hits admitted in the last `windowMs` are
  * kept in one KV value, and a hit is admitted only while fewer than `limit` are. So no span
@@ -65,18 +76,28 @@ export class RateWindow {
     }
     const parts = typeof key === "string" ? [key] : key;
     const kvKey = [PREFIX, ...parts];
+    let logs = writtenLogs.get(this.#kv);
+    if (!logs) writtenLogs.set(this.#kv, logs = new Map());
+    const logKey = JSON.stringify(parts);
+    // Taken, so a concurrent hit on the key reads the log rather than race on the same check.
+    let remembered: Deno.KvEntryMaybe<number[]> | undefined = logs.get(logKey);
+    logs.delete(logKey);
     // A failed commit means another hit was admitted, which happens at most `limit` times
     // per window, so this bound is only reached under sustained contention.
     const maxAttempts = limit + 10;
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       const now = this.#clock.now().getTime();
-      const current = await this.#kv.get<number[]>(kvKey);
+      const fromMemory = remembered !== undefined;
+      const current = remembered ?? await this.#kv.get<number[]>(kvKey);
+      remembered = undefined;
       // KV expiry is lazy and clocks are injected: the stored times are re-checked here.
       // A time later than `now` was counted by another process after this one read its
       // clock: it is kept (dropping it would lose that hit when this write replaces the log).
       const times = (current.value ?? []).filter((t) => t > now - windowMs)
         .sort((x, y) => x - y);
       if (times.length >= limit) {
+        // Others may have added hits since: the refusal's wait is read from the stored log.
+        if (fromMemory) continue;
         const freesAt = (times[times.length - limit] ?? now) + windowMs;
         return {
           allowed: false,
@@ -91,6 +112,14 @@ export class RateWindow {
         .set(kvKey, times, { expireIn: windowMs })
         .commit();
       if (committed.ok) {
+        logs.set(logKey, {
+          key: kvKey,
+          value: times,
+          versionstamp: committed.versionstamp,
+        });
+        if (logs.size > REMEMBERED_LOGS) {
+          logs.delete(logs.keys().next().value!);
+        }
         return {
           allowed: true,
           remaining: limit - times.length,

@@ -137,3 +137,36 @@ Deno.test("RateWindow.hit() keeps hits another process counted after this one re
     kv.close();
   }
 });
+
+Deno.test("RateWindow.hit() reads the log only when another writer changed it since its own last hit", async () => {
+  const { kv, clock, rate } = await setup();
+  let reads = 0;
+  const get = kv.get.bind(kv);
+  kv.get = ((...args: Parameters<typeof kv.get>) => {
+    reads++;
+    return get(...args);
+  }) as typeof kv.get;
+  try {
+    equal((await rate.hit("k", 4, MINUTE)).remaining, 3);
+    equal(reads, 1, "the first hit reads the log");
+    equal((await rate.hit("k", 4, MINUTE)).remaining, 2);
+    equal(reads, 1, "its own last write is checked, not read");
+    // Another process admits a hit meanwhile: the check fails and the log is read.
+    const stored = await get<number[]>(["rate-log", "k"]);
+    const now = clock.now().getTime();
+    await kv.set(["rate-log", "k"], [...stored.value!, now], {
+      expireIn: MINUTE,
+    });
+    const third = await rate.hit("k", 4, MINUTE);
+    equal(third.remaining, 0, "the other process's hit counts");
+    equal(reads, 2);
+    // Full by what it wrote itself: the refusal reads the log for its wait.
+    clock.advance(1_000);
+    const refused = await rate.hit("k", 4, MINUTE);
+    equal(refused.allowed, false);
+    equal(refused.retryAfterSeconds, 59);
+    equal(reads, 3);
+  } finally {
+    kv.close();
+  }
+});
