@@ -96,22 +96,26 @@ Deno.test("statementKind tells a transaction's ends and plain reads from what ma
 Deno.test("a client's writes move the feed once answered: outside a transaction each, inside one at its commit", async () => {
   const feed = new ChangeFeed();
   feed.listenerUp();
-  const sent: string[] = [];
   const answers: (() => void)[] = [];
   const client = announceWritesOf({
     query(text: string) {
-      sent.push(text);
       return new Promise<string>((resolve) =>
         answers.push(() => resolve(text))
       );
     },
   }, feed);
+  /** Sends each statement in turn, each answered before the next is sent. */
+  const send = async (...texts: string[]) => {
+    for (const text of texts) {
+      const pending = client.query(text);
+      answers.shift()!();
+      await pending;
+    }
+  };
   const at = () => feed.generation();
   const start = at();
 
-  const read = client.query("select 1");
-  answers.shift()!();
-  await read;
+  await send("select 1");
   equal(at(), start, "a read moves nothing");
 
   const write = client.query("insert into t values (1)");
@@ -121,36 +125,19 @@ Deno.test("a client's writes move the feed once answered: outside a transaction 
   const afterWrite = at();
   notEqual(afterWrite, start, "moved before the writer resumes");
 
-  for (const text of ["begin", "update t set a = 2"]) {
-    const pending = client.query(text);
-    answers.shift()!();
-    await pending;
-  }
+  await send("begin", "update t set a = 2");
   equal(at(), afterWrite, "nothing committed yet");
-  const commit = client.query("commit");
-  answers.shift()!();
-  await commit;
+  await send("commit");
   notEqual(at(), afterWrite, "the commit moved it");
 
   const afterCommit = at();
-  for (const text of ["begin", "commit"]) {
-    const pending = client.query(text);
-    answers.shift()!();
-    await pending;
-  }
+  await send("begin", "commit");
   equal(at(), afterCommit, "a transaction that ran nothing moves nothing");
 
   // A connection checked out again after it was left in a transaction starts outside one.
-  const left = client.query("begin");
-  answers.shift()!();
-  await left;
+  await send("begin");
   announceWritesOf(client, feed);
-  const read2 = client.query("select 2");
-  answers.shift()!();
-  await read2;
-  const commit2 = client.query("commit");
-  answers.shift()!();
-  await commit2;
+  await send("select 2", "commit");
   equal(at(), afterCommit, "the forgotten transaction wrote nothing");
 });
 
