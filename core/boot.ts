@@ -8,7 +8,7 @@ import {
   type DataLock,
   lockDataFolders,
 } from "./db/data_lock.ts";
-import type { Db } from "./db/database.ts";
+import { changeFeedOf, type Db } from "./db/database.ts";
 import { ReadReplicas } from "./db/read_replicas.ts";
 import { TELEMETRY_ON } from "./telemetry/mod.ts";
 import { instrumentKv } from "./telemetry/kv.ts";
@@ -216,6 +216,8 @@ async function openStartupDatabase(
         : { pglitePath: `${config.dataDir}/pglite` },
       { step },
     );
+    // The first public reads can be kept only once the process listens for commits.
+    changeFeedOf(db)?.listen();
     return { db, demoAdminPassword };
   } catch (error) {
     throw new StartupError(`${where}: ${causeOf(error)}${hint}`);

@@ -39,6 +39,12 @@ export class ChangeFeed {
     return new Promise((resolve) => this.#waiting.push(resolve));
   }
 
+  /**
+   * Starts listening now rather than at the first ask for the generation, so that the first
+   * reads can be kept (a service at start-up). The embedded engine's feed listens from the start.
+   */
+  listen(): void {}
+
   /** A commit was announced. */
   changed(): void {
     this.announced++;
@@ -83,8 +89,9 @@ export interface ListeningClient {
 export const LISTEN_RETRY_MS = 1_000;
 
 /**
- * A change feed whose notices come over a connection of its own, opened by `open` when the
- * generation is first asked for (a process that serves no public read never opens it). A lost
+ * A change feed whose notices come over a connection of its own, opened by `open` at
+ * {@linkcode ListeningFeed.listen} (the service at start-up) or when the generation is first
+ * asked for (a process that serves no public read, such as a command, never opens it). A lost
  * connection is opened again at once; a failed attempt is tried again when the generation is
  * asked for at least {@link LISTEN_RETRY_MS} later, so no timer keeps the process alive.
  */
@@ -113,6 +120,10 @@ export class ListeningFeed extends ChangeFeed {
       this.#listen();
     }
     return generation;
+  }
+
+  override listen(): void {
+    this.#listen();
   }
 
   /** Resolves once the attempt to listen under way, if any, has ended (tests). */

@@ -152,8 +152,9 @@ Deno.test("a listening feed that cannot connect knows no generation and tries ag
     opened++;
     return new pg.Client({ host: "127.0.0.1", port, user: "nobody" });
   }, () => now);
-  equal(feed.generation(), null);
-  equal(opened, 1, "the first ask opens the listener");
+  equal(opened, 0, "nothing opened before it is asked for");
+  feed.listen();
+  equal(opened, 1, "listen() opens the listener at once");
   equal(feed.generation(), null);
   equal(opened, 1, "one attempt at a time");
   await feed.settled();
