@@ -4,7 +4,7 @@
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { sql } from "kysely";
 import { changeFeedOf, type Db, openDatabase } from "../../core/db/database.ts";
-import type { ChangeFeed } from "../../core/db/change_feed.ts";
+import { type ChangeFeed, ListeningFeed } from "../../core/db/change_feed.ts";
 import { keptAnswersOf } from "../../core/public/kept_shelf.ts";
 import { statementsOf } from "../support/statements.ts";
 import { ON_POSTGRES } from "../support/db.ts";
@@ -12,8 +12,13 @@ import { openPublicWorld, type PublicWorld } from "./helpers.ts";
 
 const SLUG = "caching-at-the-edge-without-stale-pages";
 
-/** Reads `path` until an answer is served from kept answers (at most 5 reads). */
+/**
+ * Reads `path` until an answer is served from kept answers (at most 5 reads), once the process
+ * listens for commits (nothing is kept before).
+ */
 async function untilKept(w: PublicWorld, path: string): Promise<string> {
+  const feed = changeFeedOf(w.services.db);
+  if (feed instanceof ListeningFeed) await feed.settled();
   const shelf = keptAnswersOf(
     w.services.db,
     w.services.config.publicAnswerCacheBytes,

@@ -6,7 +6,7 @@ import { modelValidator } from "../../core/entries/model_validator.ts";
 import type { LifecycleContext } from "../../core/entries/types.ts";
 import { loadConfig } from "../../core/config.ts";
 import { ManualClock } from "../../core/clock.ts";
-import type { Db } from "../../core/db/database.ts";
+import { changeFeedOf, type Db } from "../../core/db/database.ts";
 import { openTestApp, TEST_CLOCK_START, type TestApp } from "../support/app.ts";
 import { copyImageFiles, seededImage } from "../support/db_image.ts";
 
@@ -83,6 +83,8 @@ export async function openPublicWorld(
   await copyImageFiles(image.filesDir, dataDir);
   const t = await openTestApp({ env: appEnv, from: image });
   const { db } = t.services;
+  // As the service does at start-up (core/boot.ts): listening for commits before the first read.
+  changeFeedOf(db)?.listen();
   const site = await db.selectFrom("sites").select("id").where(
     "domain",
     "=",
