@@ -85,6 +85,12 @@ export interface ListeningClient {
   once(event: "end", listener: () => void): unknown;
 }
 
+/** The part of a pooled `pg` client {@linkcode ListeningFeed.ownConnection} reads. */
+export interface OwnConnection {
+  processID?: number | null;
+  once(event: "end", listener: () => void): unknown;
+}
+
 /** After a failed attempt, the listener waits this long before the next one (asked by a read). */
 export const LISTEN_RETRY_MS = 1_000;
 
@@ -102,6 +108,9 @@ export class ListeningFeed extends ChangeFeed {
   #attempt: Promise<void> | null = null;
   #failedAt = -Infinity;
   #closed = false;
+  /** Backends of this process's pool, whose writes the pool announces itself. */
+  #ownBackends = new Set<number>();
+  #ownClients = new WeakSet<object>();
 
   constructor(
     open: () => ListeningClient,
@@ -120,6 +129,18 @@ export class ListeningFeed extends ChangeFeed {
       this.#listen();
     }
     return generation;
+  }
+
+  /**
+   * Takes notices from `client`'s backend as this process's own: call for each connection whose
+   * writes {@linkcode announceWritesOf} announces (every checkout; the first call counts).
+   */
+  ownConnection(client: OwnConnection): void {
+    if (this.#ownClients.has(client) || !client.processID) return;
+    this.#ownClients.add(client);
+    const backend = client.processID;
+    this.#ownBackends.add(backend);
+    client.once("end", () => this.#ownBackends.delete(backend));
   }
 
   override listen(): void {
@@ -156,7 +177,12 @@ export class ListeningFeed extends ChangeFeed {
       this.#listen();
     };
     client.on("notification", (notice) => {
-      if (notice.channel === CHANGES_CHANNEL) this.changed();
+      // A notice of this process's own commit arrives after the pool moved the generation for
+      // it: moving it again would drop what was read and kept in between, for nothing.
+      if (
+        notice.channel === CHANGES_CHANNEL &&
+        !this.#ownBackends.has(notice.processId)
+      ) this.changed();
     });
     // Without a listener, `pg` throws a lost connection's error out of its socket's handler.
     client.on("error", lost);

@@ -12,6 +12,7 @@ import {
   announceWritesOf,
   type ChangeFeed,
   ListeningFeed,
+  type OwnConnection,
   watchPglite,
 } from "./change_feed.ts";
 import { pipelineFor, type StatementPipeline } from "./pipeline.ts";
@@ -179,11 +180,14 @@ const genericPlans = new WeakSet<pg.PoolClient>();
  * to the server's own setting first (one round trip, only when a connection changes hands
  * between the public reads and other work).
  */
-function serverPlanned(pool: pg.Pool, feed: ChangeFeed | undefined) {
+function serverPlanned(pool: pg.Pool, feed: ListeningFeed | undefined) {
   return {
     async connect(): Promise<pg.PoolClient> {
       let client = prepareQueriesOf(discardWhenLost(await pool.connect()));
-      if (feed) client = announceWritesOf(client, feed);
+      if (feed) {
+        client = announceWritesOf(client, feed);
+        feed.ownConnection(client as unknown as OwnConnection);
+      }
       if (genericPlans.has(client)) {
         try {
           await client.query("reset plan_cache_mode");

@@ -149,3 +149,37 @@ Deno.test("while no connection listens nothing kept is served, and a new connect
     await w.close();
   }
 });
+
+Deno.test("a commit of this process moves the generation once: the listener skips the notice of the pool's own backends", async () => {
+  if (!ON_POSTGRES) return; // The embedded engine hears its own notice only.
+  const w = await openPublicWorld();
+  let other: Db | null = null;
+  try {
+    const { db } = w.services;
+    const feed = changeFeedOf(db);
+    ok(feed instanceof ListeningFeed);
+    await feed.settled();
+    const { rows: [{ name }] } = await sql<{ name: string }>`
+      select current_database() as name`.execute(db);
+    const url = new URL(Deno.env.get("DATABASE_URL")!);
+    url.pathname = `/${name}`;
+    other = await openDatabase({ url: url.href });
+    const before = feed.announced;
+    await sql`update public_items set fields = fields where slug = ${SLUG}`
+      .execute(db);
+    equal(
+      feed.announced,
+      before + 1,
+      "moved by the pool as the write returned",
+    );
+    await sql`update public_items set fields = fields where slug = ${SLUG}`
+      .execute(other);
+    // Notices arrive in commit order: by the time the other process's is heard, this process's
+    // own one has arrived and been skipped.
+    await announced(feed, before + 2);
+    equal(feed.announced, before + 2);
+  } finally {
+    await other?.destroy();
+    await w.close();
+  }
+});
