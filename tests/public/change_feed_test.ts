@@ -33,6 +33,15 @@ async function untilKept(w: PublicWorld, path: string): Promise<string> {
   throw new Error(`${path} was never served from kept answers`);
 }
 
+/** A handle of its own on `db`'s database, as another process would hold. */
+async function openAnotherProcess(db: Db): Promise<Db> {
+  const { rows: [{ name }] } = await sql<{ name: string }>`
+    select current_database() as name`.execute(db);
+  const url = new URL(Deno.env.get("DATABASE_URL")!);
+  url.pathname = `/${name}`;
+  return await openDatabase({ url: url.href });
+}
+
 /** Waits until `feed` has heard `count` announcements in all. */
 async function announced(feed: ChangeFeed, count: number): Promise<void> {
   while (feed.announced < count) await feed.moved();
@@ -99,11 +108,7 @@ Deno.test("a commit of another process shows at the next read once announced (PU
     const feed = changeFeedOf(db)!;
     const path = `/v1/posts/${SLUG}`;
     await untilKept(w, path);
-    const { rows: [{ name }] } = await sql<{ name: string }>`
-      select current_database() as name`.execute(db);
-    const url = new URL(Deno.env.get("DATABASE_URL")!);
-    url.pathname = `/${name}`;
-    other = await openDatabase({ url: url.href });
+    other = await openAnotherProcess(db);
     const before = feed.announced;
     await sql`delete from public_items where slug = ${SLUG}`.execute(other);
     await announced(feed, before + 1);
@@ -126,11 +131,7 @@ Deno.test("while no connection listens nothing kept is served, and a new connect
     const shelf = keptAnswersOf(db, w.services.config.publicAnswerCacheBytes);
     const path = `/v1/posts/${SLUG}`;
     const kept = await untilKept(w, path);
-    const { rows: [{ name }] } = await sql<{ name: string }>`
-      select current_database() as name`.execute(db);
-    const url = new URL(Deno.env.get("DATABASE_URL")!);
-    url.pathname = `/${name}`;
-    other = await openDatabase({ url: url.href });
+    other = await openAnotherProcess(db);
     // Every connection of the service is idle now, its listener's too: all of them go.
     await sql`select pg_terminate_backend(pid) from pg_stat_activity
       where datname = current_database() and pid <> pg_backend_pid()`
@@ -159,11 +160,7 @@ Deno.test("a commit of this process moves the generation once: the listener skip
     const feed = changeFeedOf(db);
     ok(feed instanceof ListeningFeed);
     await feed.settled();
-    const { rows: [{ name }] } = await sql<{ name: string }>`
-      select current_database() as name`.execute(db);
-    const url = new URL(Deno.env.get("DATABASE_URL")!);
-    url.pathname = `/${name}`;
-    other = await openDatabase({ url: url.href });
+    other = await openAnotherProcess(db);
     const before = feed.announced;
     await sql`update public_items set fields = fields where slug = ${SLUG}`
       .execute(db);
