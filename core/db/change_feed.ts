@@ -8,7 +8,7 @@
 // has moved the generation before the writer resumes, and commits of other processes arrive as
 // soon as PostgreSQL delivers them to the idle listener. Every pooled connection listened
 // before; then each commit woke every idle connection of every process to hand it the notice,
-// which cost a fifth of the Management API's writes per second (docs/benchmarks.md). While the
+// about 200 us of the machine's CPU per commit (bench/change_feed.ts, docs/benchmarks.md). While the
 // listener is down (before it first connects, after it was lost) a notice could go unseen, so
 // the generation is unknown, and each listener that comes or goes moves it. PGlite has one
 // session, which hears its own notices before the commit returns.
@@ -44,6 +44,12 @@ export class ChangeFeed {
    * reads can be kept (a service at start-up). The embedded engine's feed listens from the start.
    */
   listen(): void {}
+
+  /**
+   * Takes `client`'s writes as announced by this process itself ({@linkcode announceWritesOf}):
+   * a feed that hears notices over a connection of its own skips that backend's.
+   */
+  ownConnection(_client: Partial<OwnConnection>): void {}
 
   /** A commit was announced. */
   changed(): void {
@@ -85,7 +91,7 @@ export interface ListeningClient {
   once(event: "end", listener: () => void): unknown;
 }
 
-/** The part of a pooled `pg` client {@linkcode ListeningFeed.ownConnection} reads. */
+/** The part of a pooled `pg` client {@linkcode ChangeFeed.ownConnection} reads. */
 export interface OwnConnection {
   processID?: number | null;
   once(event: "end", listener: () => void): unknown;
@@ -110,7 +116,6 @@ export class ListeningFeed extends ChangeFeed {
   #closed = false;
   /** Backends of this process's pool, whose writes the pool announces itself. */
   #ownBackends = new Set<number>();
-  #ownClients = new WeakSet<object>();
 
   constructor(
     open: () => ListeningClient,
@@ -131,14 +136,9 @@ export class ListeningFeed extends ChangeFeed {
     return generation;
   }
 
-  /**
-   * Takes notices from `client`'s backend as this process's own: call for each connection whose
-   * writes {@linkcode announceWritesOf} announces (every checkout; the first call counts).
-   */
-  ownConnection(client: OwnConnection): void {
-    if (this.#ownClients.has(client) || !client.processID) return;
-    this.#ownClients.add(client);
+  override ownConnection(client: Partial<OwnConnection>): void {
     const backend = client.processID;
+    if (!backend || !client.once) return;
     this.#ownBackends.add(backend);
     client.once("end", () => this.#ownBackends.delete(backend));
   }
@@ -215,9 +215,12 @@ export class ListeningFeed extends ChangeFeed {
  * Moves `feed` whenever a statement sent through `client` may have changed a table, once its
  * answer is in and before the caller resumes: a transaction's `commit` when the transaction ran
  * anything, and outside a transaction any statement but a plain read. Call on every checkout;
- * the first call wraps, later ones forget a transaction the connection was left in.
+ * the first call wraps (and tells `feed` the connection is its own), later ones forget a
+ * transaction the connection was left in.
  */
-export function announceWritesOf<C extends { query: unknown }>(
+export function announceWritesOf<
+  C extends { query: unknown } & Partial<OwnConnection>,
+>(
   client: C,
   feed: ChangeFeed,
 ): C {
@@ -226,6 +229,7 @@ export function announceWritesOf<C extends { query: unknown }>(
     again();
     return client;
   }
+  feed.ownConnection(client);
   const query = client.query as (...args: unknown[]) => unknown;
   let inTransaction = false;
   let wrote = false;

@@ -12,7 +12,6 @@ import {
   announceWritesOf,
   type ChangeFeed,
   ListeningFeed,
-  type OwnConnection,
   watchPglite,
 } from "./change_feed.ts";
 import { pipelineFor, type StatementPipeline } from "./pipeline.ts";
@@ -184,10 +183,7 @@ function serverPlanned(pool: pg.Pool, feed: ListeningFeed | undefined) {
   return {
     async connect(): Promise<pg.PoolClient> {
       let client = prepareQueriesOf(discardWhenLost(await pool.connect()));
-      if (feed) {
-        client = announceWritesOf(client, feed);
-        feed.ownConnection(client as unknown as OwnConnection);
-      }
+      if (feed) client = announceWritesOf(client, feed);
       if (genericPlans.has(client)) {
         try {
           await client.query("reset plan_cache_mode");

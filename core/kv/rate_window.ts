@@ -49,10 +49,14 @@ const writtenLogs = new WeakMap<Deno.Kv, Map<string, Deno.KvEntry<number[]>>>();
 export class RateWindow {
   #kv: Deno.Kv;
   #clock: Clock;
+  #logs: Map<string, Deno.KvEntry<number[]>>;
 
   constructor(kv: Deno.Kv, options: RateWindowOptions = {}) {
     this.#kv = kv;
     this.#clock = options.clock ?? systemClock;
+    let logs = writtenLogs.get(kv);
+    if (!logs) writtenLogs.set(kv, logs = new Map());
+    this.#logs = logs;
   }
 
   /**
@@ -76,8 +80,7 @@ export class RateWindow {
     }
     const parts = typeof key === "string" ? [key] : key;
     const kvKey = [PREFIX, ...parts];
-    let logs = writtenLogs.get(this.#kv);
-    if (!logs) writtenLogs.set(this.#kv, logs = new Map());
+    const logs = this.#logs;
     const logKey = JSON.stringify(parts);
     // Taken, so a concurrent hit on the key reads the log rather than race on the same check.
     let remembered: Deno.KvEntryMaybe<number[]> | undefined = logs.get(logKey);
