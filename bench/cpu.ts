@@ -3,7 +3,7 @@
 // prints the CPU per request of the service process and of all PostgreSQL processes (user +
 // system, from /proc): where a request's time goes, steadier than requests per second on a
 // shared machine. Linux only; needs `wrk`.
-import { cpuTicks } from "./proc.ts";
+import { cpuTicks, postgresTicks, spent } from "./proc.ts";
 import { startService } from "./service.ts";
 
 const [url, path, concurrency = "32", seconds = "10"] = Deno.args;
@@ -41,22 +41,4 @@ async function wrk(target: string, c: number, s: number): Promise<string> {
     args: ["-t1", `-c${c}`, `-d${s}s`, "--latency", target],
   }).output();
   return new TextDecoder().decode(run.stdout);
-}
-
-/** CPU ticks of each process of the user `postgres` (server and backends), by pid. */
-async function postgresTicks(): Promise<Map<number, number>> {
-  const out = await new Deno.Command("pgrep", { args: ["-u", "postgres"] })
-    .output();
-  const ticks = new Map<number, number>();
-  for (const line of new TextDecoder().decode(out.stdout).split("\n")) {
-    if (line) ticks.set(Number(line), await cpuTicks(Number(line)) ?? 0);
-  }
-  return ticks;
-}
-
-/** Ticks spent between two snapshots; a backend the pool opened in between counts whole. */
-function spent(before: Map<number, number>, after: Map<number, number>) {
-  let total = 0;
-  for (const [pid, ticks] of after) total += ticks - (before.get(pid) ?? 0);
-  return total;
 }

@@ -168,11 +168,17 @@ try {
     const run = pid > 0
       ? await runLoadWithCpu(pid, CONCURRENCY, PER_WORKER, task)
       : { stats: await runLoad(CONCURRENCY, PER_WORKER, task) };
-    const { stats: s, service_cpu_ms_per_request: cpu } = run;
+    const { stats: s } = run;
     results.push({ target, scenario, round, concurrency: CONCURRENCY, ...run });
+    const cpu = [
+      ["service", run.service_cpu_ms_per_request],
+      ["PostgreSQL", run.postgres_cpu_ms_per_request],
+      ["generator", run.generator_cpu_ms_per_request],
+      ["machine", run.machine_cpu_ms_per_request],
+    ].filter(([, ms]) => ms !== undefined).map(([who, ms]) => `${who} ${ms}`);
     console.log(
       `round ${round} c=${CONCURRENCY} ${target} ${scenario}: ${s.rps} req/s, p50 ${s.median_ms} ms, p99 ${s.p99_ms} ms, ${s.errors} errors${
-        cpu === undefined ? "" : `, CPU ${cpu} ms/request`
+        cpu.length ? `, CPU ms/request: ${cpu.join(", ")}` : ""
       }`,
     );
   };
