@@ -1,5 +1,6 @@
 // Save: creates a group with its first language, adds a language, or writes a new draft version.
 import { sql } from "kysely";
+import { heldMark } from "../db/prepared_queries.ts";
 import { decide, readableFields } from "../access/decide.ts";
 import type { ModelAction } from "../access/permissions.ts";
 import { stableJson } from "../models/problems.ts";
@@ -38,6 +39,9 @@ import type {
   LifecycleOutcome,
   LifecycleRefusal,
 } from "./types.ts";
+
+/** The label of a save's held writing statement (see `heldLabelOf`). */
+const HELD_WRITE = "save";
 
 /** A save, pinned to the version the caller edited. */
 export interface SaveEntryOptions {
@@ -303,6 +307,14 @@ export async function saveInScope(
   }];
   // Whether the change's statement wrote the workflow event too.
   let eventsWritten = plan.kind === "update";
+  // The one statement of a create or of a new version below is answered with nothing anyone
+  // reads, so it is held back to go with the command's next statement (without rules to check:
+  // the audit entry, the projections' first statement or the notifications, and the commit),
+  // one round trip fewer. A taken slug then fails that statement with this one's error, which
+  // the command answers as before. A dry run (a policy gate's first attempt) sends it at once:
+  // it ends in a rollback, which drops held statements unsent, and must still find a taken
+  // slug. The mark ends the text: nothing may follow it, not even a newline.
+  const heldWrite = sql.raw(ctx.dryRun ? "" : heldMark(HELD_WRITE));
   if (!group && !instance && model?.kind !== "single") {
     // A new entry of a model that claims nothing between the rows: the group, its language, its
     // first version (numbered 1: the group has none yet) and the workflow event in one statement.
@@ -312,8 +324,10 @@ export async function saveInScope(
     }),
         new_entry as (${scope.tx.insertInto("entries").values(entryRow)}),
         events as (${scope.eventsInsert(events)})
-      ${scope.tx.insertInto("entry_versions").values(versionRow(1))}
-    `.execute(scope.tx);
+      ${
+      scope.tx.insertInto("entry_versions").values(versionRow(1))
+    }${heldWrite}`
+      .execute(scope.tx);
     eventsWritten = true;
   } else if (group && instance) {
     // The language's next version (numbered after the group's last, which the lock keeps
@@ -349,8 +363,7 @@ export async function saveInScope(
       scope.tx.updateTable("entry_groups")
         .set({ current_version_id: versionId, updated_at: now })
         .where("site_id", "=", siteId).where("id", "=", groupId)
-    }
-    `.execute(scope.tx);
+    }${heldWrite}`.execute(scope.tx);
   } else {
     if (!group) {
       await scope.tx.insertInto("entry_groups").values(groupRow).execute();

@@ -232,7 +232,7 @@ Deno.test("saveEntry() refuses a stale pin with version_conflict and writes noth
   }
 });
 
-Deno.test("saveEntry() refuses an unknown language, a taken slug and a missing group", async () => {
+Deno.test("saveEntry() refuses an unknown language, a taken slug (in a dry run too) and a missing group", async () => {
   const w = await openWorld();
   try {
     const base = {
@@ -241,6 +241,9 @@ Deno.test("saveEntry() refuses an unknown language, a taken slug and a missing g
       expected_current_version_id: null,
     };
     ok(await saveEntry(w.ctx(), { ...base, locale: "en", slug: "same" }));
+    const other = ok(
+      await saveEntry(w.ctx(), { ...base, locale: "en", slug: "other" }),
+    );
     const before = await w.counts();
     const unknown = await saveEntry(w.ctx(), {
       ...base,
@@ -254,6 +257,32 @@ Deno.test("saveEntry() refuses an unknown language, a taken slug and a missing g
       slug: "same",
     });
     assert.deepEqual(taken, { ok: false, code: "slug_taken" });
+    // A save's writing statement is held back to go with the next one on PostgreSQL; a dry run
+    // (a policy gate's first attempt) sends it at once, so it still finds a taken slug.
+    const dry = w.ctx(undefined, { dryRun: true });
+    const takenDry = await saveEntry(dry, {
+      ...base,
+      locale: "en",
+      slug: "same",
+    });
+    assert.deepEqual(takenDry, { ok: false, code: "slug_taken" });
+    ok(await saveEntry(dry, { ...base, locale: "en", slug: "free" }));
+    const movedDry = await saveEntry(dry, {
+      ...base,
+      group_id: other.group_id,
+      locale: "en",
+      slug: "same",
+      expected_current_version_id: other.current_version_id,
+    });
+    assert.deepEqual(movedDry, { ok: false, code: "slug_taken" });
+    const moved = await saveEntry(w.ctx(), {
+      ...base,
+      group_id: other.group_id,
+      locale: "en",
+      slug: "same",
+      expected_current_version_id: other.current_version_id,
+    });
+    assert.deepEqual(moved, { ok: false, code: "slug_taken" });
     const missing = await saveEntry(w.ctx(), {
       ...base,
       group_id: crypto.randomUUID(),
