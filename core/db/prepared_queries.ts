@@ -169,13 +169,17 @@ export function heldLabelOf(error: unknown): string | undefined {
 function heldLabelOfText(args: unknown[]): string | null {
   const [text] = args;
   if (typeof text !== "string") return null;
+  // A template literal closing on a line of its own leaves a newline and indentation after the
+  // mark; without this the statement was silently sent at once.
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) <= 32) end--;
   // Only the end can hold the mark: searched there, not through the whole text.
   const at = text.indexOf(
     HELD_PREFIX,
-    Math.max(0, text.length - HELD_PREFIX.length - 32),
+    Math.max(0, end - HELD_PREFIX.length - 32),
   );
   if (at === -1) return null;
-  const label = text.slice(at + HELD_PREFIX.length);
+  const label = text.slice(at + HELD_PREFIX.length, end);
   return HELD_LABEL.test(label) ? label : null;
 }
 

@@ -22,9 +22,18 @@ async function withPipelinedPool(
     max: 1,
     pipeline: true,
   });
+  // A failed assertion leaves its client checked out, and `end` would wait for it for ever.
+  const checkedOut = new Set<pg.PoolClient>();
+  pool.on("acquire", (client: pg.PoolClient) => checkedOut.add(client));
+  pool.on(
+    "release",
+    (_error: Error | undefined, client: pg.PoolClient) =>
+      checkedOut.delete(client),
+  );
   try {
     await body(pool);
   } finally {
+    for (const client of checkedOut) client.release(true);
     await pool.end();
   }
 }
@@ -218,7 +227,8 @@ Deno.test({
       1,
     );
     equal(writes(), 1);
-    await client.query(insert, [2]);
+    // Whitespace after the mark (a template literal closing on its own line) still holds.
+    await client.query(`${insert}\n    `, [2]);
     equal(writes(), 1);
     equal((await client.query("commit", [])).command, "COMMIT");
     equal(writes(), 2);
