@@ -313,7 +313,7 @@ export async function saveInScope(
   // one round trip fewer. A taken slug then fails that statement with this one's error, which
   // the command answers as before. A dry run (a policy gate's first attempt) sends it at once:
   // it ends in a rollback, which drops held statements unsent, and must still find a taken
-  // slug. The mark ends the text: nothing may follow it, not even a newline.
+  // slug.
   const heldWrite = sql.raw(ctx.dryRun ? "" : heldMark(HELD_WRITE));
   if (!group && !instance && model?.kind !== "single") {
     // A new entry of a model that claims nothing between the rows: the group, its language, its
