@@ -5,7 +5,7 @@ import type { Db } from "../db/database.ts";
 import { snapshotActor } from "./actor_snapshot.ts";
 import { publicationChanged } from "./publication_hook.ts";
 import type { ChangedGroup } from "./publication_change.ts";
-import type { OperationNodeSource } from "kysely";
+import { type OperationNodeSource, sql } from "kysely";
 import {
   type AuditEntryInput,
   AuditFailure,
@@ -92,7 +92,7 @@ function isUniqueViolation(error: unknown, constraint: string): boolean {
 
 /**
  * Runs `body` in one transaction. A refusal the body answers rolls back everything, and so
- * does a dry run (`ctx.dryRun`) after a success; a
+ * does a dry run (`ctx.dryRun`) after a success, once every held statement was sent; a
  * failed audit write rolls back everything and answers `audit_unavailable` (people,
  * credentials) or `temporary_failure` (plugins, spec 1 part 6). Other errors throw.
  */
@@ -179,7 +179,13 @@ export async function runCommandOver<T extends { ok: true }>(
       for (const group of new Set(groupsOf(outcome as T))) {
         await publicationChanged(tx, ctx.siteId, group, written.get(group));
       }
-      if (ctx.dryRun) throw new DryRunDone(outcome as T);
+      if (ctx.dryRun) {
+        // A rollback drops held statements unsent (see `heldMark`), so a dry run sends one more
+        // statement first: whatever the command held goes with it, and a held write fails the
+        // dry run (a taken slug, a broken ledger) as it would fail the real run.
+        await sql`select 1`.execute(tx);
+        throw new DryRunDone(outcome as T);
+      }
       return outcome as T;
     });
   } catch (caught) {

@@ -137,16 +137,14 @@ async function publishProblems(
  * Points each language at its current version as published, writes the workflow events and
  * bumps the group's revision, in one statement: {@linkcode bumpRevision}'s conditional update
  * with the languages' update and the events' insert beside it. Nothing reads its answer, so
- * unless `dryRun` it is held back to go with the command's next statement (the audit entry and
- * the projections' first read), one round trip fewer; a dry run sends it at once, as its
- * rollback drops held statements unsent.
+ * it is held back to go with the command's next statement (the audit entry and the projections'
+ * first read), one round trip fewer.
  */
 async function publishAndBump(
   scope: CommandScope,
   group: GroupRow,
   changing: readonly InstanceRow[],
   events: readonly EventInput[],
-  dryRun: boolean,
 ): Promise<void> {
   const now = scope.now;
   const published = changing.map((i) =>
@@ -170,7 +168,7 @@ async function publishAndBump(
       returning id
     )
     select coalesce((select id::text from bumped), 'group moved under a lock')::uuid${
-    sql.raw(dryRun ? "" : heldMark("publish"))
+    sql.raw(heldMark("publish"))
   }`.execute(scope.tx);
 }
 
@@ -301,7 +299,7 @@ export async function publishInScope(
       previousVersionId: instance.published_version_id,
     });
   }
-  await publishAndBump(scope, group, changing, events, !!ctx.dryRun);
+  await publishAndBump(scope, group, changing, events);
   await scope.record(events, {
     action: "entry.publish",
     target: auditTarget(group, options.locale),

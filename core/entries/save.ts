@@ -311,10 +311,8 @@ export async function saveInScope(
   // reads, so it is held back to go with the command's next statement (without rules to check:
   // the audit entry, the projections' first statement or the notifications, and the commit),
   // one round trip fewer. A taken slug then fails that statement with this one's error, which
-  // the command answers as before. A dry run (a policy gate's first attempt) sends it at once:
-  // it ends in a rollback, which drops held statements unsent, and must still find a taken
-  // slug.
-  const heldWrite = sql.raw(ctx.dryRun ? "" : heldMark(HELD_WRITE));
+  // the command answers as before (a dry run sends what it held before its rollback).
+  const heldWrite = sql.raw(heldMark(HELD_WRITE));
   if (!group && !instance && model?.kind !== "single") {
     // A new entry of a model that claims nothing between the rows: the group, its language, its
     // first version (numbered 1: the group has none yet) and the workflow event in one statement.
