@@ -3,7 +3,9 @@
 // On a scratch database (made from DATABASE_URL, dropped afterwards), one site with an Articles
 // model (a required title and a body, the columns of the side-by-side harness's `articles`)
 // and enough credentials that none passes the API's 120 requests a minute. The service runs as
-// its own process (bench/serve.ts); a closed-loop Deno generator then sends, at concurrency
+// its own process (bench/serve.ts). The site first gets BENCH_WRITES_SITE_ENTRIES published
+// entries (default 2,000) through the API, and its tables statistics (`analyze`), as a live
+// site's are. A closed-loop Deno generator then sends, at concurrency
 // BENCH_WRITES_CONCURRENCY (default 8), BENCH_WRITES_REQUESTS requests per worker (default 50)
 // of each scenario, each request on an entry of its own so every one is a real change:
 // - create a draft: `POST /api/manage/v1/entries`;
@@ -19,6 +21,7 @@
 // Directus runs faster after its first few hundred writes (its creates went from 239 to 322 a
 // second over three runs), so beside it every scenario first runs BENCH_WRITES_WARM_ROUNDS
 // (default 1; 0 without Directus) unrecorded rounds on both.
+import { sql } from "kysely";
 import { systemClock } from "../core/clock.ts";
 import { insertCredential } from "../core/credentials/credential_store.ts";
 import { createModel } from "../core/models/store.ts";
@@ -46,6 +49,17 @@ const WARM_ROUNDS = directusUrl() === null
 /** Requests one credential may send in a minute (the Management API's rate window). */
 const RATE_LIMIT = 120;
 const WARM_UP = 16;
+/**
+ * Published entries the site holds before the measured writes. A live site has entries, and
+ * autovacuum keeps its tables' statistics (it analyzes a table once a tenth of it changed): on
+ * tables that were never analyzed, PostgreSQL guesses every index scan alike, and the plans the
+ * service's connections cache after a statement's sixth run walked, for one group, a whole
+ * site's entries in an index led by the site (2026-11-30; "Writes under load" in
+ * docs/benchmarks.md). A changed table's statistics make PostgreSQL plan its statements again.
+ */
+const SITE_ENTRIES = Number(
+  Deno.env.get("BENCH_WRITES_SITE_ENTRIES") ?? 2000,
+);
 
 const scratch = await openScratchDatabase(
   "stave_bench_writes",
@@ -73,7 +87,7 @@ try {
   });
   if (!model.ok) throw new Error(model.code);
   // Every request of the run, warm-up included, spread so no credential passes its window.
-  const total = WARM_UP +
+  const total = WARM_UP + SITE_ENTRIES * 2 +
     (WARM_ROUNDS + ROUNDS) * 3 * CONCURRENCY * PER_WORKER;
   const secrets: string[] = [];
   for (let n = 0; n < Math.ceil(total / (RATE_LIMIT / 2)); n++) {
@@ -200,6 +214,16 @@ try {
       }`,
     );
   };
+  if (SITE_ENTRIES > 0) {
+    const seeded = CONCURRENCY * Math.ceil(SITE_ENTRIES / CONCURRENCY);
+    const perWorker = seeded / CONCURRENCY;
+    await runLoad(CONCURRENCY, perWorker, createDraft("site", true));
+    await runLoad(CONCURRENCY, perWorker, publish);
+    const missing = seeded - entries.filter((e) => e).length;
+    if (missing > 0) throw new Error(`${missing} site entries were not made`);
+    await sql`analyze`.execute(db);
+    console.log(`site: ${seeded} published entries, tables analyzed`);
+  }
   // Warm-up: the service's first writes prepare its statements and fill its per-site reads.
   await runLoad(4, WARM_UP / 4, createDraft("warm", false));
   try {
