@@ -8,6 +8,7 @@ import {
 import { createServedApp } from "./core/served_app.ts";
 import { settledWithin } from "./core/settled_within.ts";
 import { runDailyMaintenance } from "./core/maintenance.ts";
+import { upkeepIfEmbedded } from "./core/db/embedded_upkeep.ts";
 import { startMemoryTrim } from "./core/memory_trim.ts";
 import { pluginCallOf } from "./core/plugins/calls.ts";
 import type { Companion } from "./core/plugins/companion.ts";
@@ -88,6 +89,21 @@ Deno.cron(
       }, { limit: 200 });
       if (done.delivered + done.retrying + done.failed > 0) {
         services.log({ level: "info", msg: "plugin notifications", ...done });
+      }
+    }),
+);
+// The embedded engine runs no autovacuum: each minute the tables it would have analyzed or
+// vacuumed by now are, so plans rest on statistics (core/db/embedded_upkeep.ts).
+Deno.cron(
+  "embedded upkeep",
+  "* * * * *",
+  { signal: shutdown.signal },
+  () =>
+    countedRun("embedded upkeep", async () => {
+      const services = await opening.promise;
+      const done = await upkeepIfEmbedded(services.db);
+      if (done && done.analyzed.length + done.vacuumed.length > 0) {
+        services.log({ level: "info", msg: "embedded upkeep", ...done });
       }
     }),
 );

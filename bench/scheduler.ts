@@ -191,9 +191,6 @@ try {
       }).execute();
     }
   }
-  // A live database's tables have statistics (autovacuum analyzes a table once a tenth of it
-  // changed); without them PostgreSQL may cache plans that walk a whole site (bench/writes.ts).
-  await sql`analyze`.execute(db);
   console.log(
     `Set up in ${((performance.now() - setupStarted) / 1000).toFixed(1)} s`,
   );

@@ -4,6 +4,7 @@ import { createSchedulingApp } from "./app.tsx";
 import { openSchedulerDb, type SchedulerDb } from "./core/db.ts";
 import { issueCode } from "./core/installations.ts";
 import { runTick, type TickReport } from "./core/tick.ts";
+import { upkeepEmbedded } from "../sdk/pglite_upkeep.ts";
 import { TokenBox } from "./core/token_box.ts";
 
 /** What a running plugin offers its owner (main.ts or a test). */
@@ -88,8 +89,11 @@ export async function startScheduler(
     manifestUrl: `${origin}/svc/manifest.json`,
     db,
     kv: options.kv,
-    tick: () =>
-      runTick({
+    tick: async () => {
+      // The embedded store runs no autovacuum: the tick plans on statistics of the schedules
+      // written since the last one (plugins/sdk/pglite_upkeep.ts).
+      if (!("url" in options.database)) await upkeepEmbedded(db);
+      return await runTick({
         db,
         kv: options.kv,
         box,
@@ -99,7 +103,8 @@ export async function startScheduler(
         fetch: options.fetch,
         random: options.random,
         sleep: options.sleep,
-      }),
+      });
+    },
     issueCode: async (installationId) =>
       (await issueCode(
         options.kv,

@@ -51,7 +51,7 @@ export async function saveTestEntry(
 
 /** A site on `domain` (languages en, de) with its administrator and a `posts` model. */
 export async function siteWithPosts(
-  services: Services,
+  services: Pick<Services, "db" | "clock">,
   domain: string,
   adminEmail: string,
 ): Promise<{ siteId: string; adminId: string; modelId: string }> {
