@@ -54,7 +54,7 @@ const WARM_UP = 16;
  * autovacuum keeps its tables' statistics (it analyzes a table once a tenth of it changed): on
  * tables that were never analyzed, PostgreSQL guesses every index scan alike, and the plans the
  * service's connections cache after a statement's sixth run walked, for one group, a whole
- * site's entries in an index led by the site (2026-11-30; "Writes under load" in
+ * site's entries in an index led by the site (2026-11-30; "Plans without statistics" in
  * docs/benchmarks.md). A changed table's statistics make PostgreSQL plan its statements again.
  */
 const SITE_ENTRIES = Number(

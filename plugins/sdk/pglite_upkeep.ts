@@ -3,7 +3,7 @@
 // rows vacuumed. Without statistics, the planner prices every index of a table alike, and the
 // plans cached for prepared statements kept choosing an index led by the site that walks the
 // whole site's rows for one entry: a publish on a 3,000-entry embedded site cost 9.5 ms before
-// its tables were analyzed and 4.4 ms after (docs/benchmarks.md, "The embedded engine's
+// its tables were analyzed and 4.4 ms after (docs/benchmarks.md, "Plans without
 // statistics"). A table's new statistics make PostgreSQL plan its statements again. The service
 // and the scheduling plugin share it, so it lives with the SDK beside the dialect.
 import { type Kysely, sql } from "kysely";
