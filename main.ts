@@ -62,67 +62,54 @@ opening.promise.catch(() => {});
 // waits for anything, so they are made here and each tick waits for the stores. Deno.cron runs
 // once per deployment on Deploy and once per process elsewhere; the work is idempotent either
 // way. The signal ends them with the server, so Ctrl-C exits the process.
-Deno.cron(
-  "daily maintenance",
-  "17 3 * * *",
-  { signal: shutdown.signal },
-  () =>
-    countedRun("daily maintenance", async () => {
-      const services = await opening.promise;
-      const done = await runDailyMaintenance(services);
-      services.log({ level: "info", msg: "maintenance", ...done });
-    }),
-);
+cronJob("daily maintenance", "17 3 * * *", async (services) => {
+  const done = await runDailyMaintenance(services);
+  services.log({ level: "info", msg: "maintenance", ...done });
+});
 // Lifecycle notifications wait in the database (queued with each effect); a minute's tick
 // delivers what is due, so a restart loses nothing (spec 1 parts 6, 7).
-Deno.cron(
-  "plugin notifications",
-  "* * * * *",
-  { signal: shutdown.signal },
-  () =>
-    countedRun("plugin notifications", async () => {
-      const services = await opening.promise;
-      const done = await drainNotifications({
-        db: services.db,
-        now: () => services.clock.now(),
-        call: pluginCallOf(services),
-      }, { limit: 200 });
-      if (done.delivered + done.retrying + done.failed > 0) {
-        services.log({ level: "info", msg: "plugin notifications", ...done });
-      }
-    }),
-);
+cronJob("plugin notifications", "* * * * *", async (services) => {
+  const done = await drainNotifications({
+    db: services.db,
+    now: () => services.clock.now(),
+    call: pluginCallOf(services),
+  }, { limit: 200 });
+  if (done.delivered + done.retrying + done.failed > 0) {
+    services.log({ level: "info", msg: "plugin notifications", ...done });
+  }
+});
 // The embedded engine runs no autovacuum: each minute the tables it would have analyzed or
 // vacuumed by now are, so plans rest on statistics (core/db/embedded_upkeep.ts).
-Deno.cron(
-  "embedded upkeep",
-  "* * * * *",
-  { signal: shutdown.signal },
-  () =>
-    countedRun("embedded upkeep", async () => {
-      const services = await opening.promise;
-      const done = await upkeepIfEmbedded(services.db);
-      if (done && done.analyzed.length + done.vacuumed.length > 0) {
-        services.log({ level: "info", msg: "embedded upkeep", ...done });
-      }
-    }),
-);
+cronJob("embedded upkeep", "* * * * *", async (services) => {
+  const done = await upkeepIfEmbedded(services.db);
+  if (done && done.analyzed.length + done.vacuumed.length > 0) {
+    services.log({ level: "info", msg: "embedded upkeep", ...done });
+  }
+});
 if (config.schedulerCompanion) {
+  cronJob("scheduling tick", "* * * * *", async (services) => {
+    if (!companion) return;
+    const report = await companion.tick();
+    if (report.claimed + report.releases.done + report.releases.failed > 0) {
+      services.log({ level: "info", msg: "scheduling tick", ...report });
+    }
+  });
+}
+
+/**
+ * Registers a cron job (synchronously, so from the top level) whose work waits for the stores
+ * and runs counted by {@link countedRun}.
+ */
+function cronJob(
+  job: string,
+  schedule: string,
+  work: (services: Services) => Promise<void>,
+): void {
   Deno.cron(
-    "scheduling tick",
-    "* * * * *",
+    job,
+    schedule,
     { signal: shutdown.signal },
-    () =>
-      countedRun("scheduling tick", async () => {
-        const services = await opening.promise;
-        if (!companion) return;
-        const report = await companion.tick();
-        if (
-          report.claimed + report.releases.done + report.releases.failed > 0
-        ) {
-          services.log({ level: "info", msg: "scheduling tick", ...report });
-        }
-      }),
+    () => countedRun(job, async () => await work(await opening.promise)),
   );
 }
 
