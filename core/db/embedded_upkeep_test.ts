@@ -10,6 +10,10 @@ import { upkeepIfEmbedded } from "./embedded_upkeep.ts";
 Deno.test("embedded upkeep gives a site's written tables statistics on PGlite, and leaves PostgreSQL to autovacuum", async () => {
   const { db, engine, close } = await openTestDb();
   try {
+    if (engine === "postgres") {
+      equal(await upkeepIfEmbedded(db), null);
+      return;
+    }
     const site = await siteWithPosts(
       { db, clock: systemClock },
       "upkeep.test",
@@ -25,10 +29,6 @@ Deno.test("embedded upkeep gives a site's written tables statistics on PGlite, a
       }, { en: { title: `Post ${i}` } });
     }
     const report = await upkeepIfEmbedded(db);
-    if (engine === "postgres") {
-      equal(report, null);
-      return;
-    }
     ok(report);
     for (const table of ["entries", "entry_groups", "entry_versions"]) {
       ok(report.analyzed.includes(table), `${table} analyzed`);

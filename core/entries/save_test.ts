@@ -258,7 +258,8 @@ Deno.test("saveEntry() refuses an unknown language, a taken slug (in a dry run t
     });
     assert.deepEqual(taken, { ok: false, code: "slug_taken" });
     // A save's writing statement is held back to go with the next one on PostgreSQL; a dry run
-    // (a policy gate's first attempt) sends it at once, so it still finds a taken slug.
+    // (a policy gate's first attempt) sends what it held before its rollback, so it still finds
+    // a taken slug.
     const dry = w.ctx(undefined, { dryRun: true });
     const takenDry = await saveEntry(dry, {
       ...base,

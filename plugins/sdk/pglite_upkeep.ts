@@ -45,14 +45,17 @@ export async function upkeepEmbedded(
   await sql`select pg_stat_force_next_flush()`.execute(db);
   const t = UPKEEP_THRESHOLDS;
   const due = await sql<DueTable>`
-    select s.relname as name,
-      s.n_dead_tup > ${t.vacuumRows} + ${t.vacuumShare} * greatest(c.reltuples, 0) as vacuum
-    from pg_stat_user_tables s
-    join pg_class c on c.oid = s.relid
-    where s.schemaname = current_schema()
-      and (s.n_mod_since_analyze > ${t.analyzeRows} + ${t.analyzeShare} * greatest(c.reltuples, 0)
-        or s.n_dead_tup > ${t.vacuumRows} + ${t.vacuumShare} * greatest(c.reltuples, 0))
-    order by s.relname
+    select name, vacuum from (
+      select s.relname as name,
+        s.n_dead_tup > ${t.vacuumRows} + ${t.vacuumShare} * greatest(c.reltuples, 0) as vacuum,
+        s.n_mod_since_analyze > ${t.analyzeRows} + ${t.analyzeShare} * greatest(c.reltuples, 0)
+          as analysis
+      from pg_stat_user_tables s
+      join pg_class c on c.oid = s.relid
+      where s.schemaname = current_schema()
+    ) tables
+    where vacuum or analysis
+    order by name
   `.execute(db);
   const report: UpkeepReport = { analyzed: [], vacuumed: [] };
   for (const table of due.rows) {
