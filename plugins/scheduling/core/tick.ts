@@ -8,11 +8,10 @@ import {
   type PluginClientOptions,
   type ServiceUrlPolicy,
 } from "../../sdk/mod.ts";
-import type { QueryCreator } from "kysely";
+import { sql } from "kysely";
 import {
   SCHEDULE_COLUMNS,
   type SchedulerDb,
-  type SchedulerTables,
 } from "./db.ts";
 import { readToken } from "./installations.ts";
 import {
@@ -119,47 +118,59 @@ async function tickInstallation(
       ])
     )
     .orderBy("next_attempt_at").orderBy("id").limit(PER_TICK * 3).execute();
+  const size = chunkSize(ctx.limits.leaseMs);
   let claimed = 0;
   // Read (and decrypted) once per installation and tick; a send that meets
   // plugin_unauthorized still re-reads the stored token (client rule 3 after a rotation).
   let token: Promise<string | null> | undefined;
-  // A send's result is recorded in the same statement that claims the next schedule's row,
-  // one round trip to the plugin's store per send; its lease is held until it is recorded.
-  let unrecorded: Sent | undefined;
+  // Schedules are claimed a chunk at a time: their leases in one KV write, their rows in one
+  // statement that also records the last chunk's results, whose leases are held until then.
+  let unrecorded: Sent[] = [];
   try {
-    for (const schedule of due) {
-      if (claimed >= PER_TICK) break;
-      const taken = await takeLease(ctx, owner, schedule, unrecorded);
-      if (!taken) continue;
-      const row = await record(
+    for (let at = 0; at < due.length && claimed < PER_TICK;) {
+      const chunk = due.slice(at, at + Math.min(size, PER_TICK - claimed));
+      at += chunk.length;
+      const taken = await takeLeases(ctx, owner, chunk, unrecorded);
+      const rows = await record(
         ctx,
-        taken.recordable ? unrecorded : undefined,
-        schedule,
+        taken.recordable,
+        taken.leased.map((lease) => lease.schedule),
       );
-      if (unrecorded) await releaseLease(ctx, unrecorded.lease.entry);
-      unrecorded = undefined;
-      if (!row) {
-        await releaseLease(ctx, taken.entry);
-        continue;
+      const lost = taken.leased.filter((lease) => !rows.has(lease.schedule.id));
+      await releaseLeases(ctx, [
+        ...unrecorded.map((done) => done.lease.entry),
+        ...lost.map((lease) => lease.entry),
+      ]);
+      unrecorded = [];
+      for (const lease of taken.leased) {
+        const row = rows.get(lease.schedule.id);
+        if (!row) continue;
+        claimed++;
+        report.claimed++;
+        token ??= readToken(ctx.db, ctx.box, installation.id);
+        const done = await send(
+          ctx,
+          installation,
+          { entry: lease.entry, row },
+          await token,
+        );
+        unrecorded.push(done);
+        report[done.status]++;
       }
-      claimed++;
-      report.claimed++;
-      token ??= readToken(ctx.db, ctx.box, installation.id);
-      unrecorded = await send(
-        ctx,
-        installation,
-        { entry: taken.entry, row },
-        await token,
-      );
-      report[unrecorded.status]++;
     }
   } finally {
-    if (unrecorded) {
-      const held = await ctx.kv.get<Lease>(unrecorded.lease.entry.key);
-      if (held.versionstamp === unrecorded.lease.entry.versionstamp) {
-        await record(ctx, unrecorded);
-      }
-      await releaseLease(ctx, unrecorded.lease.entry);
+    if (unrecorded.length > 0) {
+      const held = await ctx.kv.getMany<Lease[]>(
+        unrecorded.map((done) => done.lease.entry.key),
+      );
+      await record(
+        ctx,
+        unrecorded.filter((done, i) =>
+          held[i].versionstamp === done.lease.entry.versionstamp
+        ),
+        [],
+      );
+      await releaseLeases(ctx, unrecorded.map((done) => done.lease.entry));
     }
   }
   await tickReleases(ctx, installation, report);
@@ -276,109 +287,150 @@ interface Sent {
   };
 }
 
-// Takes a due schedule's lease in KV (or a running one's whose lease lapsed). The same read
-// tells whether the previous send's lease is still this process's, so that its result may be
-// recorded with this claim.
-async function takeLease(
-  ctx: TickContext,
-  owner: string,
-  schedule: Schedule,
-  unrecorded: Sent | undefined,
-): Promise<{ entry: Deno.KvEntryMaybe<Lease>; recordable: boolean } | null> {
-  const now = ctx.now();
-  const [current, held] = await ctx.kv.getMany<Lease[]>(
-    unrecorded
-      ? [leaseKey(schedule.id), unrecorded.lease.entry.key]
-      : [leaseKey(schedule.id)],
-  );
-  if (current.value && current.value.expiresAt > now) return null;
-  const lease: Lease = { owner, expiresAt: now + ctx.limits.leaseMs };
-  const set = await ctx.kv.atomic().check(current)
-    .set(leaseKey(schedule.id), lease, { expireIn: ctx.limits.leaseMs })
-    .commit();
-  if (!set.ok) return null;
-  return {
-    // The committed lease, as a read would answer it (the versionstamp a record checks).
-    entry: {
-      key: leaseKey(schedule.id),
-      value: lease,
-      versionstamp: set.versionstamp,
-    },
-    recordable: held !== undefined &&
-      held.versionstamp === unrecorded?.lease.entry.versionstamp,
-  };
-}
-
-async function releaseLease(
-  ctx: TickContext,
-  entry: Deno.KvEntryMaybe<Lease>,
-): Promise<void> {
-  await ctx.kv.atomic().check(entry).delete(entry.key).commit();
+// How long one send may wait for its answer: within its lease, less the margin.
+function attemptTimeoutMs(leaseMs: number): number {
+  return Math.max(1_000, Math.min(10_000, leaseMs - LEASE_MARGIN_MS));
 }
 
 /**
- * One statement: records a sent schedule's result (only while the row is running) with its
- * attempt, and claims the next schedule's row (status and attempts as read, moved to
- * running). Answers the claimed row, undefined when it changed meanwhile.
+ * How many schedules a tick claims together: every send of a chunk has its whole attempt time
+ * before the chunk's leases end, and a chunk's lease keys with the last chunk's fit one KV read
+ * (10 keys).
+ */
+export function chunkSize(leaseMs: number): number {
+  const fits = Math.floor(
+    (leaseMs - LEASE_MARGIN_MS) / attemptTimeoutMs(leaseMs),
+  );
+  return Math.max(1, Math.min(5, fits));
+}
+
+/** A lease taken for a due schedule, as committed. */
+interface Leased {
+  schedule: Schedule;
+  entry: Deno.KvEntryMaybe<Lease>;
+}
+
+// Takes the leases in KV of due schedules (and running ones whose leases lapsed) in one write;
+// under a race, one at a time, so another process's lease costs only its own schedule. The
+// same read tells which of the last chunk's leases are still this process's, so that their
+// results may be recorded with this claim.
+async function takeLeases(
+  ctx: TickContext,
+  owner: string,
+  chunk: Schedule[],
+  unrecorded: Sent[],
+): Promise<{ leased: Leased[]; recordable: Sent[] }> {
+  const now = ctx.now();
+  const read = await ctx.kv.getMany<Lease[]>([
+    ...chunk.map((schedule) => leaseKey(schedule.id)),
+    ...unrecorded.map((done) => done.lease.entry.key),
+  ]);
+  const recordable = unrecorded.filter((done, i) =>
+    read[chunk.length + i].versionstamp === done.lease.entry.versionstamp
+  );
+  const free = chunk.flatMap((schedule, i) => {
+    const current = read[i];
+    return current.value && current.value.expiresAt > now
+      ? []
+      : [{ schedule, current }];
+  });
+  const lease: Lease = { owner, expiresAt: now + ctx.limits.leaseMs };
+  const take = (op: Deno.AtomicOperation, one: (typeof free)[number]) =>
+    op.check(one.current).set(leaseKey(one.schedule.id), lease, {
+      expireIn: ctx.limits.leaseMs,
+    });
+  // The committed lease, as a read would answer it (the versionstamp a record checks).
+  const leasedAt = (schedule: Schedule, versionstamp: string): Leased => ({
+    schedule,
+    entry: { key: leaseKey(schedule.id), value: lease, versionstamp },
+  });
+  if (free.length === 0) return { leased: [], recordable };
+  const all = await free.reduce(take, ctx.kv.atomic()).commit();
+  if (all.ok) {
+    return {
+      leased: free.map((one) => leasedAt(one.schedule, all.versionstamp)),
+      recordable,
+    };
+  }
+  const leased: Leased[] = [];
+  for (const one of free) {
+    const set = await take(ctx.kv.atomic(), one).commit();
+    if (set.ok) leased.push(leasedAt(one.schedule, set.versionstamp));
+  }
+  return { leased, recordable };
+}
+
+// Deletes leases still as this process wrote them, in one write; under a race, one at a time.
+async function releaseLeases(
+  ctx: TickContext,
+  entries: Deno.KvEntryMaybe<Lease>[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  const release = (op: Deno.AtomicOperation, entry: Deno.KvEntryMaybe<Lease>) =>
+    op.check(entry).delete(entry.key);
+  const all = await entries.reduce(release, ctx.kv.atomic()).commit();
+  if (all.ok) return;
+  for (const entry of entries) await release(ctx.kv.atomic(), entry).commit();
+}
+
+/**
+ * One statement: records sent schedules' results (each only while its row is running) with
+ * their attempts, and claims the next schedules' rows (each at the status and attempts read,
+ * moved to running). Answers the claimed rows by id; a row that changed meanwhile is absent.
  */
 async function record(
   ctx: TickContext,
-  sent: Sent | undefined,
-  next?: Schedule,
-): Promise<Schedule | undefined> {
+  done: Sent[],
+  next: Schedule[],
+): Promise<Map<string, Schedule>> {
+  if (done.length === 0 && next.length === 0) return new Map();
   const now = new Date(ctx.now());
-  const claim = (db: QueryCreator<SchedulerTables>, schedule: Schedule) => {
-    const reclaim = schedule.status === "running";
-    return db.updateTable("schedules")
-      .set((e) => ({
-        status: "running",
-        // A reclaimed send repeats the same request; it is not a new attempt.
-        attempts: reclaim ? e.ref("attempts") : e("attempts", "+", 1),
-        updated_at: now,
-      }))
-      .where("id", "=", schedule.id)
-      .where("status", "=", schedule.status)
-      .where("attempts", "=", schedule.attempts)
-      .returning(SCHEDULE_COLUMNS);
-  };
-  if (!sent) {
-    return next && await claim(ctx.db, next).executeTakeFirst();
-  }
-  const { row } = sent.lease;
-  const { code, message, status, nextAt } = sent.result;
-  // The update rides in a data-modifying WITH, which runs whether or not it matches, as the
-  // attempt's record must; rows of one statement see one snapshot, and these are distinct.
-  const recorded = ctx.db.with(
-    "recorded",
-    (db) =>
-      db.updateTable("schedules").set({
-        status: sent.status,
-        last_code: code,
-        last_message: message,
-        next_attempt_at: nextAt ?? null,
-        updated_at: now,
-      }).where("id", "=", row.id).where("status", "=", "running"),
-  ).with(
-    "attempt",
-    (db) =>
-      db.insertInto("schedule_attempts").values({
-        schedule_id: row.id,
-        installation_id: row.installation_id,
-        attempt: Math.max(1, row.attempts),
-        code,
-        http_status: status,
-        at: now,
-      }).onConflict((oc) =>
-        oc.columns(["schedule_id", "attempt"]).doUpdateSet({
-          code,
-          http_status: status,
-          at: now,
-        })
-      ),
+  const results = JSON.stringify(
+    done.map(({ lease: { row }, status, result }) => ({
+      id: row.id,
+      installation_id: row.installation_id,
+      // A reclaimed send repeats its attempt: the record of that attempt is replaced.
+      attempt: Math.max(1, row.attempts),
+      status,
+      code: result.code,
+      message: result.message,
+      http_status: result.status,
+      next_at: result.nextAt?.toISOString() ?? null,
+    })),
   );
-  if (next) return await claim(recorded, next).executeTakeFirst();
-  await recorded.selectNoFrom((e) => e.lit(1).as("one")).execute();
-  return undefined;
+  const claims = JSON.stringify(
+    next.map(({ id, status, attempts }) => ({ id, status, attempts })),
+  );
+  // Data-modifying WITHs run whether or not the outer update matches, as the attempts'
+  // records must; rows of one statement see one snapshot, and these rows are distinct.
+  const claimed = await sql<Schedule>`
+    with sent as (
+      select id, installation_id, attempt, status, code, message, http_status, next_at
+      from json_to_recordset(${results}::text::json) as v(
+        id uuid, installation_id text, attempt integer, status text, code text,
+        message text, http_status integer, next_at timestamptz
+      )
+    ), recorded as (
+      update schedules as s set status = sent.status, last_code = sent.code,
+        last_message = sent.message, next_attempt_at = sent.next_at, updated_at = ${now}
+      from sent where s.id = sent.id and s.status = 'running'
+    ), attempt as (
+      insert into schedule_attempts (schedule_id, installation_id, attempt, code, http_status, at)
+      select id, installation_id, attempt, code, http_status, ${now} from sent
+      on conflict (schedule_id, attempt) do update
+        set code = excluded.code, http_status = excluded.http_status, at = excluded.at
+    )
+    update schedules as s set status = 'running',
+      -- A reclaimed send repeats the same request; it is not a new attempt.
+      attempts = case when s.status = 'running' then s.attempts else s.attempts + 1 end,
+      updated_at = ${now}
+    from json_to_recordset(${claims}::text::json) as v(id uuid, status text, attempts integer)
+    where s.id = v.id and s.status = v.status and s.attempts = v.attempts
+    returning ${
+    sql.join(SCHEDULE_COLUMNS.map((column) => sql.ref(`s.${column}`)))
+  }
+  `.execute(ctx.db);
+  return new Map(claimed.rows.map((row) => [row.id, row]));
 }
 
 const sent = (
@@ -417,10 +469,7 @@ async function send(
     maxAttempts: 1,
     maxAgeMs: ctx.limits.maxLatenessMs,
     maxRetryAfterMs: ctx.limits.maxRetryAfterMs,
-    attemptTimeoutMs: Math.max(
-      1_000,
-      Math.min(10_000, ctx.limits.leaseMs - LEASE_MARGIN_MS),
-    ),
+    attemptTimeoutMs: attemptTimeoutMs(ctx.limits.leaseMs),
   }, token);
   const pin = row.kind === "publish"
     ? { expected_current_version_id: row.pinned_version_id }
