@@ -9,10 +9,7 @@ import {
   type ServiceUrlPolicy,
 } from "../../sdk/mod.ts";
 import { sql } from "kysely";
-import {
-  SCHEDULE_COLUMNS,
-  type SchedulerDb,
-} from "./db.ts";
+import { SCHEDULE_COLUMNS, type SchedulerDb } from "./db.ts";
 import { readToken } from "./installations.ts";
 import {
   dueReleases,
@@ -401,6 +398,14 @@ async function record(
   const claims = JSON.stringify(
     next.map(({ id, status, attempts }) => ({ id, status, attempts })),
   );
+  // The rows by their ids as well: the planner cannot see how few rows a JSON set holds, and
+  // joins it by reading the whole table unless the ids bound the read to the primary key.
+  const idArray = (ids: string[]) => `{${ids.join(",")}}`;
+  const sentIds = idArray(done.map(({ lease }) => lease.row.id));
+  const nextIds = idArray(next.map(({ id }) => id));
+  const columns = sql.join(
+    SCHEDULE_COLUMNS.map((column) => sql.ref(`s.${column}`)),
+  );
   // Data-modifying WITHs run whether or not the outer update matches, as the attempts'
   // records must; rows of one statement see one snapshot, and these rows are distinct.
   const claimed = await sql<Schedule>`
@@ -413,7 +418,9 @@ async function record(
     ), recorded as (
       update schedules as s set status = sent.status, last_code = sent.code,
         last_message = sent.message, next_attempt_at = sent.next_at, updated_at = ${now}
-      from sent where s.id = sent.id and s.status = 'running'
+      from sent
+      where s.id = any(${sentIds}::text::uuid[])
+        and s.id = sent.id and s.status = 'running'
     ), attempt as (
       insert into schedule_attempts (schedule_id, installation_id, attempt, code, http_status, at)
       select id, installation_id, attempt, code, http_status, ${now} from sent
@@ -425,10 +432,9 @@ async function record(
       attempts = case when s.status = 'running' then s.attempts else s.attempts + 1 end,
       updated_at = ${now}
     from json_to_recordset(${claims}::text::json) as v(id uuid, status text, attempts integer)
-    where s.id = v.id and s.status = v.status and s.attempts = v.attempts
-    returning ${
-    sql.join(SCHEDULE_COLUMNS.map((column) => sql.ref(`s.${column}`)))
-  }
+    where s.id = any(${nextIds}::text::uuid[])
+      and s.id = v.id and s.status = v.status and s.attempts = v.attempts
+    returning ${columns}
   `.execute(ctx.db);
   return new Map(claimed.rows.map((row) => [row.id, row]));
 }

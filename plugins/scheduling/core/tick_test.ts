@@ -2,8 +2,8 @@
 // a rotation meanwhile still works, because plugin_unauthorized makes the client read the stored
 // token again (spec 1 part 7 rule 3; PLG-029). And how a tick claims schedules a chunk at a time.
 import { deepEqual, equal } from "node:assert/strict";
-import type { KyselyPlugin } from "kysely";
-import { openSchedulerDb } from "./db.ts";
+import { type Insertable, type KyselyPlugin, sql } from "kysely";
+import { openSchedulerDb, type SchedulesTable } from "./db.ts";
 import { chunkSize, installationClient, runTick } from "./tick.ts";
 import { TokenBox } from "./token_box.ts";
 
@@ -69,7 +69,9 @@ Deno.test("a chunk of sends fits its lease: five at the default 60 s lease, one 
 });
 
 /** Twelve due schedules of one installation, and a tick over them whose statements are counted. */
-async function twelveDue(options: { kv?: (kv: Deno.Kv) => Deno.Kv } = {}) {
+async function twelveDue(
+  options: { kv?: (kv: Deno.Kv) => Deno.Kv; done?: number } = {},
+) {
   const db = await openSchedulerDb({ memory: true });
   const store = await Deno.openKv(":memory:");
   const kv = options.kv?.(store) ?? store;
@@ -89,7 +91,7 @@ async function twelveDue(options: { kv?: (kv: Deno.Kv) => Deno.Kv } = {}) {
     { length: 12 },
     (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
   );
-  await db.insertInto("schedules").values(ids.map((id, i) => ({
+  const row = (id: string, i: number): Insertable<SchedulesTable> => ({
     id,
     installation_id: "inst-1",
     instance_id: `e-${i}`,
@@ -113,7 +115,17 @@ async function twelveDue(options: { kv?: (kv: Deno.Kv) => Deno.Kv } = {}) {
     requester_email: "a@b.test",
     created_at: NOW,
     updated_at: NOW,
-  }))).execute();
+  });
+  await db.insertInto("schedules").values(ids.map(row)).execute();
+  // Schedules done long ago, which no tick should read.
+  for (let n = 0; n < (options.done ?? 0); n += 500) {
+    await db.insertInto("schedules").values(
+      Array.from({ length: 500 }, (_, i) => ({
+        ...row(crypto.randomUUID(), 100 + n + i),
+        status: "completed",
+      })),
+    ).execute();
+  }
   const statements: string[] = [];
   const counted: KyselyPlugin = {
     transformQuery(args) {
@@ -158,7 +170,7 @@ async function twelveDue(options: { kv?: (kv: Deno.Kv) => Deno.Kv } = {}) {
     /** Statuses in id order, and the owners of the leases left in KV. */
     async state() {
       const rows = await db.selectFrom("schedules").select("status")
-        .orderBy("id").execute();
+        .where("id", "in", ids).orderBy("id").execute();
       const leases = await Array.fromAsync(
         store.list<{ owner: string }>({ prefix: ["scheduling", "lease"] }),
       );
@@ -253,5 +265,20 @@ Deno.test("a lease another process takes between a chunk's read and its write fa
     statuses: w.ids.map((_, i) => i === 2 ? "pending" : "completed"),
     leaseOwners: ["other-process"],
   });
+  await w.close();
+});
+
+Deno.test("a tick reads no more of a large store than its due schedules: every claim and record finds its rows by primary key (SCH-015)", async () => {
+  const w = await twelveDue({ done: 2_000 });
+  await sql`analyze`.execute(w.db);
+  const scans = async () => {
+    await sql`select pg_stat_force_next_flush()`.execute(w.db);
+    return (await sql<{ seq_scan: number; seq_tup_read: number }>`
+      select seq_scan::int, seq_tup_read::int from pg_stat_user_tables
+      where relname = 'schedules'`.execute(w.db)).rows[0];
+  };
+  const before = await scans();
+  equal((await w.tick()).completed, 12);
+  deepEqual(await scans(), before, "no statement of the tick read the table");
   await w.close();
 });
