@@ -332,28 +332,22 @@ async function takeLeases(
       : [{ schedule, current }];
   });
   const lease: Lease = { owner, expiresAt: now + ctx.limits.leaseMs };
-  const take = (op: Deno.AtomicOperation, one: (typeof free)[number]) =>
-    op.check(one.current).set(leaseKey(one.schedule.id), lease, {
-      expireIn: ctx.limits.leaseMs,
-    });
-  // The committed lease, as a read would answer it (the versionstamp a record checks).
-  const leasedAt = (schedule: Schedule, versionstamp: string): Leased => ({
-    schedule,
-    entry: { key: leaseKey(schedule.id), value: lease, versionstamp },
+  const stamps = await commitTogetherOrEach(
+    ctx.kv,
+    free,
+    (op, one) =>
+      op.check(one.current).set(leaseKey(one.schedule.id), lease, {
+        expireIn: ctx.limits.leaseMs,
+      }),
+  );
+  // Each committed lease as a read would answer it (the versionstamp a record checks).
+  const leased = free.flatMap(({ schedule }, i) => {
+    const versionstamp = stamps[i];
+    return versionstamp === null ? [] : [{
+      schedule,
+      entry: { key: leaseKey(schedule.id), value: lease, versionstamp },
+    }];
   });
-  if (free.length === 0) return { leased: [], recordable };
-  const all = await free.reduce(take, ctx.kv.atomic()).commit();
-  if (all.ok) {
-    return {
-      leased: free.map((one) => leasedAt(one.schedule, all.versionstamp)),
-      recordable,
-    };
-  }
-  const leased: Leased[] = [];
-  for (const one of free) {
-    const set = await take(ctx.kv.atomic(), one).commit();
-    if (set.ok) leased.push(leasedAt(one.schedule, set.versionstamp));
-  }
   return { leased, recordable };
 }
 
@@ -362,12 +356,32 @@ async function releaseLeases(
   ctx: TickContext,
   entries: Deno.KvEntryMaybe<Lease>[],
 ): Promise<void> {
-  if (entries.length === 0) return;
-  const release = (op: Deno.AtomicOperation, entry: Deno.KvEntryMaybe<Lease>) =>
-    op.check(entry).delete(entry.key);
-  const all = await entries.reduce(release, ctx.kv.atomic()).commit();
-  if (all.ok) return;
-  for (const entry of entries) await release(ctx.kv.atomic(), entry).commit();
+  await commitTogetherOrEach(
+    ctx.kv,
+    entries,
+    (op, entry) => op.check(entry).delete(entry.key),
+  );
+}
+
+/**
+ * Commits `write` of every item in one atomic write; when that fails (another process changed
+ * what one of them checks), item by item, so a conflict costs only its own item. Answers each
+ * item's versionstamp, null where its write failed.
+ */
+async function commitTogetherOrEach<T>(
+  kv: Deno.Kv,
+  items: readonly T[],
+  write: (op: Deno.AtomicOperation, item: T) => Deno.AtomicOperation,
+): Promise<(string | null)[]> {
+  if (items.length === 0) return [];
+  const all = await items.reduce(write, kv.atomic()).commit();
+  if (all.ok) return items.map(() => all.versionstamp);
+  const stamps: (string | null)[] = [];
+  for (const item of items) {
+    const one = await write(kv.atomic(), item).commit();
+    stamps.push(one.ok ? one.versionstamp : null);
+  }
+  return stamps;
 }
 
 /**
