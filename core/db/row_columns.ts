@@ -113,3 +113,33 @@ export const SETTINGS_COLUMNS = columnsOf("site_settings")([
   "updated_at",
   "updated_by",
 ]);
+
+/** The columns of `entry_versions`. */
+export const VERSION_COLUMNS = columnsOf("entry_versions")([
+  "id",
+  "site_id",
+  "group_id",
+  "entry_id",
+  "locale",
+  "number",
+  "fields",
+  "created_by",
+  "created_at",
+]);
+
+/** The columns of `workflow_events`. */
+export const EVENT_COLUMNS = columnsOf("workflow_events")([
+  "id",
+  "site_id",
+  "group_id",
+  "entry_id",
+  "locale",
+  "kind",
+  "from_state",
+  "to_state",
+  "version_id",
+  "previous_version_id",
+  "actor",
+  "details",
+  "created_at",
+]);

@@ -2,6 +2,7 @@
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { heldMark } from "../db/prepared_queries.ts";
+import { prebuilt } from "../db/prebuilt.ts";
 import type { ActorSnapshot } from "./actor_snapshot.ts";
 import { isConnectionError } from "../../plugins/sdk/pg_faults.ts";
 
@@ -38,7 +39,7 @@ export interface AuditWriter {
 /** The default writer: one row in `audit_entries`, in the command's transaction. */
 export const ledgerAuditWriter: AuditWriter = {
   async write(tx, entry) {
-    await ledgerRow(tx, entry).execute();
+    await LEDGER_ROW[0].rows(tx, ledgerValues(entry));
   },
 };
 
@@ -52,22 +53,47 @@ export const HELD_AUDIT = "audit";
  */
 export const heldLedgerAuditWriter: AuditWriter = {
   async write(tx, entry) {
-    await ledgerRow(tx, entry).modifyEnd(sql.raw(heldMark(HELD_AUDIT)))
-      .execute();
+    await LEDGER_ROW[1].rows(tx, ledgerValues(entry));
   },
 };
 
-function ledgerRow(tx: Db, entry: AuditEntryInput) {
-  return tx.insertInto("audit_entries").values({
+type LedgerValues = {
+  id: string;
+  siteId: string;
+  actor: string;
+  action: string;
+  target: string;
+  details: string;
+  at: Date;
+};
+
+function ledgerValues(entry: AuditEntryInput): LedgerValues {
+  return {
     id: entry.id,
-    site_id: entry.siteId,
+    siteId: entry.siteId,
     actor: JSON.stringify(entry.actor),
     action: entry.action,
     target: JSON.stringify(entry.target),
     details: JSON.stringify(entry.details),
-    created_at: entry.at,
-  });
+    at: entry.at,
+  };
 }
+
+/** The ledger's row: sent at once, then held back for the transaction's next statement. */
+const LEDGER_ROW = [false, true].map((held) =>
+  prebuilt((db, v: LedgerValues) => {
+    const insert = db.insertInto("audit_entries").values({
+      id: v.id,
+      site_id: v.siteId,
+      actor: v.actor,
+      action: v.action,
+      target: v.target,
+      details: v.details,
+      created_at: v.at,
+    });
+    return held ? insert.modifyEnd(sql.raw(heldMark(HELD_AUDIT))) : insert;
+  })
+);
 
 /** Thrown inside a command's transaction when the audit write failed, so the command rolls back. */
 export class AuditFailure extends Error {

@@ -5,7 +5,8 @@ import type { Db } from "../db/database.ts";
 import { snapshotActor } from "./actor_snapshot.ts";
 import { publicationChanged } from "./publication_hook.ts";
 import type { ChangedGroup } from "./publication_change.ts";
-import { type OperationNodeSource, sql } from "kysely";
+import { type Insertable, type OperationNodeSource, sql } from "kysely";
+import type { WorkflowEventsTable } from "../db/schema.ts";
 import {
   type AuditEntryInput,
   AuditFailure,
@@ -36,6 +37,9 @@ export interface EventInput {
   previousVersionId: string | null;
 }
 
+/** A workflow event's row as a command writes it. */
+export type EventRow = Insertable<WorkflowEventsTable>;
+
 /** What a command's body has at hand inside its transaction. */
 export interface CommandScope {
   tx: Db;
@@ -58,6 +62,8 @@ export interface CommandScope {
    * inside the statement of its change; it then calls `record` with `eventsWritten`.
    */
   eventsInsert(events: readonly EventInput[]): OperationNodeSource;
+  /** The rows {@linkcode CommandScope.eventsInsert} writes, for a prebuilt statement to bind. */
+  eventRows(events: readonly EventInput[]): EventRow[];
   /**
    * Tells the runner the group as this step left it (after its `record`), so the projections
    * need not read it again. A later `record` on the group forgets it.
@@ -125,7 +131,7 @@ export async function runCommandOver<T extends { ok: true }>(
       const now = ctx.clock.now();
       const trace = ctx.trace ?? {};
       const written = new Map<string, ChangedGroup>();
-      const eventRow = (event: EventInput) => ({
+      const eventRow = (event: EventInput): EventRow => ({
         id: newId(),
         site_id: ctx.siteId,
         group_id: event.groupId,
@@ -151,6 +157,9 @@ export async function runCommandOver<T extends { ok: true }>(
         },
         eventsInsert(events) {
           return tx.insertInto("workflow_events").values(events.map(eventRow));
+        },
+        eventRows(events) {
+          return events.map(eventRow);
         },
         async record(events, audit, options = {}) {
           for (const event of events) {

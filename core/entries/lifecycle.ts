@@ -1,6 +1,11 @@
 // The one lifecycle service: save, publish, unpublish, trash and restore, each pinned, permitted, audited, atomic.
 import type { ValueProblem } from "../models/validate_values.ts";
-import { type CommandScope, type EventInput, runCommand } from "./command.ts";
+import {
+  type CommandScope,
+  type EventInput,
+  type EventRow,
+  runCommand,
+} from "./command.ts";
 import {
   groupPublishedVersionId,
   type GroupRow,
@@ -19,7 +24,13 @@ import {
 } from "../pages/pending_address.ts";
 import { sql } from "kysely";
 import { heldMark } from "../db/prepared_queries.ts";
-import { keepModelRead, modelJson } from "../models/store_rows.ts";
+import {
+  keepModelRead,
+  modelJsonOf,
+  modelJsonWanted,
+} from "../models/store_rows.ts";
+import { prebuilt, prebuiltShapes, rowsOf } from "../db/prebuilt.ts";
+import { EVENT_COLUMNS } from "../db/row_columns.ts";
 
 export { saveEntry, type SaveEntryOptions } from "./save.ts";
 export { restoreEntry, trashEntry, type TrashOptions } from "./trash.ts";
@@ -67,23 +78,14 @@ async function publishReads(
   const entryIds = changing.map((i) => i.id);
   // The model the checks validate against rides along too (read once per transaction).
   const modelId = group.model_id;
-  const model = ctx.validate
-    ? modelJson(scope.tx, ctx.siteId, modelId)
-    : sql`null`;
-  const rows = await scope.tx.selectFrom("entry_versions")
-    .select(["id", "number", "fields"])
-    .select(model.as("model"))
-    .select(
-      sql<
-        PendingAddress[] | string
-      >`(select coalesce(json_agg(json_build_object(
-        'entry_id', p.entry_id, 'version_id', p.version_id, 'address', p.address)), '[]'::json)
-        from page_pending_addresses p
-        where p.site_id = ${ctx.siteId} and p.entry_id in (${
-        sql.join(entryIds)
-      }))`.as("pending"),
-    )
-    .where("site_id", "=", ctx.siteId).where("id", "in", [...ids]).execute();
+  const model = !!ctx.validate &&
+    modelJsonWanted(scope.tx, ctx.siteId, modelId);
+  const rows = await PUBLISH_READS[model ? 1 : 0].rows(scope.tx, {
+    siteId: ctx.siteId,
+    modelId,
+    ids: [...ids],
+    entryIds,
+  });
   const versions = new Map(rows.map((r) => [r.id, r]));
   if (rows.length === 0) {
     return {
@@ -146,30 +148,16 @@ async function publishAndBump(
   changing: readonly InstanceRow[],
   events: readonly EventInput[],
 ): Promise<void> {
-  const now = scope.now;
-  const published = changing.map((i) =>
-    sql`(${i.id}::uuid, ${i.current_version_id}::uuid)`
-  );
-  // The row lock makes a bump of no row unreachable; if the lock is ever lost, the cast of the
-  // message fails the statement (and so the command) with it.
-  await sql`
-    with published as (
-      update entries as e
-      set published_version_id = c.version_id, published_at = ${now}::timestamptz,
-        updated_at = ${now}::timestamptz
-      from (values ${sql.join(published)}) as c(id, version_id)
-      where e.site_id = ${group.site_id} and e.id = c.id
-    ), events as (
-      ${scope.eventsInsert(events)}
-    ), bumped as (
-      update entry_groups set revision = ${group.revision + 1},
-        updated_at = ${now}::timestamptz
-      where site_id = ${group.site_id} and id = ${group.id} and revision = ${group.revision}
-      returning id
-    )
-    select coalesce((select id::text from bumped), 'group moved under a lock')::uuid${
-    sql.raw(heldMark("publish"))
-  }`.execute(scope.tx);
+  await publishAndBumpOf(events.length).rows(scope.tx, {
+    siteId: group.site_id,
+    groupId: group.id,
+    revision: group.revision,
+    nextRevision: group.revision + 1,
+    now: scope.now,
+    entryIds: changing.map((i) => i.id),
+    versionIds: changing.map((i) => i.current_version_id!),
+    events: scope.eventRows(events),
+  });
 }
 
 /** The newest of the published versions (numbers are counted across the group), or null. */
@@ -418,3 +406,67 @@ export async function unpublishInScope(
   });
   return await readResult(scope.tx, ctx.siteId, group.id);
 }
+
+/** {@linkcode publishReads}'s statement: without the model, then with it. */
+const PUBLISH_READS = [false, true].map((model) =>
+  prebuilt((
+    db,
+    v: { siteId: string; modelId: string; ids: string[]; entryIds: string[] },
+  ) =>
+    db.selectFrom("entry_versions")
+      .select(["id", "number", "fields"])
+      .select(
+        (model ? modelJsonOf(v.siteId, v.modelId) : sql`null`).as("model"),
+      )
+      .select(
+        sql<
+          PendingAddress[] | string
+        >`(select coalesce(json_agg(json_build_object(
+          'entry_id', p.entry_id, 'version_id', p.version_id, 'address', p.address)), '[]'::json)
+          from page_pending_addresses p
+          where p.site_id = ${v.siteId} and p.entry_id = any(${v.entryIds}::uuid[]))`
+          .as("pending"),
+      )
+      .where("site_id", "=", v.siteId)
+      .where(sql<boolean>`id = any(${v.ids}::uuid[])`)
+  )
+);
+
+/** {@linkcode publishAndBump}'s statement, by how many workflow events it writes. */
+const publishAndBumpOf = prebuiltShapes((count: number) =>
+  prebuilt((db, v: {
+    siteId: string;
+    groupId: string;
+    revision: number;
+    nextRevision: number;
+    now: Date;
+    entryIds: string[];
+    versionIds: string[];
+    events: EventRow[];
+  }) =>
+    // The row lock makes a bump of no row unreachable; if the lock is ever lost, the cast of
+    // the message fails the statement (and so the command) with it.
+    sql`
+    with published as (
+      update entries as e
+      set published_version_id = c.version_id, published_at = ${v.now}::timestamptz,
+        updated_at = ${v.now}::timestamptz
+      from unnest(${v.entryIds}::uuid[], ${v.versionIds}::uuid[]) as c(id, version_id)
+      where e.site_id = ${v.siteId} and e.id = c.id
+    ), events as (
+      ${
+      db.insertInto("workflow_events").values(
+        rowsOf(v.events, count, EVENT_COLUMNS),
+      )
+    }
+    ), bumped as (
+      update entry_groups set revision = ${v.nextRevision},
+        updated_at = ${v.now}::timestamptz
+      where site_id = ${v.siteId} and id = ${v.groupId} and revision = ${v.revision}
+      returning id
+    )
+    select coalesce((select id::text from bumped), 'group moved under a lock')::uuid${
+      sql.raw(heldMark("publish"))
+    }`
+  )
+);

@@ -1,6 +1,18 @@
 // Save: creates a group with its first language, adds a language, or writes a new draft version.
-import { sql } from "kysely";
+import { type Insertable, sql } from "kysely";
 import { heldMark } from "../db/prepared_queries.ts";
+import { prebuilt, rowOf, rowsOf } from "../db/prebuilt.ts";
+import {
+  EVENT_COLUMNS,
+  GROUP_COLUMNS,
+  INSTANCE_COLUMNS,
+  VERSION_COLUMNS,
+} from "../db/row_columns.ts";
+import type {
+  EntriesTable,
+  EntryGroupsTable,
+  EntryVersionsTable,
+} from "../db/schema.ts";
 import { decide, readableFields } from "../access/decide.ts";
 import type { ModelAction } from "../access/permissions.ts";
 import { stableJson } from "../models/problems.ts";
@@ -15,6 +27,7 @@ import {
 import {
   type CommandScope,
   type EventInput,
+  type EventRow,
   refusalOf,
   runCommand,
 } from "./command.ts";
@@ -312,56 +325,31 @@ export async function saveInScope(
   // the audit entry, the projections' first statement or the notifications, and the commit),
   // one round trip fewer. A taken slug then fails that statement with this one's error, which
   // the command answers as before (a dry run sends what it held before its rollback).
-  const heldWrite = sql.raw(heldMark(HELD_WRITE));
   if (!group && !instance && model?.kind !== "single") {
     // A new entry of a model that claims nothing between the rows: the group, its language, its
     // first version (numbered 1: the group has none yet) and the workflow event in one statement.
-    await sql`
-      with new_group as (${
-      scope.tx.insertInto("entry_groups").values(groupRow)
-    }),
-        new_entry as (${scope.tx.insertInto("entries").values(entryRow)}),
-        events as (${scope.eventsInsert(events)})
-      ${
-      scope.tx.insertInto("entry_versions").values(versionRow(1))
-    }${heldWrite}`
-      .execute(scope.tx);
+    await CREATE.rows(scope.tx, {
+      group: groupRow,
+      entry: entryRow,
+      version: versionRow(1),
+      events: scope.eventRows(events),
+    });
     eventsWritten = true;
   } else if (group && instance) {
     // The language's next version (numbered after the group's last, which the lock keeps
     // still), the language and the group pointed at it, the group's unique claims cleared
     // for the rules to claim again, and the workflow event, in one statement.
-    const last = sql<number>`(select coalesce(max(number), 0) + 1
-      from entry_versions where site_id = ${siteId} and group_id = ${groupId})`;
-    const claims = model
-      ? sql`, cleared_claims as (${
-        scope.tx.deleteFrom("entry_unique_claims")
-          .where("site_id", "=", siteId).where("group_id", "=", groupId)
-      })`
-      : sql``;
-    await sql`
-      with new_version as (${
-      scope.tx.insertInto("entry_versions").values({
-        ...versionRow(0),
-        number: last,
-      })
-    }),
-        moved_entry as (${
-      scope.tx.updateTable("entries")
-        .set({
-          slug: pendingAddress ? instance.slug : slug,
-          current_version_id: versionId,
-          list_title: listTitleOf(model, fields),
-          updated_at: now,
-        })
-        .where("site_id", "=", siteId).where("id", "=", entryId)
-    })${claims},
-        events as (${scope.eventsInsert(events)})
-      ${
-      scope.tx.updateTable("entry_groups")
-        .set({ current_version_id: versionId, updated_at: now })
-        .where("site_id", "=", siteId).where("id", "=", groupId)
-    }${heldWrite}`.execute(scope.tx);
+    await NEW_VERSION[model ? 1 : 0].rows(scope.tx, {
+      version: versionRow(0),
+      events: scope.eventRows(events),
+      siteId,
+      groupId,
+      entryId,
+      versionId,
+      slug: pendingAddress ? instance.slug : slug,
+      listTitle: listTitleOf(model, fields),
+      now,
+    });
   } else {
     if (!group) {
       await scope.tx.insertInto("entry_groups").values(groupRow).execute();
@@ -500,3 +488,83 @@ export async function saveInScope(
     })),
   };
 }
+
+/**
+ * A new entry of a model that claims nothing between the rows: the group, its language, its
+ * first version and the workflow event in one statement, held back (see `saveInScope`).
+ */
+const CREATE = prebuilt((db, v: {
+  group: Insertable<EntryGroupsTable>;
+  entry: Insertable<EntriesTable>;
+  version: Insertable<EntryVersionsTable>;
+  events: EventRow[];
+}) =>
+  sql`
+    with new_group as (${
+    db.insertInto("entry_groups").values(rowOf(v.group, GROUP_COLUMNS))
+  }),
+      new_entry as (${
+    db.insertInto("entries").values(rowOf(v.entry, INSTANCE_COLUMNS))
+  }),
+      events as (${
+    db.insertInto("workflow_events").values(rowsOf(v.events, 1, EVENT_COLUMNS))
+  })
+    ${
+    db.insertInto("entry_versions").values(rowOf(v.version, VERSION_COLUMNS))
+  }${sql.raw(heldMark(HELD_WRITE))}`
+);
+
+/**
+ * The language's next version (numbered after the group's last, which the lock keeps still),
+ * the language and the group pointed at it, the group's unique claims cleared for the rules to
+ * claim again (with a model to check), and the workflow event, in one statement, held back.
+ */
+const NEW_VERSION = [false, true].map((clearClaims) =>
+  prebuilt((db, v: {
+    version: Insertable<EntryVersionsTable>;
+    events: EventRow[];
+    siteId: string;
+    groupId: string;
+    entryId: string;
+    versionId: string;
+    slug: string;
+    listTitle: string;
+    now: Date;
+  }) => {
+    const last = sql<number>`(select coalesce(max(number), 0) + 1
+      from entry_versions where site_id = ${v.siteId} and group_id = ${v.groupId})`;
+    const claims = clearClaims
+      ? sql`, cleared_claims as (${
+        db.deleteFrom("entry_unique_claims")
+          .where("site_id", "=", v.siteId).where("group_id", "=", v.groupId)
+      })`
+      : sql``;
+    return sql`
+      with new_version as (${
+      db.insertInto("entry_versions").values({
+        ...rowOf(v.version, VERSION_COLUMNS.filter((c) => c !== "number")),
+        number: last,
+      })
+    }),
+        moved_entry as (${
+      db.updateTable("entries")
+        .set({
+          slug: v.slug,
+          current_version_id: v.versionId,
+          list_title: v.listTitle,
+          updated_at: v.now,
+        })
+        .where("site_id", "=", v.siteId).where("id", "=", v.entryId)
+    })${claims},
+        events as (${
+      db.insertInto("workflow_events").values(
+        rowsOf(v.events, 1, EVENT_COLUMNS),
+      )
+    })
+      ${
+      db.updateTable("entry_groups")
+        .set({ current_version_id: v.versionId, updated_at: v.now })
+        .where("site_id", "=", v.siteId).where("id", "=", v.groupId)
+    }${sql.raw(heldMark(HELD_WRITE))}`;
+  })
+);

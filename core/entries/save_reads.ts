@@ -1,9 +1,18 @@
 // What a save into an existing group reads under the group's lock, in the statement that reads its languages.
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import { keepModelRead, modelJson } from "../models/store_rows.ts";
+import {
+  keepModelRead,
+  modelJsonOf,
+  modelJsonWanted,
+} from "../models/store_rows.ts";
+import { prebuilt } from "../db/prebuilt.ts";
 import { settingsFromRow, settingsHeld } from "../sites/settings.ts";
-import type { GroupRow, InstanceRow } from "./store.ts";
+import {
+  entriesWithLanguages,
+  type GroupRow,
+  type InstanceRow,
+} from "./store.ts";
 import { ENTRIES_COLUMNS } from "../db/row_columns.ts";
 
 /** The group's languages, with what the save's later steps would each have read on their own. */
@@ -29,43 +38,13 @@ export async function readForSave(
   const siteId = group.site_id;
   const ctx = { db: tx, siteId };
   const editorial = options.validates && !settingsHeld(ctx, "editorial");
-  const rows = await tx.selectFrom("entries")
-    .innerJoin(
-      "site_languages",
-      (join) =>
-        join.onRef("site_languages.site_id", "=", "entries.site_id")
-          .onRef("site_languages.code", "=", "entries.locale"),
-    )
-    .leftJoin(
-      "entry_versions as v",
-      (join) =>
-        join.onRef("v.site_id", "=", "entries.site_id")
-          .onRef("v.id", "=", "entries.current_version_id")
-          .on("entries.locale", "=", options.locale),
-    )
-    .select([
-      "v.fields as v_fields",
-      sql<boolean>`exists (select from site_languages l
-        where l.site_id = ${siteId} and l.code = ${options.locale})`
-        .as("language_known"),
-      modelJson(tx, siteId, group.model_id).as("model"),
-    ])
-    .$if(editorial, (query) =>
-      query.leftJoin(
-        "site_settings as st",
-        (join) =>
-          join.onRef("st.site_id", "=", "entries.site_id")
-            .on("st.key", "=", "editorial"),
-      ).select([
-        "st.key as st_key",
-        "st.document as st_document",
-        "st.revision as st_revision",
-        "st.updated_at as st_updated_at",
-      ]))
-    .select(ENTRIES_COLUMNS)
-    .where("entries.site_id", "=", siteId)
-    .where("entries.group_id", "=", group.id)
-    .orderBy("site_languages.position").execute();
+  const model = modelJsonWanted(tx, siteId, group.model_id);
+  const rows = await FOR_SAVE[model ? 1 : 0][editorial ? 1 : 0].rows(tx, {
+    siteId,
+    groupId: group.id,
+    modelId: group.model_id,
+    locale: options.locale,
+  });
   const instances = rows.map((
     {
       v_fields: _fields,
@@ -106,23 +85,12 @@ export async function readForCreate(
 ): Promise<Pick<SaveReads, "languageKnown" | "before">> {
   const ctx = { db: tx, siteId };
   const editorial = options.validates && !settingsHeld(ctx, "editorial");
-  const { rows } = await sql<{
-    language_known: boolean;
-    model: unknown;
-    st_key?: string | null;
-    st_document?: unknown;
-    st_revision?: number | null;
-    st_updated_at?: Date | null;
-  }>`select exists (select from site_languages l
-      where l.site_id = ${siteId} and l.code = ${options.locale}) as language_known,
-    ${modelJson(tx, siteId, options.modelId)} as model${
-    editorial
-      ? sql`, st.key as st_key, st.document as st_document,
-        st.revision as st_revision, st.updated_at as st_updated_at
-      from (values (1)) as one (n)
-      left join site_settings st on st.site_id = ${siteId} and st.key = 'editorial'`
-      : sql``
-  }`.execute(tx);
+  const model = modelJsonWanted(tx, siteId, options.modelId);
+  const rows = await FOR_CREATE[model ? 1 : 0][editorial ? 1 : 0].rows(tx, {
+    siteId,
+    modelId: options.modelId,
+    locale: options.locale,
+  });
   const [row] = rows;
   keepRead(ctx, options.modelId, row, editorial);
   return { languageKnown: row.language_known };
@@ -153,3 +121,75 @@ function keepRead(
     },
   );
 }
+
+/** The model's column, or null when the transaction read it already (see `modelJson`). */
+function modelColumn(read: boolean, v: { siteId: string; modelId: string }) {
+  return read ? modelJsonOf(v.siteId, v.modelId) : sql`null`;
+}
+
+/** {@linkcode readForSave}'s statement, by whether it reads the model, then the editorial document. */
+const FOR_SAVE = [false, true].map((model) =>
+  [false, true].map((editorial) =>
+    prebuilt((
+      db,
+      v: { siteId: string; groupId: string; modelId: string; locale: string },
+    ) =>
+      entriesWithLanguages(db)
+        .leftJoin(
+          "entry_versions as v",
+          (join) =>
+            join.onRef("v.site_id", "=", "entries.site_id")
+              .onRef("v.id", "=", "entries.current_version_id")
+              .on("entries.locale", "=", v.locale),
+        )
+        .select([
+          "v.fields as v_fields",
+          sql<boolean>`exists (select from site_languages l
+            where l.site_id = ${v.siteId} and l.code = ${v.locale})`
+            .as("language_known"),
+          modelColumn(model, v).as("model"),
+        ])
+        .$if(editorial, (query) =>
+          query.leftJoin(
+            "site_settings as st",
+            (join) =>
+              join.onRef("st.site_id", "=", "entries.site_id")
+                .on("st.key", "=", "editorial"),
+          ).select([
+            "st.key as st_key",
+            "st.document as st_document",
+            "st.revision as st_revision",
+            "st.updated_at as st_updated_at",
+          ]))
+        .select(ENTRIES_COLUMNS)
+        .where("entries.site_id", "=", v.siteId)
+        .where("entries.group_id", "=", v.groupId)
+        .orderBy("site_languages.position")
+    )
+  )
+);
+
+/** {@linkcode readForCreate}'s statement, by whether it reads the model, then the editorial document. */
+const FOR_CREATE = [false, true].map((model) =>
+  [false, true].map((editorial) =>
+    prebuilt((_db, v: { siteId: string; modelId: string; locale: string }) =>
+      sql<{
+        language_known: boolean;
+        model: unknown;
+        st_key?: string | null;
+        st_document?: unknown;
+        st_revision?: number | null;
+        st_updated_at?: Date | null;
+      }>`select exists (select from site_languages l
+          where l.site_id = ${v.siteId} and l.code = ${v.locale}) as language_known,
+        ${modelColumn(model, v)} as model${
+        editorial
+          ? sql`, st.key as st_key, st.document as st_document,
+            st.revision as st_revision, st.updated_at as st_updated_at
+          from (values (1)) as one (n)
+          left join site_settings st on st.site_id = ${v.siteId} and st.key = 'editorial'`
+          : sql``
+      }`
+    )
+  )
+);

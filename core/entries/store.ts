@@ -1,9 +1,10 @@
 // Reads of groups and their language instances, shared by the lifecycle commands and the workflow block.
-import { type RawBuilder, type Selectable, sql } from "kysely";
+import { type Kysely, type RawBuilder, type Selectable, sql } from "kysely";
 import type { Db } from "../db/database.ts";
-import type { EntriesTable, EntryGroupsTable } from "../db/schema.ts";
+import type { Database, EntriesTable, EntryGroupsTable } from "../db/schema.ts";
 import type { EntryState, InstanceState, LifecycleResult } from "./types.ts";
 import { ENTRIES_COLUMNS, GROUP_COLUMNS } from "../db/row_columns.ts";
+import { prebuilt } from "../db/prebuilt.ts";
 
 /** A stored translation group. */
 export type GroupRow = Selectable<EntryGroupsTable>;
@@ -28,11 +29,20 @@ export async function readGroup(
   options: { lock?: boolean } = {},
 ): Promise<GroupRow | undefined> {
   if (!isId(groupId)) return undefined;
-  let query = db.selectFrom("entry_groups").select(GROUP_COLUMNS)
-    .where("site_id", "=", siteId).where("id", "=", groupId);
-  if (options.lock) query = query.forUpdate();
-  return await query.executeTakeFirst();
+  return await GROUP[options.lock ? 1 : 0].first(db, { siteId, groupId });
 }
+
+/** The group by site and id: unlocked, then under its row lock. */
+const GROUP = [false, true].map((lock) =>
+  prebuilt((db, v: { siteId: string; groupId: string }) => {
+    const query = db.selectFrom("entry_groups").select(GROUP_COLUMNS)
+      .where("site_id", "=", v.siteId).where("id", "=", v.groupId);
+    return lock ? query.forUpdate() : query;
+  })
+);
+
+/** A column a caller reads with the group, built from the site's id. */
+export type ExtraColumn = (siteId: string) => RawBuilder<unknown>;
 
 /**
  * The group on the site with whether it has the language `locale` (one the site still has, as
@@ -43,26 +53,48 @@ export async function readGroupWith(
   db: Db,
   siteId: string,
   groupId: string,
-  options: { locale?: string; extra?: RawBuilder<unknown> },
+  options: { locale?: string; extra?: ExtraColumn },
 ): Promise<
   { group: GroupRow; hasLanguage: boolean; extra: unknown } | undefined
 > {
   if (!isId(groupId)) return undefined;
-  const { locale, extra } = options;
-  const row = await db.selectFrom("entry_groups").select(GROUP_COLUMNS)
-    .select([
-      (locale === undefined ? sql<boolean>`false` : sql<boolean>`exists (
-        select from entries e
-        join site_languages l on l.site_id = e.site_id and l.code = e.locale
-        where e.site_id = ${siteId} and e.group_id = entry_groups.id
-          and e.locale = ${locale})`).as("has_language"),
-      (extra ?? sql`null`).as("extra"),
-    ])
-    .where("site_id", "=", siteId).where("id", "=", groupId)
-    .executeTakeFirst();
+  const { locale, extra = noExtra } = options;
+  let statements = groupWith.get(extra);
+  if (!statements) groupWith.set(extra, statements = groupWithOf(extra));
+  const row = await statements[locale === undefined ? 0 : 1].first(db, {
+    siteId,
+    groupId,
+    locale,
+  });
   if (!row) return undefined;
   const { has_language, extra: extraValue, ...group } = row;
   return { group, hasLanguage: has_language, extra: extraValue };
+}
+
+const noExtra: ExtraColumn = () => sql`null`;
+const groupWith = new WeakMap<ExtraColumn, ReturnType<typeof groupWithOf>>();
+
+/** {@linkcode readGroupWith}'s statements with `extra`: without a language, then with one. */
+function groupWithOf(extra: ExtraColumn) {
+  return [false, true].map((withLocale) =>
+    prebuilt((
+      db,
+      v: { siteId: string; groupId: string; locale: string | undefined },
+    ) =>
+      db.selectFrom("entry_groups").select(GROUP_COLUMNS)
+        .select([
+          (withLocale
+            ? sql<boolean>`exists (
+              select from entries e
+              join site_languages l on l.site_id = e.site_id and l.code = e.locale
+              where e.site_id = ${v.siteId} and e.group_id = entry_groups.id
+                and e.locale = ${v.locale})`
+            : sql<boolean>`false`).as("has_language"),
+          extra(v.siteId).as("extra"),
+        ])
+        .where("site_id", "=", v.siteId).where("id", "=", v.groupId)
+    )
+  );
 }
 
 /** The group's language instances, in the site's language order. */
@@ -71,20 +103,29 @@ export async function readInstances(
   siteId: string,
   groupId: string,
 ): Promise<InstanceRow[]> {
-  return await db.selectFrom("entries")
+  return await INSTANCES.rows(db, { siteId, groupId });
+}
+
+const INSTANCES = prebuilt((db, v: { siteId: string; groupId: string }) =>
+  entriesWithLanguages(db)
+    .select(ENTRIES_COLUMNS)
+    .where("entries.site_id", "=", v.siteId)
+    .where("entries.group_id", "=", v.groupId)
+    .orderBy("site_languages.position")
+);
+
+/**
+ * `entries` joined to the site's languages, so that a language the site no longer has is no
+ * instance, and instances can be ordered as the site orders its languages.
+ */
+export function entriesWithLanguages(db: Kysely<Database>) {
+  return db.selectFrom("entries")
     .innerJoin(
       "site_languages",
       (join) =>
         join.onRef("site_languages.site_id", "=", "entries.site_id")
           .onRef("site_languages.code", "=", "entries.locale"),
-    )
-    .select(ENTRIES_COLUMNS)
-    .where("entries.site_id", "=", siteId).where(
-      "entries.group_id",
-      "=",
-      groupId,
-    )
-    .orderBy("site_languages.position").execute();
+    );
 }
 
 /** Version numbers by id, for the instances' published versions. */

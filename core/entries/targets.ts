@@ -3,6 +3,7 @@ import { decide } from "../access/decide.ts";
 import type { ModelAction } from "../access/permissions.ts";
 import { type CommandScope, refusalOf } from "./command.ts";
 import {
+  entriesWithLanguages,
   type GroupRow,
   type InstanceRow,
   readGroup,
@@ -17,6 +18,7 @@ import {
   reviewStateOf,
 } from "./review_state.ts";
 import { ENTRIES_COLUMNS } from "../db/row_columns.ts";
+import { prebuilt } from "../db/prebuilt.ts";
 
 /** The refusal for a group or language that is not on the site. */
 export const NOT_FOUND: LifecycleRefusal = { ok: false, code: "not_found" };
@@ -65,40 +67,10 @@ async function readInstancesAndReview(
 ): Promise<{ instances: InstanceRow[]; review?: ReviewState }> {
   const ctx = { db: tx, siteId: group.site_id };
   const held = settingsHeld(ctx, "editorial");
-  const rows = await tx.selectFrom("entries")
-    .innerJoin(
-      "site_languages",
-      (join) =>
-        join.onRef("site_languages.site_id", "=", "entries.site_id")
-          .onRef("site_languages.code", "=", "entries.locale"),
-    )
-    .leftJoin(
-      "entry_reviews as r",
-      (join) =>
-        join.onRef("r.site_id", "=", "entries.site_id")
-          .onRef("r.group_id", "=", "entries.group_id"),
-    )
-    .select([
-      "r.stage as r_stage",
-      "r.version_id as r_version_id",
-      "r.group_id as r_group_id",
-    ])
-    .$if(!held, (query) =>
-      query.leftJoin(
-        "site_settings as st",
-        (join) =>
-          join.onRef("st.site_id", "=", "entries.site_id")
-            .on("st.key", "=", "editorial"),
-      ).select([
-        "st.key as st_key",
-        "st.document as st_document",
-        "st.revision as st_revision",
-        "st.updated_at as st_updated_at",
-      ]))
-    .select(ENTRIES_COLUMNS)
-    .where("entries.site_id", "=", group.site_id)
-    .where("entries.group_id", "=", group.id)
-    .orderBy("site_languages.position").execute();
+  const rows = await INSTANCES_AND_REVIEW[held ? 1 : 0].rows(tx, {
+    siteId: group.site_id,
+    groupId: group.id,
+  });
   const instances = rows.map((
     {
       r_stage: _stage,
@@ -140,6 +112,43 @@ async function readInstancesAndReview(
     }),
   };
 }
+
+/**
+ * {@linkcode readInstancesAndReview}'s statement: with the site's editorial document, then
+ * without it (the transaction read it already).
+ */
+const INSTANCES_AND_REVIEW = [false, true].map((held) =>
+  prebuilt((db, v: { siteId: string; groupId: string }) =>
+    entriesWithLanguages(db)
+      .leftJoin(
+        "entry_reviews as r",
+        (join) =>
+          join.onRef("r.site_id", "=", "entries.site_id")
+            .onRef("r.group_id", "=", "entries.group_id"),
+      )
+      .select([
+        "r.stage as r_stage",
+        "r.version_id as r_version_id",
+        "r.group_id as r_group_id",
+      ])
+      .$if(!held, (query) =>
+        query.leftJoin(
+          "site_settings as st",
+          (join) =>
+            join.onRef("st.site_id", "=", "entries.site_id")
+              .on("st.key", "=", "editorial"),
+        ).select([
+          "st.key as st_key",
+          "st.document as st_document",
+          "st.revision as st_revision",
+          "st.updated_at as st_updated_at",
+        ]))
+      .select(ENTRIES_COLUMNS)
+      .where("entries.site_id", "=", v.siteId)
+      .where("entries.group_id", "=", v.groupId)
+      .orderBy("site_languages.position")
+  )
+);
 
 /** Asks `decide()` for the action on the group in the given languages; null when allowed. */
 export function permit(

@@ -1,6 +1,6 @@
 // Who calls the Management API: bearer credential, its site, rate window, authority re-read now, and the route's scope.
 import type { CredentialActor } from "../access/actor.ts";
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import {
   type Authority,
   authorityFromRows,
@@ -13,6 +13,7 @@ import {
   type CredentialRecord,
 } from "../credentials/credential_store.ts";
 import type { Db } from "../db/database.ts";
+import { prebuilt } from "../db/prebuilt.ts";
 import type { ActorSnapshot } from "../entries/actor_snapshot.ts";
 import {
   ACCESS_TOKEN_PREFIX,
@@ -98,29 +99,9 @@ async function readCaller(
   db: Db,
   where: { digest: string } | { id: string },
 ): Promise<CallerRows | null> {
-  const match = "digest" in where
-    ? sql`c.secret_digest = ${where.digest}`
-    : sql`c.id = ${where.id}`;
-  const { rows: [row] } = await sql<CallerRow>`
-    select c.id, c.site_id, c.creator_id, c.name, c.scopes, c.models, c.created_at,
-      c.revoked_at, s.id as s_id, s.slug as s_slug, s.name as s_name, s.domain as s_domain,
-      (select coalesce(json_agg(json_build_object('code', l.code, 'is_default', l.is_default)
-        order by l.position), '[]'::json)
-        from site_languages l where l.site_id = s.id) as s_languages,
-      m.status as m_status, m.role_id as m_role_id, m.permissions as m_permissions,
-      (select u.email from users u where u.id = c.creator_id) as creator_email
-    from management_credentials c
-    left join sites s on s.id = c.site_id
-    left join lateral (
-      select u.status, r.id as role_id, r.permissions
-      from users u
-      join site_members sm on sm.user_id = u.id
-      join roles r on r.id = sm.role_id
-      where u.id = c.creator_id and sm.site_id = c.site_id and r.site_id = c.site_id
-      limit 1
-    ) m on true
-    where ${match} and c.revoked_at is null
-  `.execute(db);
+  const row = "digest" in where
+    ? await CALLER_BY_DIGEST.first(db, { key: where.digest })
+    : await CALLER_BY_ID.first(db, { key: where.id });
   if (!row) return null;
   const languages = typeof row.s_languages === "string"
     ? JSON.parse(row.s_languages)
@@ -150,6 +131,37 @@ async function readCaller(
     creatorEmail: row.creator_email,
   };
 }
+
+/** {@linkcode readCaller}'s statement, the credential matched by `match` and the value `key`. */
+function callerStatement(match: (key: string) => RawBuilder<unknown>) {
+  return prebuilt((_db, v: { key: string }) =>
+    sql<CallerRow>`
+    select c.id, c.site_id, c.creator_id, c.name, c.scopes, c.models, c.created_at,
+      c.revoked_at, s.id as s_id, s.slug as s_slug, s.name as s_name, s.domain as s_domain,
+      (select coalesce(json_agg(json_build_object('code', l.code, 'is_default', l.is_default)
+        order by l.position), '[]'::json)
+        from site_languages l where l.site_id = s.id) as s_languages,
+      m.status as m_status, m.role_id as m_role_id, m.permissions as m_permissions,
+      (select u.email from users u where u.id = c.creator_id) as creator_email
+    from management_credentials c
+    left join sites s on s.id = c.site_id
+    left join lateral (
+      select u.status, r.id as role_id, r.permissions
+      from users u
+      join site_members sm on sm.user_id = u.id
+      join roles r on r.id = sm.role_id
+      where u.id = c.creator_id and sm.site_id = c.site_id and r.site_id = c.site_id
+      limit 1
+    ) m on true
+    where ${match(v.key)} and c.revoked_at is null
+  `
+  );
+}
+
+const CALLER_BY_DIGEST = callerStatement((key) =>
+  sql`c.secret_digest = ${key}`
+);
+const CALLER_BY_ID = callerStatement((key) => sql`c.id = ${key}`);
 
 /**
  * The credential a bearer names: a management credential's secret, or an access token of

@@ -122,9 +122,28 @@ export function modelJson(
   siteId: string,
   modelId: string,
 ): RawBuilder<unknown> {
-  if (!UUID.test(modelId) || modelsRead.holds(db, modelKey(siteId, modelId))) {
-    return sql`null`;
-  }
+  return modelJsonWanted(db, siteId, modelId)
+    ? modelJsonOf(siteId, modelId)
+    : sql`null`;
+}
+
+/**
+ * Whether a {@linkcode modelJson} column would read the model (false: it would be null), for a
+ * prebuilt statement that holds one shape with {@linkcode modelJsonOf} and one without.
+ */
+export function modelJsonWanted(
+  db: Db,
+  siteId: string,
+  modelId: string,
+): boolean {
+  return UUID.test(modelId) && !modelsRead.holds(db, modelKey(siteId, modelId));
+}
+
+/** {@linkcode modelJson}'s column when it reads the model. */
+export function modelJsonOf(
+  siteId: string,
+  modelId: string,
+): RawBuilder<unknown> {
   return sql`(select json_build_object('row', to_json(m), 'fields',
       (select coalesce(json_agg(f order by f.position), '[]'::json)
         from model_fields f where f.site_id = m.site_id and f.model_id = m.id))

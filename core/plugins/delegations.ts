@@ -488,7 +488,7 @@ export async function useDelegation(
  * installation's site, as one JSON value: a column another statement reads alongside its own.
  */
 export function delegationJson(
-  installation: Installation,
+  siteId: string,
   delegationId: string,
 ): RawBuilder<unknown> {
   return sql`(select json_build_object('row', to_json(d), 'm_status', m.status,
@@ -499,8 +499,8 @@ export function delegationJson(
       from users u
       join site_members sm on sm.user_id = u.id
       join roles r on r.id = sm.role_id
-      where u.id = d.user_id and sm.site_id = ${installation.siteId}
-        and r.site_id = ${installation.siteId}
+      where u.id = d.user_id and sm.site_id = ${siteId}
+        and r.site_id = ${siteId}
       limit 1
     ) m on true
     where d.id = ${delegationId})`;

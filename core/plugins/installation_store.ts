@@ -7,6 +7,7 @@ import type { PluginInstallationsTable } from "../db/schema.ts";
 import type { ManifestV1 } from "./manifest.ts";
 import type { Capability, InstallationState } from "./protocol.ts";
 import { INSTALLATION_COLUMNS } from "../db/row_columns.ts";
+import { prebuilt } from "../db/prebuilt.ts";
 
 /** How a policy runs: its refusals and failures block, only warn, or it is not asked at all. */
 export type PolicyMode = "blocking" | "advisory" | "off";
@@ -106,14 +107,15 @@ export async function installationByDigest(
   db: Db,
   digest: string,
 ): Promise<InstallationRow | undefined> {
-  return await db.selectFrom("plugin_installations").select(
-    INSTALLATION_COLUMNS,
-  )
+  return await BY_DIGEST.first(db, { digest });
+}
+
+const BY_DIGEST = prebuilt((db, v: { digest: string }) =>
+  db.selectFrom("plugin_installations").select(INSTALLATION_COLUMNS)
     .where((eb) =>
       eb.or([
-        eb("token_hash", "=", digest),
-        eb("previous_token_hash", "=", digest),
+        eb("token_hash", "=", v.digest),
+        eb("previous_token_hash", "=", v.digest),
       ])
     )
-    .executeTakeFirst();
-}
+);

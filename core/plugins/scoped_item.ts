@@ -14,6 +14,7 @@ import {
 } from "./delegations.ts";
 import type { Installation } from "./installation_store.ts";
 import { ENTRIES_COLUMNS } from "../db/row_columns.ts";
+import { prebuilt } from "../db/prebuilt.ts";
 
 const NOT_FOUND = pluginRefusal(
   "content_not_found",
@@ -45,75 +46,14 @@ export async function scopedItem(
   const siteId = installation.siteId;
   // The instance, its group and the group's languages in one statement: every language of the
   // instance's group with the group's columns beside it, in the site's language order.
-  const rows = await db.selectFrom("entries")
-    .innerJoin(
-      "entry_groups as g",
-      (join) =>
-        join.onRef("g.site_id", "=", "entries.site_id").onRef(
-          "g.id",
-          "=",
-          "entries.group_id",
-        ),
-    )
-    .leftJoin(
-      "site_languages as sl",
-      (join) =>
-        join.onRef("sl.site_id", "=", "entries.site_id").onRef(
-          "sl.code",
-          "=",
-          "entries.locale",
-        ),
-    )
-    .select(ENTRIES_COLUMNS)
-    .select([
-      "sl.position as l_position",
-      "g.id as g_id",
-      "g.site_id as g_site_id",
-      "g.model_id as g_model_id",
-      "g.primary_entry_id as g_primary_entry_id",
-      "g.created_by as g_created_by",
-      "g.revision as g_revision",
-      "g.current_version_id as g_current_version_id",
-      "g.trashed_at as g_trashed_at",
-      "g.created_at as g_created_at",
-      "g.updated_at as g_updated_at",
-    ])
-    .$if(options.review === true, (query) =>
-      query.leftJoin(
-        "site_settings as st",
-        (join) =>
-          join.onRef("st.site_id", "=", "entries.site_id")
-            .on("st.key", "=", "editorial"),
-      ).leftJoin(
-        "entry_reviews as r",
-        (join) =>
-          join.onRef("r.site_id", "=", "entries.site_id")
-            .onRef("r.group_id", "=", "entries.group_id"),
-      ).select([
-        "st.key as st_key",
-        "st.document as st_document",
-        "st.revision as st_revision",
-        "st.updated_at as st_updated_at",
-        "r.stage as r_stage",
-        "r.version_id as r_version_id",
-        "r.group_id as r_group_id",
-      ]))
-    .$if(
-      options.delegationId !== undefined && isId(options.delegationId),
-      (query) =>
-        query.select(
-          delegationJson(installation, options.delegationId!).as("d_json"),
-        ),
-    )
-    .where("entries.site_id", "=", siteId)
-    .where(
-      "entries.group_id",
-      "=",
-      (eb) =>
-        eb.selectFrom("entries").select("group_id")
-          .where("site_id", "=", siteId).where("id", "=", instanceId),
-    )
-    .orderBy("sl.position").execute();
+  const delegated = options.delegationId !== undefined &&
+    isId(options.delegationId);
+  const rows = await ITEM[options.review === true ? 1 : 0][delegated ? 1 : 0]
+    .rows(db, {
+      siteId,
+      instanceId,
+      delegationId: delegated ? options.delegationId : undefined,
+    });
   const found = rows.find((r) => r.id === instanceId);
   if (!found || !installation.modelIds.includes(found.model_id)) {
     return NOT_FOUND;
@@ -180,3 +120,83 @@ export async function scopedItem(
 }
 
 /** One content summary as `/content` lists it. */
+
+/**
+ * {@linkcode scopedItem}'s statement, by whether it reads the review state, then by whether it
+ * reads a delegation.
+ */
+const ITEM = [false, true].map((review) =>
+  [false, true].map((delegated) =>
+    prebuilt((
+      db,
+      v: { siteId: string; instanceId: string; delegationId?: string },
+    ) =>
+      db.selectFrom("entries")
+        .innerJoin(
+          "entry_groups as g",
+          (join) =>
+            join.onRef("g.site_id", "=", "entries.site_id").onRef(
+              "g.id",
+              "=",
+              "entries.group_id",
+            ),
+        )
+        .leftJoin(
+          "site_languages as sl",
+          (join) =>
+            join.onRef("sl.site_id", "=", "entries.site_id").onRef(
+              "sl.code",
+              "=",
+              "entries.locale",
+            ),
+        )
+        .select(ENTRIES_COLUMNS)
+        .select([
+          "sl.position as l_position",
+          "g.id as g_id",
+          "g.site_id as g_site_id",
+          "g.model_id as g_model_id",
+          "g.primary_entry_id as g_primary_entry_id",
+          "g.created_by as g_created_by",
+          "g.revision as g_revision",
+          "g.current_version_id as g_current_version_id",
+          "g.trashed_at as g_trashed_at",
+          "g.created_at as g_created_at",
+          "g.updated_at as g_updated_at",
+        ])
+        .$if(review, (query) =>
+          query.leftJoin(
+            "site_settings as st",
+            (join) =>
+              join.onRef("st.site_id", "=", "entries.site_id")
+                .on("st.key", "=", "editorial"),
+          ).leftJoin(
+            "entry_reviews as r",
+            (join) =>
+              join.onRef("r.site_id", "=", "entries.site_id")
+                .onRef("r.group_id", "=", "entries.group_id"),
+          ).select([
+            "st.key as st_key",
+            "st.document as st_document",
+            "st.revision as st_revision",
+            "st.updated_at as st_updated_at",
+            "r.stage as r_stage",
+            "r.version_id as r_version_id",
+            "r.group_id as r_group_id",
+          ]))
+        .$if(delegated, (query) =>
+          query.select(
+            delegationJson(v.siteId, v.delegationId!).as("d_json"),
+          ))
+        .where("entries.site_id", "=", v.siteId)
+        .where(
+          "entries.group_id",
+          "=",
+          (eb) =>
+            eb.selectFrom("entries").select("group_id")
+              .where("site_id", "=", v.siteId).where("id", "=", v.instanceId),
+        )
+        .orderBy("sl.position")
+    )
+  )
+);

@@ -72,7 +72,7 @@ async function gatedGroup(
 ) {
   const found = await readGroupWith(ctx.services.db, ctx.site.id, id, {
     locale,
-    extra: activeInstallationsJson(ctx.site.id),
+    extra: activeInstallationsJson,
   });
   if (!found) return refuseWith({ ok: false, code: "not_found" });
   if (locale !== undefined && !found.hasLanguage) {
