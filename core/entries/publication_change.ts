@@ -3,6 +3,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { heldMark } from "../db/prepared_queries.ts";
+import { type Prebuilt, prebuilt } from "../db/prebuilt.ts";
 
 /** The group after the command's writes, as the projections need it; undefined once purged. */
 export interface ChangedGroup {
@@ -79,10 +80,22 @@ export interface PublicationChange {
 }
 
 /**
- * A write a projection leaves for the end of the refresh, when nothing after it reads what it
- * writes: the hook runs every one of them in a single statement ({@linkcode runTrailing}).
+ * A write a refresh runs last, in one statement with the refresh's other last writes. It is
+ * given as a shape, a builder and values, so that the statement of each combination of shapes
+ * is built and compiled once (core/db/prebuilt.ts) and each run binds only the values.
  */
-export interface TrailingWrite {
+export interface TrailingWrite<
+  V extends Record<string, unknown> = Record<string, unknown>,
+> {
+  /** Names what `build` makes: writes of one shape build the same text, whatever their values. */
+  shape: string;
+  /** Builds the write from stand-ins for `values` (bind them; never shape the text with them). */
+  build(values: V): TrailingText;
+  values: V;
+}
+
+/** What a trailing write's builder makes. */
+export interface TrailingText {
   /** Named CTEs `last` uses; their names are unique across the projections. */
   with: [string, RawBuilder<unknown>][];
   /** The statement itself; its answer is not read. */
@@ -98,24 +111,75 @@ export async function runTrailing(
   writes: readonly TrailingWrite[],
 ): Promise<void> {
   if (writes.length === 0) return;
-  const ctes = writes.flatMap((w) => w.with);
-  const named = (list: [string, RawBuilder<unknown>][]) =>
-    sql.join(list.map(([name, body]) => sql`${sql.id(name)} as (${body})`));
-  // Nothing reads what they write or what they answer: on PostgreSQL the statement is held
-  // back and sent with the next one, the transaction's `commit` when nothing follows.
-  const held = sql.raw(heldMark("trailing"));
-  if (writes.length === 1) {
-    const [only] = writes;
-    await (ctes.length === 0
-      ? sql`${only.last}${held}`
-      : sql`with ${named(ctes)} ${only.last}${held}`).execute(tx);
-    return;
+  const shape = writes.map((w) => w.shape).join("\n");
+  let statement = trailingStatements.get(shape);
+  if (statement === undefined) {
+    statement = trailingStatement(writes.map((w) => w.build));
+    if (trailingStatements.size < TRAILING_SHAPES_MAX) {
+      trailingStatements.set(shape, statement);
+    }
   }
-  const lasts = writes.map((w, i): [string, RawBuilder<unknown>] => [
-    `trailing_${i}`,
-    w.last,
-  ]);
-  await sql`with ${named([...ctes, ...lasts])} select 1${held}`.execute(tx);
+  // Each write's values under its place in the statement, as its builder's stand-ins name them.
+  const values: Record<string, unknown> = {};
+  writes.forEach((write, i) => {
+    for (const name in write.values) {
+      values[`${i}.${name}`] = write.values[name];
+    }
+  });
+  await statement.rows(tx, values);
+}
+
+/**
+ * Adds `write` to the refresh's last writes, or runs it at once outside a refresh. Only for a
+ * write that nothing after it in the refresh reads.
+ */
+export async function trailingWrite<V extends Record<string, unknown>>(
+  tx: Db,
+  change: PublicationChange,
+  write: TrailingWrite<V>,
+): Promise<void> {
+  const any = write as unknown as TrailingWrite;
+  if (change.trailing) change.trailing.push(any);
+  else await runTrailing(tx, [any]);
+}
+
+/** Combinations of trailing shapes kept compiled; past it, one is compiled on each run. */
+const TRAILING_SHAPES_MAX = 64;
+const trailingStatements = new Map<
+  string,
+  Prebuilt<Record<string, unknown>, unknown>
+>();
+
+function trailingStatement(
+  builds: readonly TrailingWrite["build"][],
+): Prebuilt<Record<string, unknown>, unknown> {
+  return prebuilt((_db, v: Record<string, unknown>) => {
+    const texts = builds.map((build, i) =>
+      build(
+        new Proxy({}, {
+          get: (_, name) =>
+            typeof name === "string" ? v[`${i}.${name}`] : undefined,
+        }),
+      )
+    );
+    const ctes = texts.flatMap((t) => t.with);
+    const named = (list: [string, RawBuilder<unknown>][]) =>
+      sql.join(list.map(([name, body]) => sql`${sql.id(name)} as (${body})`));
+    // Nothing reads what they write or what they answer: on PostgreSQL the statement is held
+    // back and sent with the next one, the transaction's `commit` when nothing follows.
+    const held = sql.raw(heldMark("trailing"));
+    if (texts.length === 1) {
+      const [only] = texts;
+      return ctes.length === 0
+        ? sql`${only.last}${held}`
+        : sql`with ${named(ctes)} ${only.last}${held}`;
+    }
+    const lasts = texts.map((t, i): [string, RawBuilder<unknown>] => [
+      `trailing_${i}`,
+      t.last,
+    ]);
+    return sql`with ${named([...ctes, ...lasts])} select 1${held}`;
+  });
 }
 
 /** Refreshes one projection of a changed group, in the caller's transaction. */

@@ -3,8 +3,9 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import {
   type PublicationChange,
-  runTrailing,
+  type TrailingText,
   type TrailingWrite,
+  trailingWrite,
 } from "../entries/publication_change.ts";
 import type { PluginCall } from "./calls.ts";
 import { installationOf } from "./installation_store.ts";
@@ -34,27 +35,45 @@ export async function queueContentNotifications(
     deleted: group === undefined,
     trashed: group?.trashed_at != null,
   });
-  // A grant stored as a JSON string holding the list reads as that list.
-  const granted = group
-    ? sql`and (case jsonb_typeof(grant_model_ids)
-        when 'string' then (grant_model_ids #>> '{}')::jsonb
-        else grant_model_ids end) ? ${group.model_id}`
-    : sql``;
-  const queue: TrailingWrite = {
+  const queue: TrailingWrite<NotificationValues> = {
+    shape: group ? "notifications granted" : "notifications",
+    build: group ? queueGranted : queueAll,
+    values: { siteId, payload, now, modelId: group?.model_id ?? "" },
+  };
+  // Nothing after it reads the notifications: it may run with the refresh's other last writes.
+  await trailingWrite(tx, change, queue);
+}
+
+type NotificationValues = {
+  siteId: string;
+  payload: string;
+  now: Date;
+  modelId: string;
+};
+
+/** The notifications' insert, for every active installation or those granted the model. */
+function queueOf(granted: boolean) {
+  return (v: NotificationValues): TrailingText => ({
     with: [],
     last: sql`
     insert into plugin_notifications (id, site_id, installation_id, event, payload, status,
       attempts, next_attempt_at, last_code, created_at, updated_at)
-    select gen_random_uuid(), site_id, id, 'content.changed', ${payload}::jsonb, 'pending',
-      0, ${now}::timestamptz, null, ${now}::timestamptz, ${now}::timestamptz
+    select gen_random_uuid(), site_id, id, 'content.changed', ${v.payload}::jsonb, 'pending',
+      0, ${v.now}::timestamptz, null, ${v.now}::timestamptz, ${v.now}::timestamptz
     from plugin_installations
-    where site_id = ${siteId} and state = 'active' ${granted}
+    where site_id = ${v.siteId} and state = 'active' ${
+      // A grant stored as a JSON string holding the list reads as that list.
+      granted
+        ? sql`and (case jsonb_typeof(grant_model_ids)
+        when 'string' then (grant_model_ids #>> '{}')::jsonb
+        else grant_model_ids end) ? ${v.modelId}`
+        : sql``}
   `,
-  };
-  // Nothing after it reads the notifications: it may run with the refresh's other last writes.
-  if (change.trailing) change.trailing.push(queue);
-  else await runTrailing(tx, [queue]);
+  });
 }
+
+const queueGranted = queueOf(true);
+const queueAll = queueOf(false);
 
 /** The event kinds Stave sends (the spec shows none; docs/plugins.md lists their payloads). */
 export type NotificationEvent =

@@ -2,6 +2,7 @@
 // through the site's locale policy, written in the transaction of the command that changed it.
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { prebuilt, prebuiltShapes, rowsOf } from "../db/prebuilt.ts";
 import {
   type LiveLanguage,
   liveLanguagesJson,
@@ -96,30 +97,16 @@ export async function refreshPublicItems(
   groupId: string | null,
   change?: PublicationChange,
 ): Promise<ServedRow[]> {
-  const ofGroup = (column: RawBuilder<unknown>) =>
-    groupId === null ? sql`` : sql`and ${column} = ${groupId}`;
   // Clears the rows and reads the locale plan in one statement (the values have no foreign
   // key to their items, so neither delete waits for the other).
-  const { rows: planRows } = await sql<LocalePlanRow>`
-    with cleared_values as (
-      delete from public_item_values where site_id = ${siteId} ${
-    ofGroup(sql.ref("group_id"))
-  }
-    ), cleared_items as (
-      delete from public_items where site_id = ${siteId} ${
-    ofGroup(sql.ref("group_id"))
-  }
-    )
-    ${
-    localePlanRows(
-      siteId,
-      change
-        ? sql`json_build_object('recorded', ${recordedSyncState(change)},
-          'live', ${liveLanguagesJson(change.siteId, change.groupId)})`
-        : undefined,
-    )
-  }
-  `.execute(tx);
+  const planRows = await CLEAR_AND_PLAN[groupId === null ? 0 : 1][
+    change ? 1 : 0
+  ].rows(tx, {
+    siteId,
+    groupId,
+    changeSiteId: change?.siteId,
+    changeGroupId: change?.groupId,
+  });
   // The sync log's recorded state of the group and its published languages, read here for the
   // refreshers after this one (they read no row this one writes); absent when the site has no
   // language row to carry them.
@@ -136,14 +123,88 @@ export async function refreshPublicItems(
   const plan = localePlanOf(planRows) ?? strictPlan(planRows);
   if (plan.languages.length === 0) return [];
   const steps = plan.languages.flatMap((requested) =>
-    localeChain(plan.policy, requested, plan.defaultLanguage).map((loc, ord) =>
-      sql`(${requested}::text, ${loc}::text, ${ord}::int)`
-    )
+    localeChain(plan.policy, requested, plan.defaultLanguage).map((
+      loc,
+      ord,
+    ) => ({
+      requested,
+      loc,
+      ord,
+    }))
   );
-  // The items, then the typed sort keys of the items just written, each with the facets of its
-  // item (computed once per item: the lateral subquery is joined before the values are
-  // spread), in one statement that answers what the group is served by.
-  const { rows } = await sql<ServedRow>`
+  const rows = await writeItemsOf(
+    `${groupId === null ? "site" : "group"} ${steps.length}`,
+  )
+    .rows(tx, { siteId, groupId, steps });
+  return rows;
+}
+
+/** `and <column> = <the group>` for a group's rows; nothing for a whole site's. */
+function ofGroup(
+  group: boolean,
+  column: string,
+  v: { groupId: string | null },
+): RawBuilder<unknown> {
+  return group ? sql`and ${sql.ref(column)} = ${v.groupId}` : sql``;
+}
+
+/**
+ * {@linkcode refreshPublicItems}'s first statement: the group's (or the site's) rows cleared and
+ * the locale plan read, by whether it is one group's, then whether the sync log's recorded state
+ * and the group's published languages ride along for the change's later refreshers.
+ */
+const CLEAR_AND_PLAN = [false, true].map((group) =>
+  [false, true].map((change) =>
+    prebuilt((_db, v: {
+      siteId: string;
+      groupId: string | null;
+      changeSiteId: string | undefined;
+      changeGroupId: string | undefined;
+    }) =>
+      sql<LocalePlanRow>`
+    with cleared_values as (
+      delete from public_item_values where site_id = ${v.siteId} ${
+        ofGroup(group, "group_id", v)
+      }
+    ), cleared_items as (
+      delete from public_items where site_id = ${v.siteId} ${
+        ofGroup(group, "group_id", v)
+      }
+    )
+    ${
+        localePlanRows(
+          v.siteId,
+          change
+            ? sql`json_build_object('recorded', ${
+              recordedSyncState(v.changeSiteId!, v.changeGroupId!)
+            },
+          'live', ${liveLanguagesJson(v.changeSiteId!, v.changeGroupId!)})`
+            : undefined,
+        )
+      }
+  `
+    )
+  )
+);
+
+/** One requested language's step through the locale chain: the language served, in order. */
+type Step = { requested: string; loc: string; ord: number };
+
+/**
+ * {@linkcode refreshPublicItems}'s second statement, by whether it is one group's and how many
+ * steps the site's locale chains take: the items, then the typed sort keys of the items just
+ * written, each with the facets of its item (computed once per item: the lateral subquery is
+ * joined before the values are spread), in one statement that answers what the group is served
+ * by.
+ */
+const writeItemsOf = prebuiltShapes((key: string) => {
+  const [scope, count] = key.split(" ");
+  const group = scope === "group";
+  return prebuilt((
+    _db,
+    v: { siteId: string; groupId: string | null; steps: Step[] },
+  ) =>
+    sql<ServedRow>`
     with written as (
       insert into public_items (site_id, model_id, group_id, requested_locale, entry_id,
         served_locale, slug, version_id, version_number, published_at, fields, alternates)
@@ -155,8 +216,12 @@ export async function refreshPublicItems(
         and e.published_version_id is not null
       join entry_versions v on v.site_id = e.site_id and v.id = e.published_version_id
       join (values ${
-    sql.join(steps)
-  }) as p(requested, loc, ord) on p.loc = e.locale
+      sql.join(
+        rowsOf(v.steps, Number(count), ["requested", "loc", "ord"]).map((s) =>
+          sql`(${s.requested}::text, ${s.loc}::text, ${s.ord}::int)`
+        ),
+      )
+    }) as p(requested, loc, ord) on p.loc = e.locale
       -- Every group's alternates in one grouped pass. A subquery ran once per written row, and
       -- on a site whose rows were just written (no statistics yet) the bench seeder's site-wide
       -- rebuild of 100,000 groups ran 16 minutes without finishing; this way it takes seconds.
@@ -164,12 +229,12 @@ export async function refreshPublicItems(
         select a.group_id, json_agg(json_build_object('locale', a.locale, 'slug', a.slug)
             order by a.locale) as alternates
         from entries a
-        where a.site_id = ${siteId} and a.published_version_id is not null
-          ${ofGroup(sql.ref("a.group_id"))}
+        where a.site_id = ${v.siteId} and a.published_version_id is not null
+          ${ofGroup(group, "a.group_id", v)}
         group by a.group_id
       ) alt on alt.group_id = g.id
-      where g.site_id = ${siteId} and g.trashed_at is null
-        ${ofGroup(sql.ref("g.id"))}
+      where g.site_id = ${v.siteId} and g.trashed_at is null
+        ${ofGroup(group, "g.id", v)}
       order by g.id, p.requested, p.ord
       returning site_id, model_id, requested_locale, group_id, entry_id, version_id, slug,
         published_at, fields
@@ -185,16 +250,16 @@ export async function refreshPublicItems(
         f.facets
       from written p
       cross join lateral (select ${
-    facetsOf(sql`p.fields`)
-  } as facets offset 0) f
+      facetsOf(sql`p.fields`)
+    } as facets offset 0) f
       cross join lateral jsonb_each(p.fields) kv
       where jsonb_typeof(kv.value) in ('number', 'string')
     )
     select model_id, requested_locale, entry_id, version_id, slug, published_at
-    from written ${groupId === null ? sql`where false` : sql``}
-  `.execute(tx);
-  return rows;
-}
+    from written ${group ? sql`` : sql`where false`}
+  `
+  );
+});
 
 /**
  * Characters of a string kept in `public_item_values.text_value`: a longer one keeps this many
@@ -272,9 +337,12 @@ export async function rebuildPublicItems(
 }
 
 /** What the sync log recorded for the group, as JSON: its refresher compares it with `served`. */
-function recordedSyncState(change: PublicationChange): RawBuilder<unknown> {
+function recordedSyncState(
+  siteId: string,
+  groupId: string,
+): RawBuilder<unknown> {
   return sql`(select coalesce(json_agg(json_build_object('locale', locale,
       'model_id', model_id, 'fingerprint', fingerprint)), '[]'::json)
     from sync_entry_state
-    where site_id = ${change.siteId} and group_id = ${change.groupId})`;
+    where site_id = ${siteId} and group_id = ${groupId})`;
 }

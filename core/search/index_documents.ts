@@ -1,6 +1,7 @@
 // Keeps `search_documents` current inside the publication transaction (spec 3 part 4.7): one
 // document per live language instance of a public model, with linked items' names.
-import { type RawBuilder, sql } from "kysely";
+import { sql } from "kysely";
+import { prebuilt, prebuiltShapes, rowsOf } from "../db/prebuilt.ts";
 import type { Db } from "../db/database.ts";
 import type {
   ChangedGroup,
@@ -92,35 +93,73 @@ async function indexGroup(
   const documents = await documentsOf(tx, siteId, groupId, group, known?.live);
   // With `linking`, the statement that writes also answers the groups linking to this one
   // (indexing writes no links, so reading them alongside reads what a statement after would).
-  const linking = sql`select distinct source_group_id from entry_links
-    where site_id = ${siteId} and target_group_id = ${groupId}`;
   // One statement: the group's documents that no longer exist go, the others are written over
   // (a document's key is its entry, which never leaves its group).
-  const kept = documents.map((d) => d.entryId);
-  if (documents.length === 0) {
-    if (!options.linking) {
-      await tx.deleteFrom("search_documents").where("site_id", "=", siteId)
-        .where("group_id", "=", groupId).execute();
-      return [];
-    }
-    const { rows } = await sql<{ source_group_id: string }>`
-      with gone as (
-        delete from search_documents where site_id = ${siteId} and group_id = ${groupId}
-      )
-      ${linking}
-    `.execute(tx);
-    return rows;
+  if (documents.length === 0 && !options.linking) {
+    await tx.deleteFrom("search_documents").where("site_id", "=", siteId)
+      .where("group_id", "=", groupId).execute();
+    return [];
   }
-  const { rows } = await sql<{ source_group_id: string }>`
+  return await writeDocumentsOf(
+    `${documents.length} ${options.linking ? "linking" : "alone"}`,
+  ).rows(tx, {
+    siteId,
+    groupId,
+    kept: documents.map((d) => d.entryId),
+    documents,
+  });
+}
+
+/** The groups linking to the group, read alongside its documents' write. */
+function linkingGroups(v: { siteId: string; groupId: string }) {
+  return sql<{ source_group_id: string }>`select distinct source_group_id
+    from entry_links where site_id = ${v.siteId} and target_group_id = ${v.groupId}`;
+}
+
+/**
+ * {@linkcode indexGroup}'s write, by how many documents the group has and whether it answers
+ * the groups linking to it: the stale documents deleted and the others upserted.
+ */
+const writeDocumentsOf = prebuiltShapes((key: string) => {
+  const [count, mode] = key.split(" ");
+  const linking = mode === "linking";
+  return prebuilt((
+    _db,
+    v: {
+      siteId: string;
+      groupId: string;
+      kept: string[];
+      documents: SearchDocument[];
+    },
+  ) => {
+    const answer = linking ? linkingGroups(v) : sql<
+      { source_group_id: string }
+    >`select null as source_group_id where false`;
+    if (count === "0") {
+      return sql<{ source_group_id: string }>`
+        with gone as (
+          delete from search_documents where site_id = ${v.siteId} and group_id = ${v.groupId}
+        )
+        ${answer}`;
+    }
+    const rows = rowsOf(v.documents, Number(count), DOCUMENT_KEYS).map((d) =>
+      sql`(${d.siteId}::uuid, ${d.entryId}::uuid, ${d.groupId}::uuid, ${d.modelId},
+        ${d.locale}, ${d.slug}, ${d.publishedAt}::timestamptz, ${d.title},
+        ${d.summary}, ${d.english},
+        ${d.fieldWords}::jsonb, ${d.fieldStems}::jsonb, ${d.titleWords},
+        array_to_tsvector(${d.words}::text[]), array_to_tsvector(${d.stems}::text[]),
+        array_to_tsvector(${d.parts}::text[]))`
+    );
+    return sql<{ source_group_id: string }>`
     with stale as (
       delete from search_documents
-      where site_id = ${siteId} and group_id = ${groupId}
-        and entry_id <> all(${kept}::uuid[])
+      where site_id = ${v.siteId} and group_id = ${v.groupId}
+        and entry_id <> all(${v.kept}::uuid[])
     ), written as (
     insert into search_documents (site_id, entry_id, group_id, model_id, locale, slug,
       published_at, title, summary, is_english, field_words, field_stems, title_words,
       words, stems, parts)
-    values ${sql.join(documents.map((d) => d.values))}
+    values ${sql.join(rows)}
     on conflict (site_id, entry_id) do update set group_id = excluded.group_id,
       model_id = excluded.model_id, locale = excluded.locale, slug = excluded.slug,
       published_at = excluded.published_at, title = excluded.title,
@@ -129,18 +168,51 @@ async function indexGroup(
       title_words = excluded.title_words, words = excluded.words, stems = excluded.stems,
       parts = excluded.parts
     )
-    ${
-    options.linking ? linking : sql`select null as source_group_id where false`
-  }
-  `.execute(tx);
-  return rows;
+    ${answer}
+  `;
+  });
+});
+
+/** One search document to write, its values as its row's columns take them. */
+interface SearchDocument {
+  siteId: string;
+  entryId: string;
+  groupId: string;
+  modelId: string;
+  locale: string;
+  slug: string;
+  publishedAt: Date | string | null;
+  title: string;
+  summary: string;
+  english: boolean;
+  /** JSON text of the words of each field. */
+  fieldWords: string;
+  /** JSON text of the stems of each field. */
+  fieldStems: string;
+  titleWords: string;
+  words: string[];
+  stems: string[];
+  parts: string[];
 }
 
-/** One search document to write: its entry, and its row as SQL values. */
-interface SearchDocument {
-  entryId: string;
-  values: RawBuilder<unknown>;
-}
+const DOCUMENT_KEYS = [
+  "siteId",
+  "entryId",
+  "groupId",
+  "modelId",
+  "locale",
+  "slug",
+  "publishedAt",
+  "title",
+  "summary",
+  "english",
+  "fieldWords",
+  "fieldStems",
+  "titleWords",
+  "words",
+  "stems",
+  "parts",
+] as const satisfies readonly (keyof SearchDocument)[];
 
 /** The documents the group should have now: none when it is gone, trashed or not public. */
 async function documentsOf(
@@ -214,19 +286,22 @@ async function documentsOf(
     const stemList = [...new Set(all.map(stem))];
     const parts = suffixes(all);
     return {
+      siteId,
       entryId: entry.id,
-      values:
-        sql`(${siteId}::uuid, ${entry.id}::uuid, ${groupId}::uuid, ${model.id},
-        ${entry.locale}, ${entry.slug}, ${entry.published_at}::timestamptz, ${
-          title ? plainText(title, values[title.key]).trim() : entry.slug
-        },
-        ${summaryOf(model, values, title)}, ${english},
-        ${JSON.stringify(fieldWords)}::jsonb, ${
-          JSON.stringify(fieldStems)
-        }::jsonb,
-        ${title ? fieldWords[title.key] ?? "" : ""},
-        array_to_tsvector(${all}::text[]), array_to_tsvector(${stemList}::text[]),
-        array_to_tsvector(${parts}::text[]))`,
+      groupId,
+      modelId: model.id,
+      locale: entry.locale,
+      slug: entry.slug,
+      publishedAt: entry.published_at,
+      title: title ? plainText(title, values[title.key]).trim() : entry.slug,
+      summary: summaryOf(model, values, title),
+      english,
+      fieldWords: JSON.stringify(fieldWords),
+      fieldStems: JSON.stringify(fieldStems),
+      titleWords: title ? fieldWords[title.key] ?? "" : "",
+      words: all,
+      stems: stemList,
+      parts,
     };
   });
 }
@@ -238,6 +313,13 @@ async function documentsOf(
 const stemsKnown = new Map<string, string>();
 const STEMS_KNOWN_MAX = 20_000;
 
+const STEMS = prebuilt((_db, v: { words: string[] }) =>
+  sql<{ w: string; s: string }>`
+    select w, coalesce((ts_lexize('english_stem', w))[1], w) as s
+    from unnest(${v.words}::text[]) as w
+  `
+);
+
 /** English stems of `words` (a stop word keeps its own form), from PostgreSQL's Snowball stemmer. */
 async function stems(tx: Db, words: string[]): Promise<Map<string, string>> {
   const found = new Map<string, string>();
@@ -248,10 +330,7 @@ async function stems(tx: Db, words: string[]): Promise<Map<string, string>> {
     else found.set(word, stem);
   }
   if (unknown.length === 0) return found;
-  const { rows } = await sql<{ w: string; s: string }>`
-    select w, coalesce((ts_lexize('english_stem', w))[1], w) as s
-    from unnest(${unknown}::text[]) as w
-  `.execute(tx);
+  const rows = await STEMS.rows(tx, { words: unknown });
   if (stemsKnown.size + rows.length > STEMS_KNOWN_MAX) stemsKnown.clear();
   for (const row of rows) {
     found.set(row.w, row.s);

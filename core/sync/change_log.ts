@@ -4,8 +4,9 @@ import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import {
   type PublicationChange,
-  runTrailing,
+  type TrailingText,
   type TrailingWrite,
+  trailingWrite,
 } from "../entries/publication_change.ts";
 
 /** Changes older than this are pruned; a cursor that needs them is answered `409 reset_required`. */
@@ -89,59 +90,89 @@ async function logChanges(
   change: PublicationChange,
   changes: readonly SyncChange[],
 ): Promise<void> {
-  const { siteId, groupId } = change;
-  const at = new Date();
-  const numbered = changes.map((c, i) =>
-    sql`(${i}::int, ${c.locale}::text, ${c.model_id}::text, ${c.kind}::text)`
-  );
-  const gone = changes.filter((c) => c.fingerprint === null).map((c) =>
-    c.locale
-  );
   const kept = changes.filter((c) => c.fingerprint !== null);
-  const write: TrailingWrite = {
+  const write: TrailingWrite<SyncLogValues> = {
+    shape: kept.length === 0 ? "sync log" : "sync log kept",
+    build: kept.length === 0 ? logAll : logAndKeep,
+    values: {
+      siteId: change.siteId,
+      groupId: change.groupId,
+      at: new Date(),
+      count: changes.length,
+      locales: changes.map((c) => c.locale),
+      modelIds: changes.map((c) => c.model_id),
+      kinds: changes.map((c) => c.kind),
+      gone: changes.filter((c) => c.fingerprint === null).map((c) => c.locale),
+      keptLocales: kept.map((c) => c.locale),
+      keptModelIds: kept.map((c) => c.model_id),
+      keptFingerprints: kept.map((c) => c.fingerprint!),
+    },
+  };
+  // Nothing after it in the refresh reads the log: it may run with the other last writes.
+  await trailingWrite(tx, change, write);
+}
+
+type SyncLogValues = {
+  siteId: string;
+  groupId: string;
+  at: Date;
+  count: number;
+  /** The changes in log order, column by column. */
+  locales: string[];
+  modelIds: string[];
+  kinds: string[];
+  /** Languages whose recorded state goes. */
+  gone: string[];
+  /** Languages whose recorded state is upserted, column by column. */
+  keptLocales: string[];
+  keptModelIds: string[];
+  keptFingerprints: string[];
+};
+
+/** {@linkcode logChanges}'s write, with the recorded states it upserts (none: `keep` false). */
+function logOf(keep: boolean) {
+  return (v: SyncLogValues): TrailingText => ({
     with: [
       [
         "sync_counter",
         sql`
       insert into sync_sites (site_id, last_seq, pruned_through)
-      values (${siteId}, ${changes.length}, 0)
+      values (${v.siteId}, ${v.count}, 0)
       on conflict (site_id) do update set last_seq = sync_sites.last_seq + excluded.last_seq
       returning last_seq`,
       ],
       [
         "sync_logged",
+        // Numbered from 1 in log order: the last takes the counter's new value.
         sql`
       insert into sync_changes (site_id, seq, group_id, model_id, locale, kind, created_at)
-      select ${siteId}::uuid, sync_counter.last_seq - ${changes.length}::int + 1 + c.ord,
-        ${groupId}::uuid, c.model_id, c.locale, c.kind, ${at}::timestamptz
-      from sync_counter cross join (values ${
-          sql.join(numbered)
-        }) as c(ord, locale, model_id, kind)`,
+      select ${v.siteId}::uuid, sync_counter.last_seq - ${v.count}::int + c.ord,
+        ${v.groupId}::uuid, c.model_id, c.locale, c.kind, ${v.at}::timestamptz
+      from sync_counter cross join unnest(${v.locales}::text[], ${v.modelIds}::text[],
+        ${v.kinds}::text[]) with ordinality as c(locale, model_id, kind, ord)`,
       ],
       [
         "sync_forgotten",
         sql`
       delete from sync_entry_state
-      where site_id = ${siteId} and group_id = ${groupId}
-        and locale = any(${gone}::text[])`,
+      where site_id = ${v.siteId} and group_id = ${v.groupId}
+        and locale = any(${v.gone}::text[])`,
       ],
     ],
-    last: kept.length === 0 ? sql`select` : sql`
+    last: keep
+      ? sql`
     insert into sync_entry_state (site_id, group_id, locale, model_id, fingerprint)
-    values ${
-      sql.join(
-        kept.map((c) =>
-          sql`(${siteId}, ${groupId}, ${c.locale}, ${c.model_id}, ${c.fingerprint})`
-        ),
-      )
-    }
+    select ${v.siteId}::uuid, ${v.groupId}::uuid, k.locale, k.model_id, k.fingerprint
+    from unnest(${v.keptLocales}::text[], ${v.keptModelIds}::text[],
+      ${v.keptFingerprints}::text[]) as k(locale, model_id, fingerprint)
     on conflict (site_id, group_id, locale) do update
-      set model_id = excluded.model_id, fingerprint = excluded.fingerprint`,
-  };
-  // Nothing after it in the refresh reads the log: it may run with the other last writes.
-  if (change.trailing) change.trailing.push(write);
-  else await runTrailing(tx, [write]);
+      set model_id = excluded.model_id, fingerprint = excluded.fingerprint`
+      : sql`select`,
+  });
 }
+
+const logAndKeep = logOf(true);
+const logAll = logOf(false);
 
 /**
  * Takes `count` sequence numbers from the site's counter row and answers the first. One
