@@ -190,20 +190,23 @@ export function prebuilt<V extends Record<string, unknown>, R>(
 }
 
 /**
- * Prebuilt statements by a shape key (such as how many rows a statement writes), each made on
- * its first use. Past `max` shapes a key gets a statement of its own, compiled on each run.
+ * Prebuilt statements by shape (such as how many rows a statement writes), each made on its
+ * first use and kept under `key` of its shape (the shape itself by default). Past `max` shapes a
+ * shape gets a statement of its own, compiled on each run.
  */
-export function prebuiltShapes<K, V extends Record<string, unknown>, R>(
-  make: (key: K) => Prebuilt<V, R>,
-  max = 32,
-): (key: K) => Prebuilt<V, R> {
-  const shapes = new Map<K, Prebuilt<V, R>>();
-  return (key) => {
-    let shape = shapes.get(key);
-    if (shape === undefined) {
-      shape = make(key);
-      if (shapes.size < max) shapes.set(key, shape);
+export function prebuiltShapes<S, V extends Record<string, unknown>, R>(
+  make: (shape: S) => Prebuilt<V, R>,
+  options: { key?: (shape: S) => unknown; max?: number } = {},
+): (shape: S) => Prebuilt<V, R> {
+  const { key = (shape: S) => shape, max = 32 } = options;
+  const shapes = new Map<unknown, Prebuilt<V, R>>();
+  return (shape) => {
+    const name = key(shape);
+    let statement = shapes.get(name);
+    if (statement === undefined) {
+      statement = make(shape);
+      if (shapes.size < max) shapes.set(name, statement);
     }
-    return shape;
+    return statement;
   };
 }

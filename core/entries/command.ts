@@ -5,7 +5,7 @@ import type { Db } from "../db/database.ts";
 import { snapshotActor } from "./actor_snapshot.ts";
 import { publicationChanged } from "./publication_hook.ts";
 import type { ChangedGroup } from "./publication_change.ts";
-import { type Insertable, type OperationNodeSource, sql } from "kysely";
+import { type Insertable, sql } from "kysely";
 import type { WorkflowEventsTable } from "../db/schema.ts";
 import {
   type AuditEntryInput,
@@ -50,7 +50,7 @@ export interface CommandScope {
   /**
    * Writes the workflow events and the audit entry; call once, after the change. With
    * `eventsWritten`, the step wrote the events itself, in its change's statement
-   * ({@linkcode CommandScope.eventsInsert}), and only the audit entry is written here.
+   * ({@linkcode CommandScope.eventRows}), and only the audit entry is written here.
    */
   record(
     events: readonly EventInput[],
@@ -58,11 +58,9 @@ export interface CommandScope {
     options?: { eventsWritten?: boolean },
   ): Promise<void>;
   /**
-   * The insert of `events` (at least one) exactly as `record` writes them, for a step to run
-   * inside the statement of its change; it then calls `record` with `eventsWritten`.
+   * The rows of `events` exactly as `record` writes them, for a step to insert inside the
+   * statement of its change; it then calls `record` with `eventsWritten`.
    */
-  eventsInsert(events: readonly EventInput[]): OperationNodeSource;
-  /** The rows {@linkcode CommandScope.eventsInsert} writes, for a prebuilt statement to bind. */
   eventRows(events: readonly EventInput[]): EventRow[];
   /**
    * Tells the runner the group as this step left it (after its `record`), so the projections
@@ -154,9 +152,6 @@ export async function runCommandOver<T extends { ok: true }>(
         now,
         wrote(groupId, group) {
           written.set(groupId, group);
-        },
-        eventsInsert(events) {
-          return tx.insertInto("workflow_events").values(events.map(eventRow));
         },
         eventRows(events) {
           return events.map(eventRow);

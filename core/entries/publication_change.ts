@@ -3,7 +3,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Db } from "../db/database.ts";
 import { heldMark } from "../db/prepared_queries.ts";
-import { type Prebuilt, prebuilt } from "../db/prebuilt.ts";
+import { prebuilt, prebuiltShapes } from "../db/prebuilt.ts";
 
 /** The group after the command's writes, as the projections need it; undefined once purged. */
 export interface ChangedGroup {
@@ -111,14 +111,7 @@ export async function runTrailing(
   writes: readonly TrailingWrite[],
 ): Promise<void> {
   if (writes.length === 0) return;
-  const shape = writes.map((w) => w.shape).join("\n");
-  let statement = trailingStatements.get(shape);
-  if (statement === undefined) {
-    statement = trailingStatement(writes.map((w) => w.build));
-    if (trailingStatements.size < TRAILING_SHAPES_MAX) {
-      trailingStatements.set(shape, statement);
-    }
-  }
+  const statement = trailingStatementOf(writes);
   // Each write's values under its place in the statement, as its builder's stand-ins name them.
   const values: Record<string, unknown> = {};
   writes.forEach((write, i) => {
@@ -143,44 +136,43 @@ export async function trailingWrite<V extends Record<string, unknown>>(
   else await runTrailing(tx, [any]);
 }
 
-/** Combinations of trailing shapes kept compiled; past it, one is compiled on each run. */
-const TRAILING_SHAPES_MAX = 64;
-const trailingStatements = new Map<
-  string,
-  Prebuilt<Record<string, unknown>, unknown>
->();
-
-function trailingStatement(
-  builds: readonly TrailingWrite["build"][],
-): Prebuilt<Record<string, unknown>, unknown> {
-  return prebuilt((_db, v: Record<string, unknown>) => {
-    const texts = builds.map((build, i) =>
-      build(
-        new Proxy({}, {
-          get: (_, name) =>
-            typeof name === "string" ? v[`${i}.${name}`] : undefined,
-        }),
-      )
-    );
-    const ctes = texts.flatMap((t) => t.with);
-    const named = (list: [string, RawBuilder<unknown>][]) =>
-      sql.join(list.map(([name, body]) => sql`${sql.id(name)} as (${body})`));
-    // Nothing reads what they write or what they answer: on PostgreSQL the statement is held
-    // back and sent with the next one, the transaction's `commit` when nothing follows.
-    const held = sql.raw(heldMark("trailing"));
-    if (texts.length === 1) {
-      const [only] = texts;
-      return ctes.length === 0
-        ? sql`${only.last}${held}`
-        : sql`with ${named(ctes)} ${only.last}${held}`;
-    }
-    const lasts = texts.map((t, i): [string, RawBuilder<unknown>] => [
-      `trailing_${i}`,
-      t.last,
-    ]);
-    return sql`with ${named([...ctes, ...lasts])} select 1${held}`;
-  });
-}
+/**
+ * The statement of a combination of trailing writes, by their shapes (at most 64 combinations
+ * kept compiled; past it, one is compiled on each run).
+ */
+const trailingStatementOf = prebuiltShapes(
+  (writes: readonly TrailingWrite[]) => {
+    const builds = writes.map((w) => w.build);
+    return prebuilt((_db, v: Record<string, unknown>) => {
+      const texts = builds.map((build, i) =>
+        build(
+          new Proxy({}, {
+            get: (_, name) =>
+              typeof name === "string" ? v[`${i}.${name}`] : undefined,
+          }),
+        )
+      );
+      const ctes = texts.flatMap((t) => t.with);
+      const named = (list: [string, RawBuilder<unknown>][]) =>
+        sql.join(list.map(([name, body]) => sql`${sql.id(name)} as (${body})`));
+      // Nothing reads what they write or what they answer: on PostgreSQL the statement is held
+      // back and sent with the next one, the transaction's `commit` when nothing follows.
+      const held = sql.raw(heldMark("trailing"));
+      if (texts.length === 1) {
+        const [only] = texts;
+        return ctes.length === 0
+          ? sql`${only.last}${held}`
+          : sql`with ${named(ctes)} ${only.last}${held}`;
+      }
+      const lasts = texts.map((t, i): [string, RawBuilder<unknown>] => [
+        `trailing_${i}`,
+        t.last,
+      ]);
+      return sql`with ${named([...ctes, ...lasts])} select 1${held}`;
+    });
+  },
+  { key: (writes) => writes.map((w) => w.shape).join("\n"), max: 64 },
+);
 
 /** Refreshes one projection of a changed group, in the caller's transaction. */
 export type PublicationRefresher = (

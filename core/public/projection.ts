@@ -132,9 +132,10 @@ export async function refreshPublicItems(
       ord,
     }))
   );
-  const rows = await writeItemsOf(
-    `${groupId === null ? "site" : "group"} ${steps.length}`,
-  )
+  const rows = await writeItemsOf({
+    group: groupId !== null,
+    count: steps.length,
+  })
     .rows(tx, { siteId, groupId, steps });
   return rows;
 }
@@ -197,14 +198,13 @@ type Step = { requested: string; loc: string; ord: number };
  * joined before the values are spread), in one statement that answers what the group is served
  * by.
  */
-const writeItemsOf = prebuiltShapes((key: string) => {
-  const [scope, count] = key.split(" ");
-  const group = scope === "group";
-  return prebuilt((
-    _db,
-    v: { siteId: string; groupId: string | null; steps: Step[] },
-  ) =>
-    sql<ServedRow>`
+const writeItemsOf = prebuiltShapes(
+  ({ group, count }: { group: boolean; count: number }) =>
+    prebuilt((
+      _db,
+      v: { siteId: string; groupId: string | null; steps: Step[] },
+    ) =>
+      sql<ServedRow>`
     with written as (
       insert into public_items (site_id, model_id, group_id, requested_locale, entry_id,
         served_locale, slug, version_id, version_number, published_at, fields, alternates)
@@ -216,12 +216,12 @@ const writeItemsOf = prebuiltShapes((key: string) => {
         and e.published_version_id is not null
       join entry_versions v on v.site_id = e.site_id and v.id = e.published_version_id
       join (values ${
-      sql.join(
-        rowsOf(v.steps, Number(count), ["requested", "loc", "ord"]).map((s) =>
-          sql`(${s.requested}::text, ${s.loc}::text, ${s.ord}::int)`
-        ),
-      )
-    }) as p(requested, loc, ord) on p.loc = e.locale
+        sql.join(
+          rowsOf(v.steps, count, ["requested", "loc", "ord"]).map((s) =>
+            sql`(${s.requested}::text, ${s.loc}::text, ${s.ord}::int)`
+          ),
+        )
+      }) as p(requested, loc, ord) on p.loc = e.locale
       -- Every group's alternates in one grouped pass. A subquery ran once per written row, and
       -- on a site whose rows were just written (no statistics yet) the bench seeder's site-wide
       -- rebuild of 100,000 groups ran 16 minutes without finishing; this way it takes seconds.
@@ -250,16 +250,17 @@ const writeItemsOf = prebuiltShapes((key: string) => {
         f.facets
       from written p
       cross join lateral (select ${
-      facetsOf(sql`p.fields`)
-    } as facets offset 0) f
+        facetsOf(sql`p.fields`)
+      } as facets offset 0) f
       cross join lateral jsonb_each(p.fields) kv
       where jsonb_typeof(kv.value) in ('number', 'string')
     )
     select model_id, requested_locale, entry_id, version_id, slug, published_at
     from written ${group ? sql`` : sql`where false`}
   `
-  );
-});
+    ),
+  { key: ({ group, count }) => `${group} ${count}` },
+);
 
 /**
  * Characters of a string kept in `public_item_values.text_value`: a longer one keeps this many

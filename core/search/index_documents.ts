@@ -100,9 +100,10 @@ async function indexGroup(
       .where("group_id", "=", groupId).execute();
     return [];
   }
-  return await writeDocumentsOf(
-    `${documents.length} ${options.linking ? "linking" : "alone"}`,
-  ).rows(tx, {
+  return await writeDocumentsOf({
+    count: documents.length,
+    linking: options.linking === true,
+  }).rows(tx, {
     siteId,
     groupId,
     kept: documents.map((d) => d.entryId),
@@ -120,37 +121,36 @@ function linkingGroups(v: { siteId: string; groupId: string }) {
  * {@linkcode indexGroup}'s write, by how many documents the group has and whether it answers
  * the groups linking to it: the stale documents deleted and the others upserted.
  */
-const writeDocumentsOf = prebuiltShapes((key: string) => {
-  const [count, mode] = key.split(" ");
-  const linking = mode === "linking";
-  return prebuilt((
-    _db,
-    v: {
-      siteId: string;
-      groupId: string;
-      kept: string[];
-      documents: SearchDocument[];
-    },
-  ) => {
-    const answer = linking ? linkingGroups(v) : sql<
-      { source_group_id: string }
-    >`select null as source_group_id where false`;
-    if (count === "0") {
-      return sql<{ source_group_id: string }>`
+const writeDocumentsOf = prebuiltShapes(
+  ({ count, linking }: { count: number; linking: boolean }) =>
+    prebuilt((
+      _db,
+      v: {
+        siteId: string;
+        groupId: string;
+        kept: string[];
+        documents: SearchDocument[];
+      },
+    ) => {
+      const answer = linking ? linkingGroups(v) : sql<
+        { source_group_id: string }
+      >`select null as source_group_id where false`;
+      if (count === 0) {
+        return sql<{ source_group_id: string }>`
         with gone as (
           delete from search_documents where site_id = ${v.siteId} and group_id = ${v.groupId}
         )
         ${answer}`;
-    }
-    const rows = rowsOf(v.documents, Number(count), DOCUMENT_KEYS).map((d) =>
-      sql`(${d.siteId}::uuid, ${d.entryId}::uuid, ${d.groupId}::uuid, ${d.modelId},
+      }
+      const rows = rowsOf(v.documents, count, DOCUMENT_KEYS).map((d) =>
+        sql`(${d.siteId}::uuid, ${d.entryId}::uuid, ${d.groupId}::uuid, ${d.modelId},
         ${d.locale}, ${d.slug}, ${d.publishedAt}::timestamptz, ${d.title},
         ${d.summary}, ${d.english},
         ${d.fieldWords}::jsonb, ${d.fieldStems}::jsonb, ${d.titleWords},
         array_to_tsvector(${d.words}::text[]), array_to_tsvector(${d.stems}::text[]),
         array_to_tsvector(${d.parts}::text[]))`
-    );
-    return sql<{ source_group_id: string }>`
+      );
+      return sql<{ source_group_id: string }>`
     with stale as (
       delete from search_documents
       where site_id = ${v.siteId} and group_id = ${v.groupId}
@@ -170,8 +170,9 @@ const writeDocumentsOf = prebuiltShapes((key: string) => {
     )
     ${answer}
   `;
-  });
-});
+    }),
+  { key: ({ count, linking }) => `${count} ${linking}` },
+);
 
 /** One search document to write, its values as its row's columns take them. */
 interface SearchDocument {
