@@ -24,20 +24,32 @@ const SKIPPED = new Set([
   "test-output",
 ]);
 /**
- * Files that run in the embedded run only. The scheduling plugin's tests drive the plugin on its
- * own in-memory PGlite whichever engine the service uses, and the plugin API they call on the
- * service has its own tests on both engines (tests/plugins/), so running them again on
- * PostgreSQL repeats the same work (about a fifth of that run). The files that put the plugin
- * itself on PostgreSQL stay in both runs.
+ * Files that run in the embedded run only, because they do the same work whichever engine the
+ * service uses. The scheduling plugin's tests drive the plugin on its own in-memory PGlite, and
+ * the plugin API they call on the service has its own tests on both engines (tests/plugins/), so
+ * running them again on PostgreSQL repeats the same work (about a fifth of that run); the files
+ * that put the plugin itself on PostgreSQL stay in both runs. The plugin SDK's embedded-engine
+ * tests open their own PGlite, and the WebAssembly image codecs' time is spent decoding and
+ * encoding pixels, while the variants' SQL runs on both engines in tests/media/variants_test.ts.
  */
 export const EMBEDDED_RUN_ONLY = (file: string): boolean =>
-  (file.startsWith("tests/scheduling/") ||
+  ((file.startsWith("tests/scheduling/") ||
     file.startsWith("plugins/scheduling/")) &&
-  ![
-    "tests/scheduling/db_faults_test.ts",
-    "tests/scheduling/two_process_test.ts",
-  ]
-    .includes(file);
+    !SCHEDULING_ON_BOTH.includes(file)) ||
+  SAME_ON_EITHER_ENGINE.includes(file);
+
+/** The scheduling tests that put the plugin's own store on PostgreSQL. */
+const SCHEDULING_ON_BOTH = [
+  "tests/scheduling/db_faults_test.ts",
+  "tests/scheduling/two_process_test.ts",
+];
+
+/** Test files outside the scheduling plugin that never reach the engine the service runs on. */
+export const SAME_ON_EITHER_ENGINE = [
+  "plugins/sdk/pglite_dialect_test.ts",
+  "plugins/sdk/pglite_upkeep_test.ts",
+  "tests/media/variants_wasm_test.ts",
+];
 
 /** The file names Deno's test runner picks up by default that this project uses. */
 const TEST_FILE = /_test\.tsx?$/;
