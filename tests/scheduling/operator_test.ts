@@ -9,7 +9,7 @@ import {
   loadSchedulerConfig,
 } from "../../plugins/scheduling/config.ts";
 import { readToken } from "../../plugins/scheduling/core/installations.ts";
-import type { Schedule } from "../../plugins/scheduling/core/schedules.ts";
+import { scheduleRow } from "../../plugins/scheduling/core/_testing.ts";
 import { TokenBox } from "../../plugins/scheduling/core/token_box.ts";
 import {
   type RunningScheduler,
@@ -259,7 +259,9 @@ Deno.test("a token the TOKEN_KEY cannot open refuses token_unreadable unsent unt
     await p.scheduler.db.updateTable("installations")
       .set({ token_sealed: await lost.seal(TOKEN_A) }).execute();
     const first = crypto.randomUUID();
-    await p.scheduler.db.insertInto("schedules").values(scheduleRow(first))
+    await p.scheduler.db.insertInto("schedules").values(
+      scheduleRow(first, new Date(START)),
+    )
       .execute();
     equal((await p.scheduler.tick()).refused, 1);
     const refused = await p.scheduler.db.selectFrom("schedules").selectAll()
@@ -278,7 +280,7 @@ Deno.test("a token the TOKEN_KEY cannot open refuses token_unreadable unsent unt
       204,
     );
     await p.scheduler.db.insertInto("schedules")
-      .values(scheduleRow(crypto.randomUUID())).execute();
+      .values(scheduleRow(crypto.randomUUID(), new Date(START))).execute();
     equal((await p.scheduler.tick()).completed, 1);
     equal(p.calls.length, 1);
   }));
@@ -422,47 +424,13 @@ Deno.test("an operation whose code was exchanged for another operation, or whose
       }),
   }));
 
-function scheduleRow(
-  id: string,
-  fields: Partial<Schedule> = {},
-): Schedule {
-  const due = new Date(START);
-  return {
-    id,
-    installation_id: "inst-1",
-    instance_id: crypto.randomUUID(),
-    group_id: crypto.randomUUID(),
-    model_id: "m-1",
-    title: "T",
-    kind: "publish",
-    target_state: "published",
-    pinned_version_id: "v-1",
-    expected_workflow_revision: 1,
-    locale: "",
-    local_datetime: "2026-11-23T10:00",
-    timezone: "UTC",
-    fold: "later",
-    due_at: due,
-    status: "pending",
-    attempts: 0,
-    last_code: null,
-    last_message: null,
-    next_attempt_at: due,
-    revision: 1,
-    delegation_id: "d-1",
-    requester_email: "a@b.test",
-    created_at: due,
-    updated_at: due,
-    ...fields,
-  };
-}
-
 Deno.test("delete-data deletes everything the plugin keeps for an installation once, 404 after, 409 while a schedule runs (SOP-021)", () =>
   withPlugin(async (p) => {
     equal(await p.activate({ code: await code(p) }), 204);
     const id = crypto.randomUUID();
     await p.scheduler.db.insertInto("schedules")
-      .values(scheduleRow(id, { status: "running" })).execute();
+      .values(scheduleRow(id, new Date(START), { status: "running" }))
+      .execute();
     const path = "/admin/installations/inst-1/delete-data";
     const busy = await p.request(path, {}, SECRET);
     equal(busy.status, 409);
@@ -500,7 +468,7 @@ Deno.test("a tick claims at most 20 due schedules per installation; the rest go 
     equal(await p.activate({ code: await code(p) }), 204);
     const ids = Array.from({ length: 25 }, () => crypto.randomUUID());
     await p.scheduler.db.insertInto("schedules")
-      .values(ids.map((id) => scheduleRow(id))).execute();
+      .values(ids.map((id) => scheduleRow(id, new Date(START)))).execute();
     const first = await p.scheduler.tick();
     equal(first.claimed, 20);
     equal(first.completed, 20);
@@ -527,7 +495,7 @@ Deno.test("with several installations each one sends 20 due schedules in a tick,
       const rows = Array.from(
         { length: 21 },
         (_, i) =>
-          scheduleRow(crypto.randomUUID(), {
+          scheduleRow(crypto.randomUUID(), new Date(START), {
             installation_id,
             // The 21st falls due a second after the others: still due, but last in line.
             ...(i === 20
@@ -611,7 +579,7 @@ Deno.test("the scheduler variables default as the spec says and, overridden, gov
   await withPlugin(async (p) => {
     equal(await p.activate({ code: await code(p) }), 204);
     await p.scheduler.db.insertInto("schedules")
-      .values(scheduleRow(crypto.randomUUID())).execute();
+      .values(scheduleRow(crypto.randomUUID(), new Date(START))).execute();
     equal((await p.scheduler.tick()).retrying, 1);
     // MAX_RETRY_AFTER_MS 10000: a Retry-After of 10 s is honoured exactly.
     const row = await p.scheduler.db.selectFrom("schedules").selectAll()
@@ -645,13 +613,13 @@ Deno.test("the scheduler variables default as the spec says and, overridden, gov
     equal(await p.activate({ code: await code(p) }), 204);
     const running = crypto.randomUUID();
     await p.scheduler.db.insertInto("schedules").values([
-      scheduleRow(running, { status: "running", attempts: 1 }),
-      scheduleRow(crypto.randomUUID(), {
+      scheduleRow(running, new Date(START), { status: "running", attempts: 1 }),
+      scheduleRow(crypto.randomUUID(), new Date(START), {
         due_at: new Date(START - 120_001),
         next_attempt_at: new Date(START - 120_001),
       }),
       // A second inside MAX_LATENESS_MS it is still sent (the send needs time left to answer).
-      scheduleRow(crypto.randomUUID(), {
+      scheduleRow(crypto.randomUUID(), new Date(START), {
         due_at: new Date(START - 119_000),
         next_attempt_at: new Date(START - 119_000),
       }),

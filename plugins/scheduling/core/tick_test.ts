@@ -2,8 +2,9 @@
 // a rotation meanwhile still works, because plugin_unauthorized makes the client read the stored
 // token again (spec 1 part 7 rule 3; PLG-029). And how a tick claims schedules a chunk at a time.
 import { deepEqual, equal } from "node:assert/strict";
-import { type Insertable, type KyselyPlugin, sql } from "kysely";
-import { openSchedulerDb, type SchedulesTable } from "./db.ts";
+import { type KyselyPlugin, sql } from "kysely";
+import { openSchedulerDb } from "./db.ts";
+import { scheduleRow } from "./_testing.ts";
 import { chunkSize, installationClient, runTick } from "./tick.ts";
 import { TokenBox } from "./token_box.ts";
 
@@ -91,31 +92,13 @@ async function twelveDue(
     { length: 12 },
     (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
   );
-  const row = (id: string, i: number): Insertable<SchedulesTable> => ({
-    id,
-    installation_id: "inst-1",
-    instance_id: `e-${i}`,
-    group_id: `g-${i}`,
-    model_id: "m-1",
-    title: `Post ${i}`,
-    kind: "publish",
-    target_state: "published",
-    pinned_version_id: `v-${i}`,
-    expected_workflow_revision: 1,
-    locale: "",
-    local_datetime: "2026-11-23T10:00",
-    timezone: "UTC",
-    fold: "later",
-    due_at: NOW,
-    status: "pending",
-    attempts: 0,
-    next_attempt_at: NOW,
-    revision: 1,
-    delegation_id: "d-1",
-    requester_email: "a@b.test",
-    created_at: NOW,
-    updated_at: NOW,
-  });
+  const row = (id: string, i: number) =>
+    scheduleRow(id, NOW, {
+      instance_id: `e-${i}`,
+      group_id: `g-${i}`,
+      title: `Post ${i}`,
+      pinned_version_id: `v-${i}`,
+    });
   await db.insertInto("schedules").values(ids.map(row)).execute();
   // Schedules done long ago, which no tick should read.
   for (let n = 0; n < (options.done ?? 0); n += 500) {
