@@ -15,6 +15,7 @@ import {
   type SettingsKey,
 } from "./settings_documents.ts";
 import { SETTINGS_COLUMNS } from "../db/row_columns.ts";
+import { copyJson } from "../json_copy.ts";
 
 /** A settings document as stored now; revision 0 means the defaults were never changed. */
 export interface StoredSettings<K extends SettingsKey> {
@@ -78,7 +79,7 @@ export async function getSettings<K extends SettingsKey>(
     `${ctx.siteId}/${key}`,
     () => readSettings(ctx, key),
   );
-  return structuredClone(found) as StoredSettings<K>;
+  return copyJson(found) as StoredSettings<K>;
 }
 
 /** Whether this transaction has read the document already (then {@linkcode getSettings} reads nothing). */
@@ -104,7 +105,7 @@ export function settingsFromRow<K extends SettingsKey>(
     `${ctx.siteId}/${key}`,
     stored as StoredSettings<SettingsKey>,
   );
-  return structuredClone(stored);
+  return copyJson(stored);
 }
 
 async function readSettings<K extends SettingsKey>(
@@ -124,7 +125,7 @@ function storedSettingsOf<K extends SettingsKey>(
   if (!row) {
     return {
       key,
-      document: structuredClone(SETTINGS_DEFAULTS[key]),
+      document: copyJson(SETTINGS_DEFAULTS[key]),
       revision: 0,
       updated_at: null,
     };
