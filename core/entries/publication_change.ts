@@ -81,15 +81,16 @@ export interface PublicationChange {
 
 /**
  * A write a refresh runs last, in one statement with the refresh's other last writes. It is
- * given as a shape, a builder and values, so that the statement of each combination of shapes
- * is built and compiled once (core/db/prebuilt.ts) and each run binds only the values.
+ * given as a builder and values, so that the statement of each combination of builders is built
+ * and compiled once (core/db/prebuilt.ts) and each run binds only the values.
  */
 export interface TrailingWrite<
   V extends Record<string, unknown> = Record<string, unknown>,
 > {
-  /** Names what `build` makes: writes of one shape build the same text, whatever their values. */
-  shape: string;
-  /** Builds the write from stand-ins for `values` (bind them; never shape the text with them). */
+  /**
+   * Builds the write from stand-ins for `values` (bind them; never shape the text with them).
+   * Made once, as a module's constant: the statement is kept under the builder itself.
+   */
   build(values: V): TrailingText;
   values: V;
 }
@@ -136,8 +137,20 @@ export async function trailingWrite<V extends Record<string, unknown>>(
   else await runTrailing(tx, [any]);
 }
 
+/** Numbers for the trailing writes' builders, in the order they were first run. */
+const builderNumbers = new WeakMap<TrailingWrite["build"], number>();
+let nextBuilderNumber = 0;
+
+function builderNumber(build: TrailingWrite["build"]): number {
+  let number = builderNumbers.get(build);
+  if (number === undefined) {
+    builderNumbers.set(build, number = nextBuilderNumber++);
+  }
+  return number;
+}
+
 /**
- * The statement of a combination of trailing writes, by their shapes (at most 64 combinations
+ * The statement of a combination of trailing writes, by their builders (at most 64 combinations
  * kept compiled; past it, one is compiled on each run).
  */
 const trailingStatementOf = prebuiltShapes(
@@ -171,7 +184,10 @@ const trailingStatementOf = prebuiltShapes(
       return sql`with ${named([...ctes, ...lasts])} select 1${held}`;
     });
   },
-  { key: (writes) => writes.map((w) => w.shape).join("\n"), max: 64 },
+  {
+    key: (writes) => writes.map((w) => builderNumber(w.build)).join(" "),
+    max: 64,
+  },
 );
 
 /** Refreshes one projection of a changed group, in the caller's transaction. */

@@ -36,7 +36,6 @@ export async function queueContentNotifications(
     trashed: group?.trashed_at != null,
   });
   const queue: TrailingWrite<NotificationValues> = {
-    shape: group ? "notifications granted" : "notifications",
     build: group ? queueGranted : queueAll,
     values: { siteId, payload, now, modelId: group?.model_id ?? "" },
   };

@@ -92,7 +92,6 @@ async function logChanges(
 ): Promise<void> {
   const kept = changes.filter((c) => c.fingerprint !== null);
   const write: TrailingWrite<SyncLogValues> = {
-    shape: kept.length === 0 ? "sync log" : "sync log kept",
     build: kept.length === 0 ? logAll : logAndKeep,
     values: {
       siteId: change.siteId,
