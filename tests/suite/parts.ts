@@ -24,19 +24,34 @@ const SKIPPED = new Set([
   "test-output",
 ]);
 /**
- * Files that run in the embedded run only, because they do the same work whichever engine the
- * service uses. The scheduling plugin's tests drive the plugin on its own in-memory PGlite, and
- * the plugin API they call on the service has its own tests on both engines (tests/plugins/), so
- * running them again on PostgreSQL repeats the same work (about a fifth of that run); the files
- * that put the plugin itself on PostgreSQL stay in both runs. The plugin SDK's embedded-engine
- * tests open their own PGlite, and the WebAssembly image codecs' time is spent decoding and
- * encoding pixels, while the variants' SQL runs on both engines in tests/media/variants_test.ts.
+ * Files that do the same work whichever engine the service runs on, so CI runs them once. CI runs
+ * the suite on PostgreSQL first, then on the embedded engine with `ENGINE_FREE_TESTS=skip`, which
+ * leaves these out; any other run (`deno task test` on the embedded default, or on PostgreSQL
+ * alone) runs them. They stay in the PostgreSQL run because there they take less time, and the
+ * two runs take turns, so CI's length is their sum.
+ *
+ * - The scheduling plugin's tests drive the plugin on its own in-memory PGlite, and the plugin API
+ *   they call on the service has its own tests on both engines (tests/plugins/); the files that
+ *   put the plugin itself on PostgreSQL run in both runs.
+ * - The plugin SDK's embedded-engine tests open their own PGlite, and the WebAssembly image
+ *   codecs' time is spent on pixels (the variants' SQL runs on both engines in
+ *   tests/media/variants_test.ts).
+ * - `svc-manage.mjs`'s export and import helpers test the command-line tool over HTTP; the
+ *   import parts and export pages they call are tested on both engines in tests/data/.
+ * - The renderer process reads the CMS process over HTTP only; the public reads it calls are
+ *   tested on both engines in tests/public/.
+ *
+ * Browser tests are never among them: CI's PostgreSQL run skips those (`BROWSER_TESTS=skip`).
  */
-export const EMBEDDED_RUN_ONLY = (file: string): boolean =>
-  ((file.startsWith("tests/scheduling/") ||
+export const ENGINE_FREE = (file: string): boolean =>
+  !BROWSER_TEST.test(file) &&
+  (((file.startsWith("tests/scheduling/") ||
     file.startsWith("plugins/scheduling/")) &&
     !SCHEDULING_ON_BOTH.includes(file)) ||
-  SAME_ON_EITHER_ENGINE.includes(file);
+    SAME_ON_EITHER_ENGINE.includes(file));
+
+/** Test files that drive Chromium, by this project's naming. */
+const BROWSER_TEST = /(^|\/|_)browser_test\.tsx?$/;
 
 /** The scheduling tests that put the plugin's own store on PostgreSQL. */
 const SCHEDULING_ON_BOTH = [
@@ -44,11 +59,13 @@ const SCHEDULING_ON_BOTH = [
   "tests/scheduling/two_process_test.ts",
 ];
 
-/** Test files outside the scheduling plugin that never reach the engine the service runs on. */
+/** Test files outside the scheduling plugin that do the same work on either engine. */
 export const SAME_ON_EITHER_ENGINE = [
   "plugins/sdk/pglite_dialect_test.ts",
   "plugins/sdk/pglite_upkeep_test.ts",
+  "tests/cli/svc_manage_data_test.ts",
   "tests/media/variants_wasm_test.ts",
+  "tests/renderer/process_test.ts",
 ];
 
 /** The file names Deno's test runner picks up by default that this project uses. */
@@ -125,9 +142,9 @@ export async function loadPart(partUrl: string): Promise<void> {
     throw new Error(`${partUrl} is not one of the ${count} parts`);
   }
   const seconds: Record<string, number> = weights;
-  const onPostgres = Boolean(Deno.env.get("DATABASE_URL"));
+  const skipEngineFree = Deno.env.get("ENGINE_FREE_TESTS") === "skip";
   const files = (await testFiles()).filter((file) =>
-    !(onPostgres && EMBEDDED_RUN_ONLY(file))
+    !(skipEngineFree && ENGINE_FREE(file))
   );
   const share = splitFiles(files, count, seconds)[number - 1];
   for (const file of share) {

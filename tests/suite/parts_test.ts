@@ -1,7 +1,7 @@
 // The parts of `deno task test` together run every test file of the project, each once.
 import { deepEqual as assertEquals, ok as assert } from "node:assert/strict";
 import {
-  EMBEDDED_RUN_ONLY,
+  ENGINE_FREE,
   partCount,
   SAME_ON_EITHER_ENGINE,
   splitFiles,
@@ -69,21 +69,31 @@ Deno.test("a split gives the longest files to different parts and counts unknown
   ]]);
 });
 
-Deno.test("the scheduling plugin's tests and the files that never reach the service's engine run in the embedded run only; those that put the plugin on PostgreSQL run in both", async () => {
+Deno.test("the scheduling plugin's tests and the files that do the same work on either engine run once in CI; those that put the plugin on PostgreSQL, and browser tests, run where they always did", async () => {
   const files = await testFiles();
-  const embeddedOnly = files.filter(EMBEDDED_RUN_ONLY);
-  assert(embeddedOnly.includes("tests/scheduling/schedule_test.ts"));
-  assert(embeddedOnly.includes("plugins/scheduling/core/releases_test.ts"));
-  assert(!embeddedOnly.includes("tests/scheduling/db_faults_test.ts"));
-  assert(!embeddedOnly.includes("tests/scheduling/two_process_test.ts"));
-  assert(!embeddedOnly.includes("tests/plugins/operations_test.ts"));
-  assert(!embeddedOnly.includes("tests/media/variants_test.ts"));
+  const engineFree = files.filter(ENGINE_FREE);
+  assert(engineFree.includes("tests/scheduling/schedule_test.ts"));
+  assert(engineFree.includes("plugins/scheduling/core/releases_test.ts"));
+  assert(!engineFree.includes("tests/scheduling/db_faults_test.ts"));
+  assert(!engineFree.includes("tests/scheduling/two_process_test.ts"));
+  assert(!engineFree.includes("tests/plugins/operations_test.ts"));
+  assert(!engineFree.includes("tests/media/variants_test.ts"));
+  // CI's PostgreSQL run skips browser tests and its embedded run skips these: a browser test here
+  // would never run in CI.
+  assert(!engineFree.includes("tests/scheduling/browser_test.ts"));
+  for (const file of engineFree) {
+    const text = await Deno.readTextFile(new URL(file, ROOT));
+    assert(
+      !text.includes("support/browser.ts"),
+      `${file} drives Chromium, which CI's PostgreSQL run skips`,
+    );
+  }
   // A renamed or removed file must leave the list too, or its successor would run twice unseen.
   for (const file of SAME_ON_EITHER_ENGINE) {
     assert(files.includes(file), `${file} is not a test file of the project`);
   }
   assertEquals(
-    embeddedOnly.filter((file) => !/^(tests|plugins)\/scheduling\//.test(file)),
+    engineFree.filter((file) => !/^(tests|plugins)\/scheduling\//.test(file)),
     [...SAME_ON_EITHER_ENGINE].sort(),
   );
 });
