@@ -83,6 +83,25 @@ export function rowsOf<T extends object, C extends keyof T & string>(
   return Array.from({ length: count }, (_, i) => rowAt(stand, i, columns));
 }
 
+/**
+ * Stand-ins for the first `count` items of the list a stand-in value holds, each bound as a
+ * value of its own: `id in (${sql.join(itemsOf(v.ids, count))})`. A statement that binds a
+ * whole list as one array (`= any($1::uuid[])`) has one text for any length, but PostgreSQL
+ * cannot tell the array's length when it plans the statement once for every run, so it may
+ * plan it again on every run instead (docs/benchmarks.md, "Publish reads planned once").
+ */
+export function itemsOf<T>(stand: readonly T[], count: number): T[] {
+  if (!(stand instanceof Slot) || stand.index !== null) {
+    throw new Error(
+      "Prebuilt statement: items are read from a value's stand-in",
+    );
+  }
+  return Array.from(
+    { length: count },
+    (_, i) => new Slot(stand.name, i) as unknown as T,
+  );
+}
+
 function rowAt<C extends string>(
   stand: unknown,
   index: number | null,

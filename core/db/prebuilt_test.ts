@@ -2,7 +2,7 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
 import { sql } from "kysely";
 import { openTestDb } from "../../tests/support/db.ts";
-import { prebuilt } from "./prebuilt.ts";
+import { itemsOf, prebuilt, prebuiltShapes } from "./prebuilt.ts";
 
 Deno.test("a prebuilt statement builds once and binds each run's values, constants kept", () => {
   let builds = 0;
@@ -22,6 +22,21 @@ Deno.test("a prebuilt statement builds once and binds each run's values, constan
   );
   deepEqual(first.parameters, ["a", "en", ["1"]]);
   deepEqual(second.parameters, ["b", "en", ["2", "3"]]);
+});
+
+Deno.test("itemsOf binds each item of a list as a value of its own, one text per length", () => {
+  const statementOf = prebuiltShapes((count: number) =>
+    prebuilt((db, v: { ids: string[] }) =>
+      db.selectFrom("entries").select("id")
+        .where(sql<boolean>`id in (${sql.join(itemsOf(v.ids, count))})`)
+    )
+  );
+  const two = statementOf(2).bind({ ids: ["a", "b"] });
+  equal(two.sql, 'select "id" from "entries" where id in ($1, $2)');
+  deepEqual(two.parameters, ["a", "b"]);
+  deepEqual(statementOf(2).bind({ ids: ["c", "d"] }).parameters, ["c", "d"]);
+  equal(statementOf(1).bind({ ids: ["e"] }).sql.endsWith("in ($1)"), true);
+  throws(() => itemsOf(["a"], 1), /stand-in/);
 });
 
 Deno.test("a value used to shape the text, or left unbound, fails the first run", () => {

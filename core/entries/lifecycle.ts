@@ -22,14 +22,14 @@ import {
   type PendingAddress,
   pendingAddresses,
 } from "../pages/pending_address.ts";
-import { sql } from "kysely";
+import { type RawBuilder, sql } from "kysely";
 import { heldMark } from "../db/prepared_queries.ts";
 import {
   keepModelRead,
   modelJsonOf,
   modelJsonWanted,
 } from "../models/store_rows.ts";
-import { prebuilt, prebuiltShapes, rowsOf } from "../db/prebuilt.ts";
+import { itemsOf, prebuilt, prebuiltShapes, rowsOf } from "../db/prebuilt.ts";
 import { EVENT_COLUMNS } from "../db/row_columns.ts";
 
 export { saveEntry, type SaveEntryOptions } from "./save.ts";
@@ -80,7 +80,11 @@ async function publishReads(
   const modelId = group.model_id;
   const model = !!ctx.validate &&
     modelJsonWanted(scope.tx, ctx.siteId, modelId);
-  const rows = await PUBLISH_READS[model ? 1 : 0].rows(scope.tx, {
+  const rows = await publishReadsOf({
+    model,
+    versions: ids.size,
+    entries: entryIds.length,
+  }).rows(scope.tx, {
     siteId: ctx.siteId,
     modelId,
     ids: [...ids],
@@ -148,7 +152,10 @@ async function publishAndBump(
   changing: readonly InstanceRow[],
   events: readonly EventInput[],
 ): Promise<void> {
-  await publishAndBumpOf(events.length).rows(scope.tx, {
+  await publishAndBumpOf({
+    events: events.length,
+    changing: changing.length,
+  }).rows(scope.tx, {
     siteId: group.site_id,
     groupId: group.id,
     revision: group.revision,
@@ -407,33 +414,64 @@ export async function unpublishInScope(
   return await readResult(scope.tx, ctx.siteId, group.id);
 }
 
-/** {@linkcode publishReads}'s statement: without the model, then with it. */
-const PUBLISH_READS = [false, true].map((model) =>
-  prebuilt((
-    db,
-    v: { siteId: string; modelId: string; ids: string[]; entryIds: string[] },
-  ) =>
-    db.selectFrom("entry_versions")
-      .select(["id", "number", "fields"])
-      .select(
-        (model ? modelJsonOf(v.siteId, v.modelId) : sql`null`).as("model"),
-      )
-      .select(
-        sql<
-          PendingAddress[] | string
-        >`(select coalesce(json_agg(json_build_object(
+/**
+ * {@linkcode publishReads}'s statement, by whether it reads the model and how many versions and
+ * entries it reads. Each id is a value of its own: with the ids as one array PostgreSQL could not
+ * tell how many rows a run reads when it planned the statement for every run, guessed more than
+ * one publish reads, and planned it again on every run.
+ */
+const publishReadsOf = prebuiltShapes(
+  (shape: { model: boolean; versions: number; entries: number }) =>
+    prebuilt((
+      db,
+      v: { siteId: string; modelId: string; ids: string[]; entryIds: string[] },
+    ) =>
+      db.selectFrom("entry_versions")
+        .select(["id", "number", "fields"])
+        .select(
+          (shape.model ? modelJsonOf(v.siteId, v.modelId) : sql`null`).as(
+            "model",
+          ),
+        )
+        .select(
+          sql<
+            PendingAddress[] | string
+          >`(select coalesce(json_agg(json_build_object(
           'entry_id', p.entry_id, 'version_id', p.version_id, 'address', p.address)), '[]'::json)
           from page_pending_addresses p
-          where p.site_id = ${v.siteId} and p.entry_id = any(${v.entryIds}::uuid[]))`
-          .as("pending"),
-      )
-      .where("site_id", "=", v.siteId)
-      .where(sql<boolean>`id = any(${v.ids}::uuid[])`)
-  )
+          where p.site_id = ${v.siteId} and ${
+            oneOf(sql.ref("p.entry_id"), itemsOf(v.entryIds, shape.entries))
+          })`
+            .as("pending"),
+        )
+        .where("site_id", "=", v.siteId)
+        .where(oneOf(sql.ref("id"), itemsOf(v.ids, shape.versions)))
+    ),
+  {
+    key: ({ model, versions, entries }) => `${model} ${versions} ${entries}`,
+  },
 );
 
-/** {@linkcode publishAndBump}'s statement, by how many workflow events it writes. */
-const publishAndBumpOf = prebuiltShapes((count: number) =>
+/** `column in (…values)` as uuids; false for no value. */
+function oneOf(
+  column: RawBuilder<unknown>,
+  values: readonly string[],
+): RawBuilder<boolean> {
+  return values.length === 0
+    ? sql<boolean>`false`
+    : sql<boolean>`${column} in (${
+      sql.join(values.map((value) => sql`${value}::uuid`))
+    })`;
+}
+
+/**
+ * {@linkcode publishAndBump}'s statement, by how many workflow events it writes and how many
+ * languages it publishes (each pair of ids a row of values of its own, as in
+ * {@linkcode publishReadsOf}).
+ */
+const publishAndBumpOf = prebuiltShapes((
+  shape: { events: number; changing: number },
+) =>
   prebuilt((db, v: {
     siteId: string;
     groupId: string;
@@ -451,12 +489,14 @@ const publishAndBumpOf = prebuiltShapes((count: number) =>
       update entries as e
       set published_version_id = c.version_id, published_at = ${v.now}::timestamptz,
         updated_at = ${v.now}::timestamptz
-      from unnest(${v.entryIds}::uuid[], ${v.versionIds}::uuid[]) as c(id, version_id)
+      from ${
+      publishedPairs(v.entryIds, v.versionIds, shape.changing)
+    } as c(id, version_id)
       where e.site_id = ${v.siteId} and e.id = c.id
     ), events as (
       ${
       db.insertInto("workflow_events").values(
-        rowsOf(v.events, count, EVENT_COLUMNS),
+        rowsOf(v.events, shape.events, EVENT_COLUMNS),
       )
     }
     ), bumped as (
@@ -468,5 +508,20 @@ const publishAndBumpOf = prebuiltShapes((count: number) =>
     select coalesce((select id::text from bumped), 'group moved under a lock')::uuid${
       sql.raw(heldMark("publish"))
     }`
-  )
-);
+  ), {
+  key: ({ events, changing }) => `${events} ${changing}`,
+});
+
+/** `(values (entry, version), …)`, each id a value of its own; no row for none. */
+function publishedPairs(
+  entryIds: readonly string[],
+  versionIds: readonly string[],
+  count: number,
+): RawBuilder<unknown> {
+  if (count === 0) return sql`(select null::uuid, null::uuid where false)`;
+  const entries = itemsOf(entryIds, count);
+  const versions = itemsOf(versionIds, count);
+  return sql`(values ${
+    sql.join(entries.map((id, i) => sql`(${id}::uuid, ${versions[i]}::uuid)`))
+  })`;
+}
