@@ -10,6 +10,7 @@ import {
 } from "../../plugins/scheduling/config.ts";
 import { readToken } from "../../plugins/scheduling/core/installations.ts";
 import { scheduleRow } from "../../plugins/scheduling/core/_testing.ts";
+import type { Schedule } from "../../plugins/scheduling/core/schedules.ts";
 import { TokenBox } from "../../plugins/scheduling/core/token_box.ts";
 import {
   type RunningScheduler,
@@ -20,6 +21,11 @@ import {
 const SECRET = "operator-secret-16";
 const KEY = crypto.getRandomValues(new Uint8Array(32));
 const START = Date.parse("2026-11-23T10:00:00Z");
+
+/** A pending schedule written straight into the store, due when the test's clock starts. */
+function dueAtStart(id: string, fields: Partial<Schedule> = {}): Schedule {
+  return scheduleRow(id, new Date(START), fields);
+}
 const SERVICE = "http://stave.test";
 
 interface Plugin {
@@ -260,7 +266,7 @@ Deno.test("a token the TOKEN_KEY cannot open refuses token_unreadable unsent unt
       .set({ token_sealed: await lost.seal(TOKEN_A) }).execute();
     const first = crypto.randomUUID();
     await p.scheduler.db.insertInto("schedules").values(
-      scheduleRow(first, new Date(START)),
+      dueAtStart(first),
     )
       .execute();
     equal((await p.scheduler.tick()).refused, 1);
@@ -280,7 +286,7 @@ Deno.test("a token the TOKEN_KEY cannot open refuses token_unreadable unsent unt
       204,
     );
     await p.scheduler.db.insertInto("schedules")
-      .values(scheduleRow(crypto.randomUUID(), new Date(START))).execute();
+      .values(dueAtStart(crypto.randomUUID())).execute();
     equal((await p.scheduler.tick()).completed, 1);
     equal(p.calls.length, 1);
   }));
@@ -429,7 +435,7 @@ Deno.test("delete-data deletes everything the plugin keeps for an installation o
     equal(await p.activate({ code: await code(p) }), 204);
     const id = crypto.randomUUID();
     await p.scheduler.db.insertInto("schedules")
-      .values(scheduleRow(id, new Date(START), { status: "running" }))
+      .values(dueAtStart(id, { status: "running" }))
       .execute();
     const path = "/admin/installations/inst-1/delete-data";
     const busy = await p.request(path, {}, SECRET);
@@ -468,7 +474,7 @@ Deno.test("a tick claims at most 20 due schedules per installation; the rest go 
     equal(await p.activate({ code: await code(p) }), 204);
     const ids = Array.from({ length: 25 }, () => crypto.randomUUID());
     await p.scheduler.db.insertInto("schedules")
-      .values(ids.map((id) => scheduleRow(id, new Date(START)))).execute();
+      .values(ids.map((id) => dueAtStart(id))).execute();
     const first = await p.scheduler.tick();
     equal(first.claimed, 20);
     equal(first.completed, 20);
@@ -495,7 +501,7 @@ Deno.test("with several installations each one sends 20 due schedules in a tick,
       const rows = Array.from(
         { length: 21 },
         (_, i) =>
-          scheduleRow(crypto.randomUUID(), new Date(START), {
+          dueAtStart(crypto.randomUUID(), {
             installation_id,
             // The 21st falls due a second after the others: still due, but last in line.
             ...(i === 20
@@ -579,7 +585,7 @@ Deno.test("the scheduler variables default as the spec says and, overridden, gov
   await withPlugin(async (p) => {
     equal(await p.activate({ code: await code(p) }), 204);
     await p.scheduler.db.insertInto("schedules")
-      .values(scheduleRow(crypto.randomUUID(), new Date(START))).execute();
+      .values(dueAtStart(crypto.randomUUID())).execute();
     equal((await p.scheduler.tick()).retrying, 1);
     // MAX_RETRY_AFTER_MS 10000: a Retry-After of 10 s is honoured exactly.
     const row = await p.scheduler.db.selectFrom("schedules").selectAll()
@@ -613,13 +619,13 @@ Deno.test("the scheduler variables default as the spec says and, overridden, gov
     equal(await p.activate({ code: await code(p) }), 204);
     const running = crypto.randomUUID();
     await p.scheduler.db.insertInto("schedules").values([
-      scheduleRow(running, new Date(START), { status: "running", attempts: 1 }),
-      scheduleRow(crypto.randomUUID(), new Date(START), {
+      dueAtStart(running, { status: "running", attempts: 1 }),
+      dueAtStart(crypto.randomUUID(), {
         due_at: new Date(START - 120_001),
         next_attempt_at: new Date(START - 120_001),
       }),
       // A second inside MAX_LATENESS_MS it is still sent (the send needs time left to answer).
-      scheduleRow(crypto.randomUUID(), new Date(START), {
+      dueAtStart(crypto.randomUUID(), {
         due_at: new Date(START - 119_000),
         next_attempt_at: new Date(START - 119_000),
       }),
