@@ -21,12 +21,12 @@ import {
 const SECRET = "operator-secret-16";
 const KEY = crypto.getRandomValues(new Uint8Array(32));
 const START = Date.parse("2026-11-23T10:00:00Z");
+const SERVICE = "http://stave.test";
 
 /** A pending schedule written straight into the store, due when the test's clock starts. */
 function dueAtStart(id: string, fields: Partial<Schedule> = {}): Schedule {
   return scheduleRow(id, new Date(START), fields);
 }
-const SERVICE = "http://stave.test";
 
 interface Plugin {
   scheduler: RunningScheduler;
