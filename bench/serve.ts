@@ -4,6 +4,7 @@ import { loadConfig } from "../core/config.ts";
 import { openDatabase } from "../core/db/database.ts";
 import { migrateToLatest } from "../core/db/migrate.ts";
 import { systemClock } from "../core/clock.ts";
+import { openKvStore } from "../core/kv/open.ts";
 import { keptAnswersOf } from "../core/public/kept_shelf.ts";
 import { startMemoryTrim } from "../core/memory_trim.ts";
 import { createServedApp } from "../core/served_app.ts";
@@ -38,7 +39,9 @@ const db = await openDatabase({
 // harness's `stave_bench` that bench:cpu and profiles use) is brought up to date first, as
 // main.ts does; Kysely's migration lock keeps two servers starting at once from both applying them.
 await migrateToLatest(db);
-const kv = await Deno.openKv(":memory:");
+// A KV file, as deployed (bench/service.ts makes its folder); in memory with BENCH_KV=memory.
+const kvPath = Deno.env.get("BENCH_KV_PATH");
+const kv = kvPath ? await openKvStore(kvPath) : await Deno.openKv(":memory:");
 const services: Services = {
   config,
   db,

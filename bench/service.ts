@@ -28,6 +28,21 @@ export function serviceV8Flags(): string {
   return flags;
 }
 
+/**
+ * Where the service keeps its Deno KV: a file in a new temporary folder, as a deployment keeps
+ * `kv.sqlite3` in its data folder, so the writes' rate windows and idempotency records cost what
+ * they cost users (each commit waits for the disk); null (an in-memory store) with
+ * `BENCH_KV=memory`, the setting of the figures before 2026-12-01.
+ */
+async function benchKvFolder(): Promise<string | null> {
+  const chosen = Deno.env.get("BENCH_KV") ?? "file";
+  if (chosen === "memory") return null;
+  if (chosen !== "file") {
+    throw new Error(`BENCH_KV=${chosen}: expected "file" or "memory"`);
+  }
+  return await Deno.makeTempDir({ prefix: "stave-bench-kv-" });
+}
+
 /** Starts bench/serve.ts against `databaseUrl` with `env` added to this process's environment. */
 export async function startService(
   databaseUrl: string,
@@ -36,6 +51,7 @@ export async function startService(
 ): Promise<BenchService> {
   const profileDir = Deno.env.get("BENCH_SERVICE_CPU_PROF");
   const v8Flags = serviceV8Flags();
+  const kvFolder = await benchKvFolder();
   const server = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -49,13 +65,18 @@ export async function startService(
         : []),
       new URL("./serve.ts", import.meta.url).pathname,
     ],
-    env: { BENCH_DATABASE_URL: databaseUrl, ...env },
+    env: {
+      BENCH_DATABASE_URL: databaseUrl,
+      ...(kvFolder ? { BENCH_KV_PATH: `${kvFolder}/kv.sqlite3` } : {}),
+      ...env,
+    },
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
   const stop = async () => {
     server.kill("SIGTERM");
     await server.status;
+    if (kvFolder) await Deno.remove(kvFolder, { recursive: true });
   };
   const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let port = 0;
