@@ -87,7 +87,7 @@ function pathsIn(text: string): string[] {
     // Files and system folders are written like paths too, and so are the addresses a
     // front end builds for items (`/<lang>/<model>/<slug>`), which are not our routes.
     if (/\.(ts|tsx|md|json|css|js|sqlite3|txt)$/.test(path)) continue;
-    if (/^\/(usr|proc|tmp|var|srv|etc|work)(\/|$)/.test(path)) continue;
+    if (/^\/(usr|proc|tmp|var|srv|etc|work|dev)(\/|$)/.test(path)) continue;
     if (/^(\/x)+$/.test(path)) continue;
     found.push(path || "/");
   }

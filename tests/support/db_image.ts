@@ -192,8 +192,10 @@ async function postgresImage<T>(
     await adminQuery(url, `drop database if exists ${template} with (force)`);
   }
   await dropStale(code, url);
+  // Renamed into a template that later runs reuse, so it is kept where the server keeps its own.
   const scratch = await createScratchDatabase(url, {
     template: await migratedTemplate(url),
+    lasting: true,
   });
   try {
     const db = await openDatabase({ url: scratch.url });
