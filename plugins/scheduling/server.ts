@@ -1,7 +1,11 @@
 // Starts the scheduling plugin: its database, KV, HTTP server and tick, from a config.
 import type { ServiceUrlPolicy } from "../sdk/mod.ts";
 import { createSchedulingApp } from "./app.tsx";
-import { openSchedulerDb, type SchedulerDb } from "./core/db.ts";
+import {
+  openSchedulerDb,
+  type SchedulerDb,
+  type SchedulerDbTarget,
+} from "./core/db.ts";
 import { issueCode } from "./core/installations.ts";
 import { runTick, type TickReport } from "./core/tick.ts";
 import { upkeepEmbedded } from "../sdk/pglite_upkeep.ts";
@@ -28,7 +32,7 @@ export interface StartSchedulerOptions {
   port?: number;
   adminSecret: string;
   tokenKey: Uint8Array;
-  database: { url: string } | { dataDir: string } | { memory: true };
+  database: SchedulerDbTarget;
   kv: Deno.Kv;
   servicePolicy: ServiceUrlPolicy;
   limits?: Partial<{

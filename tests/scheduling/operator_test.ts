@@ -17,6 +17,7 @@ import {
   startScheduler,
   type StartSchedulerOptions,
 } from "../../plugins/scheduling/server.ts";
+import { lendSchedulerEngine } from "./engines.ts";
 
 const SECRET = "operator-secret-16";
 const KEY = crypto.getRandomValues(new Uint8Array(32));
@@ -53,10 +54,11 @@ async function withPlugin(
   const clock = { now: START };
   const calls: string[] = [];
   const kv = await Deno.openKv(":memory:");
+  const engine = await lendSchedulerEngine();
   const scheduler = await startScheduler({
     adminSecret: SECRET,
     tokenKey: KEY,
-    database: { memory: true },
+    database: { engine: engine.pglite },
     kv,
     servicePolicy: {
       development: options.development ?? true,
@@ -117,6 +119,7 @@ async function withPlugin(
     await fn(plugin);
   } finally {
     await scheduler.close();
+    await engine.giveBack();
     kv.close();
   }
 }

@@ -9,6 +9,7 @@ import {
   startScheduler,
 } from "../../plugins/scheduling/server.ts";
 import { openTestApp, type TestApp } from "../support/app.ts";
+import { lendSchedulerEngine } from "./engines.ts";
 import { saveTestEntry, siteWithPosts } from "../support/entries.ts";
 
 export const SITE_HOST = "schedules.test";
@@ -113,10 +114,11 @@ export async function openSchedulingWorld(
     }
     return answer;
   };
+  const engine = await lendSchedulerEngine();
   const scheduler = await startScheduler({
     adminSecret: "scheduler-operator-secret",
     tokenKey,
-    database: { memory: true },
+    database: { engine: engine.pglite },
     kv,
     servicePolicy: {
       development: true,
@@ -198,6 +200,7 @@ export async function openSchedulingWorld(
     admin,
     close: async () => {
       await scheduler.close();
+      await engine.giveBack();
       kv.close();
       await t.close();
     },

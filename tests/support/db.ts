@@ -183,17 +183,18 @@ export async function databaseExists(
 }
 
 // In-memory PGlite engines of this test module that closed tests gave back, put back to the state
-// they started in: the migrated schema, or a seeded image (db_image.ts). Loading a dump costs
-// about 0.8 s of CPU per engine, more for a seeded one; putting an engine back (empty every table,
-// write the starting rows again, forget the session) about 0.15 s, so a file of tests loads each
-// starting point once.
+// they started in: the migrated schema, or a seeded image (db_image.ts), or the scheduling
+// plugin's own migrated store. Loading a dump costs about 0.8 s of CPU per engine, more for a
+// seeded one; putting an engine back (empty every table, write the starting rows again, forget the
+// session) about 0.15 s, so a file of tests loads each starting point once.
 interface EnginePool {
   spare: PGlite[];
   /** Read from the first engine, before any test touched it. */
   state: Promise<StartingState> | null;
 }
 const MIGRATED = new Blob([]);
-const pools = new WeakMap<Blob, EnginePool>();
+/** By the starting point they hold: a dump, or a key a caller of {@link lendEngine} keeps. */
+const pools = new WeakMap<object, EnginePool>();
 
 /** What an engine held when it opened, to check and restore an engine against. */
 interface StartingState {
@@ -275,6 +276,7 @@ async function discardSession(pglite: PGlite): Promise<void> {
 async function restoreStartingState(
   pglite: PGlite,
   state: StartingState,
+  channels: readonly string[],
 ): Promise<boolean> {
   if (pglite.closed) return false;
   try {
@@ -302,39 +304,62 @@ async function restoreStartingState(
     for (const { name, setting } of state.settings) {
       await pglite.query("select set_config($1, $2, false)", [name, setting]);
     }
-    // `discard all` ended the session's LISTEN; the engine's change feed (core/db/change_feed.ts)
-    // still counts on it.
-    await pglite.exec(`listen ${CHANGES_CHANNEL}`);
+    // `discard all` ended the session's LISTEN; a change feed (core/db/change_feed.ts) still
+    // counts on it.
+    for (const channel of channels) await pglite.exec(`listen ${channel}`);
     return true;
   } catch {
     return false;
   }
 }
 
-/** An in-memory database starting from `dump` (or the migrated schema): a returned engine put back, else a new one. */
-async function lendPglite(dump: Blob = MIGRATED): Promise<TestDb> {
-  let pool = pools.get(dump);
-  if (!pool) pools.set(dump, pool = { spare: [], state: null });
+/**
+ * An in-memory engine from the pool `key` names: one a closed test gave back, put back to the
+ * state the pool's first engine started in, else a new one from `open`. `giveBack` returns it to
+ * the pool, listening again on `channels`, or closes it when it cannot be put back (closed, or its
+ * schema changed).
+ */
+export async function lendEngine(
+  key: object,
+  open: () => Promise<PGlite>,
+  channels: readonly string[] = [],
+): Promise<{ pglite: PGlite; giveBack(): Promise<void> }> {
+  let pool = pools.get(key);
+  if (!pool) pools.set(key, pool = { spare: [], state: null });
   let engine = pool.spare.pop();
   if (!engine) {
-    const db = dump === MIGRATED
-      ? (await openMigratedDatabase({ pglitePath: null })).db
-      : await openDatabase({ pglitePath: null, snapshot: dump });
-    const opened = pgliteOf(db)!;
+    const opened = await open();
     engine = opened;
     pool.state ??= readStartingState(opened);
     await pool.state;
   }
   const lent = engine;
-  const db = dbOverPglite(lent, { keepOpen: true });
+  const from = pool;
+  return {
+    pglite: lent,
+    giveBack: async () => {
+      if (await restoreStartingState(lent, await from.state!, channels)) {
+        from.spare.push(lent);
+      } else if (!lent.closed) await lent.close();
+    },
+  };
+}
+
+/** An in-memory database starting from `dump` (or the migrated schema): a returned engine put back, else a new one. */
+async function lendPglite(dump: Blob = MIGRATED): Promise<TestDb> {
+  const engine = await lendEngine(dump, async () =>
+    pgliteOf(
+      dump === MIGRATED
+        ? (await openMigratedDatabase({ pglitePath: null })).db
+        : await openDatabase({ pglitePath: null, snapshot: dump }),
+    )!, [CHANGES_CHANNEL]);
+  const db = dbOverPglite(engine.pglite, { keepOpen: true });
   return {
     db,
     engine: "pglite",
     close: async () => {
       await db.destroy();
-      if (await restoreStartingState(lent, await pool.state!)) {
-        pool.spare.push(lent);
-      } else if (!lent.closed) await lent.close();
+      await engine.giveBack();
     },
   };
 }

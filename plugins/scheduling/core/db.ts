@@ -174,9 +174,28 @@ export interface SchedulerTables {
 
 export type SchedulerDb = Kysely<SchedulerTables>;
 
+/**
+ * Where the plugin keeps its data: PostgreSQL, an embedded engine in a folder or in memory, or an
+ * embedded engine its caller opened and closes (tests lend one engine to test after test).
+ */
+export type SchedulerDbTarget =
+  | { url: string }
+  | { dataDir: string }
+  | { memory: true }
+  | { engine: PGlite };
+
+/** A new embedded engine: in `dataDir`, or in memory. */
+export function newSchedulerEngine(dataDir?: string): PGlite {
+  // PGlite before 0.4 opened `template1`, where existing data folders keep their tables.
+  const options = { database: "template1" };
+  return dataDir === undefined
+    ? new PGlite(options)
+    : new PGlite(`${dataDir}/pglite`, options);
+}
+
 /** Opens the database and applies the plugin's migrations. */
 export async function openSchedulerDb(
-  target: { url: string } | { dataDir: string } | { memory: true },
+  target: SchedulerDbTarget,
 ): Promise<SchedulerDb> {
   let db: SchedulerDb;
   if ("url" in target) {
@@ -202,13 +221,16 @@ export async function openSchedulerDb(
         },
       }),
     });
+  } else if ("engine" in target) {
+    db = new Kysely({
+      dialect: new PGliteDialect(target.engine, { keepOpen: true }),
+    });
   } else {
-    // PGlite before 0.4 opened `template1`, where existing data folders keep their tables.
-    const options = { database: "template1" };
-    const pglite = "memory" in target
-      ? new PGlite(options)
-      : new PGlite(`${target.dataDir}/pglite`, options);
-    db = new Kysely({ dialect: new PGliteDialect(pglite) });
+    db = new Kysely({
+      dialect: new PGliteDialect(
+        newSchedulerEngine("memory" in target ? undefined : target.dataDir),
+      ),
+    });
   }
   await migrate(db);
   return db;

@@ -3,7 +3,8 @@
 // checks, and which states a stop applies to (spec 1 parts 3.3 and 4.5 rule 7; REL rows).
 import { deepEqual, equal } from "node:assert/strict";
 import { PluginClient } from "../../sdk/mod.ts";
-import { openSchedulerDb, type SchedulerDb } from "./db.ts";
+import type { SchedulerDb } from "./db.ts";
+import { openTestSchedulerDb } from "../../../tests/scheduling/engines.ts";
 import {
   addReleaseItem,
   cancelRelease,
@@ -43,8 +44,10 @@ function item(n: number, languages = ["en"]): DelegatedItem {
   };
 }
 
-async function world(): Promise<{ db: SchedulerDb; releaseId: string }> {
-  const db = await openSchedulerDb({ memory: true });
+async function world(): Promise<
+  { db: SchedulerDb; releaseId: string; close(): Promise<void> }
+> {
+  const { db, close } = await openTestSchedulerDb();
   await db.insertInto("installations").values({
     id: "inst-1",
     site_id: "site-1",
@@ -60,7 +63,7 @@ async function world(): Promise<{ db: SchedulerDb; releaseId: string }> {
     now: NOW,
   });
   if (!made.ok) throw new Error(made.message);
-  return { db, releaseId: made.release.id };
+  return { db, releaseId: made.release.id, close };
 }
 
 function adding(
@@ -83,7 +86,7 @@ function adding(
 }
 
 Deno.test("a release takes its 25th item and refuses the 26th with release_full", async () => {
-  const { db, releaseId } = await world();
+  const { db, releaseId, close } = await world();
   try {
     for (let n = 1; n <= RELEASE_MAX_ITEMS; n++) {
       const added = await adding(db, releaseId, item(n));
@@ -93,12 +96,12 @@ Deno.test("a release takes its 25th item and refuses the 26th with release_full"
     equal(full.ok ? "ok" : full.code, "release_full");
     equal((await releaseItems(db, releaseId)).length, 25);
   } finally {
-    await db.destroy();
+    await close();
   }
 });
 
 Deno.test("languages of one entry coexist; the same language twice or a whole-group item overlaps (REL-018)", async () => {
-  const { db, releaseId } = await world();
+  const { db, releaseId, close } = await world();
   try {
     const both = item(1, ["en", "de"]);
     equal((await adding(db, releaseId, both, "en")).ok, true);
@@ -127,12 +130,12 @@ Deno.test("languages of one entry coexist; the same language twice or a whole-gr
     });
     equal(eighty.ok, true);
   } finally {
-    await db.destroy();
+    await close();
   }
 });
 
 Deno.test("an item added while the readiness checks run makes the start refuse release_changed, sending nothing (REL-016)", async () => {
-  const { db, releaseId } = await world();
+  const { db, releaseId, close } = await world();
   try {
     await adding(db, releaseId, item(1));
     const sent: string[] = [];
@@ -172,12 +175,12 @@ Deno.test("an item added while the readiness checks run makes the start refuse r
       .where("id", "=", releaseId).executeTakeFirstOrThrow();
     equal(row.state, "draft");
   } finally {
-    await db.destroy();
+    await close();
   }
 });
 
 Deno.test("items are added and removed only while a release is a draft or scheduled: a running one refuses release_locked (REL-015)", async () => {
-  const { db, releaseId } = await world();
+  const { db, releaseId, close } = await world();
   try {
     const first = await adding(db, releaseId, item(1));
     if (!first.ok) throw new Error(first.message);
@@ -201,12 +204,12 @@ Deno.test("items are added and removed only while a release is a draft or schedu
       ["Item 1", "Item 2"],
     );
   } finally {
-    await db.destroy();
+    await close();
   }
 });
 
 Deno.test("an item whose change is not offered to the person now is refused transition_unavailable (REL-017)", async () => {
-  const { db, releaseId } = await world();
+  const { db, releaseId, close } = await world();
   try {
     // Item 1 offers only a publish: its unpublish is not offered.
     const added = await addReleaseItem(db, {
@@ -236,12 +239,12 @@ Deno.test("an item whose change is not offered to the person now is refused tran
     );
     deepEqual(await releaseItems(db, releaseId), []);
   } finally {
-    await db.destroy();
+    await close();
   }
 });
 
 Deno.test("stopRelease() stops only a running release; cancelRelease() unschedules a scheduled one and stops a running one (REL-006, REL-013)", async () => {
-  const { db, releaseId } = await world();
+  const { db, releaseId, close } = await world();
   try {
     await adding(db, releaseId, item(1));
     const input = {
@@ -298,6 +301,6 @@ Deno.test("stopRelease() stops only a running release; cancelRelease() unschedul
     const missing = await stopRelease(db, { ...input, releaseId: "nope" });
     equal(missing.ok ? "ok" : missing.code, "not_found");
   } finally {
-    await db.destroy();
+    await close();
   }
 });

@@ -3,7 +3,7 @@
 // token again (spec 1 part 7 rule 3; PLG-029). And how a tick claims schedules a chunk at a time.
 import { deepEqual, equal } from "node:assert/strict";
 import { type KyselyPlugin, sql } from "kysely";
-import { openSchedulerDb } from "./db.ts";
+import { openTestSchedulerDb } from "../../../tests/scheduling/engines.ts";
 import { scheduleRow } from "./_testing.ts";
 import { chunkSize, installationClient, runTick } from "./tick.ts";
 import { TokenBox } from "./token_box.ts";
@@ -11,7 +11,7 @@ import { TokenBox } from "./token_box.ts";
 const NOW = new Date("2026-11-23T10:00:00Z");
 
 Deno.test("installationClient() sends the token the tick read, and after plugin_unauthorized the stored one (PLG-029)", async () => {
-  const db = await openSchedulerDb({ memory: true });
+  const { db, close } = await openTestSchedulerDb();
   const box = new TokenBox(crypto.getRandomValues(new Uint8Array(32)));
   const stale = `svp_${"a".repeat(43)}`;
   const fresh = `svp_${"b".repeat(43)}`;
@@ -56,7 +56,7 @@ Deno.test("installationClient() sends the token the tick read, and after plugin_
   }, { idempotencyKey: "sched:inst-1:s1:r1" });
   equal(result.kind, "success");
   deepEqual(sent, [`Bearer ${stale}`, `Bearer ${fresh}`]);
-  await db.destroy();
+  await close();
 });
 
 Deno.test("a chunk of sends fits its lease: five at the default 60 s lease, one when a lease holds one attempt (SCH-016)", () => {
@@ -73,7 +73,7 @@ Deno.test("a chunk of sends fits its lease: five at the default 60 s lease, one 
 async function twelveDue(
   options: { kv?: (kv: Deno.Kv) => Deno.Kv; done?: number } = {},
 ) {
-  const db = await openSchedulerDb({ memory: true });
+  const { db, close: closeDb } = await openTestSchedulerDb();
   const store = await Deno.openKv(":memory:");
   const kv = options.kv?.(store) ?? store;
   const box = new TokenBox(crypto.getRandomValues(new Uint8Array(32)));
@@ -164,7 +164,7 @@ async function twelveDue(
     },
     async close() {
       store.close();
-      await db.destroy();
+      await closeDb();
     },
   };
 }
