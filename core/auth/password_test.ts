@@ -1,5 +1,11 @@
-import { equal, match, notEqual } from "node:assert/strict";
-import { hashPassword, verifyPassword } from "./password.ts";
+import { deepEqual, equal, match, notEqual } from "node:assert/strict";
+import {
+  costOfNewHashes,
+  DEFAULT_SCRYPT,
+  hashPassword,
+  setTestHashCost,
+  verifyPassword,
+} from "./password.ts";
 
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
 
@@ -19,7 +25,41 @@ Deno.test("verifyPassword() accepts the password and refuses any other", async (
 });
 
 Deno.test("hashPassword() default cost is memory-hard scrypt N=2^17", async () => {
-  const stored = await hashPassword("a long enough password");
-  match(stored, /^scrypt\$131072\$8\$1\$/);
-  equal(await verifyPassword("a long enough password", stored), true);
+  deepEqual(DEFAULT_SCRYPT, { N: 2 ** 17, r: 8, p: 1 });
+  // Test support lowers the cost of new hashes for the rest of the suite; the service never does.
+  const lowered = costOfNewHashes();
+  setTestHashCost(DEFAULT_SCRYPT);
+  try {
+    const stored = await hashPassword("a long enough password");
+    match(stored, /^scrypt\$131072\$8\$1\$/);
+    equal(await verifyPassword("a long enough password", stored), true);
+  } finally {
+    setTestHashCost(lowered);
+  }
+});
+
+Deno.test("only test support changes the cost of new hashes", async () => {
+  const root = new URL("../../", import.meta.url);
+  const callers: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(new URL(dir, root))) {
+      const path = `${dir}${entry.name}`;
+      if (entry.isDirectory) await walk(`${path}/`);
+      else if (
+        /\.tsx?$/.test(entry.name) && !/_test\.tsx?$/.test(entry.name) &&
+        (await Deno.readTextFile(new URL(path, root))).includes(
+          "setTestHashCost(",
+        )
+      ) callers.push(path);
+    }
+  }
+  for (const dir of ["core/", "routes/", "cli/", "plugins/", "services/"]) {
+    await walk(dir);
+  }
+  for (const file of ["main.ts"]) {
+    const text = await Deno.readTextFile(new URL(file, root));
+    if (text.includes("setTestHashCost(")) callers.push(file);
+  }
+  // Its own definition is the one mention outside the tests.
+  deepEqual(callers, ["core/auth/password.ts"]);
 });

@@ -15,6 +15,13 @@ import { migrateToLatest } from "../../core/db/migrate.ts";
 import { openMigratedDatabase } from "../../core/db/open_migrated.ts";
 import { migrationsFingerprint } from "../../core/db/pglite_snapshot.ts";
 import { forgetPreparedStatements } from "../../plugins/sdk/pglite_dialect.ts";
+import { setTestHashCost } from "../../core/auth/password.ts";
+
+// Tests make hundreds of people, each with a new password hash: at the service's cost one takes
+// about 128 MiB and up to two thirds of a second of CPU (core/auth/password.ts). Every test that
+// stores anything imports this module, so the suite's own hashes are cheap ones; the service's
+// cost is checked in core/auth/password_test.ts, and processes a test starts keep it.
+setTestHashCost({ N: 2 ** 10, r: 8, p: 1 });
 
 /**
  * True when this run targets PostgreSQL. Tests of the embedded store alone, and tests that do not
