@@ -6,6 +6,7 @@ import {
   setTestHashCost,
   verifyPassword,
 } from "./password.ts";
+import { filesUnder } from "../db/pglite_snapshot.ts";
 
 const FAST = { N: 2 ** 10, r: 8, p: 1 };
 
@@ -41,24 +42,16 @@ Deno.test("hashPassword() default cost is memory-hard scrypt N=2^17", async () =
 Deno.test("only test support changes the cost of new hashes", async () => {
   const root = new URL("../../", import.meta.url);
   const callers: string[] = [];
-  async function walk(dir: string): Promise<void> {
-    for await (const entry of Deno.readDir(new URL(dir, root))) {
-      const path = `${dir}${entry.name}`;
-      if (entry.isDirectory) await walk(`${path}/`);
-      else if (
-        /\.tsx?$/.test(entry.name) && !/_test\.tsx?$/.test(entry.name) &&
-        (await Deno.readTextFile(new URL(path, root))).includes(
-          "setTestHashCost(",
-        )
-      ) callers.push(path);
-    }
-  }
+  const sources = [new URL("main.ts", root)];
   for (const dir of ["core/", "routes/", "cli/", "plugins/", "services/"]) {
-    await walk(dir);
+    sources.push(...await filesUnder(new URL(dir, root)));
   }
-  for (const file of ["main.ts"]) {
-    const text = await Deno.readTextFile(new URL(file, root));
-    if (text.includes("setTestHashCost(")) callers.push(file);
+  for (const file of sources) {
+    const path = file.pathname.slice(root.pathname.length);
+    if (
+      /\.tsx?$/.test(path) && !/_test\.tsx?$/.test(path) &&
+      (await Deno.readTextFile(file)).includes("setTestHashCost(")
+    ) callers.push(path);
   }
   // Its own definition is the one mention outside the tests.
   deepEqual(callers, ["core/auth/password.ts"]);

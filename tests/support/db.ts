@@ -341,12 +341,11 @@ export async function lendEngine(
     await pool.state;
   }
   const lent = engine;
-  const from = pool;
   return {
     pglite: lent,
     giveBack: async () => {
-      if (await restoreStartingState(lent, await from.state!, channels)) {
-        from.spare.push(lent);
+      if (await restoreStartingState(lent, await pool.state!, channels)) {
+        pool.spare.push(lent);
       } else if (!lent.closed) await lent.close();
     },
   };
