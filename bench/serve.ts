@@ -41,7 +41,7 @@ const db = await openDatabase({
 await migrateToLatest(db);
 // A KV file, as deployed (bench/service.ts makes its folder); in memory with BENCH_KV=memory.
 const kvPath = Deno.env.get("BENCH_KV_PATH");
-const kv = kvPath ? await openKvStore(kvPath) : await Deno.openKv(":memory:");
+const kv = await openKvStore(kvPath ?? null);
 const services: Services = {
   config,
   db,

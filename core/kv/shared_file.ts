@@ -1,5 +1,7 @@
-// A KV file several processes share: every operation is retried while SQLite reports the file busy.
+// A KV file several processes share: every operation is retried while SQLite reports the file busy,
+// and concurrent atomic operations share commits.
 import { type Clock, systemClock } from "../clock.ts";
+import { atomicOf, CommitGroups, type PlannedAtomic } from "./commit_groups.ts";
 
 /** How long one operation keeps retrying a busy file before the error is thrown. */
 export const SHARED_KV_PATIENCE_MS = 5_000;
@@ -34,43 +36,51 @@ export async function retryWhileBusy<T>(
 }
 
 /**
- * An atomic operation recorded as steps and built afresh for each try: a committed (or
- * failed) `Deno.AtomicOperation` cannot be committed again.
+ * An atomic operation recorded as data and committed through the store's {@linkcode CommitGroups}:
+ * each try builds a fresh `Deno.AtomicOperation`, since a committed (or failed) one cannot be
+ * committed again, and concurrent operations share one commit.
  */
-class RetryingAtomic {
-  #kv: Deno.Kv;
-  #steps: ((op: Deno.AtomicOperation) => void)[] = [];
+class GroupedAtomic {
+  #groups: CommitGroups;
+  #planned: PlannedAtomic = { checks: [], mutations: [] };
 
-  constructor(kv: Deno.Kv) {
-    this.#kv = kv;
+  constructor(groups: CommitGroups) {
+    this.#groups = groups;
   }
 
   check(...checks: Deno.AtomicCheck[]): this {
-    this.#steps.push((op) => op.check(...checks));
+    this.#planned.checks.push(...checks);
     return this;
   }
 
   set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }): this {
-    this.#steps.push((op) => op.set(key, value, options));
+    this.#planned.mutations.push({
+      type: "set",
+      key,
+      value,
+      ...(options?.expireIn === undefined
+        ? {}
+        : { expireIn: options.expireIn }),
+    });
     return this;
   }
 
   delete(key: Deno.KvKey): this {
-    this.#steps.push((op) => op.delete(key));
+    this.#planned.mutations.push({ type: "delete", key });
     return this;
   }
 
   sum(key: Deno.KvKey, n: bigint): this {
-    this.#steps.push((op) => op.sum(key, n));
+    this.#planned.mutations.push({
+      type: "sum",
+      key,
+      value: new Deno.KvU64(n),
+    });
     return this;
   }
 
   commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-    return retryWhileBusy(() => {
-      const op = this.#kv.atomic();
-      for (const step of this.#steps) step(op);
-      return op.commit();
-    });
+    return this.#groups.commit(this.#planned);
   }
 }
 
@@ -81,9 +91,13 @@ class RetryingAtomic {
  */
 export class SharedKvFile {
   #kv: Deno.Kv;
+  #groups: CommitGroups;
 
   constructor(kv: Deno.Kv) {
     this.#kv = kv;
+    this.#groups = new CommitGroups((group) =>
+      retryWhileBusy(() => atomicOf(kv, group).commit())
+    );
   }
 
   get<T = unknown>(
@@ -121,7 +135,7 @@ export class SharedKvFile {
   }
 
   atomic(): Deno.AtomicOperation {
-    return new RetryingAtomic(this.#kv) as unknown as Deno.AtomicOperation;
+    return new GroupedAtomic(this.#groups) as unknown as Deno.AtomicOperation;
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 // runKeyed() when the database connection drops while the command runs: free, settle or hold.
 import { deepEqual, equal, ok, rejects } from "node:assert/strict";
 import { IdempotencyStore } from "../kv/idempotency_store.ts";
+import { openKvStore } from "../kv/open.ts";
 import type { KeyRule } from "./contract/operation.ts";
 import {
   runKeyed,
@@ -30,7 +31,7 @@ async function withStore(
     ) => Promise<SentAnswer>,
   ) => Promise<void>,
 ) {
-  const kv = await Deno.openKv(":memory:");
+  const kv = await openKvStore(null);
   try {
     const store = new IdempotencyStore(kv);
     await fn((rule, run, prove, key = "k-1") => {

@@ -6,6 +6,7 @@ import { modelValidator } from "../../core/entries/model_validator.ts";
 import type { LifecycleContext } from "../../core/entries/types.ts";
 import { loadConfig } from "../../core/config.ts";
 import { ManualClock } from "../../core/clock.ts";
+import { openKvStore } from "../../core/kv/open.ts";
 import { changeFeedOf, type Db } from "../../core/db/database.ts";
 import { openTestApp, TEST_CLOCK_START, type TestApp } from "../support/app.ts";
 import { copyImageFiles, seededImage } from "../support/db_image.ts";
@@ -140,7 +141,7 @@ async function seedPublicDemo(
   db: Db,
   env: Record<string, string>,
 ): Promise<Record<string, never>> {
-  const kv = await Deno.openKv(":memory:");
+  const kv = await openKvStore(null);
   try {
     await ensureDemoSite({
       config: loadConfig(env),

@@ -8,6 +8,7 @@ import type { LogEntry, Services } from "../../core/services.ts";
 import { buildIslands } from "../../core/web/islands_build.ts";
 import { manifest } from "../../routes.gen.ts";
 import { PROJECT_ROOT } from "../../core/server.ts";
+import { openKvStore } from "../../core/kv/open.ts";
 import { openTestDb, type TestDbStart } from "./db.ts";
 
 /** A running test application and what a test needs to look inside it. */
@@ -38,7 +39,7 @@ export async function openTestApp(
   options: OpenTestAppOptions = {},
 ): Promise<TestApp> {
   const { db, engine, close } = await openTestDb(options.from);
-  const kv = await Deno.openKv(":memory:");
+  const kv = await openKvStore(null);
   const clock = new ManualClock(TEST_CLOCK_START);
   const logs: LogEntry[] = [];
   const config = loadConfig({ DEMO_SITE: "false", ...options.env });
