@@ -37,7 +37,7 @@ interface Waiting {
  * Each operation keeps its own all-or-nothing meaning: operations that share a key never go in
  * one group (the later waits, in arrival order, for the next), so no operation's check can pass
  * against a value another in its group replaces. When a grouped commit fails a check or throws,
- * its operations are committed again one by one, so each gets its own answer or error.
+ * its operations are committed again each on its own, so each gets its own answer or error.
  */
 export class CommitGroups {
   #commitAll: CommitAll;
@@ -117,13 +117,16 @@ export class CommitGroups {
         // One operation's error (a value too large, say) is reported to it alone, below.
       }
     }
-    for (const waiting of group) {
+    // Side by side, not one after another: the operations share no key, and each keeps the wait
+    // its own commit would have had (a file locked by another process costs each its own patience
+    // once, not the whole group's in turn).
+    await Promise.all(group.map(async (waiting) => {
       try {
         waiting.resolve(await this.#commitAll([waiting.op]));
       } catch (error) {
         waiting.reject(error);
       }
-    }
+    }));
   }
 }
 

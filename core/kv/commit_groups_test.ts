@@ -117,6 +117,34 @@ Deno.test("CommitGroups reports an error thrown by a grouped commit to its own o
   }
 });
 
+Deno.test("CommitGroups recommits a failed group's operations side by side, so each waits only for its own commit", async () => {
+  let inFlight = 0;
+  let most = 0;
+  const release: (() => void)[] = [];
+  const groups = new CommitGroups(async (group) => {
+    if (group.length > 1) throw new Error("database is locked");
+    inFlight++;
+    most = Math.max(most, inFlight);
+    await new Promise<void>((resolve) => release.push(resolve));
+    inFlight--;
+    return { ok: true, versionstamp: "00000000000000010000" };
+  });
+  const first = groups.commit(setIfAbsent("x", 0));
+  const rest = [
+    groups.commit(setIfAbsent("a", 1)),
+    groups.commit(setIfAbsent("b", 2)),
+  ];
+  release.shift()!();
+  await first;
+  // Both of the failed group's operations are committing before either is answered.
+  for (let turn = 0; turn < 100 && release.length < 2; turn++) {
+    await Promise.resolve();
+  }
+  equal(most, 2);
+  for (const go of release.splice(0)) go();
+  ok((await Promise.all(rest)).every((r) => r.ok));
+});
+
 Deno.test("CommitGroups keeps a group within its size: at most so many operations, and large values apart", async () => {
   const { kv, sizes, groups } = await groupsOnKv();
   try {

@@ -11,11 +11,11 @@ import { SharedKvFile } from "./shared_file.ts";
  * `DENO_KV_ACCESS_TOKEN`), used as it is.
  */
 export async function openKvStore(path: string | null): Promise<Deno.Kv> {
-  if (/^https?:\/\//.test(path ?? "")) return await Deno.openKv(path!);
-  if (path !== null) {
-    const folder = path.replace(/[^/]*$/, "");
-    if (folder) await Deno.mkdir(folder, { recursive: true });
+  if (path !== null && /^https?:\/\//.test(path)) {
+    return await Deno.openKv(path);
   }
+  const folder = path?.replace(/[^/]*$/, "");
+  if (folder) await Deno.mkdir(folder, { recursive: true });
   // The stores use only the methods SharedKvFile lists; another Deno.Kv method (enqueue,
   // watch) must be added there before use, or it throws at run time (docs/kv.md).
   const kv = await Deno.openKv(path ?? ":memory:");
