@@ -13,18 +13,29 @@ export type CommitAll = (
 
 /** Most operations one commit carries. */
 export const MAX_GROUP_OPERATIONS = 32;
-// Deno KV refuses a commit of more than 100 checks, 1,000 mutations or 800 KiB of mutations;
-// a group stays well inside, and an operation that alone comes near goes alone.
+// Deno KV refuses a commit of more than 100 checks, 1,000 mutations, 800 KiB of mutations (keys
+// and values) or 80 KiB of mutated keys; a group stays well inside, and an operation that alone
+// comes near goes alone.
 const MAX_GROUP_CHECKS = 64;
 const MAX_GROUP_MUTATIONS = 512;
 const MAX_GROUP_BYTES = 256 * 1024;
+const MAX_GROUP_KEY_BYTES = 40 * 1024;
 
 interface Waiting {
   op: PlannedAtomic;
-  keys: string[];
-  bytes: number;
+  /** Measured only once the operation may share a commit: one that commits alone never is. */
+  size: Size | null;
   resolve: (result: Deno.KvCommitResult | Deno.KvCommitError) => void;
   reject: (error: unknown) => void;
+}
+
+/** What an operation brings to a group. */
+interface Size {
+  keys: string[];
+  /** An upper guess of its mutations' stored size, keys and values. */
+  bytes: number;
+  /** An upper guess of its mutated keys' encoded size. */
+  keyBytes: number;
 }
 
 /**
@@ -51,16 +62,7 @@ export class CommitGroups {
   /** Commits `op` alone or in a group; answers as `Deno.AtomicOperation.commit()` would. */
   commit(op: PlannedAtomic): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
     return new Promise((resolve, reject) => {
-      const keys = [
-        ...op.checks.map((c) => c.key),
-        ...op.mutations.map((m) => m.key),
-      ]
-        .map(keyText);
-      const bytes = op.mutations.reduce(
-        (sum, m) => sum + roughBytes("value" in m ? m.value : null),
-        0,
-      );
-      this.#waiting.push({ op, keys, bytes, resolve, reject });
+      this.#waiting.push({ op, size: null, resolve, reject });
       if (!this.#running) void this.#drain();
     });
   }
@@ -76,22 +78,29 @@ export class CommitGroups {
 
   /** Takes the next group from the queue, in arrival order, leaving what must wait. */
   #takeGroup(): Waiting[] {
+    if (this.#waiting.length === 1) {
+      const alone = this.#waiting;
+      this.#waiting = [];
+      return alone;
+    }
     const group: Waiting[] = [];
     const left: Waiting[] = [];
     // Keys of the group and of every operation left behind: a later operation on one of them
     // waits too, so operations on one key commit in the order they arrived.
     const taken = new Set<string>();
-    let checks = 0, mutations = 0, bytes = 0;
+    let checks = 0, mutations = 0, bytes = 0, keyBytes = 0;
     for (const waiting of this.#waiting) {
       const { op } = waiting;
+      const size = waiting.size ??= sizeOf(op);
       const fits = group.length === 0 || (
         group.length < MAX_GROUP_OPERATIONS &&
         checks + op.checks.length <= MAX_GROUP_CHECKS &&
         mutations + op.mutations.length <= MAX_GROUP_MUTATIONS &&
-        bytes + waiting.bytes <= MAX_GROUP_BYTES &&
-        !waiting.keys.some((key) => taken.has(key))
+        bytes + size.bytes <= MAX_GROUP_BYTES &&
+        keyBytes + size.keyBytes <= MAX_GROUP_KEY_BYTES &&
+        !size.keys.some((key) => taken.has(key))
       );
-      for (const key of waiting.keys) taken.add(key);
+      for (const key of size.keys) taken.add(key);
       if (!fits) {
         left.push(waiting);
         continue;
@@ -99,7 +108,8 @@ export class CommitGroups {
       group.push(waiting);
       checks += op.checks.length;
       mutations += op.mutations.length;
-      bytes += waiting.bytes;
+      bytes += size.bytes;
+      keyBytes += size.keyBytes;
     }
     this.#waiting = left;
     return group;
@@ -138,6 +148,48 @@ export function atomicOf(
   const atomic = kv.atomic();
   for (const op of group) atomic.check(...op.checks).mutate(...op.mutations);
   return atomic;
+}
+
+function sizeOf(op: PlannedAtomic): Size {
+  const keys = [
+    ...op.checks.map((c) => c.key),
+    ...op.mutations.map((m) => m.key),
+  ].map(keyText);
+  let bytes = 0, keyBytes = 0;
+  for (const mutation of op.mutations) {
+    const key = roughKeyBytes(mutation.key);
+    keyBytes += key;
+    bytes += key + roughBytes("value" in mutation ? mutation.value : null);
+  }
+  return { keys, bytes, keyBytes };
+}
+
+/** An upper guess of a key's encoded size: each part's bytes, escapes and tag. */
+function roughKeyBytes(key: Deno.KvKey): number {
+  let sum = 0;
+  for (const part of key) {
+    if (typeof part === "string") sum += encodedBytes(part) + 2;
+    else if (part instanceof Uint8Array) sum += 2 * part.byteLength + 2;
+    else sum += 18;
+  }
+  return sum;
+}
+
+/** A string's UTF-8 bytes, a zero byte counted twice as the key's encoding escapes it. */
+function encodedBytes(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    // A surrogate is half of a four-byte character.
+    bytes += unit === 0 || unit >= 0xd800 && unit < 0xe000
+      ? 2
+      : unit < 0x80
+      ? 1
+      : unit < 0x800
+      ? 2
+      : 3;
+  }
+  return bytes;
 }
 
 /** A key as text that tells any two different keys apart (part types included). */

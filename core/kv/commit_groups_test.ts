@@ -170,6 +170,29 @@ Deno.test("CommitGroups keeps a group within its size: at most so many operation
   }
 });
 
+Deno.test("CommitGroups keeps a group's mutated keys within Deno KV's 80 KiB of them", async () => {
+  const { kv, sizes, groups } = await groupsOnKv();
+  try {
+    // Ten keys of about 1,900 bytes per operation: four operations' keys would pass the limit,
+    // so a group takes two; one commit of all five waiting is refused whole.
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, op) =>
+        groups.commit({
+          checks: [],
+          mutations: Array.from({ length: 10 }, (_, i) => ({
+            type: "set" as const,
+            key: ["long", `${op}-${i}-`.padEnd(1_900, "k")],
+            value: op,
+          })),
+        })),
+    );
+    ok(results.every((r) => r.ok));
+    deepEqual(sizes, [1, 2, 2, 1]);
+  } finally {
+    kv.close();
+  }
+});
+
 Deno.test("Idempotency claims on a KV file: of concurrent claims of one key exactly one wins, beside other keys' claims (spec 2, 4.3)", async () => {
   const dir = await Deno.makeTempDir();
   const kv = await openKvStore(`${dir}/kv.sqlite3`);

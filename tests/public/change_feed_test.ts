@@ -3,8 +3,13 @@
 // commit, made by this process or another, shows at the next read once announced (PUB-009).
 import { deepEqual, equal, notEqual, ok } from "node:assert/strict";
 import { sql } from "kysely";
+import pg from "pg";
 import { changeFeedOf, type Db, openDatabase } from "../../core/db/database.ts";
-import { type ChangeFeed, ListeningFeed } from "../../core/db/change_feed.ts";
+import {
+  type ChangeFeed,
+  CHANGES_CHANNEL,
+  ListeningFeed,
+} from "../../core/db/change_feed.ts";
 import { keptAnswersOf } from "../../core/public/kept_shelf.ts";
 import { statementsOf } from "../support/statements.ts";
 import { ON_POSTGRES } from "../support/db.ts";
@@ -177,6 +182,70 @@ Deno.test("a commit of this process moves the generation once: the listener skip
     equal(feed.announced, before + 2);
   } finally {
     await other?.destroy();
+    await w.close();
+  }
+});
+
+Deno.test("a commit is announced once however many statements it ran, a rollback never, and any writer's commit alike (PUB-009)", async () => {
+  if (!ON_POSTGRES) return; // The embedded engine has one session and no other writer.
+  const w = await openPublicWorld();
+  const { rows: [{ name }] } = await sql<{ name: string }>`
+    select current_database() as name`.execute(w.services.db);
+  const url = new URL(Deno.env.get("DATABASE_URL")!);
+  url.pathname = `/${name}`;
+  // Outside Stave: plain connections, as an operator's psql or another tool would hold.
+  const listener = new pg.Client({ connectionString: url.href });
+  const outsider = new pg.Client({ connectionString: url.href });
+  try {
+    const { db } = w.services;
+    await listener.connect();
+    await outsider.connect();
+    const heard: string[] = [];
+    let sentinelHeard: (() => void) | null = null;
+    listener.on("notification", (notice: pg.Notification) => {
+      if (notice.payload === "sentinel") sentinelHeard?.();
+      else heard.push(notice.payload ?? "");
+    });
+    await listener.query(`listen ${CHANGES_CHANNEL}`);
+    /** Every notice committed so far: notices arrive in commit order, the sentinel's last. */
+    const noticesSoFar = async (): Promise<number> => {
+      const arrived = new Promise<void>((resolve) => sentinelHeard = resolve);
+      await outsider.query(
+        `select pg_notify('${CHANGES_CHANNEL}', 'sentinel')`,
+      );
+      await arrived;
+      return heard.splice(0).length;
+    };
+
+    await db.transaction().execute(async (trx) => {
+      await sql`update public_items set fields = fields where slug = ${SLUG}`
+        .execute(trx);
+      await sql`update public_items set fields = fields where slug = ${SLUG}`
+        .execute(trx);
+    });
+    equal(
+      await noticesSoFar(),
+      1,
+      "one notice for a transaction of two writes",
+    );
+    await sql`update public_items set fields = fields where slug = ${SLUG}`
+      .execute(db);
+    equal(await noticesSoFar(), 1, "one for a statement outside a transaction");
+    await db.transaction().execute(async (trx) => {
+      await sql`update public_items set fields = fields where slug = ${SLUG}`
+        .execute(trx);
+      throw new Error("changed my mind");
+    }).catch(() => {});
+    equal(await noticesSoFar(), 0, "none for a transaction rolled back");
+
+    await outsider.query(
+      "update public_items set fields = fields where slug = $1",
+      [SLUG],
+    );
+    equal(await noticesSoFar(), 1, "an outside writer's trigger announces");
+  } finally {
+    await listener.end();
+    await outsider.end();
     await w.close();
   }
 });
