@@ -38,13 +38,18 @@ async function untilKept(w: PublicWorld, path: string): Promise<string> {
   throw new Error(`${path} was never served from kept answers`);
 }
 
-/** A handle of its own on `db`'s database, as another process would hold. */
-async function openAnotherProcess(db: Db): Promise<Db> {
+/** The URL of `db`'s database: each test runs on a copy of its own. */
+async function urlOf(db: Db): Promise<string> {
   const { rows: [{ name }] } = await sql<{ name: string }>`
     select current_database() as name`.execute(db);
   const url = new URL(Deno.env.get("DATABASE_URL")!);
   url.pathname = `/${name}`;
-  return await openDatabase({ url: url.href });
+  return url.href;
+}
+
+/** A handle of its own on `db`'s database, as another process would hold. */
+async function openAnotherProcess(db: Db): Promise<Db> {
+  return await openDatabase({ url: await urlOf(db) });
 }
 
 /** Waits until `feed` has heard `count` announcements in all. */
@@ -189,13 +194,10 @@ Deno.test("a commit of this process moves the generation once: the listener skip
 Deno.test("a commit is announced once however many statements it ran, a rollback never, and any writer's commit alike (PUB-009)", async () => {
   if (!ON_POSTGRES) return; // The embedded engine has one session and no other writer.
   const w = await openPublicWorld();
-  const { rows: [{ name }] } = await sql<{ name: string }>`
-    select current_database() as name`.execute(w.services.db);
-  const url = new URL(Deno.env.get("DATABASE_URL")!);
-  url.pathname = `/${name}`;
+  const url = await urlOf(w.services.db);
   // Outside Stave: plain connections, as an operator's psql or another tool would hold.
-  const listener = new pg.Client({ connectionString: url.href });
-  const outsider = new pg.Client({ connectionString: url.href });
+  const listener = new pg.Client({ connectionString: url });
+  const outsider = new pg.Client({ connectionString: url });
   try {
     const { db } = w.services;
     await listener.connect();
