@@ -7,12 +7,14 @@ import { finishPendingCleanup, sweepOrphanObjects } from "./media/cleanup.ts";
 import { mediaStorageOf } from "./media/storage_of.ts";
 import { formAttachmentStore, purgeExpiredSubmissions } from "./forms/mod.ts";
 import { pruneDataJobs } from "./data/jobs.ts";
+import { pruneNotifications } from "./plugins/notifications.ts";
 
 /**
  * Prunes what has outlived its retention (sync changes older than 30 days, versions past each
  * site's `editorial.version_retention_days` that nothing names, expired sessions,
  * form submissions past their retention with their attachments' bytes, import and export jobs
- * that have not moved for 30 days with their archives and exports)
+ * that have not moved for 30 days with their archives and exports, plugin notifications delivered
+ * or failed more than a week ago)
  * and tidies media storage: deletions left pending, and objects no row names (a crash between
  * writing the bytes and the row).
  */
@@ -24,6 +26,7 @@ export async function runDailyMaintenance(
   sessions: number;
   submissions: number;
   dataJobs: number;
+  notifications: number;
   mediaCleanup: { deleted: number; pending: number } | null;
   mediaOrphans: number | null;
 }> {
@@ -56,12 +59,14 @@ export async function runDailyMaintenance(
     store: formAttachmentStore(services),
   });
   const dataJobs = await pruneDataJobs(services.db, now);
+  const notifications = await pruneNotifications(services.db, now);
   return {
     syncChanges,
     versions,
     sessions,
     submissions,
     dataJobs,
+    notifications,
     mediaCleanup,
     mediaOrphans,
   };

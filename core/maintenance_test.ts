@@ -2,6 +2,10 @@ import { equal } from "node:assert/strict";
 import { runDailyMaintenance } from "./maintenance.ts";
 import { openTestApp } from "../tests/support/app.ts";
 import { insertSite } from "../tests/support/sites.ts";
+import {
+  insertActiveInstallation,
+  minimalManifest,
+} from "./plugins/_testing.ts";
 
 Deno.test("runDailyMaintenance() deletes sessions past their expiry and keeps live ones", async () => {
   const t = await openTestApp();
@@ -77,6 +81,51 @@ Deno.test("runDailyMaintenance() deletes import and export jobs that have not mo
     const parts = await t.services.db.selectFrom("data_job_parts").selectAll()
       .execute();
     equal(parts.length, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("runDailyMaintenance() deletes plugin notifications finished more than a week ago", async () => {
+  const t = await openTestApp();
+  try {
+    const siteId = await insertSite(t.services.db, { domain: "notify.test" });
+    const installationId = await insertActiveInstallation(
+      t.services.db,
+      siteId,
+      minimalManifest(),
+    );
+    const day = 86_400_000;
+    const row = (
+      status: "pending" | "delivered" | "failed",
+      daysAgo: number,
+    ) => {
+      const at = new Date(t.clock.now().getTime() - daysAgo * day);
+      return {
+        id: crypto.randomUUID(),
+        site_id: siteId,
+        installation_id: installationId,
+        event: "content.changed",
+        payload: "{}",
+        status,
+        attempts: 1,
+        next_attempt_at: at,
+        last_code: null,
+        created_at: at,
+        updated_at: at,
+      };
+    };
+    await t.services.db.insertInto("plugin_notifications").values([
+      row("delivered", 8),
+      row("failed", 8),
+      row("delivered", 6),
+      row("pending", 8),
+    ]).execute();
+    const done = await runDailyMaintenance(t.services);
+    equal(done.notifications, 2);
+    const left = await t.services.db.selectFrom("plugin_notifications")
+      .select("status").orderBy("status").execute();
+    equal(left.map((r) => r.status).join(), "delivered,pending");
   } finally {
     await t.close();
   }

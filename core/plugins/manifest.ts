@@ -3,6 +3,7 @@
 import { z } from "zod";
 import {
   CAPABILITIES,
+  NOTIFICATION_EVENTS,
   OPERATION_REQUIREMENTS,
   PROTOCOL_VERSION,
 } from "./protocol.ts";
@@ -283,8 +284,13 @@ export const manifestV1Schema = z.strictObject({
   media_sources: z.array(mediaSourceSchema).max(10).default([]),
   rich_blocks: z.array(richBlockSchema).max(50).default([]),
   ui_extensions: z.array(uiExtensionSchema).max(20).default([]),
+  // The lifecycle notifications the plugin wants; without the key, all of them. A plugin that
+  // reads nothing from them lists none, and no change queues anything for it.
+  events: z.array(z.enum(NOTIFICATION_EVENTS)).max(NOTIFICATION_EVENTS.length)
+    .optional(),
 }).superRefine((m, ctx) => {
   addDuplicateIssues(ctx, m.capabilities, ["capabilities"]);
+  if (m.events) addDuplicateIssues(ctx, m.events, ["events"]);
   for (
     const list of [
       "manage_views",

@@ -276,6 +276,31 @@ Deno.test("parseManifest() checks policies' kind and mode (PEXT-010)", () => {
   refusedAt(mode, "policies.0.mode");
 });
 
+Deno.test("parseManifest() takes events as a list of notification kinds: none, some or all; refuses others and repeats", () => {
+  const without = parseManifest(minimalManifest(), { manifestUrl });
+  ok(without.ok);
+  if (without.ok) equal(without.manifest.events, undefined);
+  for (
+    const events of [
+      [],
+      ["content.changed"],
+      ["content.changed", "media.changed", "model.changed"],
+    ]
+  ) {
+    const parsed = parseManifest({ ...minimalManifest(), events }, {
+      manifestUrl,
+    });
+    ok(parsed.ok, JSON.stringify(events));
+    if (parsed.ok) deepEqual(parsed.manifest.events, events);
+  }
+  refusedAt({ ...minimalManifest(), events: ["entry.saved"] }, "events.0");
+  refusedAt({ ...minimalManifest(), events: "content.changed" }, "events");
+  refusedAt(
+    { ...minimalManifest(), events: ["media.changed", "media.changed"] },
+    "events",
+  );
+});
+
 Deno.test("launchUrl() fills {installation_id} and adds svc_launch and svc_view", () => {
   const parsed = parseManifest(fullManifest(), { manifestUrl });
   ok(parsed.ok);

@@ -1,6 +1,7 @@
 // Outbound lifecycle notifications: queued in the effect's transaction, delivered after commit with part 7 retry rules.
 import { sql } from "kysely";
 import type { Db } from "../db/database.ts";
+import { jsonColumn } from "../db/json_column.ts";
 import {
   type PublicationChange,
   type TrailingText,
@@ -9,14 +10,14 @@ import {
 } from "../entries/publication_change.ts";
 import type { PluginCall } from "./calls.ts";
 import { installationOf } from "./installation_store.ts";
-import { LIMITS } from "./protocol.ts";
+import { LIMITS, type NotificationEvent } from "./protocol.ts";
 
 /** The path, under the manifest's `base_url`, that receives lifecycle notifications (our choice: the spec shows none). */
 export const NOTIFICATION_PATH = "svc/events";
 
 /**
  * Queues `content.changed` for every active installation whose grant covers the group's
- * model, in the command's own transaction: the notification exists exactly when the
+ * model and whose manifest asks for it, in the command's own transaction: the notification exists exactly when the
  * effect committed. Registered as a publication refresher, so every door enqueues. One
  * statement, however many installations: the grant is matched in SQL.
  */
@@ -60,7 +61,8 @@ function queueOf(granted: boolean) {
     select gen_random_uuid(), site_id, id, 'content.changed', ${v.payload}::jsonb, 'pending',
       0, ${v.now}::timestamptz, null, ${v.now}::timestamptz, ${v.now}::timestamptz
     from plugin_installations
-    where site_id = ${v.siteId} and state = 'active' ${
+    where site_id = ${v.siteId} and state = 'active'
+      and (manifest -> 'events' is null or manifest -> 'events' ? 'content.changed') ${
       // A grant stored as a JSON string holding the list reads as that list.
       granted
         ? sql`and (case jsonb_typeof(grant_model_ids)
@@ -74,38 +76,45 @@ function queueOf(granted: boolean) {
 const queueGranted = queueOf(true);
 const queueAll = queueOf(false);
 
-/** The event kinds Stave sends (the spec shows none; docs/plugins.md lists their payloads). */
-export type NotificationEvent =
-  | "content.changed"
-  | "media.changed"
-  | "model.changed";
-
 function jsonList(value: unknown): string[] {
   const list = typeof value === "string" ? JSON.parse(value) : value;
   return Array.isArray(list) ? list : [];
 }
 
+/** Whether a stored manifest asks for `event`: one without `events` asks for all of them. */
+function wants(manifest: unknown, event: NotificationEvent): boolean {
+  const events = jsonColumn<{ events?: string[] }>(manifest).events;
+  return events === undefined || events.includes(event);
+}
+
+/** Queues each payload for each installation, in one statement. */
 async function enqueue(
   tx: Db,
   siteId: string,
   installationIds: readonly string[],
-  payload: { event: NotificationEvent } & Record<string, unknown>,
+  payloads: readonly ({ event: NotificationEvent } & Record<string, unknown>)[],
   now: Date,
 ): Promise<void> {
-  for (const installationId of installationIds) {
-    await tx.insertInto("plugin_notifications").values({
+  const rows = payloads.flatMap((payload) => {
+    const text = JSON.stringify(payload);
+    return installationIds.map((installationId) => ({
       id: crypto.randomUUID(),
       site_id: siteId,
       installation_id: installationId,
       event: payload.event,
-      payload: JSON.stringify(payload),
-      status: "pending",
+      payload: text,
+      status: "pending" as const,
       attempts: 0,
       next_attempt_at: now,
       last_code: null,
       created_at: now,
       updated_at: now,
-    }).execute();
+    }));
+  });
+  // Eleven parameters a row: a thousand rows stay far below the protocol's 65,535.
+  for (let from = 0; from < rows.length; from += 1000) {
+    await tx.insertInto("plugin_notifications")
+      .values(rows.slice(from, from + 1000)).execute();
   }
 }
 
@@ -121,18 +130,24 @@ export async function queueMediaNotifications(
   options: { deleted: boolean; now: Date },
 ): Promise<void> {
   const installations = (await tx.selectFrom("plugin_installations")
-    .select(["id", "grant_capabilities"])
+    .select(["id", "grant_capabilities", "manifest"])
     .where("site_id", "=", siteId).where("state", "=", "active").execute())
-    .filter((i) => jsonList(i.grant_capabilities).includes("media:read"))
+    .filter((i) =>
+      jsonList(i.grant_capabilities).includes("media:read") &&
+      wants(i.manifest, "media.changed")
+    )
     .map((i) => i.id);
-  if (installations.length === 0) return;
-  for (const mediaId of mediaIds) {
-    await enqueue(tx, siteId, installations, {
+  await enqueue(
+    tx,
+    siteId,
+    installations,
+    mediaIds.map((mediaId) => ({
       event: "media.changed",
       media_id: mediaId,
       deleted: options.deleted,
-    }, options.now);
-  }
+    })),
+    options.now,
+  );
 }
 
 /**
@@ -147,16 +162,19 @@ export async function queueModelNotifications(
   options: { deleted: boolean; now: Date },
 ): Promise<void> {
   const installations = (await tx.selectFrom("plugin_installations")
-    .select(["id", "grant_model_ids"])
+    .select(["id", "grant_model_ids", "manifest"])
     .where("site_id", "=", siteId).where("state", "=", "active").execute())
-    .filter((i) => jsonList(i.grant_model_ids).includes(model.id))
+    .filter((i) =>
+      jsonList(i.grant_model_ids).includes(model.id) &&
+      wants(i.manifest, "model.changed")
+    )
     .map((i) => i.id);
-  await enqueue(tx, siteId, installations, {
+  await enqueue(tx, siteId, installations, [{
     event: "model.changed",
     model_id: model.id,
     revision: model.revision,
     deleted: options.deleted,
-  }, options.now);
+  }], options.now);
 }
 
 /** What {@linkcode drainNotifications} needs. */
@@ -173,6 +191,28 @@ export interface DrainReport {
   failed: number;
 }
 
+/** Options of {@linkcode drainNotifications}. */
+export interface DrainOptions {
+  /** Rows claimed at most (default: every row due). */
+  limit?: number;
+  /** No lane claims more once this much of the clock has passed since the drain began. */
+  budgetMs?: number;
+}
+
+/**
+ * Installations served side by side. Each has a lane of its own, so a plugin that answers slowly
+ * or not at all holds back only its own notifications.
+ */
+export const DRAIN_LANES = 8;
+/** Notifications one lane claims at once. */
+export const DRAIN_CLAIM = 20;
+/**
+ * Notifications one lane sends at once. A claim's sends end within the lease even when every one
+ * of them times out (20 / 4 × the 5 s call limit = 25 s, under the 60 s lease), so no other drain
+ * claims a row while it is still being sent.
+ */
+export const DRAIN_SENDS = 4;
+
 const RETRY_STATUSES = new Set([429, 500, 502, 503, 504]);
 
 function retryAfterMs(header: string | null): number | null {
@@ -180,95 +220,231 @@ function retryAfterMs(header: string | null): number | null {
   return Math.min(Number(header) * 1000, LIMITS.scheduler.max_retry_after_ms);
 }
 
+/** A claimed row, as the lane sends it. */
+interface Claimed {
+  id: string;
+  site_id: string;
+  installation_id: string;
+  payload: unknown;
+  attempts: number;
+  created_at: Date | string;
+}
+
+/** How a send ended: the row's next state. */
+interface Finished {
+  id: string;
+  status: "delivered" | "failed" | "pending";
+  attempts: number;
+  code: string | null;
+  next: Date;
+}
+
 /**
- * Delivers due notifications (at most `limit`). A 2xx is delivered; 429, 5xx, network
- * errors and timeouts are retried with a bounded `Retry-After` or exponential backoff
- * until 5 attempts or 15 minutes; anything else, or a no longer active installation,
- * fails for good. Rows are claimed by moving `next_attempt_at` first, so two drains
- * never send the same attempt.
+ * Delivers due notifications. A 2xx is delivered; 429, 5xx, network errors and timeouts are
+ * retried with a bounded `Retry-After` or exponential backoff until 5 attempts or 15 minutes;
+ * anything else, or a no longer active installation, fails for good. Each installation with rows
+ * due gets a lane ({@linkcode DRAIN_LANES} at once) that claims its rows
+ * {@linkcode DRAIN_CLAIM} at a time by moving `next_attempt_at` past the lease (rows another
+ * drain holds are skipped, so two drains never send the same attempt), sends them
+ * {@linkcode DRAIN_SENDS} at a time and records the outcomes in one statement, until none of its
+ * rows is due, the limit is reached or the budget spent.
  */
 export async function drainNotifications(
   ctx: DrainContext,
-  options: { limit?: number } = {},
+  options: DrainOptions = {},
 ): Promise<DrainReport> {
   const report: DrainReport = { delivered: 0, retrying: 0, failed: 0 };
-  const now = ctx.now();
-  const due = await ctx.db.selectFrom("plugin_notifications").selectAll()
-    .where("status", "=", "pending").where("next_attempt_at", "<=", now)
-    .orderBy("next_attempt_at").limit(options.limit ?? 20).execute();
-  for (const row of due) {
-    const leaseUntil = new Date(now.getTime() + LIMITS.scheduler.lease_ms);
-    const claimed = await ctx.db.updateTable("plugin_notifications")
-      .set({ next_attempt_at: leaseUntil, updated_at: now })
-      .where("id", "=", row.id).where("status", "=", "pending")
-      .where("next_attempt_at", "=", row.next_attempt_at)
-      .executeTakeFirst();
-    if (claimed.numUpdatedRows !== 1n) continue;
-    const installationRow = await ctx.db.selectFrom("plugin_installations")
-      .selectAll().where("site_id", "=", row.site_id)
-      .where("id", "=", row.installation_id).executeTakeFirst();
-    const attempts = row.attempts + 1;
-    const finish = async (
-      status: "delivered" | "failed" | "pending",
-      code: string | null,
-      next: Date = now,
-    ) => {
-      await ctx.db.updateTable("plugin_notifications").set({
-        status,
-        attempts,
-        last_code: code,
-        next_attempt_at: next,
-        updated_at: ctx.now(),
-      }).where("id", "=", row.id).execute();
-    };
-    if (!installationRow || installationRow.state !== "active") {
-      await finish("failed", "plugin_unauthorized");
-      report.failed++;
-      continue;
-    }
-    const manifest = installationOf(installationRow).manifest;
-    const payload = typeof row.payload === "string"
-      ? JSON.parse(row.payload)
-      : row.payload;
-    const answer = await ctx.call({
-      url: new URL(NOTIFICATION_PATH, manifest.base_url).toString(),
-      method: "POST",
-      purpose: "activation",
-      json: {
-        notification_id: row.id,
-        installation_id: row.installation_id,
-        ...payload,
-      },
-    });
-    if (answer.ok && answer.status >= 200 && answer.status < 300) {
-      await finish("delivered", null);
-      report.delivered++;
-      continue;
-    }
-    const retryable = answer.ok
-      ? RETRY_STATUSES.has(answer.status)
-      : answer.code === "plugin_unreachable" ||
-        answer.code === "plugin_timeout";
-    const code = answer.ok ? `http_${answer.status}` : answer.code;
-    const age = now.getTime() - new Date(row.created_at).getTime();
-    if (
-      !retryable || attempts >= LIMITS.scheduler.max_attempts ||
-      age > LIMITS.scheduler.max_lateness_ms
-    ) {
-      await finish("failed", retryable ? "retry_exhausted" : code);
-      report.failed++;
-      continue;
-    }
-    const hinted = answer.ok
-      ? retryAfterMs(answer.headers.get("retry-after"))
-      : null;
-    const backoff = hinted ??
-      Math.min(
-        1000 * 2 ** attempts + Math.floor(Math.random() * 1000),
-        300_000,
+  const began = ctx.now().getTime();
+  let left = options.limit ?? Infinity;
+  const budgetSpent = () =>
+    options.budgetMs !== undefined &&
+    ctx.now().getTime() - began >= options.budgetMs;
+  const waiting = (await ctx.db.selectFrom("plugin_notifications")
+    .select("installation_id").distinct()
+    .where("status", "=", "pending")
+    .where("next_attempt_at", "<=", ctx.now()).execute())
+    .map((row) => row.installation_id);
+
+  const lane = async (installationId: string) => {
+    while (left > 0 && !budgetSpent()) {
+      const take = Math.min(DRAIN_CLAIM, left);
+      left -= take;
+      const rows = await claim(ctx, installationId, take);
+      left += take - rows.length;
+      if (rows.length === 0) return;
+      const installationRow = await ctx.db.selectFrom("plugin_installations")
+        .selectAll().where("id", "=", installationId).executeTakeFirst();
+      const active = installationRow?.state === "active"
+        ? installationOf(installationRow)
+        : null;
+      const outcomes = await eachAtMost(
+        DRAIN_SENDS,
+        rows,
+        (row) => send(ctx, row, active?.manifest.base_url ?? null),
       );
-    await finish("pending", code, new Date(now.getTime() + backoff));
-    report.retrying++;
-  }
+      await finish(ctx, outcomes);
+      for (const outcome of outcomes) {
+        if (outcome.status === "delivered") report.delivered++;
+        else if (outcome.status === "failed") report.failed++;
+        else report.retrying++;
+      }
+      if (rows.length < take) return;
+    }
+  };
+  await eachAtMost(DRAIN_LANES, waiting, lane);
   return report;
+}
+
+/**
+ * Claims up to `take` of an installation's due rows, oldest first: their `next_attempt_at` moves
+ * to the end of the lease, which takes them out of every other drain's sight.
+ */
+async function claim(
+  ctx: DrainContext,
+  installationId: string,
+  take: number,
+): Promise<Claimed[]> {
+  const now = ctx.now();
+  const leaseUntil = new Date(now.getTime() + LIMITS.scheduler.lease_ms);
+  // Picked once, as its own step: a limit in the update's `where` may be applied per rescan of
+  // the subquery and claim more rows than asked for.
+  const { rows } = await sql<Claimed>`
+    with picked as materialized (
+      select id from plugin_notifications
+      where installation_id = ${installationId} and status = 'pending'
+        and next_attempt_at <= ${now}
+      order by next_attempt_at limit ${take}
+      for update skip locked)
+    update plugin_notifications as n
+    set next_attempt_at = ${leaseUntil}, updated_at = ${now}
+    from picked
+    where n.id = picked.id
+    returning n.id, n.site_id, n.installation_id, n.payload, n.attempts, n.created_at
+  `.execute(ctx.db);
+  // The update returns its rows in no set order; they are sent oldest first.
+  return rows.sort((a, b) =>
+    new Date(a.created_at).getTime() - new Date(b.created_at).getTime() ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+/** Sends one claimed row (none when its installation is no longer active) and judges the answer. */
+async function send(
+  ctx: DrainContext,
+  row: Claimed,
+  baseUrl: string | null,
+): Promise<Finished> {
+  const now = ctx.now();
+  const attempts = row.attempts + 1;
+  const ended = (
+    status: Finished["status"],
+    code: string | null,
+    next: Date = now,
+  ): Finished => ({ id: row.id, status, attempts, code, next });
+  if (baseUrl === null) return ended("failed", "plugin_unauthorized");
+  const payload = typeof row.payload === "string"
+    ? JSON.parse(row.payload)
+    : row.payload;
+  const answer = await ctx.call({
+    url: new URL(NOTIFICATION_PATH, baseUrl).toString(),
+    method: "POST",
+    purpose: "activation",
+    json: {
+      notification_id: row.id,
+      installation_id: row.installation_id,
+      ...payload,
+    },
+  });
+  if (answer.ok && answer.status >= 200 && answer.status < 300) {
+    return ended("delivered", null);
+  }
+  const retryable = answer.ok
+    ? RETRY_STATUSES.has(answer.status)
+    : answer.code === "plugin_unreachable" ||
+      answer.code === "plugin_timeout";
+  const code = answer.ok ? `http_${answer.status}` : answer.code;
+  const age = now.getTime() - new Date(row.created_at).getTime();
+  if (
+    !retryable || attempts >= LIMITS.scheduler.max_attempts ||
+    age > LIMITS.scheduler.max_lateness_ms
+  ) {
+    return ended("failed", retryable ? "retry_exhausted" : code);
+  }
+  const hinted = answer.ok
+    ? retryAfterMs(answer.headers.get("retry-after"))
+    : null;
+  const backoff = hinted ??
+    Math.min(
+      1000 * 2 ** attempts + Math.floor(Math.random() * 1000),
+      300_000,
+    );
+  return ended("pending", code, new Date(now.getTime() + backoff));
+}
+
+/** Records a claim's outcomes in one statement. */
+async function finish(
+  ctx: DrainContext,
+  outcomes: readonly Finished[],
+): Promise<void> {
+  // A code is never empty, so the empty string carries null through the text array.
+  await sql`
+    update plugin_notifications as n set status = f.status, attempts = f.attempts,
+      last_code = nullif(f.code, ''), next_attempt_at = f.next::timestamptz,
+      updated_at = ${ctx.now()}
+    from unnest(${outcomes.map((o) => o.id)}::uuid[],
+      ${outcomes.map((o) => o.status)}::text[],
+      ${outcomes.map((o) => o.attempts)}::int[],
+      ${outcomes.map((o) => o.code ?? "")}::text[],
+      ${outcomes.map((o) => o.next.toISOString())}::text[])
+      as f(id, status, attempts, code, next)
+    where n.id = f.id
+  `.execute(ctx.db);
+}
+
+/** Runs `work` on every item, at most `width` at once; answers in the items' order. */
+async function eachAtMost<T, R>(
+  width: number,
+  items: readonly T[],
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(
+    Array.from({ length: Math.min(width, items.length) }, worker),
+  );
+  return results;
+}
+
+/** Finished notifications are kept this long, for whoever looks into a delivery, then pruned. */
+export const FINISHED_KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes every notification delivered or failed more than {@linkcode FINISHED_KEPT_MS} before
+ * `now`, `batch` at a time, each batch its own statement so no transaction grows with the
+ * backlog; answers how many.
+ */
+export async function pruneNotifications(
+  db: Db,
+  now: Date,
+  batch = 10_000,
+): Promise<number> {
+  const cut = new Date(now.getTime() - FINISHED_KEPT_MS);
+  let pruned = 0;
+  for (;;) {
+    const result = await sql`
+      delete from plugin_notifications where id in (
+        select id from plugin_notifications
+        where status <> 'pending' and updated_at < ${cut}
+        order by updated_at limit ${batch})
+    `.execute(db);
+    const gone = Number(result.numAffectedRows ?? 0n);
+    pruned += gone;
+    if (gone < batch) return pruned;
+  }
 }

@@ -155,6 +155,19 @@ export const CAPABILITIES = [
 export type Capability = typeof CAPABILITIES[number];
 
 /**
+ * The lifecycle notifications Stave sends to `<base_url>svc/events` (the spec names no kinds;
+ * these are Stave's). A manifest's `events` lists the ones the plugin wants.
+ */
+export const NOTIFICATION_EVENTS = [
+  "content.changed",
+  "media.changed",
+  "model.changed",
+] as const;
+
+/** One lifecycle notification kind. */
+export type NotificationEvent = typeof NOTIFICATION_EVENTS[number];
+
+/**
  * What an operation's `requires` may name: the capabilities, plus `site:plugins`, which
  * is not granted to the plugin but demanded of the person invoking a site operation.
  */

@@ -26,6 +26,9 @@ export function schedulingManifest(origin: string) {
       "workflow:locale",
       "workflow:release",
     ],
+    // It reads an item when a schedule comes due, so no change needs to reach it before then: a
+    // notification per save and publish would only be queued, sent and refused.
+    events: [],
     manage_views: [
       { id: "calendar", label: "Schedule calendar" },
       { id: "releases", label: "Releases" },

@@ -16,6 +16,8 @@ export interface ExampleBehaviour {
   capabilities: string[];
   /** Status the notification endpoint answers. */
   events: number;
+  /** The manifest's `events`: the notifications it asks for (absent: the key is left out). */
+  subscribes?: string[];
   /**
    * How operations answer: `ok` (exchange, then blocks), `refuse` (exchange, then refused),
    * `no_exchange` (blocks without exchanging), `garbage` (not JSON), `undeclared_block` (a
@@ -172,6 +174,7 @@ export function exampleManifest(origin: string, behaviour: ExampleBehaviour) {
         })),
       }
       : {}),
+    ...(behaviour.subscribes ? { events: behaviour.subscribes } : {}),
     ...(behaviour.richBlocks
       ? {
         rich_blocks: [{

@@ -60,6 +60,20 @@ Deno.test("Settings → Plugins installs a plugin after a review of its capabili
     match(html, /Publish entries for a person/);
     match(html, /name="capability" value="workflow:publish" checked/);
     match(html, /name="model" value="[0-9a-f-]{36}"/);
+    // Without `events` the plugin hears of every kind of change.
+    match(
+      html,
+      /Stave tells it when content, media or models it may read change/,
+    );
+    w.plugin.behaviour.subscribes = [];
+    match(
+      await (await form(w, "/admin/settings/plugins", {
+        action: "review",
+        manifest_url: w.plugin.manifestUrl,
+      })).text(),
+      /Stave does not tell it when anything changes/,
+    );
+    w.plugin.behaviour.subscribes = undefined;
     equal((await installations(w)).length, 0, "a review installs nothing");
 
     // A wrong activation code is refused in words and keeps what was chosen.

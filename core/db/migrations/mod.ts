@@ -40,6 +40,7 @@ import * as m0267 from "./0267_managed_templates.ts";
 import * as m0268 from "./0268_managed_releases.ts";
 import * as m0269 from "./0269_change_announcements.ts";
 import * as m0270 from "./0270_drop_entry_groups_site_model.ts";
+import * as m0271 from "./0271_notification_lanes.ts";
 
 /** Every migration by name, applied in name order. */
 export const migrations: Record<string, Migration> = {
@@ -83,4 +84,5 @@ export const migrations: Record<string, Migration> = {
   "0268_managed_releases": m0268,
   "0269_change_announcements": m0269,
   "0270_drop_entry_groups_site_model": m0270,
+  "0271_notification_lanes": m0271,
 };

@@ -2,7 +2,11 @@
 // policy modes as an administrator reads them.
 import type { UpgradeReview } from "../../../../core/plugins/installations.ts";
 import type { PolicyMode } from "../../../../core/plugins/installation_store.ts";
-import type { Capability } from "../../../../core/plugins/protocol.ts";
+import {
+  type Capability,
+  NOTIFICATION_EVENTS,
+  type NotificationEvent,
+} from "../../../../core/plugins/protocol.ts";
 import { CAPABILITY_WORDS } from "./_shared.tsx";
 
 /** Capabilities in words, or "None." */
@@ -19,6 +23,27 @@ export function CapabilityList(
       ))}
     </ul>
   );
+}
+
+const EVENT_WORDS: Record<NotificationEvent, string> = {
+  "content.changed": "content",
+  "media.changed": "media",
+  "model.changed": "models",
+};
+
+/** Which changes Stave will tell the plugin of, from its manifest's `events`. */
+export function notificationWords(
+  events: readonly NotificationEvent[] | undefined,
+): string {
+  const kinds = NOTIFICATION_EVENTS.filter((e) => events?.includes(e) ?? true);
+  if (kinds.length === 0) {
+    return "Stave does not tell it when anything changes.";
+  }
+  const words = kinds.map((e) => EVENT_WORDS[e]);
+  const list = words.length === 1
+    ? words[0]
+    : `${words.slice(0, -1).join(", ")} or ${words.at(-1)}`;
+  return `Stave tells it when ${list} it may read change.`;
 }
 
 const LIST_WORDS: Record<string, string> = {

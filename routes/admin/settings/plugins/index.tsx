@@ -39,6 +39,7 @@ import {
   refusalStatus,
 } from "./_shared.tsx";
 import { LaunchForm, SettingsRowCards } from "./_open.tsx";
+import { notificationWords } from "./_words.tsx";
 import {
   type SettingsCard,
   settingsRowCards,
@@ -317,6 +318,9 @@ export default function Plugins({ data }: PageProps<PluginsData>) {
                 {review.manifest.description && (
                   <p class="muted">{review.manifest.description}</p>
                 )}
+                <p class="muted">
+                  {notificationWords(review.manifest.events)}
+                </p>
                 <p>
                   Choose what it may do. It acts only for the person who opens
                   it, and never beyond what that person may do themselves.
