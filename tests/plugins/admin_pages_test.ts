@@ -116,6 +116,10 @@ Deno.test("Settings → Plugins installs a plugin after a review of its capabili
     match(detail, /Active/);
     match(detail, /Installed/);
     match(detail, /Activated/);
+    match(
+      detail,
+      /<dt>Notifications<\/dt><dd>Stave tells it when content, media or models it may read change/,
+    );
     ok(!detail.includes(code), "the activation code is never shown again");
     const list = await (await get(w, "/admin/settings/plugins")).text();
     match(list, /Example publisher/);

@@ -46,6 +46,7 @@ import {
   CapabilityList,
   ManifestChangeList,
   MODE_NAMES,
+  notificationWords,
   POLICY_KIND_WORDS,
   STATE_WORDS,
   who,
@@ -69,6 +70,8 @@ interface PluginData {
     id: string;
     name: string;
     pluginId: string;
+    /** Which changes Stave tells the plugin of, in words. */
+    told: string;
     version: string;
     state: Installation["state"];
     origin: string;
@@ -137,6 +140,7 @@ async function pageData(
         state: i.state,
         origin: new URL(i.manifestUrl).origin,
         requested: i.manifest.capabilities,
+        told: notificationWords(i.manifest.events),
         granted: i.capabilities,
         modelIds: i.modelIds,
         overlapping: i.overlapping,
@@ -298,6 +302,8 @@ export default function PluginPage({ data }: PageProps<PluginData>) {
                 {i.overlapping &&
                   " (the previous token works for up to 10 minutes after the rotation)"}
               </dd>
+              <dt>Notifications</dt>
+              <dd>{i.told}</dd>
             </dl>
             {i.state !== "revoked" && (
               <div class="actions">
