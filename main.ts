@@ -68,7 +68,8 @@ cronJob("daily maintenance", "17 3 * * *", async (services) => {
 });
 // Lifecycle notifications wait in the database (queued with each effect); a minute's tick
 // delivers what is due, so a restart loses nothing (spec 1 parts 6, 7). It stops claiming after
-// 45 s, so a tick ends before the next one begins.
+// 45 s, leaving the rest to the next tick; what it claimed is leased, so even a tick that runs
+// into the next never has a notification sent twice.
 cronJob("plugin notifications", "* * * * *", async (services) => {
   const done = await drainNotifications({
     db: services.db,
