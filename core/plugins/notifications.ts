@@ -17,9 +17,10 @@ export const NOTIFICATION_PATH = "svc/events";
 
 /**
  * Queues `content.changed` for every active installation whose grant covers the group's
- * model and whose manifest asks for it, in the command's own transaction: the notification exists exactly when the
- * effect committed. Registered as a publication refresher, so every door enqueues. One
- * statement, however many installations: the grant is matched in SQL.
+ * model and whose manifest asks for it, in the command's own transaction: the notification
+ * exists exactly when the effect committed. Registered as a publication refresher, so every
+ * door enqueues. One statement, however many installations: the grant and the manifest's
+ * `events` are matched in SQL.
  */
 export async function queueContentNotifications(
   tx: Db,
@@ -77,7 +78,7 @@ const queueGranted = queueOf(true);
 const queueAll = queueOf(false);
 
 function jsonList(value: unknown): string[] {
-  const list = typeof value === "string" ? JSON.parse(value) : value;
+  const list = jsonColumn(value);
   return Array.isArray(list) ? list : [];
 }
 
@@ -342,9 +343,7 @@ async function send(
     next: Date = now,
   ): Finished => ({ id: row.id, status, attempts, code, next });
   if (baseUrl === null) return ended("failed", "plugin_unauthorized");
-  const payload = typeof row.payload === "string"
-    ? JSON.parse(row.payload)
-    : row.payload;
+  const payload = jsonColumn<Record<string, unknown>>(row.payload);
   const answer = await ctx.call({
     url: new URL(NOTIFICATION_PATH, baseUrl).toString(),
     method: "POST",
